@@ -1,0 +1,604 @@
+"""The known-quality subset-selection problem (SPEC §1; Deva et al., Section 3).
+
+Agents ``i = 0..n-1`` have a quality ``q_i`` in [0, 1], a per-unit cost ``c_i >= 0`` and a capacity
+``k_i`` (units).  The planner picks integer units ``0 <= x_i <= k_i`` to
+
+    maximize   sum_i r_i x_i,          r_i = R q_i - c_i
+    subject to sum_i (q_i - alpha) x_i >= 0      (average quality of the units >= alpha)
+
+plus the optional extensions budget, demand and must-take / must-not-take lists.
+
+The linear quality constraint is written once, here (:meth:`SubsetSelectionProblem.quality_surplus`),
+and every answer of every solver is checked by :meth:`SubsetSelectionProblem.evaluate`.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+import pandas as pd
+
+#: Absolute tolerance on the left side of every linear constraint (quality, budget, demand).
+#: A selection is feasible when ``sum (q_i - alpha) x_i >= -FEASIBILITY_TOL`` (and likewise
+#: ``B - sum c_i x_i >= -FEASIBILITY_TOL``).  Every solver and test uses this one number.
+FEASIBILITY_TOL = 1e-9
+
+#: Names of the optional constraints beyond the paper's model (SPEC §1, "Extensions").
+EXTENSIONS = ("budget", "demand", "must_take", "must_not_take")
+
+
+class Partition(NamedTuple):
+    """Index arrays of the four agent classes of SPEC §1 (Deva et al., Section 5.1).
+
+    Attributes
+    ----------
+    S1 : ndarray of int, shape (n1,)
+        ``q >= alpha`` and ``r >= 0``: always take every unit.
+    S2 : ndarray of int, shape (n2,)
+        ``q > alpha`` and ``r < 0``: buy quality at a loss.
+    S3 : ndarray of int, shape (n3,)
+        ``q < alpha`` and ``r >= 0``: earn revenue, spend quality.
+    S4 : ndarray of int, shape (n4,)
+        ``q < alpha`` and ``r < 0`` (and ``q == alpha``, ``r < 0``): never take.
+    """
+
+    S1: np.ndarray
+    S2: np.ndarray
+    S3: np.ndarray
+    S4: np.ndarray
+
+
+class Evaluation(NamedTuple):
+    """What a selection is worth and whether it is allowed.
+
+    Attributes
+    ----------
+    utility : float
+        ``sum r_i x_i`` (revenue units).
+    avg_quality : float
+        ``sum q_i x_i / sum x_i``; NaN when no unit is selected.
+    units : int
+        ``sum x_i``.
+    feasible : bool
+        True when ``violations`` is empty.
+    violations : tuple of str
+        One readable line per violated constraint (quality, budget, demand, capacity, must lists).
+    """
+
+    utility: float
+    avg_quality: float
+    units: int
+    feasible: bool
+    violations: tuple[str, ...]
+
+
+def _as_float_array(value: Any, field_name: str) -> np.ndarray:
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{field_name} must be an array of numbers; got {value!r}") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"{field_name} must be one-dimensional; got shape {arr.shape}")
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"{field_name}[{i}] must be a finite number; got {arr[i]}")
+    return arr
+
+
+def _check_scalar(value: Any, field_name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{field_name} must be a number; got {value!r}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"{field_name} must be a finite number; got {v}")
+    return v
+
+
+def _readonly(arr: np.ndarray) -> np.ndarray:
+    arr = np.array(arr, copy=True)
+    arr.setflags(write=False)
+    return arr
+
+
+def _as_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(seed)
+
+
+@dataclass(frozen=True, eq=False)
+class SubsetSelectionProblem:
+    """An instance of known-quality subset selection (SPEC §1; Deva et al., Section 3, eq. (1)).
+
+    Immutable: arrays are stored as read-only copies and every field is validated at construction.
+
+    Parameters
+    ----------
+    quality : array-like of float, shape (n,)
+        ``q_i`` in [0, 1]: probability that one unit of agent ``i`` is good.
+    cost : array-like of float, shape (n,)
+        ``c_i >= 0``: cost per unit, in revenue units.
+    alpha : float
+        Quality threshold in [0, 1]: the average quality of the selected units must be ``>= alpha``.
+    capacity : array-like of int, shape (n,), optional
+        ``k_i >= 1`` units available from agent ``i``; default all 1.
+    R : float, default 1.0
+        Revenue per good unit (``R > 0``); per-unit utility is ``r_i = R q_i - c_i``.
+    names : sequence of str, shape (n,), optional
+        Unique agent names; default ``"0", "1", ...``.
+    budget : float, optional
+        Extension: ``sum c_i x_i <= budget`` (``budget >= 0``).
+    demand : int, optional
+        Extension: ``sum x_i >= demand`` (may make the problem infeasible).
+    must_take : sequence of int or str, optional
+        Extension: agents (indices or names) with ``x_i >= 1``.
+    must_not_take : sequence of int or str, optional
+        Extension: agents (indices or names) with ``x_i = 0``.
+
+    Raises
+    ------
+    ValueError
+        Naming the field, the first offending index and its value: NaN or infinite numbers, quality
+        outside [0, 1], negative cost, capacity not a positive integer, alpha outside [0, 1], R <= 0,
+        arrays of different lengths, no agents, duplicate names, an agent in both must lists, an
+        unknown agent in a must list, negative budget or demand.
+    TypeError
+        When a field is not of a numeric / sequence kind at all.
+
+    Examples
+    --------
+    >>> from subsel.models import SubsetSelectionProblem
+    >>> p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.2, 0.1], alpha=0.7)
+    >>> p.utility.tolist()
+    [0.7, 0.4]
+    >>> p.evaluate([1, 1]).feasible
+    True
+    """
+
+    quality: np.ndarray
+    cost: np.ndarray
+    alpha: float
+    capacity: np.ndarray | None = None
+    R: float = 1.0
+    names: tuple[str, ...] | None = None
+    budget: float | None = None
+    demand: int | None = None
+    must_take: np.ndarray | None = None
+    must_not_take: np.ndarray | None = None
+    _extras: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        set_ = functools.partial(object.__setattr__, self)
+        q = _as_float_array(self.quality, "quality")
+        c = _as_float_array(self.cost, "cost")
+        n = q.size
+        if n == 0:
+            raise ValueError("quality must hold at least one agent; got 0 agents")
+        if c.size != n:
+            raise ValueError(f"cost has {c.size} entries but quality has {n}; arrays must have the same length")
+        bad = np.flatnonzero((q < 0) | (q > 1))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"quality[{i}] must be in [0, 1]; got {q[i]}")
+        bad = np.flatnonzero(c < 0)
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"cost[{i}] must be >= 0; got {c[i]}")
+        if self.capacity is None:
+            k = np.ones(n, dtype=np.int64)
+        else:
+            kf = _as_float_array(self.capacity, "capacity")
+            if kf.size != n:
+                raise ValueError(
+                    f"capacity has {kf.size} entries but quality has {n}; arrays must have the same length")
+            bad = np.flatnonzero((kf < 1) | (kf != np.round(kf)))
+            if bad.size:
+                i = int(bad[0])
+                raise ValueError(f"capacity[{i}] must be a positive integer; got {kf[i]:g}")
+            k = kf.astype(np.int64)
+        alpha = _check_scalar(self.alpha, "alpha")
+        if not 0.0 <= alpha <= 1.0:
+            raise ValueError(f"alpha must be in [0, 1]; got {alpha}")
+        R = _check_scalar(self.R, "R")
+        if R <= 0:
+            raise ValueError(f"R must be > 0; got {R}")
+        names = self.names
+        if names is None:
+            names = tuple(str(i) for i in range(n))
+        else:
+            if isinstance(names, str):
+                raise TypeError("names must be a sequence of strings, not one string")
+            names = tuple(str(s) for s in names)
+            if len(names) != n:
+                raise ValueError(f"names has {len(names)} entries but quality has {n}; arrays must have the same length")
+            seen: dict[str, int] = {}
+            for i, s in enumerate(names):
+                if s in seen:
+                    raise ValueError(f"names[{i}] duplicates names[{seen[s]}]: {s!r}")
+                seen[s] = i
+        budget = None if self.budget is None else _check_scalar(self.budget, "budget")
+        if budget is not None and budget < 0:
+            raise ValueError(f"budget must be >= 0; got {budget}")
+        demand = None
+        if self.demand is not None:
+            d = _check_scalar(self.demand, "demand")
+            if d < 0 or d != round(d):
+                raise ValueError(f"demand must be a non-negative integer; got {self.demand}")
+            demand = int(d)
+        index = {s: i for i, s in enumerate(names)}
+        must_take = self._index_list(self.must_take, "must_take", n, index)
+        must_not_take = self._index_list(self.must_not_take, "must_not_take", n, index)
+        both = np.intersect1d(must_take, must_not_take)
+        if both.size:
+            i = int(both[0])
+            raise ValueError(f"agent {i} ({names[i]!r}) is in both must_take and must_not_take")
+        set_("quality", _readonly(q))
+        set_("cost", _readonly(c))
+        set_("capacity", _readonly(k))
+        set_("alpha", alpha)
+        set_("R", R)
+        set_("names", names)
+        set_("budget", budget)
+        set_("demand", demand)
+        set_("must_take", _readonly(must_take))
+        set_("must_not_take", _readonly(must_not_take))
+
+    @staticmethod
+    def _index_list(value: Any, field_name: str, n: int, index: dict[str, int]) -> np.ndarray:
+        if value is None:
+            return np.zeros(0, dtype=np.int64)
+        if isinstance(value, (str, bytes)):
+            value = [value]
+        out = []
+        for pos, item in enumerate(value):
+            if isinstance(item, str):
+                if item not in index:
+                    raise ValueError(f"{field_name}[{pos}] names no agent; got {item!r}")
+                out.append(index[item])
+            elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+                if not 0 <= int(item) < n:
+                    raise ValueError(f"{field_name}[{pos}] must be an agent index in [0, {n - 1}]; got {item}")
+                out.append(int(item))
+            else:
+                raise TypeError(f"{field_name}[{pos}] must be an agent index or name; got {item!r}")
+        return np.unique(np.array(out, dtype=np.int64))
+
+    # ------------------------------------------------------------------ derived quantities
+    @property
+    def n(self) -> int:
+        """Number of agents."""
+        return int(self.quality.size)
+
+    @functools.cached_property
+    def utility(self) -> np.ndarray:
+        """Per-unit utility ``r = R q - c``, read-only float array of shape (n,) (SPEC §1)."""
+        return _readonly(self.R * self.quality - self.cost)
+
+    @functools.cached_property
+    def quality_margin(self) -> np.ndarray:
+        """``q - alpha``, shape (n,): the coefficients of the linear quality constraint (SPEC §1)."""
+        return _readonly(self.quality - self.alpha)
+
+    @property
+    def extensions(self) -> frozenset[str]:
+        """The optional constraints this instance uses, a subset of :data:`EXTENSIONS`."""
+        used = set()
+        if self.budget is not None:
+            used.add("budget")
+        if self.demand is not None:
+            used.add("demand")
+        if self.must_take.size:
+            used.add("must_take")
+        if self.must_not_take.size:
+            used.add("must_not_take")
+        return frozenset(used)
+
+    def lower_bounds(self) -> np.ndarray:
+        """Per-agent lower bound on ``x``: 1 for must-take agents, else 0. int64 array of shape (n,)."""
+        lb = np.zeros(self.n, dtype=np.int64)
+        lb[self.must_take] = 1
+        return lb
+
+    def upper_bounds(self) -> np.ndarray:
+        """Per-agent upper bound on ``x``: 0 for must-not-take agents, else the capacity. Shape (n,)."""
+        ub = np.array(self.capacity, dtype=np.int64)
+        ub[self.must_not_take] = 0
+        return ub
+
+    def partition(self) -> Partition:
+        """Split the agents into the classes S1..S4 of SPEC §1 (Deva et al., Section 5.1).
+
+        Returns
+        -------
+        Partition
+            Four disjoint sorted index arrays covering ``0..n-1``.  An agent with ``q == alpha`` goes
+            to S1 when ``r >= 0`` and to S4 when ``r < 0`` (it adds nothing and costs).
+        """
+        q, r, a = self.quality, self.utility, self.alpha
+        s1 = (q >= a) & (r >= 0)
+        s2 = (q > a) & (r < 0)
+        s3 = (q < a) & (r >= 0)
+        s4 = ~(s1 | s2 | s3)
+        return Partition(*(np.flatnonzero(m) for m in (s1, s2, s3, s4)))
+
+    def quality_surplus(self, x: np.ndarray) -> np.ndarray | float:
+        """Left side of the quality constraint, ``sum_i (q_i - alpha) x_i`` (SPEC §1, the linear form).
+
+        Parameters
+        ----------
+        x : array-like, shape (n,) or (m, n)
+            Selections (units per agent); a 2-D array is a batch of selections, one per row.
+
+        Returns
+        -------
+        float or ndarray of shape (m,)
+            The surplus; the selection satisfies the quality constraint when it is
+            ``>= -FEASIBILITY_TOL``.
+        """
+        return np.asarray(x, dtype=float) @ self.quality_margin
+
+    def evaluate(self, x: Sequence[int] | np.ndarray) -> Evaluation:
+        """Utility, average quality and feasibility of a selection (SPEC §1).
+
+        Parameters
+        ----------
+        x : array-like of int, shape (n,)
+            Units taken from each agent.
+
+        Returns
+        -------
+        Evaluation
+            ``feasible`` is True when every constraint holds with the absolute tolerance
+            :data:`FEASIBILITY_TOL`; ``violations`` names each constraint that fails.
+
+        Raises
+        ------
+        ValueError
+            When ``x`` has the wrong shape or holds non-finite numbers.
+        """
+        xa = np.asarray(x, dtype=float)
+        if xa.shape != (self.n,):
+            raise ValueError(f"x must have shape ({self.n},); got {xa.shape}")
+        if not np.all(np.isfinite(xa)):
+            i = int(np.flatnonzero(~np.isfinite(xa))[0])
+            raise ValueError(f"x[{i}] must be a finite number; got {xa[i]}")
+        violations: list[str] = []
+        frac = np.flatnonzero(xa != np.round(xa))
+        if frac.size:
+            i = int(frac[0])
+            violations.append(f"integrality: x[{i}] = {xa[i]} is not an integer")
+        for i in np.flatnonzero(xa < 0)[:3]:
+            violations.append(f"bounds: x[{int(i)}] = {xa[i]:g} is below 0")
+        for i in np.flatnonzero(xa > self.capacity)[:3]:
+            violations.append(f"capacity: x[{int(i)}] = {xa[i]:g} exceeds capacity {self.capacity[i]}")
+        for i in self.must_take[xa[self.must_take] < 1]:
+            violations.append(f"must_take: agent {int(i)} ({self.names[i]!r}) has x = {xa[i]:g}")
+        for i in self.must_not_take[xa[self.must_not_take] != 0]:
+            violations.append(f"must_not_take: agent {int(i)} ({self.names[i]!r}) has x = {xa[i]:g}")
+        surplus = float(self.quality_surplus(xa))
+        if surplus < -FEASIBILITY_TOL:
+            violations.append(f"quality: sum (q - alpha) x = {surplus:.3g} < 0")
+        if self.budget is not None:
+            spent = float(xa @ self.cost)
+            if spent - self.budget > FEASIBILITY_TOL:
+                violations.append(f"budget: sum c x = {spent:.6g} > budget {self.budget:g}")
+        units = float(xa.sum())
+        if self.demand is not None and units < self.demand:
+            violations.append(f"demand: sum x = {units:g} < demand {self.demand}")
+        utility = float(xa @ self.utility)
+        avg = float(xa @ self.quality / units) if units > 0 else float("nan")
+        return Evaluation(utility, avg, int(round(units)), not violations, tuple(violations))
+
+    def with_changes(self, **changes: Any) -> "SubsetSelectionProblem":
+        """Return a validated copy with some fields replaced (the problem itself never changes).
+
+        Parameters
+        ----------
+        **changes
+            Any constructor argument, e.g. ``quality=q_hat, alpha=0.75``.
+        """
+        base = dict(quality=self.quality, cost=self.cost, alpha=self.alpha, capacity=self.capacity,
+                    R=self.R, names=self.names, budget=self.budget, demand=self.demand,
+                    must_take=self.must_take, must_not_take=self.must_not_take)
+        base.update(changes)
+        return SubsetSelectionProblem(**base)
+
+    # ------------------------------------------------------------------ constructors and I/O
+    @classmethod
+    def random(cls, n: int, alpha: float, rng: int | np.random.Generator | None = None,
+               R: float = 1.0) -> "SubsetSelectionProblem":
+        """The paper's random instance: ``q, c ~ U[0, 1]`` i.i.d. (Deva et al., Section 6.1).
+
+        Parameters
+        ----------
+        n : int
+            Number of agents (``>= 1``).
+        alpha : float
+            Quality threshold in [0, 1].
+        rng : int, numpy.random.Generator or None
+            Seed or generator; ``q`` is drawn first, then ``c``.
+        R : float, default 1.0
+            Revenue per good unit.
+
+        Raises
+        ------
+        ValueError
+            When ``n < 1`` (and as the constructor).
+        """
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"n must be a positive integer; got {n!r}")
+        g = _as_rng(rng)
+        q = g.random(int(n))
+        c = g.random(int(n))
+        return cls(quality=q, cost=c, alpha=alpha, R=R)
+
+    @classmethod
+    def from_knapsack(cls, values: Sequence[float], weights: Sequence[float],
+                      capacity: float) -> "SubsetSelectionProblem":
+        """Encode a 0-1 knapsack instance as subset selection (SPEC §1, "Reduction to knapsack").
+
+        Agent 0 is an anchor with ``r = 0`` and ``q - alpha = W s``; agent ``j + 1`` is item ``j``
+        with ``q - alpha = -w_j s`` and ``r = p_j``.  The scale ``s`` and ``alpha`` are powers of two
+        (times small integers), so integer data stays exact in floating point.  An optimal
+        selection's utility equals the knapsack optimum, and ``x[1:]`` is the knapsack's 0/1 vector.
+
+        Parameters
+        ----------
+        values : array-like of float, shape (m,)
+            Item profits ``p_j >= 0``.
+        weights : array-like of float, shape (m,)
+            Item weights ``w_j >= 0``.
+        capacity : float
+            Knapsack capacity ``W >= 0``.
+
+        Returns
+        -------
+        SubsetSelectionProblem
+            ``m + 1`` agents named ``anchor, item_0, ..., item_{m-1}``.
+
+        Raises
+        ------
+        ValueError
+            Negative or non-finite profits, weights or capacity; arrays of different lengths.
+        """
+        p = _as_float_array(values, "values")
+        w = _as_float_array(weights, "weights")
+        if p.size != w.size:
+            raise ValueError(f"values has {p.size} entries but weights has {w.size}; arrays must have the same length")
+        if p.size == 0:
+            raise ValueError("values must hold at least one item; got 0 items")
+        for name, arr in (("values", p), ("weights", w)):
+            bad = np.flatnonzero(arr < 0)
+            if bad.size:
+                i = int(bad[0])
+                raise ValueError(f"{name}[{i}] must be >= 0; got {arr[i]}")
+        W = _check_scalar(capacity, "capacity")
+        if W < 0:
+            raise ValueError(f"capacity must be >= 0; got {W}")
+        wmax = float(w.max()) if w.size else 0.0
+        # alpha = 2 wmax s, so q_j = alpha - w_j s >= wmax s > 0 and q_anchor = alpha + W s <= 1.
+        span = W + 3.0 * max(wmax, 0.0)
+        s = 1.0 if span <= 0 else 2.0 ** math.floor(-math.log2(span))
+        while (W + 3.0 * wmax) * s > 1.0:
+            s /= 2.0
+        alpha = 2.0 * wmax * s if wmax > 0 else 0.5
+        q_items = alpha - w * s
+        q_anchor = alpha + W * s
+        # R large enough that c_j = R q_j - p_j >= 0; a power of two keeps R q_j exact.
+        ratio = float(np.max(p / q_items)) if p.size else 1.0
+        R = 2.0 ** math.ceil(math.log2(max(ratio, 1.0)))
+        q = np.concatenate(([q_anchor], q_items))
+        c = np.concatenate(([R * q_anchor], R * q_items - p))
+        c = np.maximum(c, 0.0)
+        names = ("anchor",) + tuple(f"item_{j}" for j in range(p.size))
+        return cls(quality=q, cost=c, alpha=alpha, R=R, names=names)
+
+    @classmethod
+    def from_dataframe(cls, df: pd.DataFrame, alpha: float, R: float = 1.0, **extensions: Any
+                       ) -> "SubsetSelectionProblem":
+        """Build a problem from a table with columns ``quality, cost`` and optional ``name, capacity``.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame, shape (n, >= 2)
+            One row per agent.
+        alpha, R : float
+            As in the constructor.
+        **extensions
+            ``budget``, ``demand``, ``must_take``, ``must_not_take``.
+
+        Raises
+        ------
+        ValueError
+            A missing column, or a cell that is empty or not a number, naming the row (0-based data
+            row) and the column; then every constructor rule.
+        """
+        for col in ("quality", "cost"):
+            if col not in df.columns:
+                raise ValueError(f"column {col!r} is missing; columns are {list(map(str, df.columns))}")
+        cols: dict[str, np.ndarray] = {}
+        for col in ("quality", "cost", "capacity"):
+            if col not in df.columns:
+                continue
+            num = pd.to_numeric(df[col], errors="coerce")
+            bad = np.flatnonzero(num.isna().to_numpy())
+            if bad.size:
+                i = int(bad[0])
+                raise ValueError(f"row {i}, column {col!r}: expected a number; got {df[col].iloc[i]!r}")
+            cols[col] = num.to_numpy(dtype=float)
+        names = None
+        if "name" in df.columns:
+            names = [str(v) for v in df["name"].tolist()]
+        try:
+            return cls(quality=cols["quality"], cost=cols["cost"], capacity=cols.get("capacity"),
+                       alpha=alpha, R=R, names=names, **extensions)
+        except ValueError as exc:
+            raise ValueError(_rowify(str(exc))) from None
+
+    @classmethod
+    def from_csv(cls, path: str | Path, alpha: float, R: float = 1.0, **extensions: Any
+                 ) -> "SubsetSelectionProblem":
+        """Read agents from a CSV file with a header ``name, quality, cost, capacity``.
+
+        ``name`` and ``capacity`` are optional columns.  See :meth:`from_dataframe`.
+
+        Raises
+        ------
+        FileNotFoundError
+            When the file does not exist.
+        ValueError
+            Unreadable CSV, missing columns, bad cells (naming the file, row and column).
+        """
+        path = Path(path)
+        try:
+            df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+        except FileNotFoundError:
+            raise
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{path}: not a readable CSV file ({exc})".splitlines()[0]) from None
+        df.columns = [str(c).strip() for c in df.columns]
+        try:
+            return cls.from_dataframe(df, alpha=alpha, R=R, **extensions)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {_csv_rowify(str(exc))}") from None
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """The agents as a table with columns ``name, quality, cost, capacity`` (n rows)."""
+        return pd.DataFrame({"name": list(self.names), "quality": self.quality,
+                             "cost": self.cost, "capacity": self.capacity})
+
+    def to_csv(self, path: str | Path) -> None:
+        """Write :meth:`to_dataframe` to ``path`` (atomically: a temporary file, then a rename)."""
+        from ._io import atomic_write_text
+        atomic_write_text(path, self.to_dataframe().to_csv(index=False, float_format="%.17g"))
+
+    def __repr__(self) -> str:
+        ext = ", ".join(sorted(self.extensions))
+        return (f"SubsetSelectionProblem(n={self.n}, alpha={self.alpha:g}, R={self.R:g}"
+                + (f", extensions=[{ext}]" if ext else "") + ")")
+
+
+def _rowify(message: str) -> str:
+    """Rephrase ``field[i]`` messages from the constructor as ``row i, column 'field'``."""
+    import re
+
+    m = re.match(r"^(quality|cost|capacity|names)\[(\d+)\] (.*)$", message)
+    if not m:
+        return message
+    col = "name" if m.group(1) == "names" else m.group(1)
+    return f"row {m.group(2)}, column {col!r}: {m.group(3)}"
+
+
+def _csv_rowify(message: str) -> str:
+    """Turn 0-based data rows into the CSV's 1-based line numbers (line 1 is the header)."""
+    import re
+
+    m = re.match(r"^row (\d+), (.*)$", message)
+    if not m:
+        return message
+    return f"line {int(m.group(1)) + 2}, {m.group(2)}"

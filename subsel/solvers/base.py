@@ -1,0 +1,255 @@
+"""The one Solver interface of subsel (SPEC §4; STYLE.md "Solvers" and "Solutions").
+
+A backend subclasses :class:`Solver` and implements :meth:`Solver._solve`; the public
+:meth:`Solver.solve` checks the problem's extensions against :attr:`Solver.supports`, times the call,
+checks the answer with :meth:`SubsetSelectionProblem.evaluate` and wraps it in a frozen
+:class:`Solution`.  No backend can hand back an infeasible "optimal".
+"""
+from __future__ import annotations
+
+import enum
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from ..models import SubsetSelectionProblem
+
+
+class Status(str, enum.Enum):
+    """What a solution is.
+
+    ``OPTIMAL`` is proven optimal (gap 0); ``FEASIBLE`` is a feasible answer without proof
+    (a heuristic, or a MILP stopped at a gap); ``TIME_LIMIT`` is the best feasible answer found when
+    the time limit struck; ``INFEASIBLE`` means no selection satisfies the constraints; ``ERROR``
+    means the backend failed.
+    """
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+    TIME_LIMIT = "time_limit"
+    ERROR = "error"
+
+    def __str__(self) -> str:  # "optimal", not "Status.OPTIMAL"
+        return self.value
+
+
+class SolverError(RuntimeError):
+    """A backend failed or returned an answer that does not pass ``problem.evaluate``."""
+
+
+class UnsupportedExtensionError(ValueError):
+    """A solver was asked for a constraint (extension) it does not handle.
+
+    Attributes
+    ----------
+    solver : str
+        The solver's registry name.
+    extension : str
+        The first unsupported extension (``budget``, ``demand``, ``must_take``, ``must_not_take``).
+    """
+
+    def __init__(self, solver: str, extension: str, supported: frozenset[str]):
+        self.solver = solver
+        self.extension = extension
+        ok = ", ".join(sorted(supported)) or "none"
+        super().__init__(f"solver {solver!r} does not support the {extension!r} constraint "
+                         f"(it supports: {ok}); choose another solver")
+
+
+@dataclass(frozen=True, eq=False)
+class Solution:
+    """A solver's answer (STYLE.md item 6).
+
+    Attributes
+    ----------
+    x : ndarray of int64, shape (n,)
+        Units taken per agent (read-only).  All zeros when the status is infeasible or error, or a
+        time limit struck before any feasible selection was found.
+    objective : float
+        Utility ``sum r_i x_i``; NaN when infeasible or error.
+    avg_quality : float
+        Average quality of the selected units; NaN when nothing is selected.
+    status : Status
+        See :class:`Status`.
+    wall_time_s : float
+        Wall-clock seconds of the whole ``solve`` call, model building included.
+    solver : str
+        Registry name of the backend.
+    bound : float or None
+        A proven upper bound on the optimum when the backend has one (e.g. the LP relaxation or a
+        MILP's best bound); ``None`` otherwise.
+    """
+
+    x: np.ndarray
+    objective: float
+    avg_quality: float
+    status: Status
+    wall_time_s: float
+    solver: str
+    bound: float | None = None
+
+    @property
+    def is_feasible(self) -> bool:
+        """True for optimal, feasible and time-limit answers (they all carry a feasible ``x``)."""
+        return self.status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-JSON view: keys ``solver, status, objective, avg_quality, x, wall_time_s, bound``.
+
+        NaN becomes ``None`` so that the result is strict JSON.
+        """
+        def num(v: float | None) -> float | None:
+            return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+        return {"solver": self.solver, "status": self.status.value, "objective": num(self.objective),
+                "avg_quality": num(self.avg_quality), "x": [int(v) for v in self.x],
+                "wall_time_s": float(self.wall_time_s), "bound": num(self.bound)}
+
+
+class RawResult(NamedTuple):
+    """What a backend's :meth:`Solver._solve` returns before checking.
+
+    Attributes
+    ----------
+    x : ndarray, shape (n,) or None
+        Units per agent; ``None`` when no feasible selection is known (infeasible / error).
+    status : Status
+    bound : float or None
+    """
+
+    x: np.ndarray | None
+    status: Status
+    bound: float | None = None
+
+
+class Solver:
+    """Base class of every backend (SPEC §4; STYLE.md item 5).
+
+    Parameters
+    ----------
+    time_limit_s : float or None
+        Wall-clock limit in seconds; ``None`` means no limit.  Backends that stop at the limit return
+        their best feasible answer with status ``time_limit``.
+    threads : int or None
+        Threads for backends that can use several; ``None`` lets the backend choose.
+    verbose : bool, default False
+        Let the backend print its log.
+
+    Attributes
+    ----------
+    name : str
+        Registry name.
+    exact : bool
+        True when an ``optimal`` answer is proven optimal (gap 0).
+    supports : frozenset of str
+        Extensions handled (subset of ``subsel.models.EXTENSIONS``).
+    complexity : str
+        Human-readable worst-case cost, for the solver table.
+
+    Raises
+    ------
+    ValueError
+        ``time_limit_s <= 0`` or ``threads < 1``.
+    """
+
+    name: ClassVar[str] = "solver"
+    exact: ClassVar[bool] = False
+    supports: ClassVar[frozenset[str]] = frozenset()
+    complexity: ClassVar[str] = ""
+
+    def __init__(self, time_limit_s: float | None = None, threads: int | None = None,
+                 verbose: bool = False):
+        if time_limit_s is not None:
+            if isinstance(time_limit_s, bool) or not isinstance(time_limit_s, (int, float)) \
+                    or not math.isfinite(time_limit_s) or time_limit_s <= 0:
+                raise ValueError(f"time_limit_s must be a positive number of seconds; got {time_limit_s!r}")
+        if threads is not None:
+            if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+                raise ValueError(f"threads must be a positive integer; got {threads!r}")
+        self.time_limit_s = None if time_limit_s is None else float(time_limit_s)
+        self.threads = threads
+        self.verbose = bool(verbose)
+
+    # -- registry hooks -------------------------------------------------------------------------
+    @classmethod
+    def available(cls) -> tuple[bool, str]:
+        """Whether this backend works on this machine, and why not if it does not.
+
+        Returns
+        -------
+        (bool, str)
+            ``(True, "")`` or ``(False, reason)``.
+        """
+        return True, ""
+
+    # -- the interface --------------------------------------------------------------------------
+    def solve(self, problem: SubsetSelectionProblem) -> Solution:
+        """Solve ``problem`` and return a checked :class:`Solution`.
+
+        Parameters
+        ----------
+        problem : SubsetSelectionProblem
+            Never modified.
+
+        Returns
+        -------
+        Solution
+
+        Raises
+        ------
+        TypeError
+            ``problem`` is not a :class:`SubsetSelectionProblem`.
+        UnsupportedExtensionError
+            The problem uses an extension this solver does not support.
+        SolverError
+            The backend failed, or its answer does not pass ``problem.evaluate``.
+        """
+        if not isinstance(problem, SubsetSelectionProblem):
+            raise TypeError(f"problem must be a SubsetSelectionProblem; got {type(problem).__name__}")
+        self.check_supported(problem)
+        start = time.perf_counter()
+        raw = self._solve(problem)
+        elapsed = time.perf_counter() - start
+        return self._finish(problem, raw, elapsed)
+
+    def check_supported(self, problem: SubsetSelectionProblem) -> None:
+        """Raise :class:`UnsupportedExtensionError` for the first extension not in :attr:`supports`."""
+        missing = sorted(problem.extensions - self.supports)
+        if missing:
+            raise UnsupportedExtensionError(self.name, missing[0], self.supports)
+
+    def _solve(self, problem: SubsetSelectionProblem) -> RawResult:  # pragma: no cover - abstract
+        raise NotImplementedError(f"{type(self).__name__} must implement _solve")
+
+    def _finish(self, problem: SubsetSelectionProblem, raw: RawResult, elapsed: float) -> Solution:
+        n = problem.n
+        if raw.x is None or raw.status in (Status.INFEASIBLE, Status.ERROR):
+            if raw.status in (Status.OPTIMAL, Status.FEASIBLE):
+                raise SolverError(f"{self.name}: status {raw.status.value} but no selection returned")
+            x = np.zeros(n, dtype=np.int64)
+            x.setflags(write=False)
+            return Solution(x, float("nan"), float("nan"), raw.status, elapsed, self.name, raw.bound)
+        xf = np.asarray(raw.x, dtype=float)
+        if xf.shape != (n,):
+            raise SolverError(f"{self.name}: returned x of shape {xf.shape}, expected ({n},)")
+        x = np.rint(xf).astype(np.int64)
+        if np.any(np.abs(xf - x) > 1e-6):
+            i = int(np.flatnonzero(np.abs(xf - x) > 1e-6)[0])
+            raise SolverError(f"{self.name}: returned a fractional value x[{i}] = {xf[i]}")
+        ev = problem.evaluate(x)
+        if not ev.feasible:
+            raise SolverError(f"{self.name}: returned an infeasible selection ({'; '.join(ev.violations)})")
+        x.setflags(write=False)
+        return Solution(x, ev.utility, ev.avg_quality, raw.status, elapsed, self.name, raw.bound)
+
+    def __repr__(self) -> str:
+        opts = []
+        if self.time_limit_s is not None:
+            opts.append(f"time_limit_s={self.time_limit_s:g}")
+        if self.threads is not None:
+            opts.append(f"threads={self.threads}")
+        return f"{type(self).__name__}({', '.join(opts)})"

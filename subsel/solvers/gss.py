@@ -1,0 +1,143 @@
+"""GSS: the greedy of Deva et al. (Algorithm 3; SPEC §1) — a fractional relaxation, then rounding.
+
+The fractional phase is a single pass along two sorted lists: L3 (S3 by revenue per unit of quality
+spent, decreasing) and L2 (S2 by loss per unit of quality bought, increasing).  It is written here as
+a merge of the two lists' cumulative quality positions, with cumulative sums and ``searchsorted``
+instead of a Python loop over agents, so it runs in O(n log n) with numpy's sorts.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
+from .base import RawResult, Solver, Status
+
+_ROUND_TOL = 1e-9
+
+
+def _fill(position: float, cumulative: np.ndarray, weight: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """Fractional units of each list agent covered up to ``position`` in cumulative quality."""
+    before = cumulative - cap * weight
+    return np.clip((position - before) / weight, 0.0, cap)
+
+
+def _pairing_end(P: float, C3: np.ndarray, a: np.ndarray, C2: np.ndarray, b: np.ndarray) -> float:
+    """How much quality ``y`` is exchanged in GSS's pairing phase (Algorithm 3, step 4; SPEC §1).
+
+    L3 is consumed from position ``P + y`` and L2 supplies from position ``y``.  Pairing continues
+    while the L3 agent at ``P + y`` has ``a`` greater than the L2 agent at ``y`` has ``b``, and stops
+    when either list is exhausted.  Both ``a(P + y)`` (decreasing) and ``b(y)`` (increasing) are
+    piecewise constant, so the stopping point is the first breakpoint where ``a <= b``.
+    """
+    if C3.size == 0 or C2.size == 0:
+        return 0.0
+    y_max = min(C3[-1] - P, C2[-1])
+    if y_max <= 0:
+        return 0.0
+    breaks = np.concatenate(([0.0], C3[C3 > P] - P, C2))
+    breaks = np.unique(breaks[breaks < y_max])
+    i3 = np.searchsorted(C3, P + breaks, side="right")
+    i2 = np.searchsorted(C2, breaks, side="right")
+    valid = (i3 < C3.size) & (i2 < C2.size)
+    stop = ~valid
+    stop[valid] = a[i3[valid]] <= b[i2[valid]]
+    first = np.flatnonzero(stop)
+    return float(breaks[first[0]]) if first.size else float(y_max)
+
+
+class GSS(Solver):
+    """Greedy subset selection (Deva et al., Algorithm 3; SPEC §1).
+
+    Steps, on units: take S1, drop S4, surplus ``d``; spend ``d`` on L3 in order (whole units, then a
+    fraction); pair the next L3 agent with the next L2 agent while ``a > b``; finally round S2
+    fractions up and drop S3 fractions.  Always feasible (rounding only adds quality), no constant
+    approximation ratio (see SPEC §1's worst case).
+
+    Must lists: must-not-take agents are removed; each must-take agent's first unit is fixed, and
+    when the fixed units leave a quality deficit, L2 units are bought whole, cheapest loss per
+    quality first, until it is covered (status ``infeasible`` when even all of S1 and S2 cannot).
+
+    Parameters
+    ----------
+    time_limit_s, threads, verbose
+        Accepted for interface compatibility; GSS never needs them.
+
+    Examples
+    --------
+    >>> from subsel import SubsetSelectionProblem, get_solver
+    >>> p = SubsetSelectionProblem(quality=[0.9, 0.6, 0.2], cost=[0.1, 0.1, 0.1], alpha=0.7)
+    >>> get_solver("gss").solve(p).x.tolist()
+    [1, 1, 0]
+    """
+
+    name = "gss"
+    exact = False
+    supports = frozenset({"must_take", "must_not_take"})
+    complexity = "O(n log n)"
+
+    def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        x = self.select(problem)
+        if x is None:
+            return RawResult(None, Status.INFEASIBLE)
+        return RawResult(x, Status.FEASIBLE)
+
+    @staticmethod
+    def select(problem: SubsetSelectionProblem) -> np.ndarray | None:
+        """GSS's selection for ``problem``, or None when the must-take units cannot be made feasible.
+
+        Returns
+        -------
+        ndarray of int64, shape (n,) or None
+        """
+        S1, S2, S3, S4 = problem.partition()
+        lb, ub = problem.lower_bounds(), problem.upper_bounds()
+        r, margin = problem.utility, problem.quality_margin
+        x = lb.astype(float)
+        x[S1] = ub[S1]
+        d = float(x @ margin)
+
+        # L2: S2 by loss per unit of quality bought, increasing; L3: S3 by revenue per quality spent.
+        f2 = (ub[S2] - lb[S2]).astype(float)
+        o2 = np.argsort(r[S2] / (problem.alpha - problem.quality[S2]), kind="stable")
+        L2, f2 = S2[o2], f2[o2]
+        b = r[L2] / (-margin[L2])  # = r / (alpha - q) >= 0
+        w2 = margin[L2]
+        f3 = (ub[S3] - lb[S3]).astype(float)
+        a_all = r[S3] / (-margin[S3])
+        o3 = np.argsort(-a_all, kind="stable")
+        L3, f3, a = S3[o3], f3[o3], a_all[o3]
+        w3 = -margin[L3]
+
+        # Must-take units may leave a deficit: buy whole L2 units in order until it is covered.
+        if d < -FEASIBILITY_TOL:
+            C2 = np.cumsum(f2 * w2)
+            if C2.size == 0 or C2[-1] + d < -FEASIBILITY_TOL:
+                return None
+            need = -d
+            bought = np.ceil(_fill(need, C2, w2, f2) - _ROUND_TOL)
+            bought = np.minimum(np.maximum(bought, 0.0), f2)
+            x[L2] += bought
+            f2 = f2 - bought
+            d = float(x @ margin)
+            keep = f2 > 0
+            L2, f2, b, w2 = L2[keep], f2[keep], b[keep], w2[keep]
+
+        C3 = np.cumsum(f3 * w3)
+        C2 = np.cumsum(f2 * w2)
+        P = min(max(d, 0.0), float(C3[-1])) if C3.size else 0.0
+        y = _pairing_end(P, C3, a, C2, b)
+        frac3 = _fill(P + y, C3, w3, f3) if C3.size else np.zeros(0)
+        frac2 = _fill(y, C2, w2, f2) if C2.size else np.zeros(0)
+
+        # Rounding (step 5): S2 fractions up, S3 fractions down; a hair of tolerance keeps float
+        # noise (2.0000000001 units) from costing a whole unit, and is undone if it breaks the check.
+        def rounded(tol: float) -> np.ndarray:
+            out = x.copy()
+            out[L3] += np.minimum(np.floor(frac3 + tol), f3)
+            out[L2] += np.minimum(np.ceil(frac2 - tol), f2)
+            return out
+
+        x_int = rounded(_ROUND_TOL)
+        if float(x_int @ margin) < -FEASIBILITY_TOL:
+            x_int = rounded(0.0)
+        return x_int.astype(np.int64)
