@@ -1,0 +1,62 @@
+"""All hypothesis strategies of the test suite, in one module (STYLE.md item 12)."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import strategies as st
+
+from subsel.models import SubsetSelectionProblem
+
+unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def problems(draw, n_min: int = 1, n_max: int = 8, cap_max: int = 1, extensions: bool = False,
+             grid: bool = False) -> SubsetSelectionProblem:
+    """Random instances: q, c in [0, 1], alpha in [0, 1], capacities 1..cap_max.
+
+    ``grid=True`` draws q, c, alpha on a coarse grid (multiples of 1/20) so that ties and
+    ``q == alpha`` cases are common.  ``extensions=True`` may add budget, demand and must lists.
+    """
+    n = draw(st.integers(n_min, n_max))
+    val = st.integers(0, 20).map(lambda v: v / 20) if grid else unit
+    q = draw(st.lists(val, min_size=n, max_size=n))
+    c = draw(st.lists(val, min_size=n, max_size=n))
+    alpha = draw(val)
+    k = draw(st.lists(st.integers(1, cap_max), min_size=n, max_size=n))
+    R = draw(st.sampled_from([1.0, 0.5, 2.0]))
+    kwargs = {}
+    if extensions:
+        if draw(st.booleans()):
+            kwargs["budget"] = draw(st.floats(0.0, float(n), allow_nan=False))
+        if draw(st.booleans()):
+            kwargs["demand"] = draw(st.integers(0, sum(k)))
+        agents = list(range(n))
+        take = draw(st.lists(st.sampled_from(agents), max_size=2, unique=True))
+        rest = [i for i in agents if i not in take]
+        drop = draw(st.lists(st.sampled_from(rest), max_size=2, unique=True)) if rest else []
+        if take:
+            kwargs["must_take"] = take
+        if drop:
+            kwargs["must_not_take"] = drop
+    return SubsetSelectionProblem(quality=q, cost=c, alpha=alpha, capacity=k, R=R, **kwargs)
+
+
+def brute_force(problem: SubsetSelectionProblem, minimize: bool = False) -> tuple[float, np.ndarray] | None:
+    """Optimum by enumerating every selection (0..k_i units of each agent); None when infeasible.
+
+    The reference every exact solver is checked against (feasibility by ``problem.evaluate``).
+    """
+    best = None
+    for combo in itertools.product(*(range(int(k) + 1) for k in problem.capacity)):
+        x = np.array(combo)
+        ev = problem.evaluate(x)
+        if not ev.feasible:
+            continue
+        val = -ev.utility if minimize else ev.utility
+        if best is None or val > best[0] + 1e-12:
+            best = (val, x)
+    if best is None:
+        return None
+    return (-best[0] if minimize else best[0]), best[1]
