@@ -60,3 +60,24 @@ def brute_force(problem: SubsetSelectionProblem, minimize: bool = False) -> tupl
     if best is None:
         return None
     return (-best[0] if minimize else best[0]), best[1]
+
+
+@st.composite
+def problem_batches(draw, n_max: int = 8, m_max: int = 6, cap_max: int = 1, grid: bool = False,
+                    objective: bool = False) -> dict:
+    """Keyword arguments of ``Solver.solve_batch``: m rows of (q, c, alpha) over the same n agents.
+
+    ``grid=True`` draws on multiples of 1/20 (ties and ``q == alpha`` common); ``objective=True``
+    adds an ``objective_quality`` matrix.
+    """
+    n = draw(st.integers(1, n_max))
+    m = draw(st.integers(1, m_max))
+    val = st.integers(0, 20).map(lambda v: v / 20) if grid else unit
+    mat = st.lists(st.lists(val, min_size=n, max_size=n), min_size=m, max_size=m)
+    out = {"quality": np.array(draw(mat)), "cost": np.array(draw(mat)),
+           "alpha": np.array(draw(st.lists(val, min_size=m, max_size=m))),
+           "R": draw(st.sampled_from([1.0, 0.5, 2.0])),
+           "capacity": np.array(draw(st.lists(st.integers(1, cap_max), min_size=n, max_size=n)))}
+    if objective:
+        out["objective_quality"] = np.array(draw(mat))
+    return out

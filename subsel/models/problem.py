@@ -139,12 +139,18 @@ class SubsetSelectionProblem:
         Extension: agents (indices or names) with ``x_i >= 1``.
     must_not_take : sequence of int or str, optional
         Extension: agents (indices or names) with ``x_i = 0``.
+    objective_quality : array-like of float, shape (n,), optional
+        Qualities used in the objective only: ``r_i = R objective_quality_i - c_i``, while the
+        quality constraint keeps using ``quality``.  Default ``None`` means ``quality`` (the paper's
+        model).  Used by bandit policies that are optimistic in the objective but cautious in the
+        constraint (UCB / LCB), and to minimise utility; every solver reads :attr:`utility`, so
+        every solver handles it unchanged.
 
     Raises
     ------
     ValueError
         Naming the field, the first offending index and its value: NaN or infinite numbers, quality
-        outside [0, 1], negative cost, capacity not a positive integer, alpha outside [0, 1], R <= 0,
+        (or objective_quality) outside [0, 1], negative cost, capacity not a positive integer, alpha outside [0, 1], R <= 0,
         arrays of different lengths, no agents, duplicate names, an agent in both must lists, an
         unknown agent in a must list, negative budget or demand.
     TypeError
@@ -170,6 +176,7 @@ class SubsetSelectionProblem:
     demand: int | None = None
     must_take: np.ndarray | None = None
     must_not_take: np.ndarray | None = None
+    objective_quality: np.ndarray | None = None
     _extras: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -247,6 +254,16 @@ class SubsetSelectionProblem:
         set_("demand", demand)
         set_("must_take", _readonly(must_take))
         set_("must_not_take", _readonly(must_not_take))
+        if self.objective_quality is not None:
+            oq = _as_float_array(self.objective_quality, "objective_quality")
+            if oq.size != n:
+                raise ValueError(f"objective_quality has {oq.size} entries but quality has {n}; "
+                                 "arrays must have the same length")
+            bad = np.flatnonzero((oq < 0) | (oq > 1))
+            if bad.size:
+                i = int(bad[0])
+                raise ValueError(f"objective_quality[{i}] must be in [0, 1]; got {oq[i]}")
+            set_("objective_quality", _readonly(oq))
 
     @staticmethod
     def _index_list(value: Any, field_name: str, n: int, index: dict[str, int]) -> np.ndarray:
@@ -276,8 +293,12 @@ class SubsetSelectionProblem:
 
     @functools.cached_property
     def utility(self) -> np.ndarray:
-        """Per-unit utility ``r = R q - c``, read-only float array of shape (n,) (SPEC §1)."""
-        return _readonly(self.R * self.quality - self.cost)
+        """Per-unit utility ``r = R q - c``, read-only float array of shape (n,) (SPEC §1).
+
+        ``q`` here is :attr:`objective_quality` when it is set, else :attr:`quality`.
+        """
+        q = self.quality if self.objective_quality is None else self.objective_quality
+        return _readonly(self.R * q - self.cost)
 
     @functools.cached_property
     def quality_margin(self) -> np.ndarray:
@@ -404,7 +425,8 @@ class SubsetSelectionProblem:
         """
         base = dict(quality=self.quality, cost=self.cost, alpha=self.alpha, capacity=self.capacity,
                     R=self.R, names=self.names, budget=self.budget, demand=self.demand,
-                    must_take=self.must_take, must_not_take=self.must_not_take)
+                    must_take=self.must_take, must_not_take=self.must_not_take,
+                    objective_quality=self.objective_quality)
         base.update(changes)
         return SubsetSelectionProblem(**base)
 

@@ -222,6 +222,58 @@ class Solver:
         if missing:
             raise UnsupportedExtensionError(self.name, missing[0], self.supports)
 
+    def solve_batch(self, quality: np.ndarray, cost: np.ndarray, alpha: float | np.ndarray,
+                    R: float = 1.0, capacity: np.ndarray | None = None,
+                    objective_quality: np.ndarray | None = None) -> np.ndarray:
+        """Solve ``m`` problems that share their agents' structure, one per row; return only ``x``.
+
+        The batched oracle of the bandit layer (SPEC §2: SS-UCB calls its oracle once per round
+        and per run).  Row ``j`` is the problem ``SubsetSelectionProblem(quality[j], cost[j],
+        alpha[j], capacity, R, objective_quality=objective_quality[j])`` without extensions.  This
+        default loops over :meth:`solve`; backends override it with a vectorised method that returns
+        exactly what :meth:`solve` returns row by row.
+
+        Parameters
+        ----------
+        quality : array-like of float, shape (m, n)
+            Qualities in [0, 1] used by the quality constraint.
+        cost : array-like of float, shape (n,) or (m, n)
+            Per-unit costs ``>= 0`` (shared by every row, or one row per problem).
+        alpha : float or array-like of float, shape (m,)
+            Quality thresholds in [0, 1].
+        R : float, default 1.0
+            Revenue per good unit (``> 0``).
+        capacity : array-like of int, shape (n,), optional
+            Units per agent shared by every row; default all 1.
+        objective_quality : array-like of float, shape (m, n), optional
+            Qualities used in the objective only (see ``SubsetSelectionProblem.objective_quality``).
+
+        Returns
+        -------
+        ndarray of int64, shape (m, n)
+            Units taken per agent, one row per problem; every row is feasible for its problem.
+
+        Raises
+        ------
+        ValueError
+            Bad shapes or values (naming the argument, row and column).
+        SolverError
+            A row has no feasible answer (cannot happen without extensions: taking nothing is
+            feasible) or the backend failed.
+        """
+        q, c, a, k, oq = check_batch_inputs(quality, cost, alpha, R, capacity, objective_quality)
+        m, n = q.shape
+        out = np.zeros((m, n), dtype=np.int64)
+        for j in range(m):
+            problem = SubsetSelectionProblem(
+                quality=q[j], cost=c[j], alpha=float(a[j]), capacity=k, R=R,
+                objective_quality=None if oq is None else oq[j])
+            sol = self.solve(problem)
+            if not sol.is_feasible:
+                raise SolverError(f"{self.name}: row {j} of the batch has status {sol.status.value}")
+            out[j] = sol.x
+        return out
+
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:  # pragma: no cover - abstract
         raise NotImplementedError(f"{type(self).__name__} must implement _solve")
 
@@ -253,3 +305,115 @@ class Solver:
         if self.threads is not None:
             opts.append(f"threads={self.threads}")
         return f"{type(self).__name__}({', '.join(opts)})"
+
+
+def check_batch_inputs(quality: Any, cost: Any, alpha: Any, R: Any, capacity: Any,
+                       objective_quality: Any = None
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Validate the arguments of :meth:`Solver.solve_batch` and broadcast them to full shapes.
+
+    Returns
+    -------
+    (quality, cost, alpha, capacity, objective_quality)
+        Float arrays of shapes (m, n), (m, n), (m,), int64 (n,), and (m, n) or None.
+
+    Raises
+    ------
+    ValueError
+        Wrong shapes, non-finite numbers, qualities or alpha outside [0, 1], negative costs,
+        capacities that are not positive integers, ``R <= 0``; the message names the argument and
+        the first offending (row, column).
+    """
+    def arr(value: Any, name: str) -> np.ndarray:
+        try:
+            out = np.asarray(value, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be an array of numbers; got {type(value).__name__}") from exc
+        if out.ndim == 0:
+            if not np.isfinite(out):
+                raise ValueError(f"{name} must be a finite number; got {float(out)}")
+            return out
+        bad = np.argwhere(~np.isfinite(out))
+        if bad.size:
+            idx = tuple(int(i) for i in bad[0])
+            raise ValueError(f"{name}{list(idx)} must be a finite number; got {out[idx]}")
+        return out
+
+    def first_bad(mask: np.ndarray, values: np.ndarray, name: str, rule: str) -> None:
+        if values.ndim == 0:
+            if bool(mask):
+                raise ValueError(f"{name} must be {rule}; got {float(values)}")
+            return
+        bad = np.argwhere(mask)
+        if bad.size:
+            idx = tuple(int(i) for i in bad[0])
+            raise ValueError(f"{name}{list(idx)} must be {rule}; got {values[idx]}")
+
+    q = arr(quality, "quality")
+    if q.ndim != 2 or q.shape[1] == 0:
+        raise ValueError(f"quality must have shape (m, n) with n >= 1; got {q.shape}")
+    m, n = q.shape
+    first_bad((q < 0) | (q > 1), q, "quality", "in [0, 1]")
+    c = arr(cost, "cost")
+    if c.shape not in ((n,), (m, n)):
+        raise ValueError(f"cost must have shape ({n},) or ({m}, {n}); got {c.shape}")
+    first_bad(c < 0, c, "cost", ">= 0")
+    c = np.broadcast_to(c, (m, n))
+    a = arr(alpha, "alpha")
+    if a.shape not in ((), (m,)):
+        raise ValueError(f"alpha must be a number or have shape ({m},); got {a.shape}")
+    first_bad((a < 0) | (a > 1), a, "alpha", "in [0, 1]")
+    a = np.broadcast_to(a, (m,))
+    if isinstance(R, bool) or not isinstance(R, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(R)) or R <= 0:
+        raise ValueError(f"R must be a number > 0; got {R!r}")
+    if capacity is None:
+        k = np.ones(n, dtype=np.int64)
+    else:
+        kf = arr(capacity, "capacity")
+        if kf.shape != (n,):
+            raise ValueError(f"capacity must have shape ({n},); got {kf.shape}")
+        first_bad((kf < 1) | (kf != np.round(kf)), kf, "capacity", "a positive integer")
+        k = kf.astype(np.int64)
+    oq = None
+    if objective_quality is not None:
+        oq = arr(objective_quality, "objective_quality")
+        if oq.shape != (m, n):
+            raise ValueError(f"objective_quality must have shape ({m}, {n}); got {oq.shape}")
+        first_bad((oq < 0) | (oq > 1), oq, "objective_quality", "in [0, 1]")
+    return q, c, a, k, oq
+
+
+def check_batch_answer(solver: str, quality: np.ndarray, alpha: np.ndarray, capacity: np.ndarray,
+                       x: np.ndarray) -> np.ndarray:
+    """Check a batched answer like :meth:`Solver.solve` checks one: integral, in bounds, feasible.
+
+    Feasibility uses the linear form ``sum_i (q_i - alpha) x_i >= -FEASIBILITY_TOL`` per row.
+
+    Raises
+    ------
+    SolverError
+        Naming the first offending row.
+    """
+    from ..models import FEASIBILITY_TOL
+
+    x = np.asarray(x)
+    bad = np.flatnonzero(np.any((x < 0) | (x > capacity), axis=1))
+    if bad.size:
+        raise SolverError(f"{solver}: batch row {int(bad[0])} is outside 0 <= x <= capacity")
+    surplus = rowdot(x, quality - alpha[:, None])
+    bad = np.flatnonzero(surplus < -FEASIBILITY_TOL)
+    if bad.size:
+        j = int(bad[0])
+        raise SolverError(f"{solver}: batch row {j} is infeasible (surplus {surplus[j]:.3g} < 0)")
+    return x
+
+
+def rowdot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Row-wise dot products ``x[j] @ y[j]``, shape (m,), rounded exactly like the 1-D ``@``.
+
+    A stacked ``matmul`` of (m, 1, n) by (m, n, 1) evaluates each row with the same vector dot as
+    ``x[j] @ y[j]``, so batched solvers reproduce their per-problem answers bit for bit (a plain
+    ``(x * y).sum(axis=1)`` or ``x @ y.T`` rounds differently).
+    """
+    return np.matmul(np.asarray(x, dtype=float)[:, None, :], np.asarray(y, dtype=float)[:, :, None])[:, 0, 0]

@@ -14,10 +14,13 @@ import time
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
-from .base import RawResult, Solver, Status
+from .base import RawResult, Solver, Status, check_batch_answer, check_batch_inputs, rowdot
 
 #: Largest block of selections evaluated at once (memory ~ 3 arrays of this many float64).
 _BLOCK = 1 << 20
+
+#: Largest |G| (free agents after the partition) that ``DPSS.solve_batch`` enumerates in one block.
+_BATCH_MAX_G = 20
 
 
 def _enumerate(values: np.ndarray, weights: np.ndarray, counts: np.ndarray
@@ -129,3 +132,59 @@ class DPSS(Solver):
         if timed_out:
             return RawResult(x, Status.TIME_LIMIT, None)
         return RawResult(x, Status.OPTIMAL, float(x @ r))
+
+    def solve_batch(self, quality: np.ndarray, cost: np.ndarray, alpha: float | np.ndarray,
+                    R: float = 1.0, capacity: np.ndarray | None = None,
+                    objective_quality: np.ndarray | None = None) -> np.ndarray:
+        """DPSS on ``m`` problems at once, identical to :meth:`solve` row by row.
+
+        Unit capacities: each row is partitioned (S1 taken, S4 dropped) and the rows are grouped
+        by ``g = |S2 ∪ S3|``; a group enumerates all ``2^g`` choices of its free agents as a
+        (rows, 2^g) block built by doubling (the same additions, in the same order, as the
+        per-problem enumeration, so ties and tolerance decisions come out identical).  The work is
+        ``sum_j 2^{g_j}`` instead of ``m 2^n``: about 15 m on the paper's instances (n = 10).
+        Rows with ``g > 20``, capacities above 1 or a time limit go through :meth:`solve` one by
+        one.  Parameters, returns and errors as :meth:`Solver.solve_batch`.
+        """
+        q, c, a, k, oq = check_batch_inputs(quality, cost, alpha, R, capacity, objective_quality)
+        if np.any(k != 1) or self.time_limit_s is not None:
+            return super().solve_batch(q, c, a, R, k, oq)
+        m, n = q.shape
+        R = float(R)
+        r = R * (q if oq is None else oq) - c
+        margin = q - a[:, None]
+        s1 = (q >= a[:, None]) & (r >= 0)
+        s2 = (q > a[:, None]) & (r < 0)
+        s3 = (q < a[:, None]) & (r >= 0)
+        cols = np.arange(n)
+        # G in the per-problem order: S2 ascending, then S3 ascending, then the rest.
+        order = np.argsort(np.where(s2, cols, np.where(s3, n + cols, 2 * n + cols)), axis=1)
+        g = (s2 | s3).sum(axis=1)
+        x = s1.astype(np.int64)
+        base = rowdot(x, margin)
+        for gv in np.unique(g):
+            rows_all = np.flatnonzero(g == gv)
+            if gv == 0:
+                continue
+            if gv > _BATCH_MAX_G:
+                x[rows_all] = super().solve_batch(q[rows_all], c[rows_all], a[rows_all], R, k,
+                                                  None if oq is None else oq[rows_all])
+                continue
+            chunk = max(1, (1 << 20) >> int(gv))
+            for start in range(0, rows_all.size, chunk):
+                rows = rows_all[start:start + chunk]
+                idx = order[rows, :gv]
+                v = np.take_along_axis(r[rows], idx, axis=1)
+                w = np.take_along_axis(margin[rows], idx, axis=1)
+                util = np.zeros((rows.size, 1))
+                surp = np.zeros((rows.size, 1))
+                for p in range(int(gv)):
+                    util = np.concatenate([util, util + v[:, p:p + 1]], axis=1)
+                    surp = np.concatenate([surp, surp + w[:, p:p + 1]], axis=1)
+                ok = surp + base[rows, None] >= -FEASIBILITY_TOL
+                best = np.argmax(np.where(ok, util, -np.inf), axis=1)
+                bits = (best[:, None] >> np.arange(int(gv))) & 1
+                sub = x[rows]
+                np.put_along_axis(sub, idx, bits, axis=1)
+                x[rows] = sub
+        return check_batch_answer(self.name, q, a, k, x)

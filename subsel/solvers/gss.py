@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
-from .base import RawResult, Solver, Status
+from .base import RawResult, Solver, Status, check_batch_answer, check_batch_inputs, rowdot
 
 _ROUND_TOL = 1e-9
 
@@ -141,3 +141,86 @@ class GSS(Solver):
         if float(x_int @ margin) < -FEASIBILITY_TOL:
             x_int = rounded(0.0)
         return x_int.astype(np.int64)
+
+    def solve_batch(self, quality: np.ndarray, cost: np.ndarray, alpha: float | np.ndarray,
+                    R: float = 1.0, capacity: np.ndarray | None = None,
+                    objective_quality: np.ndarray | None = None) -> np.ndarray:
+        """GSS on ``m`` problems at once, vectorised across rows; identical to :meth:`solve`.
+
+        Every step of :meth:`select` is done for all rows together on padded (m, n) arrays: the
+        lists L2 / L3 come from one stable ``argsort`` per list (non-members sorted last), the
+        cumulative quality positions from ``cumsum``, the pairing end from comparing every
+        candidate breakpoint of every row at once (the per-problem code's first stopping
+        breakpoint is the smallest stopping one), then the same fill and rounding.  Parameters,
+        returns and errors as :meth:`Solver.solve_batch`.
+        """
+        q, c, a, k, oq = check_batch_inputs(quality, cost, alpha, R, capacity, objective_quality)
+        m, n = q.shape
+        R = float(R)
+        r = R * (q if oq is None else oq) - c
+        alpha_col = a[:, None]
+        margin = q - alpha_col
+        s1 = (q >= alpha_col) & (r >= 0)
+        s2 = (q > alpha_col) & (r < 0)
+        s3 = (q < alpha_col) & (r >= 0)
+        kf = k.astype(float)
+        x = np.where(s1, kf, 0.0)
+        d = rowdot(x, margin)
+        n2, n3 = s2.sum(axis=1), s3.sum(axis=1)
+        cols = np.arange(n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            key2 = np.where(s2, r / (alpha_col - q), np.inf)
+            key3 = np.where(s3, -(r / (-margin)), np.inf)
+        L2 = np.argsort(key2, axis=1, kind="stable")
+        L3 = np.argsort(key3, axis=1, kind="stable")
+        valid2, valid3 = cols < n2[:, None], cols < n3[:, None]
+        m2 = np.take_along_axis(margin, L2, axis=1)
+        m3 = np.take_along_axis(margin, L3, axis=1)
+        r2 = np.take_along_axis(r, L2, axis=1)
+        r3 = np.take_along_axis(r, L3, axis=1)
+        f2 = np.where(valid2, kf[L2], 0.0)
+        f3 = np.where(valid3, kf[L3], 0.0)
+        w2 = np.where(valid2, m2, 1.0)
+        w3 = np.where(valid3, -m3, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            b = np.where(valid2, r2 / (-m2), 0.0)
+            a3 = np.where(valid3, r3 / (-m3), 0.0)
+        C2 = np.cumsum(f2 * w2, axis=1)
+        C3 = np.cumsum(f3 * w3, axis=1)
+        P = np.where(n3 > 0, np.minimum(np.maximum(d, 0.0), C3[:, -1]), 0.0)
+
+        # Pairing end (``_pairing_end``): the smallest candidate breakpoint where pairing stops.
+        y_max = np.minimum(C3[:, -1] - P, C2[:, -1])
+        active = (n3 > 0) & (n2 > 0) & (y_max > 0)
+        Pc = P[:, None]
+        cand = np.concatenate([np.zeros((m, 1)),
+                               np.where(valid3 & (C3 > Pc), C3 - Pc, np.inf),
+                               np.where(valid2, C2, np.inf)], axis=1)
+        in_range = cand < y_max[:, None]
+        pos3 = Pc + cand
+        i3 = ((C3[:, None, :] <= pos3[:, :, None]) & valid3[:, None, :]).sum(axis=2)
+        i2 = ((C2[:, None, :] <= cand[:, :, None]) & valid2[:, None, :]).sum(axis=2)
+        inside = (i3 < n3[:, None]) & (i2 < n2[:, None])
+        a_at = np.take_along_axis(a3, np.minimum(i3, n - 1), axis=1)
+        b_at = np.take_along_axis(b, np.minimum(i2, n - 1), axis=1)
+        stop = in_range & (~inside | (a_at <= b_at))
+        y = np.where(stop.any(axis=1), np.where(stop, cand, np.inf).min(axis=1), y_max)
+        y = np.where(active, y, 0.0)
+
+        frac3 = np.clip(((P + y)[:, None] - (C3 - f3 * w3)) / w3, 0.0, f3)
+        frac2 = np.clip((y[:, None] - (C2 - f2 * w2)) / w2, 0.0, f2)
+
+        def rounded(tol: float) -> np.ndarray:
+            add3 = np.minimum(np.floor(frac3 + tol), f3)
+            add2 = np.minimum(np.ceil(frac2 - tol), f2)
+            out3 = np.empty_like(add3)
+            out2 = np.empty_like(add2)
+            np.put_along_axis(out3, L3, add3, axis=1)
+            np.put_along_axis(out2, L2, add2, axis=1)
+            return x + out3 + out2
+
+        x_int = rounded(_ROUND_TOL)
+        redo = rowdot(x_int, margin) < -FEASIBILITY_TOL
+        if redo.any():
+            x_int[redo] = rounded(0.0)[redo]
+        return check_batch_answer(self.name, q, a, k, x_int.astype(np.int64))
