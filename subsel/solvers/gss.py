@@ -7,10 +7,13 @@ instead of a Python loop over agents, so it runs in O(n log n) with numpy's sort
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
-from .base import RawResult, Solver, Status, check_batch_answer, check_batch_inputs, rowdot
+from .base import (RawResult, Solver, Status, check_batch_answer, check_batch_inputs, compress_rows,
+                   gather_rows, rowdot)
 
 _ROUND_TOL = 1e-9
 
@@ -147,12 +150,13 @@ class GSS(Solver):
                     objective_quality: np.ndarray | None = None) -> np.ndarray:
         """GSS on ``m`` problems at once, vectorised across rows; identical to :meth:`solve`.
 
-        Every step of :meth:`select` is done for all rows together on padded (m, n) arrays: the
-        lists L2 / L3 come from one stable ``argsort`` per list (non-members sorted last), the
-        cumulative quality positions from ``cumsum``, the pairing end from comparing every
-        candidate breakpoint of every row at once (the per-problem code's first stopping
-        breakpoint is the smallest stopping one), then the same fill and rounding.  Parameters,
-        returns and errors as :meth:`Solver.solve_batch`.
+        Every step of :meth:`select` is done for all rows together on padded arrays whose width is
+        the largest list length: L2 and L3 are each row's S2 / S3 members (in index order) sorted
+        by one stable ``argsort``, the cumulative quality positions come from ``cumsum``, the
+        pairing end from comparing every candidate breakpoint of every pairing row at once (the
+        per-problem code's first stopping breakpoint is the smallest stopping one), then the same
+        fill and rounding, with the same floating-point operations.  Parameters, returns and
+        errors as :meth:`Solver.solve_batch`.
         """
         q, c, a, k, oq = check_batch_inputs(quality, cost, alpha, R, capacity, objective_quality)
         m, n = q.shape
@@ -167,57 +171,62 @@ class GSS(Solver):
         x = np.where(s1, kf, 0.0)
         d = rowdot(x, margin)
         n2, n3 = s2.sum(axis=1), s3.sum(axis=1)
-        cols = np.arange(n)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            key2 = np.where(s2, r / (alpha_col - q), np.inf)
-            key3 = np.where(s3, -(r / (-margin)), np.inf)
-        L2 = np.argsort(key2, axis=1, kind="stable")
-        L3 = np.argsort(key3, axis=1, kind="stable")
-        valid2, valid3 = cols < n2[:, None], cols < n3[:, None]
-        m2 = np.take_along_axis(margin, L2, axis=1)
-        m3 = np.take_along_axis(margin, L3, axis=1)
-        r2 = np.take_along_axis(r, L2, axis=1)
-        r3 = np.take_along_axis(r, L3, axis=1)
+
+        def sorted_list(mask: np.ndarray, key_of: Any) -> tuple:
+            idx, valid = compress_rows(mask)
+            mg = gather_rows(margin, idx)
+            rg = gather_rows(r, idx)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                key = np.where(valid, key_of(rg, mg, gather_rows(q, idx)), np.inf)
+            o = np.argsort(key, axis=1, kind="stable")
+            return (gather_rows(idx, o), gather_rows(valid, o), gather_rows(mg, o),
+                    gather_rows(rg, o))
+
+        # L2: loss per unit of quality bought, increasing; L3: revenue per quality spent, decreasing.
+        L2, valid2, m2, r2 = sorted_list(s2, lambda rg, mg, qg: rg / (alpha_col - qg))
+        L3, valid3, m3, r3 = sorted_list(s3, lambda rg, mg, qg: -(rg / (-mg)))
         f2 = np.where(valid2, kf[L2], 0.0)
         f3 = np.where(valid3, kf[L3], 0.0)
         w2 = np.where(valid2, m2, 1.0)
         w3 = np.where(valid3, -m3, 1.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            b = np.where(valid2, r2 / (-m2), 0.0)
-            a3 = np.where(valid3, r3 / (-m3), 0.0)
+        with np.errstate(over="ignore"):  # a tiny |q - alpha| gives an infinite ratio, as in select()
+            b = np.where(valid2, r2 / -w2, 0.0)
+            a3 = np.where(valid3, r3 / w3, 0.0)
         C2 = np.cumsum(f2 * w2, axis=1)
         C3 = np.cumsum(f3 * w3, axis=1)
-        P = np.where(n3 > 0, np.minimum(np.maximum(d, 0.0), C3[:, -1]), 0.0)
+        C2_end = C2[:, -1] if C2.shape[1] else np.zeros(m)
+        C3_end = C3[:, -1] if C3.shape[1] else np.zeros(m)
+        P = np.where(n3 > 0, np.minimum(np.maximum(d, 0.0), C3_end), 0.0)
 
-        # Pairing end (``_pairing_end``): the smallest candidate breakpoint where pairing stops.
-        y_max = np.minimum(C3[:, -1] - P, C2[:, -1])
-        active = (n3 > 0) & (n2 > 0) & (y_max > 0)
-        Pc = P[:, None]
-        cand = np.concatenate([np.zeros((m, 1)),
-                               np.where(valid3 & (C3 > Pc), C3 - Pc, np.inf),
-                               np.where(valid2, C2, np.inf)], axis=1)
-        in_range = cand < y_max[:, None]
-        pos3 = Pc + cand
-        i3 = ((C3[:, None, :] <= pos3[:, :, None]) & valid3[:, None, :]).sum(axis=2)
-        i2 = ((C2[:, None, :] <= cand[:, :, None]) & valid2[:, None, :]).sum(axis=2)
-        inside = (i3 < n3[:, None]) & (i2 < n2[:, None])
-        a_at = np.take_along_axis(a3, np.minimum(i3, n - 1), axis=1)
-        b_at = np.take_along_axis(b, np.minimum(i2, n - 1), axis=1)
-        stop = in_range & (~inside | (a_at <= b_at))
-        y = np.where(stop.any(axis=1), np.where(stop, cand, np.inf).min(axis=1), y_max)
-        y = np.where(active, y, 0.0)
+        # Pairing end (``_pairing_end``), for the rows that pair at all.
+        y_max = np.minimum(C3_end - P, C2_end)
+        y = np.zeros(m)
+        act = np.flatnonzero((n3 > 0) & (n2 > 0) & (y_max > 0))
+        if act.size:
+            Pa, C3a, C2a, v3, v2 = P[act, None], C3[act], C2[act], valid3[act], valid2[act]
+            cand = np.concatenate([np.zeros((act.size, 1)),
+                                   np.where(v3 & (C3a > Pa), C3a - Pa, np.inf),
+                                   np.where(v2, C2a, np.inf)], axis=1)
+            i3 = ((C3a[:, None, :] <= (Pa + cand)[:, :, None]) & v3[:, None, :]).sum(axis=2)
+            i2 = ((C2a[:, None, :] <= cand[:, :, None]) & v2[:, None, :]).sum(axis=2)
+            inside = (i3 < n3[act, None]) & (i2 < n2[act, None])
+            a_at = gather_rows(a3[act], np.minimum(i3, a3.shape[1] - 1))
+            b_at = gather_rows(b[act], np.minimum(i2, b.shape[1] - 1))
+            stop = (cand < y_max[act, None]) & (~inside | (a_at <= b_at))
+            y[act] = np.where(stop, cand, y_max[act, None]).min(axis=1)
 
-        frac3 = np.clip(((P + y)[:, None] - (C3 - f3 * w3)) / w3, 0.0, f3)
-        frac2 = np.clip((y[:, None] - (C2 - f2 * w2)) / w2, 0.0, f2)
+        with np.errstate(over="ignore"):
+            frac3 = np.clip(((P + y)[:, None] - (C3 - f3 * w3)) / w3, 0.0, f3)
+            frac2 = np.clip((y[:, None] - (C2 - f2 * w2)) / w2, 0.0, f2)
+        rows2 = np.broadcast_to(np.arange(m)[:, None], L2.shape)[valid2]
+        rows3 = np.broadcast_to(np.arange(m)[:, None], L3.shape)[valid3]
+        cols2, cols3 = L2[valid2], L3[valid3]
 
         def rounded(tol: float) -> np.ndarray:
-            add3 = np.minimum(np.floor(frac3 + tol), f3)
-            add2 = np.minimum(np.ceil(frac2 - tol), f2)
-            out3 = np.empty_like(add3)
-            out2 = np.empty_like(add2)
-            np.put_along_axis(out3, L3, add3, axis=1)
-            np.put_along_axis(out2, L2, add2, axis=1)
-            return x + out3 + out2
+            out = x.copy()
+            out[rows3, cols3] += np.minimum(np.floor(frac3 + tol), f3)[valid3]
+            out[rows2, cols2] += np.minimum(np.ceil(frac2 - tol), f2)[valid2]
+            return out
 
         x_int = rounded(_ROUND_TOL)
         redo = rowdot(x_int, margin) < -FEASIBILITY_TOL
