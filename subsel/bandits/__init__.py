@@ -1,0 +1,49 @@
+"""Unknown qualities: SS-UCB and baseline bandit policies, their environment and simulator (SPEC §2).
+
+- :class:`BernoulliEnvironment` — agents with hidden qualities, semi-bandit feedback;
+- policies with ``select()`` / ``update(x, good)``: :class:`SSUCB` (DPSS-UCB, GSS-UCB with the
+  ``dpss`` / ``gss`` oracles), :class:`CUCB`, :class:`CautiousUCB`, :class:`ThompsonSampling`,
+  :class:`KnownQuality`; :func:`make_policy` by name, :func:`policy_from_state` from JSON;
+- :func:`simulate` — many runs at once with batched oracles, regret and correctness curves;
+- :class:`OnlinePlanner` — one real round at a time, with a JSON state file.
+
+The oracle of every policy is a :class:`subsel.solvers.Solver`, used only through ``solve`` and
+``solve_batch``.
+"""
+from .environment import BernoulliEnvironment
+from .online import OnlinePlanner
+from .policies import (
+    CUCB,
+    POLICIES,
+    SSUCB,
+    CautiousUCB,
+    KnownQuality,
+    Policy,
+    ThompsonSampling,
+    exploration_rounds,
+    make_policy,
+    policy_from_state,
+    policy_names,
+)
+from .simulation import SimulationResult, default_checkpoints, paper_instances, regret_constants, simulate
+
+__all__ = [
+    "CUCB",
+    "POLICIES",
+    "SSUCB",
+    "BernoulliEnvironment",
+    "CautiousUCB",
+    "KnownQuality",
+    "OnlinePlanner",
+    "Policy",
+    "SimulationResult",
+    "ThompsonSampling",
+    "default_checkpoints",
+    "exploration_rounds",
+    "make_policy",
+    "paper_instances",
+    "policy_from_state",
+    "policy_names",
+    "regret_constants",
+    "simulate",
+]

@@ -1,0 +1,592 @@
+"""Bandit policies with an ask/tell interface: SS-UCB and baselines (SPEC §2; Deva et al., §4).
+
+Every policy keeps, per agent, the units observed ``w_i`` and the good units among them, from which
+``q̂_i = good_i / w_i``.  ``select()`` asks the policy for this round's selection; ``update(x, good)``
+tells it what was observed.  A policy runs one planner (``runs=None``: arrays of shape (n,)) or
+``m`` independent planners at once (``runs=m``: arrays of shape (m, n)); the batched form asks its
+oracle through :meth:`subsel.solvers.Solver.solve_batch`, the single form through
+:meth:`~subsel.solvers.Solver.solve`.  Both give the same selections for the same history.
+
+The oracle is any :class:`~subsel.solvers.Solver` (an instance or a registry name): DPSS-UCB and
+GSS-UCB are SS-UCB with the ``dpss`` and ``gss`` oracles.
+
+State (``to_state()`` / :func:`policy_from_state`) is plain JSON: the policy's settings, the oracle's
+registry name, the round counter and the statistics (and a Thompson sampler's generator state).
+"""
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..models import SubsetSelectionProblem
+from ..solvers import Solver, SolverError, get_solver
+from .environment import as_generator
+
+STATE_FORMAT = "subsel-bandit-policy"
+STATE_VERSION = 1
+
+
+def exploration_rounds(horizon: int, epsilon: float) -> int:
+    """SS-UCB's exploration length ``tau = ceil(3 ln T / (2 eps^2))`` (SPEC §2; Lemma 3).
+
+    Parameters
+    ----------
+    horizon : int
+        ``T >= 1`` rounds.
+    epsilon : float
+        Tolerance ``eps > 0``.
+
+    Returns
+    -------
+    int
+        ``tau``; it can exceed ``T`` (e.g. eps = 0.01, T = 10^5 gives 172,694), and then every
+        round explores.
+
+    Raises
+    ------
+    ValueError
+        ``horizon < 1`` or ``epsilon <= 0``.
+
+    Examples
+    --------
+    >>> exploration_rounds(100_000, 0.05)
+    6908
+    """
+    T = _check_int(horizon, "horizon", 1)
+    eps = _check_float(epsilon, "epsilon")
+    if eps <= 0:
+        raise ValueError(f"epsilon must be > 0; got {eps}")
+    return int(math.ceil(3.0 * math.log(T) / (2.0 * eps * eps)))
+
+
+def ucb_bonus(t: int, w: np.ndarray) -> np.ndarray:
+    """UCB exploration bonus ``sqrt(3 ln t / (2 w_i))`` (SPEC §2; Deva et al., §4.1).
+
+    ``w_i = 0`` gives ``inf`` (no division warning).
+    """
+    with np.errstate(divide="ignore"):
+        return np.sqrt(3.0 * math.log(max(t, 1)) / (2.0 * w))
+
+
+def _check_float(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number; got {value!r}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be a finite number; got {v}")
+    return v
+
+
+def _check_int(value: Any, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer; got {value!r}")
+    if int(value) < minimum:
+        raise ValueError(f"{name} must be >= {minimum}; got {value}")
+    return int(value)
+
+
+def resolve_oracle(oracle: Solver | str) -> Solver:
+    """A :class:`Solver` instance, or one created by registry name (``get_solver``).
+
+    Raises
+    ------
+    TypeError
+        ``oracle`` is neither.
+    ValueError
+        Unknown or unavailable solver name.
+    """
+    if isinstance(oracle, Solver):
+        return oracle
+    if isinstance(oracle, str):
+        return get_solver(oracle)
+    raise TypeError(f"oracle must be a Solver or a solver name; got {oracle!r}")
+
+
+class Policy:
+    """Base class: statistics, ask/tell plumbing, oracle calls and JSON state.
+
+    Parameters
+    ----------
+    oracle : Solver or str
+        The offline solver asked each round (``SSA`` in Deva et al., Algorithm 2).
+    cost : array-like of float, shape (n,) or (runs, n)
+        Known per-unit costs ``>= 0``.
+    alpha : float
+        Quality threshold in [0, 1].
+    R : float, default 1.0
+        Revenue per good unit (``> 0``).
+    capacity : array-like of int, shape (n,), optional
+        Units per agent, shared by every run; default 1.
+    runs : int, optional
+        ``None`` for one planner (arrays of shape (n,)), else the number of independent runs.
+
+    Attributes
+    ----------
+    t : int
+        Rounds completed (updates received).
+    w : ndarray of float, shape (n,) or (runs, n)
+        Units observed per agent.
+    good : ndarray of float, shape like ``w``
+        Good units observed per agent.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad settings, naming the parameter (costs, capacities and alpha by the problem model's
+        rules).
+    """
+
+    name: ClassVar[str] = "policy"
+
+    def __init__(self, oracle: Solver | str, cost, alpha: float, R: float = 1.0, capacity=None,
+                 runs: int | None = None):
+        self.oracle = resolve_oracle(oracle)
+        self.runs = None if runs is None else _check_int(runs, "runs", 1)
+        c = np.array(cost, dtype=float)
+        if c.ndim not in (1, 2) or (c.ndim == 2 and c.shape[0] != (self.runs or 1)):
+            raise ValueError(f"cost must have shape (n,) or (runs, n); got {c.shape}")
+        if c.ndim == 2 and self.runs is None:
+            raise ValueError("cost has one row per run but runs is None")
+        n = c.shape[-1]
+        rows = c.reshape(-1, n)
+        for j in range(rows.shape[0]):
+            SubsetSelectionProblem(quality=np.ones(n), cost=rows[j], alpha=alpha, capacity=capacity, R=R)
+        self.alpha = float(alpha)
+        self.R = float(R)
+        self.capacity = (np.ones(n, dtype=np.int64) if capacity is None
+                         else np.asarray(capacity, dtype=float).astype(np.int64))
+        self.cost = c
+        m = self.runs or 1
+        self._cost2 = np.broadcast_to(c, (m, n))
+        self.w = np.zeros((m, n)) if self.runs else np.zeros(n)
+        self.good = np.zeros_like(self.w)
+        self.t = 0
+
+    # ------------------------------------------------------------------ statistics
+    @property
+    def n(self) -> int:
+        """Number of agents."""
+        return int(self.cost.shape[-1])
+
+    @property
+    def q_hat(self) -> np.ndarray:
+        """Empirical mean quality ``good / w``; 0 for an agent never observed (see ``w``)."""
+        return self.good / np.maximum(self.w, 1.0)
+
+    def ucb(self, t: int | None = None) -> np.ndarray:
+        """Raw UCB ``q̂_i + sqrt(3 ln t / (2 w_i))`` for round ``t`` (default: the next round).
+
+        Unobserved agents get ``inf``; see :meth:`optimistic_quality` for the oracle's input.
+        """
+        t = self.t + 1 if t is None else t
+        return self.q_hat + ucb_bonus(t, self.w)
+
+    def optimistic_quality(self, t: int | None = None) -> np.ndarray:
+        """``min(q̂⁺, 1)``, and 1 for an agent never observed (SPEC §2): never NaN."""
+        return np.minimum(self.ucb(t), 1.0)
+
+    def pessimistic_quality(self, t: int | None = None) -> np.ndarray:
+        """``max(q̂ - sqrt(3 ln t / (2 w)), 0)``, and 0 for an agent never observed (LCB)."""
+        t = self.t + 1 if t is None else t
+        return np.maximum(self.q_hat - ucb_bonus(t, self.w), 0.0)
+
+    # ------------------------------------------------------------------ ask / tell
+    def select(self) -> np.ndarray:
+        """This round's selection (ask).
+
+        Returns
+        -------
+        ndarray of int64, shape (n,) or (runs, n)
+            Units per agent.
+        """
+        x = self._select2()
+        return x if self.runs else x[0]
+
+    def _select2(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def update(self, x, good_units) -> None:
+        """Record one round's semi-bandit feedback (tell): ``x`` units played, ``good_units`` good.
+
+        Parameters
+        ----------
+        x : array-like of int, shape (n,) or (runs, n)
+            Units played (and received) per agent, ``0 <= x <= capacity``.
+        good_units : array-like of int, shape like ``x``
+            Good units per agent, ``0 <= good <= x``.
+
+        Raises
+        ------
+        ValueError
+            Wrong shapes, non-integers, units outside ``0..capacity``, or ``good > x`` (naming
+            the first offending index).
+        """
+        shape = self.w.shape
+        xa, ga = np.asarray(x, dtype=float), np.asarray(good_units, dtype=float)
+        for name, arr in (("x", xa), ("good_units", ga)):
+            if arr.shape != shape:
+                raise ValueError(f"{name} must have shape {shape}; got {arr.shape}")
+            bad = np.argwhere(~np.isfinite(arr) | (arr != np.round(arr)) | (arr < 0))
+            if bad.size:
+                i = tuple(int(v) for v in bad[0])
+                raise ValueError(f"{name}{list(i)} must be a non-negative integer; got {arr[i]}")
+        bad = np.argwhere(xa > self.capacity)
+        if bad.size:
+            i = tuple(int(v) for v in bad[0])
+            raise ValueError(f"x{list(i)} = {xa[i]:g} exceeds capacity {self.capacity[i[-1]]}")
+        bad = np.argwhere(ga > xa)
+        if bad.size:
+            i = tuple(int(v) for v in bad[0])
+            raise ValueError(f"good_units{list(i)} = {ga[i]:g} exceeds the units played x = {xa[i]:g}")
+        self._tell(xa, ga)
+
+    def _tell(self, x: np.ndarray, good: np.ndarray) -> None:
+        """Unchecked update (the simulator's fast path)."""
+        self.w += x
+        self.good += good
+        self.t += 1
+
+    # ------------------------------------------------------------------ oracle
+    def _ask_oracle(self, quality: np.ndarray, threshold: float,
+                    objective_quality: np.ndarray | None = None) -> np.ndarray:
+        """The oracle's selection on (m, n) qualities: ``solve_batch`` when batched, else ``solve``."""
+        if self.runs:
+            return self.oracle.solve_batch(quality, self._cost2, threshold, self.R, self.capacity,
+                                           objective_quality)
+        problem = SubsetSelectionProblem(
+            quality=quality[0], cost=self._cost2[0], alpha=threshold, capacity=self.capacity, R=self.R,
+            objective_quality=None if objective_quality is None else objective_quality[0])
+        sol = self.oracle.solve(problem)
+        if not sol.is_feasible:
+            raise SolverError(f"oracle {self.oracle.name} returned status {sol.status.value}")
+        return np.asarray(sol.x, dtype=np.int64)[None, :]
+
+    def _full(self, units: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(units, (self.runs or 1, self.n)).astype(np.int64)
+
+    def _as2(self, arr: np.ndarray) -> np.ndarray:
+        return arr if self.runs else arr[None, :]
+
+    # ------------------------------------------------------------------ state
+    def _params(self) -> dict[str, Any]:
+        return {"alpha": self.alpha, "R": self.R, "capacity": self.capacity.tolist(),
+                "cost": self.cost.tolist(), "runs": self.runs}
+
+    def to_state(self) -> dict[str, Any]:
+        """Plain-JSON snapshot: settings, oracle name, round counter and statistics.
+
+        Returns
+        -------
+        dict
+            Keys ``format, version, policy, oracle, params, t, w, good`` (plus ``rng`` for
+            randomised policies).  :func:`policy_from_state` rebuilds an equal policy.
+        """
+        return {"format": STATE_FORMAT, "version": STATE_VERSION, "policy": self.name,
+                "oracle": self.oracle.name, "params": self._params(), "t": self.t,
+                "w": _intlist(self.w), "good": _intlist(self.good)}
+
+    def _load_stats(self, state: dict[str, Any]) -> None:
+        w = np.array(state["w"], dtype=float)
+        good = np.array(state["good"], dtype=float)
+        if w.shape != self.w.shape or good.shape != self.w.shape:
+            raise ValueError(f"state statistics must have shape {self.w.shape}; got w {w.shape}, "
+                             f"good {good.shape}")
+        if np.any(good > w) or np.any(w < 0) or np.any(good < 0):
+            raise ValueError("state statistics must satisfy 0 <= good <= w")
+        t = state["t"]
+        self.t = _check_int(t, "t", 0)
+        self.w, self.good = w, good
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(oracle={self.oracle.name!r}, n={self.n}, alpha={self.alpha:g}, "
+                f"runs={self.runs}, t={self.t})")
+
+
+def _intlist(a: np.ndarray) -> list:
+    return np.asarray(a).astype(np.int64).tolist()
+
+
+class SSUCB(Policy):
+    """SS-UCB: explore ``tau`` rounds, then the oracle on optimistic qualities (SPEC §2).
+
+    Deva et al., Algorithm 2.  Rounds ``t = 1..tau`` play every unit of every agent (``x = k``:
+    "every agent" means all its units, so each agent has ``w_i >= tau`` after the exploration,
+    which is what Lemma 3's bound on the average UCB bonus needs).  From round ``tau + 1`` on,
+    the oracle is asked with qualities ``min(q̂⁺, 1)`` (an agent never observed gets 1), the known
+    costs, threshold ``alpha + epsilon`` and ``R``.  A threshold above 1 is clipped to 1 (only
+    agents whose clipped UCB is 1 can then be taken); :attr:`threshold_clipped` says so.
+
+    Parameters
+    ----------
+    oracle : Solver or str
+        Any solver: ``"dpss"`` gives DPSS-UCB, ``"gss"`` GSS-UCB.
+    cost : array-like of float, shape (n,) or (runs, n)
+    alpha : float
+        Quality threshold in [0, 1].
+    epsilon : float
+        Tolerance ``eps > 0``.
+    horizon : int
+        ``T``, which sets ``tau = ceil(3 ln T / (2 eps^2))``.
+    R : float, default 1.0
+    capacity : array-like of int, shape (n,), optional
+    runs : int, optional
+        See :class:`Policy`.
+
+    Attributes
+    ----------
+    tau : int
+        Exploration rounds.
+    threshold : float
+        ``min(alpha + epsilon, 1)``.
+
+    Raises
+    ------
+    ValueError
+        ``epsilon <= 0``, ``horizon < 1``, and as :class:`Policy`.
+
+    Examples
+    --------
+    >>> pol = SSUCB("dpss", cost=[0.1, 0.5], alpha=0.7, epsilon=0.5, horizon=10)
+    >>> pol.tau, pol.select().tolist()
+    (14, [1, 1])
+    """
+
+    name = "ss-ucb"
+
+    def __init__(self, oracle: Solver | str, cost, alpha: float, epsilon: float, horizon: int,
+                 R: float = 1.0, capacity=None, runs: int | None = None):
+        super().__init__(oracle, cost, alpha, R, capacity, runs)
+        self.tau = exploration_rounds(horizon, epsilon)
+        self.epsilon = float(epsilon)
+        self.horizon = int(horizon)
+        self.threshold = min(self.alpha + self.epsilon, 1.0)
+        self.threshold_clipped = self.alpha + self.epsilon > 1.0
+
+    def _select2(self) -> np.ndarray:
+        if self.t + 1 <= self.tau:
+            return self._full(self.capacity)
+        return self._ask_oracle(self._as2(self.optimistic_quality()), self.threshold)
+
+    def _params(self) -> dict[str, Any]:
+        return {**super()._params(), "epsilon": self.epsilon, "horizon": self.horizon}
+
+
+class CUCB(Policy):
+    """CUCB (Chen, Wang & Yuan 2013) with the quality constraint: no forced exploration.
+
+    Round 1 plays one unit of every agent; from round 2 on, the oracle is asked every round with
+    ``min(q̂⁺, 1)`` and threshold ``min(alpha + epsilon, 1)`` (``epsilon`` defaults to 0: the plain
+    constraint).  An agent never observed has ``q̂⁺ = 1`` (SPEC §2).
+
+    Parameters
+    ----------
+    oracle, cost, alpha, R, capacity, runs
+        As :class:`Policy`.
+    epsilon : float, default 0.0
+        Extra margin on the oracle's threshold (``>= 0``).
+
+    Raises
+    ------
+    ValueError
+        ``epsilon < 0``, and as :class:`Policy`.
+    """
+
+    name = "cucb"
+
+    def __init__(self, oracle: Solver | str, cost, alpha: float, R: float = 1.0, capacity=None,
+                 epsilon: float = 0.0, runs: int | None = None):
+        super().__init__(oracle, cost, alpha, R, capacity, runs)
+        self.epsilon = _check_float(epsilon, "epsilon")
+        if self.epsilon < 0:
+            raise ValueError(f"epsilon must be >= 0; got {self.epsilon}")
+        self.threshold = min(self.alpha + self.epsilon, 1.0)
+
+    def _select2(self) -> np.ndarray:
+        if self.t == 0:
+            return self._full(np.ones(self.n, dtype=np.int64))
+        return self._ask_oracle(self._as2(self.optimistic_quality()), self.threshold)
+
+    def _params(self) -> dict[str, Any]:
+        return {**super()._params(), "epsilon": self.epsilon}
+
+
+class CautiousUCB(CUCB):
+    """Optimistic in the objective, pessimistic in the constraint (a baseline beyond the paper).
+
+    Like :class:`CUCB` (round 1 plays one unit of every agent), but the oracle sees the UCB
+    ``min(q̂⁺, 1)`` in the objective (``objective_quality``) and the LCB
+    ``max(q̂ - sqrt(3 ln t / (2 w)), 0)`` in the quality constraint, so its selections meet the
+    constraint with high probability from the start, at the price of exploring less.
+
+    Parameters
+    ----------
+    As :class:`CUCB`.
+    """
+
+    name = "cautious-ucb"
+
+    def _select2(self) -> np.ndarray:
+        if self.t == 0:
+            return self._full(np.ones(self.n, dtype=np.int64))
+        return self._ask_oracle(self._as2(self.pessimistic_quality()), self.threshold,
+                                objective_quality=self._as2(self.optimistic_quality()))
+
+
+class ThompsonSampling(CUCB):
+    """Combinatorial Thompson sampling with Beta posteriors (Wang & Chen 2018).
+
+    Each round draws ``theta_i ~ Beta(a0 + good_i, b0 + w_i - good_i)`` and plays the oracle's
+    answer for qualities ``theta`` and threshold ``min(alpha + epsilon, 1)``.
+
+    Parameters
+    ----------
+    oracle, cost, alpha, R, capacity, epsilon, runs
+        As :class:`CUCB`.
+    prior : (float, float), default (1.0, 1.0)
+        Beta prior ``(a0, b0)``, both ``> 0`` (uniform by default).
+    seed : int, Generator, SeedSequence or None
+        Source of the posterior draws; its state is part of :meth:`to_state`.
+
+    Raises
+    ------
+    ValueError
+        A prior parameter ``<= 0``, and as :class:`CUCB`.
+    """
+
+    name = "cts"
+
+    def __init__(self, oracle: Solver | str, cost, alpha: float, R: float = 1.0, capacity=None,
+                 epsilon: float = 0.0, prior: tuple[float, float] = (1.0, 1.0),
+                 seed: int | np.random.Generator | None = None, runs: int | None = None):
+        super().__init__(oracle, cost, alpha, R, capacity, epsilon, runs)
+        a0, b0 = (_check_float(v, "prior") for v in prior)
+        if a0 <= 0 or b0 <= 0:
+            raise ValueError(f"prior parameters must be > 0; got {tuple(prior)}")
+        self.prior = (a0, b0)
+        self.rng = as_generator(seed)
+
+    def _select2(self) -> np.ndarray:
+        theta = self.rng.beta(self.prior[0] + self.good, self.prior[1] + self.w - self.good)
+        return self._ask_oracle(self._as2(theta), self.threshold)
+
+    def _params(self) -> dict[str, Any]:
+        return {**super()._params(), "prior": list(self.prior)}
+
+    def to_state(self) -> dict[str, Any]:
+        state = super().to_state()
+        state["rng"] = {"bit_generator": type(self.rng.bit_generator).__name__,
+                        "state": self.rng.bit_generator.state}
+        return state
+
+
+class KnownQuality(Policy):
+    """The benchmark that knows ``q``: plays the oracle's answer for the true qualities every round.
+
+    With an exact oracle its regret is zero (SPEC §2's regret is measured against it).
+
+    Parameters
+    ----------
+    oracle, cost, alpha, R, capacity, runs
+        As :class:`Policy`.
+    quality : array-like of float, shape (n,) or (runs, n)
+        The true qualities.
+    """
+
+    name = "known-quality"
+
+    def __init__(self, oracle: Solver | str, cost, alpha: float, quality, R: float = 1.0,
+                 capacity=None, runs: int | None = None):
+        super().__init__(oracle, cost, alpha, R, capacity, runs)
+        q = np.array(quality, dtype=float)
+        if q.shape != self.w.shape:
+            raise ValueError(f"quality must have shape {self.w.shape}; got {q.shape}")
+        self.quality = q
+        self._x = self._ask_oracle(self._as2(q), self.alpha)
+
+    def _select2(self) -> np.ndarray:
+        return self._x.copy()
+
+    def _params(self) -> dict[str, Any]:
+        return {**super()._params(), "quality": self.quality.tolist()}
+
+
+#: Registry of policies by name (``make_policy``, the CLI's ``--policy``).
+POLICIES: dict[str, type[Policy]] = {
+    cls.name: cls for cls in (SSUCB, CUCB, CautiousUCB, ThompsonSampling, KnownQuality)}
+
+#: Names that fix the oracle: DPSS-UCB and GSS-UCB are SS-UCB with those oracles (Deva et al.).
+ALIASES: dict[str, tuple[str, str]] = {"dpss-ucb": ("ss-ucb", "dpss"), "gss-ucb": ("ss-ucb", "gss")}
+
+
+def policy_names() -> list[str]:
+    """Every name :func:`make_policy` accepts."""
+    return list(POLICIES) + list(ALIASES)
+
+
+def make_policy(name: str, oracle: Solver | str | None = None, **settings: Any) -> Policy:
+    """Create a policy by name with the settings it takes (others are ignored).
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`policy_names` (``ss-ucb``, ``cucb``, ``cautious-ucb``, ``cts``,
+        ``known-quality``, ``dpss-ucb``, ``gss-ucb``).
+    oracle : Solver or str, optional
+        The oracle; default ``"dpss"`` (or the alias's own).
+    **settings
+        ``cost, alpha, epsilon, horizon, R, capacity, runs, seed, quality, prior``.
+
+    Raises
+    ------
+    ValueError
+        Unknown name, or an alias given a different oracle.
+    """
+    key = str(name).strip().lower()
+    if key in ALIASES:
+        key, fixed = ALIASES[key]
+        if oracle is not None and resolve_oracle(oracle).name != fixed:
+            raise ValueError(f"policy {name!r} is SS-UCB with the {fixed!r} oracle; got oracle "
+                             f"{resolve_oracle(oracle).name!r} (use --policy ss-ucb --oracle NAME)")
+        oracle = fixed
+    if key not in POLICIES:
+        raise ValueError(f"unknown policy {name!r}; known policies: {', '.join(policy_names())}")
+    cls = POLICIES[key]
+    accepted = set(inspect.signature(cls.__init__).parameters) - {"self", "oracle"}
+    kwargs = {k: v for k, v in settings.items() if k in accepted}
+    return cls(oracle if oracle is not None else "dpss", **kwargs)
+
+
+def policy_from_state(state: dict[str, Any], oracle: Solver | None = None) -> Policy:
+    """Rebuild a policy from :meth:`Policy.to_state` (the inverse, statistics included).
+
+    Parameters
+    ----------
+    state : dict
+        As written by ``to_state`` (e.g. read back from JSON).
+    oracle : Solver, optional
+        Use this solver instead of creating one from the state's oracle name.
+
+    Raises
+    ------
+    ValueError
+        Not a policy state, unknown version or policy, or inconsistent statistics.
+    """
+    if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+        raise ValueError(f"not a subsel bandit policy state (expected format {STATE_FORMAT!r})")
+    if state.get("version") != STATE_VERSION:
+        raise ValueError(f"unsupported policy state version {state.get('version')!r}; "
+                         f"this subsel reads version {STATE_VERSION}")
+    name = state.get("policy")
+    if name not in POLICIES:
+        raise ValueError(f"unknown policy {name!r} in state; known: {', '.join(POLICIES)}")
+    params = dict(state["params"])
+    policy = make_policy(name, oracle if oracle is not None else state["oracle"], **params)
+    policy._load_stats(state)
+    if isinstance(policy, ThompsonSampling) and "rng" in state:
+        bg = getattr(np.random, state["rng"]["bit_generator"])()
+        bg.state = state["rng"]["state"]
+        policy.rng = np.random.Generator(bg)
+    return policy
