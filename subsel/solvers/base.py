@@ -423,32 +423,6 @@ def rowdot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.matmul(np.asarray(x, dtype=float)[:, None, :], np.asarray(y, dtype=float)[:, :, None])[:, 0, 0]
 
 
-def compress_rows(mask: np.ndarray, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Column indices of each row's True entries, left-aligned, in increasing order.
-
-    Parameters
-    ----------
-    mask : ndarray of bool, shape (m, n)
-    width : int, optional
-        Columns of the result; default the largest row count.
-
-    Returns
-    -------
-    (idx, valid) : ndarrays of shape (m, width)
-        ``idx[j, :count_j]`` lists the True columns of row ``j``; padding holds column 0 and
-        ``valid`` is False there.
-    """
-    m, n = mask.shape
-    count = mask.sum(axis=1)
-    w = int(count.max(initial=0)) if width is None else int(width)
-    idx = np.zeros((m, w), dtype=np.intp)
-    rows, cols = np.nonzero(mask)
-    rank = np.cumsum(mask, axis=1) - 1
-    idx[rows, rank[rows, cols]] = cols
-    valid = np.arange(w) < count[:, None]
-    return idx, valid
-
-
 def gather_rows(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """``values[j, idx[j, :]]`` for every row ``j`` (a fast ``take_along_axis`` on axis 1)."""
     m, n = values.shape

@@ -7,13 +7,10 @@ instead of a Python loop over agents, so it runs in O(n log n) with numpy's sort
 """
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
-from .base import (RawResult, Solver, Status, check_batch_answer, check_batch_inputs, compress_rows,
-                   gather_rows, rowdot)
+from .base import RawResult, Solver, Status, check_batch_answer, check_batch_inputs, gather_rows, rowdot
 
 _ROUND_TOL = 1e-9
 
@@ -151,8 +148,8 @@ class GSS(Solver):
         """GSS on ``m`` problems at once, vectorised across rows; identical to :meth:`solve`.
 
         Every step of :meth:`select` is done for all rows together on padded arrays whose width is
-        the largest list length: L2 and L3 are each row's S2 / S3 members (in index order) sorted
-        by one stable ``argsort``, the cumulative quality positions come from ``cumsum``, the
+        the largest list length: L2 and L3 are each row's S2 / S3 members sorted by one stable
+        ``argsort`` (non-members last), the cumulative quality positions come from ``cumsum``, the
         pairing end from comparing every candidate breakpoint of every pairing row at once (the
         per-problem code's first stopping breakpoint is the smallest stopping one), then the same
         fill and rounding, with the same floating-point operations.  Parameters, returns and
@@ -170,21 +167,26 @@ class GSS(Solver):
         kf = k.astype(float)
         x = np.where(s1, kf, 0.0)
         d = rowdot(x, margin)
-        n2, n3 = s2.sum(axis=1), s3.sum(axis=1)
+        r_flat, margin_flat = r.ravel(), margin.ravel()
+        offset = (np.arange(m) * n)[:, None]
+        cols = np.arange(n)
+        big = np.finfo(float).max
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            key2 = r / (alpha_col - q)   # L2: loss per unit of quality bought, increasing
+            key3 = -(r / (-margin))      # L3: revenue per quality spent, decreasing
 
-        def sorted_list(mask: np.ndarray, key_of: Any) -> tuple:
-            idx, valid = compress_rows(mask)
-            mg = gather_rows(margin, idx)
-            rg = gather_rows(r, idx)
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                key = np.where(valid, key_of(rg, mg, gather_rows(q, idx)), np.inf)
-            o = np.argsort(key, axis=1, kind="stable")
-            return (gather_rows(idx, o), gather_rows(valid, o), gather_rows(mg, o),
-                    gather_rows(rg, o))
+        def sorted_list(mask: np.ndarray, key: np.ndarray) -> tuple:
+            # One stable argsort per row with non-members last (an infinite member key is capped
+            # at the largest float so that it still sorts before them).
+            count = mask.sum(axis=1)
+            width = int(count.max(initial=0))
+            o = np.argsort(np.where(mask, np.minimum(key, big), np.inf), axis=1, kind="stable")
+            o = o[:, :width]
+            flat = o + offset
+            return o, cols[:width] < count[:, None], margin_flat[flat], r_flat[flat], flat, count
 
-        # L2: loss per unit of quality bought, increasing; L3: revenue per quality spent, decreasing.
-        L2, valid2, m2, r2 = sorted_list(s2, lambda rg, mg, qg: rg / (alpha_col - qg))
-        L3, valid3, m3, r3 = sorted_list(s3, lambda rg, mg, qg: -(rg / (-mg)))
+        L2, valid2, m2, r2, flat2, n2 = sorted_list(s2, key2)
+        L3, valid3, m3, r3, flat3, n3 = sorted_list(s3, key3)
         f2 = np.where(valid2, kf[L2], 0.0)
         f3 = np.where(valid3, kf[L3], 0.0)
         w2 = np.where(valid2, m2, 1.0)
@@ -218,14 +220,13 @@ class GSS(Solver):
         with np.errstate(over="ignore"):
             frac3 = np.clip(((P + y)[:, None] - (C3 - f3 * w3)) / w3, 0.0, f3)
             frac2 = np.clip((y[:, None] - (C2 - f2 * w2)) / w2, 0.0, f2)
-        rows2 = np.broadcast_to(np.arange(m)[:, None], L2.shape)[valid2]
-        rows3 = np.broadcast_to(np.arange(m)[:, None], L3.shape)[valid3]
-        cols2, cols3 = L2[valid2], L3[valid3]
+        sel2, sel3 = flat2[valid2], flat3[valid3]
 
         def rounded(tol: float) -> np.ndarray:
             out = x.copy()
-            out[rows3, cols3] += np.minimum(np.floor(frac3 + tol), f3)[valid3]
-            out[rows2, cols2] += np.minimum(np.ceil(frac2 - tol), f2)[valid2]
+            out_flat = out.reshape(-1)
+            out_flat[sel3] += np.minimum(np.floor(frac3 + tol), f3)[valid3]
+            out_flat[sel2] += np.minimum(np.ceil(frac2 - tol), f2)[valid2]
             return out
 
         x_int = rounded(_ROUND_TOL)

@@ -44,6 +44,18 @@ def test_batched_gss_with_capacities(batch):
     assert solver.solve_batch(**batch).tolist() == per_problem(solver, batch).tolist()
 
 
+@pytest.mark.parametrize("name", ["dpss", "gss"])
+def test_batched_equals_per_problem_with_extreme_ratios(name):
+    """Tiny |q - alpha| makes GSS's sort keys overflow to inf; the order must still match."""
+    batch = dict(quality=np.array([[5e-324, 0.5, 1e-300, 0.0], [1.0, 1.0 - 1e-16, 0.3, 1.0]]),
+                 cost=np.array([[0.9, 0.1, 0.5, 0.0], [0.0, 1.0, 0.2, 1.0]]),
+                 alpha=np.array([0.0, 1.0 - 1e-16]), R=1.0, capacity=np.ones(4, dtype=int))
+    solver = get_solver(name)
+    with np.errstate(over="ignore"):
+        expected = per_problem(solver, batch)
+    assert solver.solve_batch(**batch).tolist() == expected.tolist()
+
+
 def test_base_default_loops_over_solve():
     """A backend without an override answers through the default loop (here DPSS's parent)."""
     batch = dict(quality=np.array([[0.9, 0.6, 0.2], [0.5, 0.95, 0.8]]), cost=np.full(3, 0.1),
