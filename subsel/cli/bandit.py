@@ -1,0 +1,219 @@
+"""``subsel bandit``: simulate SS-UCB and baselines, or run a real planner one round at a time.
+
+- ``subsel bandit simulate --policy NAME [--oracle NAME] --n --alpha --epsilon --T --runs --seed
+  --out DIR`` — the paper's random instances (q, c ~ U[0, 1]); writes ``curves.csv``,
+  ``runs.csv``, ``regret.png`` and ``summary.json`` into DIR;
+- ``subsel bandit init --agents agents.csv --alpha A --epsilon E --horizon T --policy NAME
+  [--oracle NAME] --state state.json`` — a fresh planner (agents.csv: name, cost, capacity);
+- ``subsel bandit next --state state.json -o order.csv`` — this round's order (name, units);
+- ``subsel bandit feedback --state state.json --observations obs.csv`` — the round's outcome
+  (name, received, good).  Rejected feedback leaves the state file byte-identical (exit code 2).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_instances, policy_names, simulate
+from ..models._io import atomic_write_text
+from . import CLIError
+
+
+# ---------------------------------------------------------------------------------------- simulate
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {out} exists and is not a folder")
+    for name, value, low in (("--n", args.n, 1), ("--T", args.T, 1), ("--runs", args.runs, 1)):
+        if value < low:
+            raise CLIError(f"{name} must be >= {low}; got {value}")
+    seq = np.random.SeedSequence(args.seed)
+    inst_seq, env_seq, pol_seq = seq.spawn(3)
+    quality, cost = paper_instances(args.n, args.runs, args.alpha, inst_seq, R=args.R)
+    oracle = args.oracle
+    policy = make_policy(args.policy, oracle, cost=cost, alpha=args.alpha, epsilon=args.epsilon,
+                         horizon=args.T, R=args.R, runs=args.runs, seed=pol_seq, quality=quality)
+    env = BernoulliEnvironment(quality, cost, R=args.R, seed=env_seq)
+    result = simulate(policy, env, args.T, args.epsilon, tau=getattr(policy, "tau", 0),
+                      progress=args.progress)
+    out.mkdir(parents=True, exist_ok=True)
+    curves = result.curves()
+    atomic_write_text(out / "curves.csv", curves.to_csv(index=False, float_format="%.10g"))
+    runs = pd.DataFrame({"run": np.arange(args.runs), "optimum": result.optimum, "L": result.L})
+    atomic_write_text(out / "runs.csv", runs.to_csv(index=False, float_format="%.10g"))
+    _figure(result, args, out / "regret.png")
+    summary = {"policy": policy.name if args.policy not in ("dpss-ucb", "gss-ucb") else args.policy,
+               "oracle": policy.oracle.name, "n": args.n, "alpha": args.alpha,
+               "epsilon": args.epsilon, "R": args.R, "T": args.T, "runs": args.runs, "seed": args.seed}
+    summary.update(result.summary())
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    print(f"{summary['policy']} (oracle {summary['oracle']}): n={args.n}, alpha={args.alpha:g}, "
+          f"epsilon={args.epsilon:g}, T={args.T}, runs={args.runs}, tau={result.tau}"
+          + (" (tau >= T: every round explores)" if result.tau >= args.T else ""))
+    print(f"{'round':>8} {'regret mean':>12} {'regret std':>11} {'correct':>8} {'feasible':>9} {'utility':>8}")
+    show = np.unique(np.concatenate([np.geomspace(1, len(curves), 8).astype(int) - 1, [len(curves) - 1]]))
+    for i in show:
+        row = curves.iloc[i]
+        print(f"{int(row['round']):>8} {row['regret_mean']:>12.2f} {row['regret_std']:>11.2f} "
+              f"{row['correct_fraction']:>8.3f} {row['feasible_fraction']:>9.3f} {row['utility_mean']:>8.3f}")
+    def fmt(v):
+        return "n/a" if v is None else f"{v:.4f}"
+    print(f"regret at T: {summary['regret_at_T']:.2f}; after tau: correct {fmt(summary['correct_fraction_after_tau'])}, "
+          f"feasible {fmt(summary['feasible_fraction_after_tau'])}; {summary['run_rounds_per_s']:.0f} run-rounds/s; "
+          f"wrote {out}")
+    return 0
+
+
+def _figure(result, args: argparse.Namespace, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    t = result.rounds
+    ax1.plot(t, result.regret_mean, label="mean")
+    ax1.fill_between(t, result.regret_p05, result.regret_p95, alpha=0.25, label="5-95 %")
+    ax1.set_xlabel("round t")
+    ax1.set_ylabel("cumulative regret")
+    ax2.plot(t, result.correct_fraction, label="correct (q_av >= alpha - eps)")
+    ax2.plot(t, result.feasible_fraction, label="feasible (q_av >= alpha)", alpha=0.7)
+    ax2.set_xlabel("round t")
+    ax2.set_ylabel("fraction of runs")
+    ax2.set_ylim(-0.02, 1.02)
+    for ax in (ax1, ax2):
+        if 0 < result.tau <= result.horizon:
+            ax.axvline(result.tau, ls=":", color="k", label=f"tau = {result.tau}")
+        ax.legend(fontsize=8)
+    fig.suptitle(f"{args.policy} (oracle {args.oracle or 'dpss'}), n={args.n}, alpha={args.alpha:g}, "
+                 f"eps={args.epsilon:g}, runs={args.runs}")
+    fig.tight_layout()
+    tmp = path.with_name(f".{path.name}.tmp.png")
+    fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+    tmp.replace(path)
+
+
+# ---------------------------------------------------------------------------------------- online
+def _read_csv(path: str, what: str) -> pd.DataFrame:
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"{what} file {p} does not exist")
+    try:
+        df = pd.read_csv(p, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise CLIError(f"{p}: not a readable CSV file ({exc})".splitlines()[0]) from None
+    df.columns = [str(c).strip() for c in df.columns]
+    return df
+
+
+def _load_state(path: str) -> OnlinePlanner:
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"state file {p} does not exist (run 'subsel bandit init' first)")
+    try:
+        state = json.loads(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CLIError(f"{p}: not a JSON state file ({exc})") from None
+    try:
+        return OnlinePlanner.from_state(state)
+    except (KeyError, TypeError) as exc:
+        raise CLIError(f"{p}: damaged state file ({type(exc).__name__}: {exc})") from None
+
+
+def _save_state(planner: OnlinePlanner, path: str) -> None:
+    atomic_write_text(path, json.dumps(planner.to_state(), indent=1) + "\n")
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    state = Path(args.state)
+    if state.exists() and not args.force:
+        raise CLIError(f"state file {state} exists; use --force to replace it")
+    agents = _read_csv(args.agents, "agents")
+    try:
+        planner = OnlinePlanner.create(agents, alpha=args.alpha, epsilon=args.epsilon,
+                                       horizon=args.horizon, policy=args.policy, oracle=args.oracle,
+                                       R=args.R, seed=args.seed)
+    except ValueError as exc:
+        raise CLIError(f"{args.agents}: {exc}") from None
+    _save_state(planner, args.state)
+    pol = planner.policy
+    extra = f", tau={pol.tau}" if hasattr(pol, "tau") else ""
+    print(f"{pol.name} (oracle {pol.oracle.name}) for {pol.n} agents{extra}; state in {args.state}")
+    return 0
+
+
+def _cmd_next(args: argparse.Namespace) -> int:
+    planner = _load_state(args.state)
+    order = planner.next_order()
+    text = order.to_csv(index=False)
+    if args.output == "-":
+        print(text, end="")
+    else:
+        atomic_write_text(args.output, text)
+    _save_state(planner, args.state)
+    if args.output != "-":
+        print(f"round {planner.pending_round}: {int(order['units'].sum())} units from "
+              f"{int((order['units'] > 0).sum())} agents; order in {args.output}")
+    return 0
+
+
+def _cmd_feedback(args: argparse.Namespace) -> int:
+    planner = _load_state(args.state)
+    obs = _read_csv(args.observations, "observations")
+    rnd = planner.pending_round
+    try:
+        planner.feedback(obs)
+    except ValueError as exc:
+        raise CLIError(f"{args.observations}: {exc}; state left unchanged") from None
+    _save_state(planner, args.state)
+    print(f"round {rnd} recorded; {planner.policy.t} rounds so far")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``subsel bandit simulate | init | next | feedback``."""
+    p = sub.add_parser("bandit", help="unknown qualities: simulate SS-UCB, or plan real rounds")
+    bsub = p.add_subparsers(dest="bandit_command", metavar="ACTION", required=True)
+    names = ", ".join(policy_names())
+
+    s = bsub.add_parser("simulate", help="regret and constraint satisfaction on random instances")
+    s.add_argument("--policy", required=True, help=f"one of: {names}")
+    s.add_argument("--oracle", default=None, help="solver name for the oracle (default dpss)")
+    s.add_argument("--n", type=int, default=10, help="agents (default 10)")
+    s.add_argument("--alpha", type=float, default=0.7, help="quality threshold (default 0.7)")
+    s.add_argument("--epsilon", type=float, default=0.05, help="tolerance eps (default 0.05)")
+    s.add_argument("--T", type=int, default=10_000, help="rounds (default 10000)")
+    s.add_argument("--runs", type=int, default=100, help="independent runs (default 100)")
+    s.add_argument("--R", type=float, default=1.0, help="revenue per good unit (default 1)")
+    s.add_argument("--seed", type=int, default=0, help="seed of instances, outcomes, policy draws")
+    s.add_argument("--out", required=True, help="output folder")
+    s.add_argument("--progress", action="store_true", help="show a progress bar")
+    s.set_defaults(func=_cmd_simulate)
+
+    i = bsub.add_parser("init", help="start a planner state for real rounds")
+    i.add_argument("--agents", required=True, help="CSV with columns name, cost[, capacity]")
+    i.add_argument("--alpha", type=float, required=True)
+    i.add_argument("--epsilon", type=float, required=True)
+    i.add_argument("--horizon", type=int, required=True, help="planned number of rounds T")
+    i.add_argument("--policy", default="ss-ucb", help=f"one of: {names} (default ss-ucb)")
+    i.add_argument("--oracle", default=None, help="solver name (default dpss)")
+    i.add_argument("--R", type=float, default=1.0)
+    i.add_argument("--seed", type=int, default=None, help="seed of a randomised policy (cts)")
+    i.add_argument("--state", required=True, help="state file to create (JSON)")
+    i.add_argument("--force", action="store_true", help="replace an existing state file")
+    i.set_defaults(func=_cmd_init)
+
+    n = bsub.add_parser("next", help="this round's order (asking again repeats it)")
+    n.add_argument("--state", required=True)
+    n.add_argument("-o", "--output", required=True, help="order CSV (name, units), or - for stdout")
+    n.set_defaults(func=_cmd_next)
+
+    f = bsub.add_parser("feedback", help="record the round's received and good units")
+    f.add_argument("--state", required=True)
+    f.add_argument("--observations", required=True, help="CSV with columns name, received, good")
+    f.set_defaults(func=_cmd_feedback)
