@@ -1,0 +1,94 @@
+"""OnlinePlanner: the next / feedback cycle and its checks (nothing changes on rejected feedback)."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from subsel.bandits import OnlinePlanner
+
+AGENTS = pd.DataFrame({"name": ["a", "b", "c"], "cost": ["0.1", "0.3", "0.2"], "capacity": ["2", "1", "1"]})
+
+
+def planner(**kw):
+    args = dict(alpha=0.6, epsilon=0.4, horizon=20)
+    args.update(kw)
+    return OnlinePlanner.create(AGENTS, **args)
+
+
+def obs(rows):
+    return pd.DataFrame(rows, columns=["name", "received", "good"])
+
+
+def test_cycle_explores_then_learns():
+    p = planner()
+    tau = p.policy.tau
+    for t in range(1, tau + 2):
+        order = p.next_order()
+        assert order.columns.tolist() == ["name", "units"]
+        if t <= tau:
+            assert order["units"].tolist() == [2, 1, 1]
+        assert p.pending_round == t
+        units = order["units"].to_numpy()
+        p.feedback(obs([[n, u, u] for n, u in zip(order["name"], units)]))
+        assert p.policy.t == t
+    assert p.policy.w.tolist() == pytest.approx((np.array([2, 1, 1]) * tau + units).tolist())
+
+
+def test_next_twice_returns_the_same_order():
+    p = planner()
+    assert p.next_order().equals(p.next_order())
+
+
+def test_state_round_trip_keeps_pending_order():
+    p = planner(policy="cts", seed=3)
+    p.next_order()
+    back = OnlinePlanner.from_state(json.loads(json.dumps(p.to_state())))
+    assert back.to_state() == p.to_state()
+    assert back.pending.tolist() == p.pending.tolist()
+
+
+@pytest.mark.parametrize("rows, match", [
+    ([["a", 2, 2], ["b", 1, 1], ["zz", 1, 1]], "row 2: unknown agent 'zz'"),
+    ([["a", 2, 3], ["b", 1, 1], ["c", 1, 1]], "row 0: good = 3 exceeds received = 2"),
+    ([["a", 1, 1], ["b", 1, 1], ["c", 1, 1]], "does not match the last order: agent 'a' was ordered 2"),
+    ([["a", 2, 2], ["b", 1, 1]], "agent 'c' was ordered 1 units, received 0"),
+    ([["a", 2, 2], ["a", 2, 2], ["c", 1, 1]], "row 1: agent 'a' repeats row 0"),
+    ([["a", 2, 2], ["b", "x", 1], ["c", 1, 1]], "row 1, column 'received': expected a non-negative"),
+    ([["a", 2, 2], ["b", 1, -1], ["c", 1, 1]], "row 1, column 'good': expected a non-negative"),
+])
+def test_rejected_feedback_changes_nothing(rows, match):
+    p = planner()
+    p.next_order()
+    before = json.dumps(p.to_state())
+    with pytest.raises(ValueError, match=match):
+        p.feedback(obs(rows))
+    assert json.dumps(p.to_state()) == before
+
+
+def test_repeated_round_is_rejected():
+    p = planner()
+    p.next_order()
+    good = obs([["a", 2, 1], ["b", 1, 1], ["c", 1, 0]])
+    p.feedback(good)
+    with pytest.raises(ValueError, match="no order is pending: round 1 was already recorded"):
+        p.feedback(good)
+
+
+def test_round_column_must_match():
+    p = planner()
+    p.next_order()
+    rows = pd.DataFrame({"name": ["a", "b", "c"], "received": [2, 1, 1], "good": [1, 1, 1], "round": [2, 2, 2]})
+    with pytest.raises(ValueError, match="round 2 is not the pending round 1"):
+        p.feedback(rows)
+
+
+@pytest.mark.parametrize("table, match", [
+    (AGENTS.drop(columns="cost"), "column 'cost' is missing"),
+    (AGENTS.assign(quality=0.5), "a 'quality' column is not expected"),
+    (AGENTS.assign(cost=["0.1", "-1", "0.2"]), "row 1, column 'cost'"),
+    (AGENTS.assign(name=["a", "a", "c"]), "duplicates"),
+])
+def test_create_validation(table, match):
+    with pytest.raises(ValueError, match=match):
+        OnlinePlanner.create(table, alpha=0.6, epsilon=0.1, horizon=10)

@@ -1,0 +1,202 @@
+"""SS-UCB and the baselines: exploration, UCB formula, validation, state round-trip (SPEC §2)."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+from subsel.bandits import (CUCB, SSUCB, BernoulliEnvironment, CautiousUCB, KnownQuality,
+                            ThompsonSampling, exploration_rounds, make_policy, policy_from_state)
+from subsel.solvers import get_solver
+from subsel.solvers.dpss import DPSS
+
+
+class CountingDPSS(DPSS):
+    """DPSS that counts its calls (to check the exploration phase never asks the oracle)."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+        self._inside = False
+
+    def solve(self, problem):
+        self.calls += not self._inside
+        return super().solve(problem)
+
+    def solve_batch(self, *args, **kwargs):
+        self.calls += 1
+        self._inside = True
+        try:
+            return super().solve_batch(*args, **kwargs)
+        finally:
+            self._inside = False
+
+
+def test_tau_formula():
+    assert exploration_rounds(100_000, 0.05) == math.ceil(3 * math.log(100_000) / (2 * 0.05 ** 2))
+    assert exploration_rounds(100_000, 0.01) > 100_000  # SPEC §2: eps = 0.01 cannot be used at T = 1e5
+
+
+@pytest.mark.parametrize("runs", [None, 3])
+def test_explore_phase_is_exactly_tau_rounds_with_every_unit(runs):
+    cost = [0.1, 0.5, 0.2]
+    capacity = [2, 1, 3]
+    oracle = CountingDPSS()
+    pol = SSUCB(oracle, cost, alpha=0.6, epsilon=0.5, horizon=40, capacity=capacity, runs=runs)
+    assert pol.tau == math.ceil(3 * math.log(40) / (2 * 0.25))
+    q = np.array([0.9, 0.5, 0.7])
+    env = BernoulliEnvironment(q if runs is None else np.tile(q, (runs, 1)), cost, capacity, seed=3)
+    for t in range(1, pol.tau + 1):
+        x = pol.select()
+        assert np.all(x == np.array(capacity)), t
+        pol.update(x, env.play(x)[1])
+    assert oracle.calls == 0
+    assert np.all(pol.w == pol.tau * np.array(capacity))
+    pol.select()
+    assert oracle.calls == 1
+
+
+def test_ucb_matches_formula_and_unobserved_is_one():
+    pol = CUCB("dpss", cost=[0.1, 0.2, 0.3], alpha=0.5)
+    pol.update([1, 1, 0], [1, 0, 0])
+    pol.update([1, 0, 0], [0, 0, 0])
+    t = pol.t + 1
+    w = np.array([2.0, 1.0])
+    qhat = np.array([0.5, 0.0])
+    expected = qhat + np.sqrt(3 * math.log(t) / (2 * w))
+    assert pol.ucb()[:2] == pytest.approx(expected, rel=1e-12)
+    assert np.isinf(pol.ucb()[2])
+    opt = pol.optimistic_quality()
+    assert opt.tolist() == [min(expected[0], 1.0), min(expected[1], 1.0), 1.0]
+    assert not np.isnan(opt).any()
+    assert pol.pessimistic_quality()[2] == 0.0
+    assert pol.q_hat.tolist() == [0.5, 0.0, 0.0]
+
+
+def test_threshold_above_one_is_clipped():
+    pol = SSUCB("dpss", [0.1], alpha=0.98, epsilon=0.05, horizon=10)
+    assert pol.threshold == 1.0 and pol.threshold_clipped
+    pol2 = SSUCB("dpss", [0.1], alpha=0.9, epsilon=0.05, horizon=10)
+    assert pol2.threshold == pytest.approx(0.95) and not pol2.threshold_clipped
+
+
+def test_ssucb_after_tau_asks_oracle_with_alpha_plus_eps():
+    pol = SSUCB("dpss", cost=[0.1, 0.1], alpha=0.6, epsilon=0.1, horizon=3)
+    pol.t = pol.tau  # jump past the exploration
+    pol.w = np.array([1e9, 1e9])
+    pol.good = np.array([0.68e9, 0.95e9])  # q̂ ~ (0.68, 0.95), bonuses ~ 0
+    # threshold 0.7: agent 0 alone is infeasible, both together average 0.815
+    assert pol.select().tolist() == [1, 1]
+    pol.good = np.array([0.68e9, 0.70e9])
+    assert pol.select().tolist() == [0, 1]
+
+
+def test_cucb_first_round_plays_every_agent_once():
+    pol = CUCB("gss", cost=[0.1, 0.9], alpha=0.5, capacity=[3, 2])
+    assert pol.select().tolist() == [1, 1]
+
+
+def test_known_quality_plays_the_optimum():
+    q, c = [0.9, 0.6, 0.2], [0.1, 0.1, 0.1]
+    pol = KnownQuality("dpss", c, 0.7, quality=q)
+    assert pol.select().tolist() == [1, 1, 0]
+
+
+def test_thompson_same_seed_same_draws():
+    a = ThompsonSampling("dpss", [0.1, 0.2, 0.3], 0.5, seed=4)
+    b = ThompsonSampling("dpss", [0.1, 0.2, 0.3], 0.5, seed=4)
+    for _ in range(5):
+        xa, xb = a.select(), b.select()
+        assert xa.tolist() == xb.tolist()
+        a.update(xa, xa)
+        b.update(xb, xb)
+
+
+def test_cautious_takes_nothing_it_cannot_vouch_for():
+    pol = CautiousUCB("dpss", [0.1, 0.1], alpha=0.7)
+    pol.update([1, 1], [1, 1])
+    # after one good unit each, the LCB is 0 (bonus > 1): nothing passes the constraint
+    assert pol.select().tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SSUCB("dpss", [0.1, 0.4, 0.2], 0.6, 0.3, 50),
+    lambda: SSUCB("gss", [[0.1, 0.4, 0.2], [0.3, 0.3, 0.3]], 0.6, 0.3, 50, runs=2),
+    lambda: CUCB("dpss", [0.1, 0.4, 0.2], 0.6, epsilon=0.05, capacity=[1, 2, 1]),
+    lambda: CautiousUCB("gss", [0.1, 0.4, 0.2], 0.6),
+    lambda: ThompsonSampling("dpss", [0.1, 0.4, 0.2], 0.6, seed=7, prior=(2.0, 1.0)),
+    lambda: KnownQuality("dpss", [0.1, 0.4, 0.2], 0.6, quality=[0.9, 0.5, 0.4]),
+])
+def test_state_round_trip(make):
+    pol = make()
+    q = np.array([0.9, 0.5, 0.4])
+    env = BernoulliEnvironment(np.broadcast_to(q, pol.w.shape), np.broadcast_to(pol.cost, pol.w.shape),
+                               pol.capacity, seed=1)
+    for _ in range(30):
+        x = pol.select()
+        pol.update(x, env.play(x)[1])
+    state = json.loads(json.dumps(pol.to_state()))
+    back = policy_from_state(state)
+    assert type(back) is type(pol)
+    assert back.to_state() == pol.to_state()
+    assert back.t == pol.t and np.array_equal(back.w, pol.w) and np.array_equal(back.good, pol.good)
+    for _ in range(3):
+        xa, xb = pol.select(), back.select()
+        assert xa.tolist() == xb.tolist()
+        pol.update(xa, xa)
+        back.update(xb, xb)
+
+
+def test_make_policy_names_and_aliases():
+    assert make_policy("dpss-ucb", cost=[0.1], alpha=0.5, epsilon=0.1, horizon=10).oracle.name == "dpss"
+    gss = make_policy("gss-ucb", cost=[0.1], alpha=0.5, epsilon=0.1, horizon=10)
+    assert isinstance(gss, SSUCB) and gss.oracle.name == "gss"
+    assert make_policy("ss-ucb", get_solver("gss"), cost=[0.1], alpha=0.5, epsilon=0.1,
+                       horizon=10).oracle.name == "gss"
+
+
+@pytest.mark.parametrize("build, exc, match", [
+    (lambda: make_policy("nope", cost=[0.1], alpha=0.5), ValueError, "unknown policy 'nope'"),
+    (lambda: make_policy("gss-ucb", "dpss", cost=[0.1], alpha=0.5, epsilon=0.1, horizon=5),
+     ValueError, "SS-UCB with the 'gss' oracle"),
+    (lambda: SSUCB(42, [0.1], 0.5, 0.1, 10), TypeError, "oracle must be a Solver"),
+    (lambda: SSUCB("nosuch", [0.1], 0.5, 0.1, 10), ValueError, "unknown solver"),
+    (lambda: SSUCB("dpss", [0.1], 0.5, 0.0, 10), ValueError, "epsilon must be > 0"),
+    (lambda: SSUCB("dpss", [0.1], 0.5, 0.1, 0), ValueError, "horizon must be >= 1"),
+    (lambda: SSUCB("dpss", [0.1], 0.5, 0.1, 2.5), TypeError, "horizon must be an integer"),
+    (lambda: SSUCB("dpss", [-0.1], 0.5, 0.1, 10), ValueError, r"cost\[0\] must be >= 0"),
+    (lambda: SSUCB("dpss", [0.1], 1.5, 0.1, 10), ValueError, r"alpha must be in \[0, 1\]"),
+    (lambda: SSUCB("dpss", [0.1], 0.5, 0.1, 10, capacity=[0]), ValueError, "capacity"),
+    (lambda: SSUCB("dpss", [[0.1], [0.2]], 0.5, 0.1, 10, runs=3), ValueError, "cost must have shape"),
+    (lambda: CUCB("dpss", [0.1], 0.5, epsilon=-0.1), ValueError, "epsilon must be >= 0"),
+    (lambda: ThompsonSampling("dpss", [0.1], 0.5, prior=(0.0, 1.0)), ValueError, "prior"),
+    (lambda: KnownQuality("dpss", [0.1], 0.5, quality=[0.5, 0.5]), ValueError, "quality must have shape"),
+])
+def test_invalid_settings(build, exc, match):
+    with pytest.raises(exc, match=match):
+        build()
+
+
+@pytest.mark.parametrize("x, good, match", [
+    ([1, 1], [1, 2], r"good_units\[1\] = 2 exceeds the units played"),
+    ([1], [1], r"x must have shape \(2,\)"),
+    ([1, 0.5], [0, 0], r"x\[1\] must be a non-negative integer"),
+    ([1, -1], [0, 0], r"x\[1\] must be a non-negative integer"),
+    ([1, 2], [0, 0], r"x\[1\] = 2 exceeds capacity 1"),
+    ([1, 1], [0, -1], r"good_units\[1\] must be a non-negative integer"),
+])
+def test_invalid_update(x, good, match):
+    pol = CUCB("dpss", [0.1, 0.2], 0.5)
+    with pytest.raises(ValueError, match=match):
+        pol.update(x, good)
+    assert pol.t == 0 and not pol.w.any()
+
+
+@pytest.mark.parametrize("state, match", [
+    ({"format": "other"}, "not a subsel bandit policy state"),
+    ({"format": "subsel-bandit-policy", "version": 99}, "unsupported policy state version"),
+    ({"format": "subsel-bandit-policy", "version": 1, "policy": "zzz"}, "unknown policy 'zzz'"),
+])
+def test_invalid_state(state, match):
+    with pytest.raises(ValueError, match=match):
+        policy_from_state(state)

@@ -1,0 +1,127 @@
+"""``subsel bandit``: simulate writes its outputs; the online cycle rejects bad feedback with exit
+code 2 and leaves the state file byte-identical."""
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from subsel.cli import main
+
+
+def test_simulate_writes_summary_curves_and_figure(tmp_path, capsys):
+    out = tmp_path / "sim"
+    code = main(["bandit", "simulate", "--policy", "gss-ucb", "--n", "5", "--alpha", "0.6",
+                 "--epsilon", "0.3", "--T", "120", "--runs", "6", "--seed", "3", "--out", str(out)])
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    for key in ("policy", "oracle", "n", "alpha", "epsilon", "T", "runs", "seed", "tau", "regret_at_T",
+                "correct_fraction_after_tau", "feasible_fraction_after_tau", "wall_time_s",
+                "run_rounds_per_s"):
+        assert key in summary, key
+    assert summary["policy"] == "gss-ucb" and summary["oracle"] == "gss"
+    tau = math.ceil(3 * math.log(120) / (2 * 0.3 ** 2))
+    assert summary["tau"] == tau and summary["T"] == 120 and summary["runs"] == 6
+    curves = pd.read_csv(out / "curves.csv")
+    assert curves["round"].iloc[-1] == 120
+    assert curves["regret_mean"].iloc[-1] == pytest.approx(summary["regret_at_T"])
+    assert (out / "regret.png").stat().st_size > 0
+    assert len(pd.read_csv(out / "runs.csv")) == 6
+    assert f"tau={tau}" in capsys.readouterr().out
+
+
+def test_simulate_same_seed_same_numbers(tmp_path):
+    args = ["bandit", "simulate", "--policy", "cts", "--n", "4", "--T", "30", "--runs", "3",
+            "--seed", "9", "--epsilon", "0.3"]
+    main(args + ["--out", str(tmp_path / "a")])
+    main(args + ["--out", str(tmp_path / "b")])
+    assert (tmp_path / "a" / "curves.csv").read_text() == (tmp_path / "b" / "curves.csv").read_text()
+
+
+@pytest.mark.parametrize("extra, match", [
+    (["--policy", "nope"], "unknown policy 'nope'"),
+    (["--policy", "ss-ucb", "--oracle", "nosuch"], "unknown solver 'nosuch'"),
+    (["--policy", "ss-ucb", "--epsilon", "0"], "epsilon must be > 0"),
+    (["--policy", "ss-ucb", "--runs", "0"], "--runs must be >= 1"),
+])
+def test_simulate_errors(tmp_path, capsys, extra, match):
+    code = main(["bandit", "simulate", "--T", "5", "--out", str(tmp_path / "o")] + extra)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("subsel: error:") and match in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.fixture
+def online(tmp_path):
+    agents = tmp_path / "agents.csv"
+    agents.write_text("name,cost,capacity\nfarm_a,0.1,2\nfarm_b,0.3,1\nfarm_c,0.2,1\n")
+    state = tmp_path / "state.json"
+    assert main(["bandit", "init", "--agents", str(agents), "--alpha", "0.6", "--epsilon", "0.4",
+                 "--horizon", "20", "--policy", "gss-ucb", "--state", str(state)]) == 0
+    return tmp_path, state
+
+
+def _next(tmp_path, state):
+    order = tmp_path / "order.csv"
+    assert main(["bandit", "next", "--state", str(state), "-o", str(order)]) == 0
+    return pd.read_csv(order)
+
+
+def test_online_cycle(online):
+    tmp_path, state = online
+    for rnd in range(1, 4):
+        order = _next(tmp_path, state)
+        assert order.columns.tolist() == ["name", "units"]
+        assert order["units"].tolist() == [2, 1, 1]  # exploration: every unit
+        obs = tmp_path / "obs.csv"
+        obs.write_text("name,received,good\n" + "".join(
+            f"{n},{u},{max(u - 1, 0)}\n" for n, u in zip(order["name"], order["units"])))
+        assert main(["bandit", "feedback", "--state", str(state), "--observations", str(obs)]) == 0
+        saved = json.loads(state.read_text())
+        assert saved["policy"]["t"] == rnd and saved["pending"] is None
+    assert saved["policy"]["w"] == [6, 3, 3] and saved["policy"]["good"] == [3, 0, 0]
+
+
+@pytest.mark.parametrize("obs_text, match", [
+    ("name,received,good\nfarm_a,1,1\nfarm_b,1,1\nfarm_c,1,1\n", "does not match the last order"),
+    ("name,received,good\nfarm_a,2,3\nfarm_b,1,1\nfarm_c,1,1\n", "good = 3 exceeds received = 2"),
+    ("name,received,good\nfarm_a,2,2\nfarm_b,1,1\nfarm_x,1,1\n", "unknown agent 'farm_x'"),
+    ("name,received\nfarm_a,2\n", "column 'good' is missing"),
+    ("name,received,good\nfarm_a,2,2\nfarm_b,1,1\nfarm_c,1,1\n", "repeated"),
+])
+def test_online_rejects_bad_feedback_and_keeps_state_bytes(online, capsys, obs_text, match):
+    tmp_path, state = online
+    _next(tmp_path, state)
+    obs = tmp_path / "obs.csv"
+    if match == "repeated":  # a correct feedback first, then the same round again
+        obs.write_text(obs_text)
+        assert main(["bandit", "feedback", "--state", str(state), "--observations", str(obs)]) == 0
+        match = "no order is pending"
+    obs.write_text(obs_text)
+    before = state.read_bytes()
+    capsys.readouterr()
+    code = main(["bandit", "feedback", "--state", str(state), "--observations", str(obs)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert match in err and "state left unchanged" in err and len(err.strip().splitlines()) == 1
+    assert state.read_bytes() == before
+    assert not list(tmp_path.glob(".state.json.*"))  # no temporary file left behind
+
+
+def test_online_missing_state_and_existing_state(online, capsys):
+    tmp_path, state = online
+    code = main(["bandit", "next", "--state", str(tmp_path / "none.json"), "-o", str(tmp_path / "o.csv")])
+    assert code == 2 and "does not exist" in capsys.readouterr().err
+    before = state.read_bytes()
+    code = main(["bandit", "init", "--agents", str(tmp_path / "agents.csv"), "--alpha", "0.6",
+                 "--epsilon", "0.4", "--horizon", "20", "--state", str(state)])
+    assert code == 2 and "exists; use --force" in capsys.readouterr().err
+    assert state.read_bytes() == before
+
+
+def test_online_damaged_state(tmp_path, capsys):
+    state = tmp_path / "state.json"
+    state.write_text("{not json")
+    code = main(["bandit", "next", "--state", str(state), "-o", str(tmp_path / "o.csv")])
+    assert code == 2 and "not a JSON state file" in capsys.readouterr().err
+    assert state.read_text() == "{not json"
