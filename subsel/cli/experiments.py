@@ -98,7 +98,7 @@ def _add_backend_options(p: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``reproduce`` and ``compare`` to the ``subsel`` parser."""
     p = sub.add_parser(
-        "reproduce", help="reproduce the paper's experiments (fig1a, fig1b, fig2, table1, all)",
+        "reproduce", help="reproduce the paper's experiments (fig1a, fig1b, fig2, table1, fig3, fig4, all)",
         description="Run one of the paper's experiments (or all) and write its table (CSV), figure (PNG) "
                     "and a markdown summary to --out.")
     p.add_argument("name", metavar="NAME", help="experiment name, or 'all'")

@@ -21,6 +21,8 @@ EXPERIMENTS: dict[str, str] = {
     "fig1b": "subsel.experiments.paper:fig1b",
     "fig2": "subsel.experiments.paper:fig2",
     "table1": "subsel.experiments.paper:table1",
+    "fig3": "subsel.experiments.bandit_figures:fig3",
+    "fig4": "subsel.experiments.bandit_figures:fig4",
 }
 
 #: Sizes every experiment knows: ``tiny`` (the test suite, seconds), ``quick`` (under a minute on two

@@ -22,7 +22,7 @@ def per_problem(solver: Solver, batch: dict) -> np.ndarray:
 
 
 @pytest.mark.parametrize("name", ["dpss", "gss"])
-@settings(max_examples=120)
+@settings(max_examples=60)
 @given(batch=problem_batches(n_max=9, grid=True, objective=True))
 def test_batched_equals_per_problem_on_grid(name, batch):
     solver = get_solver(name)
@@ -30,7 +30,7 @@ def test_batched_equals_per_problem_on_grid(name, batch):
 
 
 @pytest.mark.parametrize("name", ["dpss", "gss"])
-@settings(max_examples=120)
+@settings(max_examples=60)
 @given(batch=problem_batches(n_max=10, m_max=10))
 def test_batched_equals_per_problem_continuous(name, batch):
     solver = get_solver(name)

@@ -1,0 +1,58 @@
+"""``subsel reproduce fig3`` / ``fig4`` end to end at the tiny scale (SPEC §2; Deva et al., §6.2)."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from subsel.cli import main
+from subsel.experiments.bandit_figures import SIZES, fit_log_curve
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory):
+    return tmp_path_factory.mktemp("bandit_figures")
+
+
+def _tau(T, eps):
+    return math.ceil(3 * math.log(T) / (2 * eps ** 2))
+
+
+@pytest.mark.parametrize("name", ["fig3", "fig4"])
+def test_reproduce_end_to_end(out, capsys, name):
+    assert main(["reproduce", name, "--scale", "tiny", "--out", str(out), "--seed", "1"]) == 0
+    assert f"{name}: " in capsys.readouterr().out
+    size = SIZES[name]["tiny"]
+    table = pd.read_csv(out / f"{name}.csv")
+    assert set(table["oracle"]) == {"dpss", "gss"}
+    assert sorted(set(table["epsilon"])) == sorted(size["epsilon"])
+    for (oracle, eps), part in table.groupby(["oracle", "epsilon"]):
+        tau = _tau(size["T"], eps)
+        assert (part["tau"] == tau).all()
+        assert part["round"].max() == size["T"]
+        # exploration plays every agent: before tau the fraction correct is constant
+        before = part[part["round"] <= tau]["correct_fraction"]
+        assert before.nunique() == 1
+        last = part[part["round"] == size["T"]].iloc[0]
+        assert last["regret_mean"] == pytest.approx(last["regret_at_T"])
+    assert (out / f"{name}.png").read_bytes()[:8] == PNG
+    md = (out / f"{name}.md").read_text()
+    assert "172,694" in md and "ε = 0.01" in md  # why eps = 0.01 is not used
+    for eps in size["epsilon"]:
+        assert f"{_tau(size['T'], eps):,}" in md
+
+
+def test_fig3_after_tau_regret_starts_at_zero(out):
+    if not (out / "fig3.csv").exists():
+        main(["reproduce", "fig3", "--scale", "tiny", "--out", str(out), "--seed", "1"])
+    table = pd.read_csv(out / "fig3.csv")
+    tau = int(table["tau"].iloc[0])
+    assert (table.loc[table["round"] <= tau, "regret_after_tau_mean"] == 0).all()
+
+
+def test_fit_log_curve_recovers_coefficients():
+    t = np.geomspace(10, 1e5, 50)
+    a, b, r2 = fit_log_curve(t, 3.0 + 2.5 * np.log(t))
+    assert a == pytest.approx(3.0) and b == pytest.approx(2.5) and r2 == pytest.approx(1.0)
