@@ -324,13 +324,13 @@ def check_batch_inputs(quality: Any, cost: Any, alpha: Any, R: Any, capacity: An
         capacities that are not positive integers, ``R <= 0``; the message names the argument and
         the first offending (row, column).
     """
-    def arr(value: Any, name: str) -> np.ndarray:
+    def arr(value: Any, name: str, low: float = -np.inf, high: float = np.inf) -> np.ndarray:
         try:
             out = np.asarray(value, dtype=float)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"{name} must be an array of numbers; got {type(value).__name__}") from exc
-        if np.isfinite(out).all():
-            return out
+        if ((out >= low) & (out <= high) & (out < np.inf) & (out > -np.inf)).all():
+            return out  # the fast path: finite and in range
         if out.ndim == 0:
             if not np.isfinite(out):
                 raise ValueError(f"{name} must be a finite number; got {float(out)}")
@@ -345,25 +345,21 @@ def check_batch_inputs(quality: Any, cost: Any, alpha: Any, R: Any, capacity: An
         if not mask.any():
             return
         if values.ndim == 0:
-            if bool(mask):
-                raise ValueError(f"{name} must be {rule}; got {float(values)}")
-            return
-        bad = np.argwhere(mask)
-        if bad.size:
-            idx = tuple(int(i) for i in bad[0])
-            raise ValueError(f"{name}{list(idx)} must be {rule}; got {values[idx]}")
+            raise ValueError(f"{name} must be {rule}; got {float(values)}")
+        idx = tuple(int(i) for i in np.argwhere(mask)[0])
+        raise ValueError(f"{name}{list(idx)} must be {rule}; got {values[idx]}")
 
-    q = arr(quality, "quality")
+    q = arr(quality, "quality", 0.0, 1.0)
     if q.ndim != 2 or q.shape[1] == 0:
         raise ValueError(f"quality must have shape (m, n) with n >= 1; got {q.shape}")
     m, n = q.shape
     first_bad((q < 0) | (q > 1), q, "quality", "in [0, 1]")
-    c = arr(cost, "cost")
+    c = arr(cost, "cost", 0.0)
     if c.shape not in ((n,), (m, n)):
         raise ValueError(f"cost must have shape ({n},) or ({m}, {n}); got {c.shape}")
     first_bad(c < 0, c, "cost", ">= 0")
     c = np.broadcast_to(c, (m, n))
-    a = arr(alpha, "alpha")
+    a = arr(alpha, "alpha", 0.0, 1.0)
     if a.shape not in ((), (m,)):
         raise ValueError(f"alpha must be a number or have shape ({m},); got {a.shape}")
     first_bad((a < 0) | (a > 1), a, "alpha", "in [0, 1]")
@@ -381,34 +377,44 @@ def check_batch_inputs(quality: Any, cost: Any, alpha: Any, R: Any, capacity: An
         k = kf.astype(np.int64)
     oq = None
     if objective_quality is not None:
-        oq = arr(objective_quality, "objective_quality")
+        oq = arr(objective_quality, "objective_quality", 0.0, 1.0)
         if oq.shape != (m, n):
             raise ValueError(f"objective_quality must have shape ({m}, {n}); got {oq.shape}")
         first_bad((oq < 0) | (oq > 1), oq, "objective_quality", "in [0, 1]")
     return q, c, a, k, oq
 
 
-def check_batch_answer(solver: str, quality: np.ndarray, alpha: np.ndarray, capacity: np.ndarray,
-                       x: np.ndarray) -> np.ndarray:
-    """Check a batched answer like :meth:`Solver.solve` checks one: integral, in bounds, feasible.
+def check_batch_answer(solver: str, margin: np.ndarray, capacity: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Check a batched answer like :meth:`Solver.solve` checks one: in bounds and feasible.
 
-    Feasibility uses the linear form ``sum_i (q_i - alpha) x_i >= -FEASIBILITY_TOL`` per row.
+    Parameters
+    ----------
+    solver : str
+        Name for the message.
+    margin : ndarray, shape (m, n)
+        ``quality - alpha`` per row (the coefficients of the quality constraint).
+    capacity : ndarray of int, shape (n,)
+    x : ndarray of int64, shape (m, n)
+
+    Returns
+    -------
+    ndarray
+        ``x`` itself.
 
     Raises
     ------
     SolverError
-        Naming the first offending row.
+        Naming the first offending row: a unit count outside ``0..capacity``, or
+        ``sum_i (q_i - alpha) x_i < -FEASIBILITY_TOL``.
     """
     from ..models import FEASIBILITY_TOL
 
-    x = np.asarray(x)
-    bad = np.flatnonzero(np.any((x < 0) | (x > capacity), axis=1))
-    if bad.size:
+    if x.size and (x.min() < 0 or not (x <= capacity).all()):
+        bad = np.flatnonzero(np.any((x < 0) | (x > capacity), axis=1))
         raise SolverError(f"{solver}: batch row {int(bad[0])} is outside 0 <= x <= capacity")
-    surplus = rowdot(x, quality - alpha[:, None])
-    bad = np.flatnonzero(surplus < -FEASIBILITY_TOL)
-    if bad.size:
-        j = int(bad[0])
+    surplus = rowdot(x, margin)
+    if (surplus < -FEASIBILITY_TOL).any():
+        j = int(np.flatnonzero(surplus < -FEASIBILITY_TOL)[0])
         raise SolverError(f"{solver}: batch row {j} is infeasible (surplus {surplus[j]:.3g} < 0)")
     return x
 

@@ -192,4 +192,4 @@ class DPSS(Solver):
                 ok = us[1] + base[rows, None] >= -FEASIBILITY_TOL
                 best = np.argmax(np.where(ok, us[0], -np.inf), axis=1)
                 x_flat[idx] = (best[:, None] >> np.arange(int(gv))) & 1
-        return check_batch_answer(self.name, q, a, k, x)
+        return check_batch_answer(self.name, margin, k, x)

@@ -233,4 +233,4 @@ class GSS(Solver):
         redo = rowdot(x_int, margin) < -FEASIBILITY_TOL
         if redo.any():
             x_int[redo] = rounded(0.0)[redo]
-        return check_batch_answer(self.name, q, a, k, x_int.astype(np.int64))
+        return check_batch_answer(self.name, margin, k, x_int.astype(np.int64))
