@@ -1,0 +1,81 @@
+"""Throughput of the bandit simulation: batched DPSS-UCB and GSS-UCB vs a per-run loop (SPEC §2).
+
+Measures run-rounds per second (runs x rounds / wall seconds) at the paper's setting (n = 10,
+q, c ~ U[0, 1], alpha = 0.7, eps = 0.05, T = 10^5, so tau = 6908):
+
+- the exploration phase (no oracle calls), batched over all runs;
+- the oracle phase (t > tau) batched over all runs, for DPSS-UCB and GSS-UCB (one ``solve_batch``
+  call per round);
+- the same policies as a per-run loop (one ``Solver.solve`` call per run and round) on a small
+  slice of runs;
+
+then prints the batched / per-run ratio and the extrapolated wall time of the full experiment
+(1000 runs x 10^5 rounds) per policy, from the measured rates.  All numbers come from this one run.
+
+Usage::
+
+    python benchmarks/bench_bandits.py [--runs 1000] [--rounds 1500] [--slice-runs 10] [--slice-rounds 100]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from subsel.bandits import BernoulliEnvironment, make_policy, paper_instances, simulate
+
+N, ALPHA, EPS, T = 10, 0.7, 0.05, 100_000
+
+
+def explored(policy_name, oracle, quality, cost, runs, seed):
+    """A policy (batched when ``runs``) whose exploration phase was just played, and its environment."""
+    env = BernoulliEnvironment(quality, cost, seed=seed)
+    pol = make_policy(policy_name, oracle, cost=cost, alpha=ALPHA, epsilon=EPS, horizon=T, runs=runs)
+    start = time.perf_counter()
+    x = np.broadcast_to(pol.capacity, quality.shape).astype(np.int64)
+    for _ in range(pol.tau):
+        pol._tell(x, env._good(x))
+    return pol, env, time.perf_counter() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=1000)
+    ap.add_argument("--rounds", type=int, default=1500, help="oracle rounds measured after tau")
+    ap.add_argument("--slice-runs", type=int, default=10)
+    ap.add_argument("--slice-rounds", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    quality, cost = paper_instances(N, args.runs, ALPHA, args.seed)
+    print(f"n={N}, alpha={ALPHA}, eps={EPS}, T={T}, runs={args.runs}; measuring {args.rounds} oracle rounds "
+          f"batched and {args.slice_rounds} rounds x {args.slice_runs} runs per-run")
+    rates = {}
+    for oracle in ("dpss", "gss"):
+        pol, env, explore_s = explored("ss-ucb", oracle, quality, cost, args.runs, args.seed + 1)
+        tau = pol.tau
+        explore_rate = args.runs * tau / explore_s
+        res = simulate(pol, env, args.rounds, EPS, tau=0, checkpoints=[args.rounds])
+        batched = res.run_rounds_per_s
+        # per-run loop on a slice: single-run policies, each asking Solver.solve every round
+        k = args.slice_runs
+        singles = []
+        for j in range(k):
+            p1, _, _ = explored("ss-ucb", oracle, quality[j], cost[j], None, args.seed + 2 + j)
+            singles.append(p1)
+        env_k = BernoulliEnvironment(quality[:k], cost[:k], seed=args.seed + 1)
+        res_k = simulate(singles, env_k, args.slice_rounds, EPS, tau=0, checkpoints=[args.slice_rounds])
+        per_run = res_k.run_rounds_per_s
+        full_s = args.runs * tau / explore_rate + args.runs * (T - tau) / batched
+        rates[oracle] = batched
+        print(f"{oracle.upper()}-UCB: explore phase {explore_rate:,.0f} run-rounds/s; oracle phase batched "
+              f"{batched:,.0f} run-rounds/s; per-run loop {per_run:,.0f} run-rounds/s; "
+              f"ratio batched/per-run {batched / per_run:,.1f}x")
+        print(f"    extrapolated full experiment ({args.runs} runs x {T} rounds, tau={tau}): "
+              f"{full_s:,.0f} s = {full_s / 60:.1f} min on one core "
+              f"({'meets' if batched >= 3e5 else 'misses'} the 3e5 run-rounds/s target)")
+    print(f"ratio GSS-UCB / DPSS-UCB batched throughput: {rates['gss'] / rates['dpss']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
