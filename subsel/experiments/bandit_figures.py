@@ -9,6 +9,8 @@ instances and the same outcome stream (common random numbers), derived from the 
 Files in ``config.out_dir``:
 
 - ``NAME.csv``: tidy curves, one row per (oracle, ε, checkpoint round), with the run's scalars;
+- ``NAME_summary.csv``: one row per (oracle, ε): τ, regret at T, fractions after τ, speed (and
+  for Fig. 3 the fitted ``a + b ln t``);
 - ``NAME.png``: the figure; ``NAME.md``: the summary with τ, the paper's claims beside ours, and why
   ε = 0.01 is not used.
 
@@ -30,7 +32,7 @@ from ..bandits import BernoulliEnvironment, exploration_rounds, make_policy, pap
 from ..models._io import atomic_write_text
 from .analysis import to_markdown
 from .registry import ExperimentConfig
-from .runner import Task, grid, run_grid
+from .runner import Task, grid, run_grid, write_table
 
 __all__ = ["fig3", "fig4", "SIZES", "bandit_curves", "fit_log_curve"]
 
@@ -132,7 +134,7 @@ def fig3(config: ExperimentConfig) -> list[Path]:
     Returns
     -------
     list of Path
-        ``fig3.csv``, ``fig3.png``, ``fig3.md``.
+        ``fig3.csv``, ``fig3_summary.csv``, ``fig3.png``, ``fig3.md``.
     """
     from .plots import _figure, _save
 
@@ -161,6 +163,8 @@ def fig3(config: ExperimentConfig) -> list[Path]:
     png = _save(fig, config.out_dir / "fig3.png")
     per = _per_task(table)
     fit_df = pd.DataFrame(fits)
+    summary_csv = write_table(per.merge(fit_df.drop(columns="tau"), on=["oracle", "epsilon"]),
+                              config.out_dir / "fig3_summary.csv")
     lines = _header(config, "fig3", "regret of DPSS-UCB and GSS-UCB after τ", size, elapsed)
     lines += ["## Results", "", f"τ = ⌈3 ln T / (2 ε²)⌉ = {fits[0]['tau']:,} for ε = {eps:g} and T = "
               f"{size['T']:,}.", "", to_markdown(per), "",
@@ -177,7 +181,7 @@ def fig3(config: ExperimentConfig) -> list[Path]:
               _eps01_line(size["T"])]
     md = config.out_dir / "fig3.md"
     atomic_write_text(md, "\n".join(lines) + "\n")
-    return [config.out_dir / "fig3.csv", png, md]
+    return [config.out_dir / "fig3.csv", summary_csv, png, md]
 
 
 def fig4(config: ExperimentConfig) -> list[Path]:
@@ -190,7 +194,7 @@ def fig4(config: ExperimentConfig) -> list[Path]:
     Returns
     -------
     list of Path
-        ``fig4.csv``, ``fig4.png``, ``fig4.md``.
+        ``fig4.csv``, ``fig4_summary.csv``, ``fig4.png``, ``fig4.md``.
     """
     from .plots import _figure, _save
 
@@ -213,6 +217,7 @@ def fig4(config: ExperimentConfig) -> list[Path]:
     fig.suptitle(f"Fig. 4: correct selections per round ({size['runs']} runs, T = {size['T']:,})")
     png = _save(fig, config.out_dir / "fig4.png")
     per = _per_task(table)
+    summary_csv = write_table(per, config.out_dir / "fig4_summary.csv")
     taus = ", ".join(f"ε = {e:g}: τ = {exploration_rounds(size['T'], e):,}" for e in size["epsilon"])
     worst = per["correct_fraction_after_tau"].min()
     lines = _header(config, "fig4", "constraint satisfaction of DPSS-UCB and GSS-UCB per round", size,
@@ -229,4 +234,4 @@ def fig4(config: ExperimentConfig) -> list[Path]:
               _eps01_line(size["T"])]
     md = config.out_dir / "fig4.md"
     atomic_write_text(md, "\n".join(lines) + "\n")
-    return [config.out_dir / "fig4.csv", png, md]
+    return [config.out_dir / "fig4.csv", summary_csv, png, md]

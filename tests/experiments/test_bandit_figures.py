@@ -38,6 +38,11 @@ def test_reproduce_end_to_end(out, capsys, name):
         last = part[part["round"] == size["T"]].iloc[0]
         assert last["regret_mean"] == pytest.approx(last["regret_at_T"])
     assert (out / f"{name}.png").read_bytes()[:8] == PNG
+    summary = pd.read_csv(out / f"{name}_summary.csv")
+    assert len(summary) == 2 * len(size["epsilon"])
+    for _, row in summary.iterrows():
+        part = table[(table["oracle"] == row["oracle"]) & (table["epsilon"] == row["epsilon"])]
+        assert row["regret_at_T"] == pytest.approx(part.loc[part["round"] == size["T"], "regret_mean"].iloc[0])
     md = (out / f"{name}.md").read_text()
     assert "172,694" in md and "ε = 0.01" in md  # why eps = 0.01 is not used
     for eps in size["epsilon"]:
