@@ -324,63 +324,55 @@ def check_batch_inputs(quality: Any, cost: Any, alpha: Any, R: Any, capacity: An
         capacities that are not positive integers, ``R <= 0``; the message names the argument and
         the first offending (row, column).
     """
-    def arr(value: Any, name: str, low: float = -np.inf, high: float = np.inf) -> np.ndarray:
+    def arr(value: Any, name: str, low: float = -np.inf, high: float = np.inf, rule: str = "") -> np.ndarray:
         try:
             out = np.asarray(value, dtype=float)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"{name} must be an array of numbers; got {type(value).__name__}") from exc
-        if ((out >= low) & (out <= high) & (out < np.inf) & (out > -np.inf)).all():
-            return out  # the fast path: finite and in range
-        if out.ndim == 0:
-            if not np.isfinite(out):
-                raise ValueError(f"{name} must be a finite number; got {float(out)}")
-            return out
-        bad = np.argwhere(~np.isfinite(out))
-        if bad.size:
-            idx = tuple(int(i) for i in bad[0])
-            raise ValueError(f"{name}{list(idx)} must be a finite number; got {out[idx]}")
+        if out.size and low <= out.min() and out.max() <= high and -np.inf < out.min() \
+                and out.max() < np.inf:
+            return out  # the fast path: finite and in range (a NaN fails every comparison)
+        for mask, what in ((~np.isfinite(out), "a finite number"), ((out < low) | (out > high), rule)):
+            if mask.any():
+                if out.ndim == 0:
+                    raise ValueError(f"{name} must be {what}; got {float(out)}")
+                idx = tuple(int(i) for i in np.argwhere(mask)[0])
+                raise ValueError(f"{name}{list(idx)} must be {what}; got {out[idx]}")
         return out
 
-    def first_bad(mask: np.ndarray, values: np.ndarray, name: str, rule: str) -> None:
-        if not mask.any():
-            return
-        if values.ndim == 0:
-            raise ValueError(f"{name} must be {rule}; got {float(values)}")
-        idx = tuple(int(i) for i in np.argwhere(mask)[0])
-        raise ValueError(f"{name}{list(idx)} must be {rule}; got {values[idx]}")
-
-    q = arr(quality, "quality", 0.0, 1.0)
+    q = arr(quality, "quality", 0.0, 1.0, "in [0, 1]")
     if q.ndim != 2 or q.shape[1] == 0:
         raise ValueError(f"quality must have shape (m, n) with n >= 1; got {q.shape}")
     m, n = q.shape
-    first_bad((q < 0) | (q > 1), q, "quality", "in [0, 1]")
-    c = arr(cost, "cost", 0.0)
+    c = arr(cost, "cost", 0.0, np.inf, ">= 0")
     if c.shape not in ((n,), (m, n)):
         raise ValueError(f"cost must have shape ({n},) or ({m}, {n}); got {c.shape}")
-    first_bad(c < 0, c, "cost", ">= 0")
-    c = np.broadcast_to(c, (m, n))
-    a = arr(alpha, "alpha", 0.0, 1.0)
+    if c.shape != (m, n):
+        c = np.broadcast_to(c, (m, n))
+    a = arr(alpha, "alpha", 0.0, 1.0, "in [0, 1]")
     if a.shape not in ((), (m,)):
         raise ValueError(f"alpha must be a number or have shape ({m},); got {a.shape}")
-    first_bad((a < 0) | (a > 1), a, "alpha", "in [0, 1]")
-    a = np.broadcast_to(a, (m,))
+    if a.shape != (m,):
+        a = np.broadcast_to(a, (m,))
     if isinstance(R, bool) or not isinstance(R, (int, float, np.integer, np.floating)) \
             or not math.isfinite(float(R)) or R <= 0:
         raise ValueError(f"R must be a number > 0; got {R!r}")
     if capacity is None:
         k = np.ones(n, dtype=np.int64)
     else:
-        kf = arr(capacity, "capacity")
+        kf = arr(capacity, "capacity", 1.0, np.inf, "a positive integer")
         if kf.shape != (n,):
             raise ValueError(f"capacity must have shape ({n},); got {kf.shape}")
-        first_bad((kf < 1) | (kf != np.round(kf)), kf, "capacity", "a positive integer")
+        frac = kf != np.round(kf)
+        if frac.any():
+            i = int(np.flatnonzero(frac)[0])
+            raise ValueError(f"capacity[{i}] must be a positive integer; got {kf[i]}")
         k = kf.astype(np.int64)
     oq = None
     if objective_quality is not None:
-        oq = arr(objective_quality, "objective_quality", 0.0, 1.0)
+        oq = arr(objective_quality, "objective_quality", 0.0, 1.0, "in [0, 1]")
         if oq.shape != (m, n):
             raise ValueError(f"objective_quality must have shape ({m}, {n}); got {oq.shape}")
-        first_bad((oq < 0) | (oq > 1), oq, "objective_quality", "in [0, 1]")
     return q, c, a, k, oq
 
 

@@ -187,8 +187,11 @@ class GSS(Solver):
 
         L2, valid2, m2, r2, flat2, n2 = sorted_list(s2, key2)
         L3, valid3, m3, r3, flat3, n3 = sorted_list(s3, key3)
-        f2 = np.where(valid2, kf[L2], 0.0)
-        f3 = np.where(valid3, kf[L3], 0.0)
+        if (k == 1).all():  # unit capacities: one free unit per list member
+            f2, f3 = valid2.astype(float), valid3.astype(float)
+        else:
+            f2 = np.where(valid2, kf[L2], 0.0)
+            f3 = np.where(valid3, kf[L3], 0.0)
         w2 = np.where(valid2, m2, 1.0)
         w3 = np.where(valid3, -m3, 1.0)
         with np.errstate(over="ignore"):  # a tiny |q - alpha| gives an infinite ratio, as in select()
