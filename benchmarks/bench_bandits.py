@@ -19,6 +19,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -55,7 +56,9 @@ def main() -> None:
         pol, env, explore_s = explored("ss-ucb", oracle, quality, cost, args.runs, args.seed + 1)
         tau = pol.tau
         explore_rate = args.runs * tau / explore_s
+        cpu = time.process_time()
         res = simulate(pol, env, args.rounds, EPS, tau=0, checkpoints=[args.rounds])
+        batched_cpu = args.runs * args.rounds / (time.process_time() - cpu)
         batched = res.run_rounds_per_s
         # per-run loop on a slice: single-run policies, each asking Solver.solve every round
         k = args.slice_runs
@@ -69,12 +72,14 @@ def main() -> None:
         full_s = args.runs * tau / explore_rate + args.runs * (T - tau) / batched
         rates[oracle] = batched
         print(f"{oracle.upper()}-UCB: explore phase {explore_rate:,.0f} run-rounds/s; oracle phase batched "
-              f"{batched:,.0f} run-rounds/s; per-run loop {per_run:,.0f} run-rounds/s; "
-              f"ratio batched/per-run {batched / per_run:,.1f}x")
+              f"{batched:,.0f} run-rounds/s wall ({batched_cpu:,.0f} per CPU second); per-run loop "
+              f"{per_run:,.0f} run-rounds/s; ratio batched/per-run {batched / per_run:,.1f}x")
         print(f"    extrapolated full experiment ({args.runs} runs x {T} rounds, tau={tau}): "
               f"{full_s:,.0f} s = {full_s / 60:.1f} min on one core "
               f"({'meets' if batched >= 3e5 else 'misses'} the 3e5 run-rounds/s target)")
     print(f"ratio GSS-UCB / DPSS-UCB batched throughput: {rates['gss'] / rates['dpss']:.2f}")
+    print(f"load average during the run: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores "
+          "(wall rates drop when other processes share the cores; CPU-second rates much less)")
 
 
 if __name__ == "__main__":
