@@ -84,3 +84,14 @@ def test_batch_input_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         check_batch_inputs(args["quality"], args["cost"], args["alpha"], args["R"], args["capacity"],
                            args.get("objective_quality"))
+
+
+def test_batched_dpss_falls_back_for_many_free_agents():
+    """Rows with more than 20 free agents (|S2 ∪ S3| > 20) go through solve, mixed with fast rows."""
+    rng = np.random.default_rng(5)
+    n = 21
+    q = np.vstack([rng.uniform(0.1, 0.6, n), rng.random(n)])  # row 0: every agent in S3
+    c = np.vstack([np.zeros(n), rng.random(n)])
+    dpss = get_solver("dpss")
+    batch = dict(quality=q, cost=c, alpha=np.array([0.65, 0.7]), R=1.0, capacity=np.ones(n, dtype=int))
+    assert dpss.solve_batch(**batch).tolist() == per_problem(dpss, batch).tolist()
