@@ -40,12 +40,12 @@ __all__ = ["fig3", "fig4", "SIZES", "bandit_curves", "fit_log_curve"]
 #: rounds; ``quick`` keeps the paper's ε with fewer rounds and runs; ``full`` is the paper's scale.
 SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "fig3": {
-        "tiny": {"T": 300, "runs": 3, "epsilon": (0.25,)},
+        "tiny": {"T": 200, "runs": 3, "epsilon": (0.35,)},
         "quick": {"T": 20_000, "runs": 200, "epsilon": (0.05,)},
         "full": {"T": 100_000, "runs": 1000, "epsilon": (0.05,)},
     },
     "fig4": {
-        "tiny": {"T": 300, "runs": 3, "epsilon": (0.2, 0.25, 0.3)},
+        "tiny": {"T": 200, "runs": 3, "epsilon": (0.3, 0.35, 0.4)},
         "quick": {"T": 45_000, "runs": 20, "epsilon": (0.02, 0.05, 0.1)},
         "full": {"T": 100_000, "runs": 1000, "epsilon": (0.02, 0.05, 0.1)},
     },
