@@ -541,11 +541,13 @@ class SubsetSelectionProblem:
             raise ValueError(_rowify(str(exc))) from None
 
     @classmethod
-    def from_csv(cls, path: str | Path, alpha: float, R: float = 1.0, **extensions: Any
+    def from_csv(cls, path: str | Path | Any, alpha: float, R: float = 1.0, **extensions: Any
                  ) -> "SubsetSelectionProblem":
         """Read agents from a CSV file with a header ``name, quality, cost, capacity``.
 
         ``name`` and ``capacity`` are optional columns.  See :meth:`from_dataframe`.
+        ``path`` may also be an open text stream (e.g. ``sys.stdin``); messages then name the
+        stream's ``name`` attribute (``<stdin>``).
 
         Raises
         ------
@@ -554,9 +556,13 @@ class SubsetSelectionProblem:
         ValueError
             Unreadable CSV, missing columns, bad cells (naming the file, row and column).
         """
-        path = Path(path)
+        if not hasattr(path, "read"):
+            path = Path(path)
+        else:
+            label = str(getattr(path, "name", "<stream>"))
+            path = _StreamLabel(path, label)
         try:
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+            df = pd.read_csv(path.stream if isinstance(path, _StreamLabel) else path, dtype=str, keep_default_na=False, skipinitialspace=True)
         except FileNotFoundError:
             raise
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -581,6 +587,17 @@ class SubsetSelectionProblem:
         ext = ", ".join(sorted(self.extensions))
         return (f"SubsetSelectionProblem(n={self.n}, alpha={self.alpha:g}, R={self.R:g}"
                 + (f", extensions=[{ext}]" if ext else "") + ")")
+
+
+class _StreamLabel:
+    """An open stream with a printable name, so CSV errors can say where they come from."""
+
+    def __init__(self, stream: Any, label: str):
+        self.stream = stream
+        self.label = label
+
+    def __str__(self) -> str:
+        return self.label
 
 
 def _rowify(message: str) -> str:
