@@ -100,7 +100,9 @@ class LinearForm:
         prob = pulp.LpProblem("subset_selection", pulp.LpMaximize)
         # Variables: x_i integer units of agent i; bounds from capacity and the must lists
         # (must-take: x_i >= 1, must-not-take: x_i = 0).
-        x = [pulp.LpVariable(f"x_{i}", lowBound=lo, upBound=up, cat=pulp.LpInteger)
+        # (PuLP >= 3.3 attaches variables to the model; older PuLP builds them free-standing.)
+        new_var = getattr(prob, "add_variable", None) or pulp.LpVariable
+        x = [new_var(f"x_{i}", lowBound=lo, upBound=up, cat=pulp.LpInteger)
              for i, (lo, up) in enumerate(zip(self.lower.tolist(), self.upper.tolist()))]
         # Objective: total utility sum r_i x_i.
         prob.setObjective(pulp.LpAffineExpression(zip(x, self.objective.tolist()), name="utility"))
@@ -196,8 +198,9 @@ def to_pulp(problem: SubsetSelectionProblem, scale: float = 1.0) -> "pulp.LpProb
     --------
     >>> from subsel.models import SubsetSelectionProblem, to_pulp
     >>> p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.2, 0.1], alpha=0.7, budget=1.0)
-    >>> sorted(to_pulp(p).constraints)
-    ['budget', 'quality']
+    >>> prob = to_pulp(p)
+    >>> prob.numConstraints(), prob.get_constraint_by_name("budget").constant
+    (2, -1.0)
     """
     return linear_form(problem, scale).pulp_model()[0]
 

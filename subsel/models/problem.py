@@ -484,7 +484,8 @@ class SubsetSelectionProblem:
         # alpha = 2 wmax s, so q_j = alpha - w_j s >= wmax s > 0 and q_anchor = alpha + W s <= 1.
         span = W + 3.0 * max(wmax, 0.0)
         s = 1.0 if span <= 0 else 2.0 ** math.floor(-math.log2(span))
-        while (W + 3.0 * wmax) * s > 1.0:
+        # With all weights 0 the items sit at q = alpha = 1/2; the anchor still needs W s <= 1/2.
+        while (2.0 * wmax * s if wmax > 0 else 0.5) + W * s > 1.0:
             s /= 2.0
         alpha = 2.0 * wmax * s if wmax > 0 else 0.5
         q_items = alpha - w * s
