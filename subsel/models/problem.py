@@ -461,6 +461,12 @@ class SubsetSelectionProblem:
         SubsetSelectionProblem
             ``m + 1`` agents named ``anchor, item_0, ..., item_{m-1}``.
 
+        Notes
+        -----
+        Feasibility is checked with the absolute tolerance 1e-9 on the scaled row, i.e. about
+        ``1e-9 / s`` in knapsack weight units (``s <= 1 / (W + 3 max w)``): integer and
+        few-decimal data are exact; weight differences far below that tolerance are not seen.
+
         Raises
         ------
         ValueError

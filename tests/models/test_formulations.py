@@ -92,3 +92,12 @@ def test_export_is_atomic_when_the_folder_is_missing(tmp_path):
     assert not target.exists()
     write_mps(_full(), tmp_path / "m.mps")
     assert [p.name for p in tmp_path.iterdir()] == ["m.mps"]  # no temporary left behind
+
+
+def test_written_files_get_ordinary_permissions(tmp_path):
+    import os
+
+    umask = os.umask(0)
+    os.umask(umask)
+    write_lp(_full(), tmp_path / "m.lp")
+    assert (os.stat(tmp_path / "m.lp").st_mode & 0o777) == 0o666 & ~umask
