@@ -182,3 +182,28 @@ def test_linear_form_scale_keeps_the_feasible_set():
     f1, f2 = linear_form(p), linear_form(p, scale=1e3)
     assert np.allclose(f2.rows[0].coef, 1e3 * f1.rows[0].coef)
     assert f2.rows[1].upper == pytest.approx(3e3)
+
+
+def test_missing_cbc_is_not_available_never_an_import_error(monkeypatch, capsys):
+    import pulp
+
+    from subsel.cli import main
+    from subsel.solvers.cbc import CBC
+
+    monkeypatch.setattr(pulp, "listSolvers", lambda onlyAvailable=False: ["HiGHS"])
+    ok, reason = CBC.available()
+    assert not ok and "PULP_CBC_CMD or COIN_CMD" in reason
+    assert "cbc" not in available_solvers()
+    with pytest.raises(ValueError, match="solver 'cbc' is not available on this machine"):
+        get_solver("cbc")
+    assert main(["solvers"]) == 0
+    line = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("cbc ")][0]
+    assert "not available" in line
+
+
+def test_time_limited_incumbent_is_repaired_not_resolved():
+    p = _fifty(2.05e-7)
+    s = _Sloppy([RawResult(np.ones(51), Status.TIME_LIMIT, 12.0)])
+    sol = s.solve(p)
+    assert len(s.calls) == 1
+    assert sol.status is Status.TIME_LIMIT and p.evaluate(sol.x).feasible and sol.bound == 12.0
