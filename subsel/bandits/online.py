@@ -81,6 +81,9 @@ class OnlinePlanner:
                 raise ValueError(f"agents: column {col!r} is missing; columns are {list(agents.columns)}")
         if "quality" in agents.columns:
             raise ValueError("agents: a 'quality' column is not expected (qualities are learned)")
+        if str(policy).strip().lower() == "known-quality":
+            raise ValueError("policy 'known-quality' needs the true qualities, which an online planner "
+                             "does not have; choose ss-ucb, dpss-ucb, gss-ucb, cucb, cts or cautious-ucb")
         table = agents.copy()
         table["quality"] = 1.0
         problem = SubsetSelectionProblem.from_dataframe(table, alpha=alpha, R=R)

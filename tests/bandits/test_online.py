@@ -92,3 +92,8 @@ def test_round_column_must_match():
 def test_create_validation(table, match):
     with pytest.raises(ValueError, match=match):
         OnlinePlanner.create(table, alpha=0.6, epsilon=0.1, horizon=10)
+
+
+def test_known_quality_policy_is_not_for_online_use():
+    with pytest.raises(ValueError, match="needs the true qualities"):
+        OnlinePlanner.create(AGENTS, alpha=0.6, epsilon=0.1, horizon=10, policy="known-quality")
