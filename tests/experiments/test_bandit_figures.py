@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from subsel.cli import main
-from subsel.experiments.bandit_figures import SIZES, fit_log_curve
+from subsel.experiments.bandit_figures import SIZES, fit_log_curve, horizon
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -29,24 +29,34 @@ def test_reproduce_end_to_end(out, capsys, name):
     assert set(table["oracle"]) == {"dpss", "gss"}
     assert sorted(set(table["epsilon"])) == sorted(size["epsilon"])
     for (oracle, eps), part in table.groupby(["oracle", "epsilon"]):
-        tau = _tau(size["T"], eps)
+        T = horizon(size, eps)
+        tau = _tau(T, eps)
         assert (part["tau"] == tau).all()
-        assert part["round"].max() == size["T"]
+        assert part["round"].max() == T
         # exploration plays every agent: before tau the fraction correct is constant
         before = part[part["round"] <= tau]["correct_fraction"]
         assert before.nunique() == 1
-        last = part[part["round"] == size["T"]].iloc[0]
+        last = part[part["round"] == T].iloc[0]
         assert last["regret_mean"] == pytest.approx(last["regret_at_T"])
     assert (out / f"{name}.png").read_bytes()[:8] == PNG
     summary = pd.read_csv(out / f"{name}_summary.csv")
     assert len(summary) == 2 * len(size["epsilon"])
     for _, row in summary.iterrows():
         part = table[(table["oracle"] == row["oracle"]) & (table["epsilon"] == row["epsilon"])]
-        assert row["regret_at_T"] == pytest.approx(part.loc[part["round"] == size["T"], "regret_mean"].iloc[0])
+        T = horizon(size, row["epsilon"])
+        assert row["regret_at_T"] == pytest.approx(part.loc[part["round"] == T, "regret_mean"].iloc[0])
     md = (out / f"{name}.md").read_text()
     assert "172,694" in md and "ε = 0.01" in md  # why eps = 0.01 is not used
     for eps in size["epsilon"]:
-        assert f"{_tau(size['T'], eps):,}" in md
+        assert f"{_tau(horizon(size, eps), eps):,}" in md
+
+
+def test_quick_horizons_leave_rounds_after_tau():
+    for name in ("fig3", "fig4"):
+        for scale in ("quick", "full"):
+            size = SIZES[name][scale]
+            for eps in size["epsilon"]:
+                assert _tau(horizon(size, eps), eps) < horizon(size, eps)
 
 
 def test_fig3_after_tau_regret_starts_at_zero(out):
