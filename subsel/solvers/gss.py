@@ -155,6 +155,10 @@ class GSS(Solver):
         fill and rounding, with the same floating-point operations.  Parameters, returns and
         errors as :meth:`Solver.solve_batch`.
         """
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return self._solve_batch(quality, cost, alpha, R, capacity, objective_quality)
+
+    def _solve_batch(self, quality, cost, alpha, R, capacity, objective_quality) -> np.ndarray:
         q, c, a, k, oq = check_batch_inputs(quality, cost, alpha, R, capacity, objective_quality)
         m, n = q.shape
         R = float(R)
@@ -171,9 +175,8 @@ class GSS(Solver):
         offset = (np.arange(m) * n)[:, None]
         cols = np.arange(n)
         big = np.finfo(float).max
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            key2 = r / (alpha_col - q)   # L2: loss per unit of quality bought, increasing
-            key3 = -(r / (-margin))      # L3: revenue per quality spent, decreasing
+        key2 = r / (alpha_col - q)   # L2: loss per unit of quality bought, increasing
+        key3 = -(r / (-margin))      # L3: revenue per quality spent, decreasing
 
         def sorted_list(mask: np.ndarray, key: np.ndarray) -> tuple:
             # One stable argsort per row with non-members last (an infinite member key is capped
@@ -194,9 +197,8 @@ class GSS(Solver):
             f3 = np.where(valid3, kf[L3], 0.0)
         w2 = np.where(valid2, m2, 1.0)
         w3 = np.where(valid3, -m3, 1.0)
-        with np.errstate(over="ignore"):  # a tiny |q - alpha| gives an infinite ratio, as in select()
-            b = np.where(valid2, r2 / -w2, 0.0)
-            a3 = np.where(valid3, r3 / w3, 0.0)
+        b = np.where(valid2, r2 / -w2, 0.0)  # a tiny |q - alpha| gives an infinite ratio, as in select()
+        a3 = np.where(valid3, r3 / w3, 0.0)
         C2 = np.cumsum(f2 * w2, axis=1)
         C3 = np.cumsum(f3 * w3, axis=1)
         C2_end = C2[:, -1] if C2.shape[1] else np.zeros(m)
@@ -220,9 +222,8 @@ class GSS(Solver):
             stop = (cand < y_max[act, None]) & (~inside | (a_at <= b_at))
             y[act] = np.where(stop, cand, y_max[act, None]).min(axis=1)
 
-        with np.errstate(over="ignore"):
-            frac3 = np.clip(((P + y)[:, None] - (C3 - f3 * w3)) / w3, 0.0, f3)
-            frac2 = np.clip((y[:, None] - (C2 - f2 * w2)) / w2, 0.0, f2)
+        frac3 = np.clip(((P + y)[:, None] - (C3 - f3 * w3)) / w3, 0.0, f3)
+        frac2 = np.clip((y[:, None] - (C2 - f2 * w2)) / w2, 0.0, f2)
         sel2, sel3 = flat2[valid2], flat3[valid3]
 
         def rounded(tol: float) -> np.ndarray:
