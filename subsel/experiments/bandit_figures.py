@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..bandits import BernoulliEnvironment, exploration_rounds, make_policy, paper_instances, simulate
+from ..bandits import (BernoulliEnvironment, exploration_rounds, make_policy, paper_instances,
+                       regret_constants, simulate)
 from ..models._io import atomic_write_text
 from .analysis import to_markdown
 from .registry import ExperimentConfig
@@ -72,6 +73,21 @@ def _horizons(size: dict[str, Any]) -> str:
     if len(Ts) == 1:
         return f"T = {Ts.pop():,}"
     return "T = " + ", ".join(f"{horizon(size, e):,} (ε = {e:g})" for e in size["epsilon"])
+
+
+def epsilon_gap(seed: int, size: dict[str, Any], epsilon: float) -> float:
+    """Mean ``r_q(S*_alpha) - r_q(S*_{alpha+eps})`` over a figure's instances (true qualities).
+
+    SS-UCB asks its oracle for threshold ``alpha + eps`` while the regret is measured against the
+    optimum at ``alpha``; once the UCBs have converged it plays (close to) the optimum at
+    ``alpha + eps``, so this gap is the per-round regret it tends to, and ``gap x (T - tau)`` the
+    linear term of its regret after tau.
+    """
+    inst_seq, _ = np.random.SeedSequence(seed).spawn(2)
+    quality, cost = paper_instances(N_AGENTS, size["runs"], ALPHA, inst_seq, R=R)
+    at_alpha, _ = regret_constants(quality, cost, ALPHA, R)
+    at_tight, _ = regret_constants(quality, cost, min(ALPHA + epsilon, 1.0), R)
+    return float(np.mean(at_alpha - at_tight))
 
 
 def bandit_curves(task: Task) -> list[dict[str, Any]]:
@@ -119,8 +135,9 @@ def _run(config: ExperimentConfig, name: str) -> tuple[pd.DataFrame, dict, float
 def _eps01_line(T: int) -> str:
     tau = exploration_rounds(T, 0.01)
     tau_paper = exploration_rounds(100_000, 0.01)
+    here = "" if T == 100_000 else f" (here {tau:,} for T = {T:,})"
     return (f"**Why not ε = 0.01.** τ = ⌈3 ln T / (2 ε²)⌉ = {tau_paper:,} for ε = 0.01 and the paper's "
-            f"T = 100,000 (here {tau:,} for T = {T:,}): τ exceeds T, so every round would explore and "
+            f"T = 100,000{here}: τ exceeds T, so every round would explore and "
             "there is no t > τ to plot (SPEC §2). We use ε = 0.05 for the regret figure and "
             "ε ∈ {0.02, 0.05, 0.1} for the satisfaction figure.")
 
@@ -169,12 +186,17 @@ def fig3(config: ExperimentConfig) -> list[Path]:
         line, = ax.plot(after["round"], after["regret_after_tau_mean"], label=f"{oracle.upper()}-UCB")
         ax.fill_between(after["round"], after["regret_after_tau_mean"] - after["regret_after_tau_std"],
                         after["regret_after_tau_mean"] + after["regret_after_tau_std"],
-                        color=line.get_color(), alpha=0.15)
+                        color=line.get_color(), alpha=0.15, label="± 1 sd across runs")
         a, b, r2 = fit_log_curve(after["round"], after["regret_after_tau_mean"])
         ax.plot(after["round"], a + b * np.log(after["round"]), ls="--", color=line.get_color(),
                 label=f"fit {a:.1f} + {b:.1f} ln t (R² {r2:.3f})")
+        T = horizon(size, eps)
+        tail = after[after["round"] >= 0.9 * T]
+        slope = float((tail["regret_after_tau_mean"].iloc[-1] - tail["regret_after_tau_mean"].iloc[0])
+                      / max(tail["round"].iloc[-1] - tail["round"].iloc[0], 1))
         fits.append({"oracle": oracle, "epsilon": eps, "tau": tau, "a": a, "b": b, "r2": r2,
-                     "regret_after_tau_at_T": float(after["regret_after_tau_mean"].iloc[-1])})
+                     "regret_after_tau_at_T": float(after["regret_after_tau_mean"].iloc[-1]),
+                     "regret_per_round_last_10pct": slope})
     ax.set_xlabel("round t (t > τ)")
     ax.set_ylabel("cumulative regret of rounds τ+1..t")
     ax.set_title(f"Fig. 3: regret after τ = {fits[0]['tau']:,} (ε = {eps:g}, {size['runs']} runs)")
@@ -184,6 +206,7 @@ def fig3(config: ExperimentConfig) -> list[Path]:
     fit_df = pd.DataFrame(fits)
     summary_csv = write_table(per.merge(fit_df.drop(columns="tau"), on=["oracle", "epsilon"]),
                               config.out_dir / "fig3_summary.csv")
+    gap = epsilon_gap(config.seed, size, eps)
     lines = _header(config, "fig3", "regret of DPSS-UCB and GSS-UCB after τ", size, elapsed)
     lines += ["## Results", "", f"τ = ⌈3 ln T / (2 ε²)⌉ = {fits[0]['tau']:,} for ε = {eps:g} and T = "
               f"{horizon(size, eps):,}.", "", to_markdown(per), "",
@@ -196,7 +219,15 @@ def fig3(config: ExperimentConfig) -> list[Path]:
                   f"{f['oracle'].upper()}-UCB {f['regret_after_tau_at_T']:.2f} (fit b = {f['b']:.2f}, "
                   f"R² = {f['r2']:.3f})" for f in fits) + ".",
               "- The cumulative regret from round 1 (column `regret_at_T`) is dominated by the τ "
-              "exploration rounds, each of which costs up to L (the paper's bound L·τ).", "",
+              "exploration rounds, each of which costs up to L (the paper's bound L·τ).",
+              f"- **Not O(ln T) here.** SS-UCB asks its oracle for threshold α + ε while regret is "
+              f"measured against the optimum at α. On these instances the optimum at α + ε = "
+              f"{min(ALPHA + eps, 1.0):g} earns on average {gap:.4f} less per round than the optimum at "
+              f"α = {ALPHA:g}, so once the UCBs have converged every round costs about that much: the "
+              f"regret after τ has a linear term of up to {gap:.4f} × (T − τ) = "
+              f"{gap * (horizon(size, eps) - fits[0]['tau']):,.0f}. The measured per-round regret over "
+              "the last 10% of rounds (`regret_per_round_last_10pct`) shows how far the curve is from "
+              "flat; the a + b ln t fit is reported as the paper draws it, with its R².", "",
               _eps01_line(horizon(size, eps))]
     md = config.out_dir / "fig3.md"
     atomic_write_text(md, "\n".join(lines) + "\n")
