@@ -71,3 +71,10 @@ def test_fit_log_curve_recovers_coefficients():
     t = np.geomspace(10, 1e5, 50)
     a, b, r2 = fit_log_curve(t, 3.0 + 2.5 * np.log(t))
     assert a == pytest.approx(3.0) and b == pytest.approx(2.5) and r2 == pytest.approx(1.0)
+
+
+def test_epsilon_gap_is_non_negative_and_zero_without_tightening():
+    from subsel.experiments.bandit_figures import epsilon_gap
+
+    assert epsilon_gap(0, {"runs": 6}, 0.05) >= 0.0   # a stricter threshold never earns more
+    assert epsilon_gap(0, {"runs": 6}, 0.0) == 0.0
