@@ -1,0 +1,288 @@
+"""Exact 0-1 knapsack by dynamic programming over an expanding core (Pisinger's *minknap*).
+
+The items are sorted by efficiency ``e_j = p_j / w_j`` (decreasing); the *break item* ``b`` is the
+first item that no longer fits when items are packed in that order, and the *break solution* takes
+items ``0..b-1``.  The *core* ``[s, t]`` grows from the break item outwards, one item at a time on
+each side.  For every core a list of states ``(P, W)`` (profit and weight of the break solution with
+some core items flipped: right items added, left items removed) is kept, Pareto-reduced
+(Nemhauser-Ullmann dominance) and bounded: a state is dropped when no completion flipping items
+outside the core can beat the incumbent ``z``.  The search stops when no state is left (or both sides
+of the item list are exhausted): then ``z`` is optimal.  Every step is a handful of numpy operations
+on the state list, so the cost is ``O(n log n)`` for the sort plus ``O(|core| * |states|)``.
+
+References
+----------
+D. Pisinger, "A minimal algorithm for the 0-1 knapsack problem", Operations Research 45(5):758-767,
+1997 (the expanding core and the state lists).  S. Martello and P. Toth, *Knapsack Problems*, Wiley,
+1990, Sections 2.2-2.3 (the Dantzig bound, the break item).  G. Nemhauser and Z. Ullmann, "Discrete
+dynamic programming and capital allocation", Management Science 15(9):494-505, 1969 (dominance).
+
+Floating-point data
+-------------------
+No rounding of the data: dominance compares numbers exactly, and a state is feasible when its weight
+is ``<= capacity`` (the caller folds its tolerance into ``capacity``).  The bound of a state with
+slack ``sigma = c - W >= 0`` is ``P + e_R sigma`` when the lightest unprocessed right item (weight
+``m_R``) fits into ``sigma``, and ``P + e_R sigma - (e_L - e_R)(m_R - sigma)`` otherwise (an item
+must be added, so at least ``m_R - sigma`` weight must be removed at efficiency ``>= e_L``).  This
+weight-aware bound is what lets the search end on real-valued data, where the plain Dantzig bound of
+a state with any slack stays above ``z`` until every item has been processed.  An overweight state
+(``W > c`` by ``omega``) has the bound ``P - e_R omega - (e_L - e_R) max(omega, m_L)``.
+On integer profits a state is dropped when its bound is below ``z + 1`` (Pisinger's rule); on real
+profits when it is ``<= z``.
+"""
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+#: Integer profits are recognised when every profit is an integer and their sum stays below this
+#: (so that every partial sum is exact in float64).
+_INT_EXACT = float(2 ** 52)
+#: Safety margin of the integer rule ``bound < z + 1`` against the rounding of the bound itself.
+_INT_MARGIN = 1e-6
+#: Recompute the free items at most every this many core steps (after the incumbent improved).
+_REFRESH_EVERY = 4
+
+
+class KnapsackResult(NamedTuple):
+    """Answer of :func:`solve_knapsack`.
+
+    Attributes
+    ----------
+    take : ndarray of bool, shape (m,)
+        The items of the best solution found (in the caller's order).
+    value : float
+        Its profit (as summed along the search).
+    lp_bound : float
+        Value of the LP relaxation (Dantzig bound): an upper bound on the optimum.
+    bound : float
+        The best proven upper bound (``<= lp_bound``); equals ``value`` when ``optimal``.
+    optimal : bool
+        False when the deadline struck before the search ended.
+    core_size : int
+        Number of items the core grew to.
+    """
+
+    take: np.ndarray
+    value: float
+    lp_bound: float
+    bound: float
+    optimal: bool
+    core_size: int
+
+
+def _merge(W: np.ndarray, P: np.ndarray, W2: np.ndarray, P2: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Merge two weight-sorted state lists and keep the Pareto front (weight up, profit strictly up).
+
+    Returns the merged ``W, P`` and, per kept state, its index in its source list and whether it came
+    from the second list.
+    """
+    m = W.size
+    pos2 = np.searchsorted(W, W2, side="right") + np.arange(m)
+    from2 = np.zeros(2 * m, dtype=bool)
+    from2[pos2] = True
+    Wm = np.empty(2 * m)
+    Pm = np.empty(2 * m)
+    src = np.empty(2 * m, dtype=np.int64)
+    Wm[pos2] = W2
+    Pm[pos2] = P2
+    src[pos2] = np.arange(m)
+    pos1 = np.flatnonzero(~from2)
+    Wm[pos1] = W
+    Pm[pos1] = P
+    src[pos1] = np.arange(m)
+    # Dominance: keep a state when its profit beats every lighter-or-equal state before it ...
+    best_before = np.empty(2 * m)
+    best_before[0] = -np.inf
+    np.maximum.accumulate(Pm[:-1], out=best_before[1:])
+    keep = Pm > best_before
+    idx = np.flatnonzero(keep)
+    # ... and, among kept states of equal weight, only the last (most profitable) one.
+    if idx.size > 1:
+        same = Wm[idx[:-1]] == Wm[idx[1:]]
+        if same.any():
+            idx = np.concatenate((idx[:-1][~same], idx[-1:]))
+    return Wm[idx], Pm[idx], src[idx], from2[idx]
+
+
+def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
+                   deadline: float | None = None) -> KnapsackResult:
+    """Solve ``max p.y  s.t.  w.y <= c, y in {0,1}^m`` exactly (minknap-style core DP).
+
+    Parameters
+    ----------
+    values : ndarray of float, shape (m,)
+        Profits ``p_j > 0``.
+    weights : ndarray of float, shape (m,)
+        Weights ``w_j > 0``.
+    capacity : float
+        ``c >= 0`` (any tolerance already added by the caller).
+    deadline : float or None
+        A ``time.perf_counter()`` value; past it the best solution found is returned with
+        ``optimal=False``.
+
+    Returns
+    -------
+    KnapsackResult
+    """
+    p = np.asarray(values, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    m = p.size
+    if m == 0:
+        return KnapsackResult(np.zeros(0, dtype=bool), 0.0, 0.0, 0.0, True, 0)
+    order = np.argsort(-(p / w), kind="stable")
+    p, w = p[order], w[order]
+    e = p / w
+    cw = np.cumsum(w)
+    b = int(np.searchsorted(cw, capacity, side="right"))  # first item that does not fit
+    integer = bool(np.all(p == np.round(p)) and p.sum() < _INT_EXACT)
+    take_sorted = np.zeros(m, dtype=bool)
+    take_sorted[:b] = True
+    if b == m:  # everything fits
+        val = float(p.sum())
+        return KnapsackResult(_unsort(take_sorted, order), val, val, val, True, 0)
+    Pb = float(p[:b].sum())
+    Wb = float(cw[b - 1]) if b > 0 else 0.0
+    lp = Pb + (capacity - Wb) * float(e[b])
+    if integer:
+        lp_int = np.floor(lp + _INT_MARGIN)
+    # Reduced costs against the break efficiency: flipping item j (out of the break solution for
+    # j < b, into it for j >= b) leaves at most lp - |rc_j| (Dembo-Hammer; Martello-Toth reduction).
+    flip_bound = lp - np.abs(p - float(e[b]) * w)
+
+    def improving(bound: np.ndarray | float, z: float) -> np.ndarray | bool:
+        """Whether a bound still allows a solution strictly better than ``z``."""
+        return bound >= z + 1.0 - _INT_MARGIN if integer else bound > z
+
+    def refresh(z: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Free items (those an improving solution may flip) and their weight prefix/suffix minima."""
+        free = improving(flip_bound, z)
+        wf = np.where(free, w, np.inf)
+        return (np.flatnonzero(free), np.minimum.accumulate(wf),
+                np.minimum.accumulate(wf[::-1])[::-1])
+
+    # State list: weights ascending, profits strictly ascending (Pareto front).
+    W = np.array([Wb])
+    P = np.array([Pb])
+    stages: list[tuple[int, np.ndarray, np.ndarray]] = []     # (item, parent index, flipped)
+    z = z_fresh = Pb
+    z_ref: tuple[int, int, bool] | None = None                # (stage, parent, flipped)
+    free_idx, min_left, min_right = refresh(z)
+    last_refresh = 0
+    optimal = False
+    side = 1
+    # Next unprocessed free item on each side (-1 / m when exhausted).
+    k = int(np.searchsorted(free_idx, b - 1, side="right")) - 1
+    s = int(free_idx[k]) if k >= 0 else -1
+    k = int(np.searchsorted(free_idx, b, side="left"))
+    t = int(free_idx[k]) if k < free_idx.size else m
+    while True:
+        if W.size == 0 or (s < 0 and t >= m):
+            optimal = True
+            break
+        if integer and z >= lp_int:
+            optimal = True
+            break
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        if z > z_fresh and len(stages) - last_refresh >= _REFRESH_EVERY:
+            free_idx, min_left, min_right = refresh(z)
+            z_fresh, last_refresh = z, len(stages)
+        # Alternate sides; when one side is exhausted, take the other.
+        if (side == 1 and t < m) or s < 0:
+            j, sign = t, 1.0
+            k = int(np.searchsorted(free_idx, t, side="right"))
+            t = int(free_idx[k]) if k < free_idx.size else m
+        else:
+            j, sign = s, -1.0
+            k = int(np.searchsorted(free_idx, s, side="left")) - 1
+            s = int(free_idx[k]) if k >= 0 else -1
+        side = -side
+        W, P, parent, flipped = _merge(W, P, W + sign * w[j], P + sign * p[j])
+        stages.append((j, parent.astype(np.int32), flipped))
+        # Incumbent: the heaviest feasible state is the most profitable one.
+        k = int(np.searchsorted(W, capacity, side="right")) - 1
+        if k >= 0 and P[k] > z:
+            z = float(P[k])
+            z_ref = (len(stages) - 1, int(parent[k]), bool(flipped[k]))
+        # Bounds of the states against every free item outside the core.
+        ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m)
+        alive = improving(ub, z)
+        if not alive.all():
+            W, P = W[alive], P[alive]
+            # Re-index: the next stage's parents point into the reduced list.
+            j_, par, fl = stages[-1]
+            stages[-1] = (j_, par[alive], fl[alive])
+    take_sorted = _backtrack(take_sorted, stages, z_ref, b)
+    core = len(stages)
+    if optimal:
+        bound = z
+    else:
+        ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m) if W.size else np.zeros(0)
+        bound = min(lp, max(z, float(ub.max()) if ub.size else z))
+    return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, core)
+
+
+def _state_bounds(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.ndarray,
+                  min_left: np.ndarray, min_right: np.ndarray, m: int) -> np.ndarray:
+    """Upper bound of every state over all flips of the items outside the core (module docstring).
+
+    Unprocessed left items are ``0..s`` (efficiency ``>= e_L = e[s]``), unprocessed right items
+    ``t..m-1`` (efficiency ``<= e_R = e[t]``).
+    """
+    has_left, has_right = s >= 0, t < m
+    eL = float(e[s]) if has_left else np.inf
+    eR = float(e[t]) if has_right else 0.0
+    mL = float(min_left[s]) if has_left else np.inf
+    mR = float(min_right[t]) if has_right else np.inf
+    slack = c - W
+    ub = np.empty_like(P)
+    under = slack >= 0
+    sl = slack[under]
+    if has_right:
+        gain = eR * sl
+        short = sl < mR
+        if has_left:
+            gain[short] -= (eL - eR) * (mR - sl[short])
+        else:
+            gain[short] = 0.0
+        np.maximum(gain, 0.0, out=gain)
+        ub[under] = P[under] + gain
+    else:
+        ub[under] = P[under]
+    over = ~under
+    if over.any():
+        if has_left:
+            om = -slack[over]
+            ub[over] = P[over] - eR * om - (eL - eR) * np.maximum(om, mL)
+        else:
+            ub[over] = -np.inf
+    return ub
+
+
+def _backtrack(take_sorted: np.ndarray, stages: list, z_ref: tuple[int, int, bool] | None,
+               b: int) -> np.ndarray:
+    """Flip the core items of the incumbent's history in the break solution."""
+    if z_ref is None:
+        return take_sorted
+    stage, parent, flipped = z_ref
+    out = take_sorted.copy()
+    while stage >= 0:
+        item = stages[stage][0]
+        if flipped:
+            out[item] = item >= b  # right items are added, left items removed
+        stage -= 1
+        if stage < 0:
+            break
+        _, par, fl = stages[stage]
+        parent, flipped = int(par[parent]), bool(fl[parent])
+    return out
+
+
+def _unsort(take_sorted: np.ndarray, order: np.ndarray) -> np.ndarray:
+    out = np.zeros(order.size, dtype=bool)
+    out[order] = take_sorted
+    return out
