@@ -44,6 +44,8 @@ _INT_EXACT = float(2 ** 52)
 _INT_MARGIN = 1e-6
 #: Recompute the free items at most every this many core steps (after the incumbent improved).
 _REFRESH_EVERY = 4
+#: Core steps per block of the solution history (bits of a uint64).
+_BLOCK = 64
 
 
 class KnapsackResult(NamedTuple):
@@ -167,9 +169,15 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     # State list: weights ascending, profits strictly ascending (Pareto front).
     W = np.array([Wb])
     P = np.array([Pb])
-    stages: list[tuple[int, np.ndarray, np.ndarray]] = []     # (item, parent index, flipped)
+    # Solution history, Pisinger-style partial vectors: each state carries the flips of the current
+    # block of _BLOCK core steps as bits, and the index of its ancestor in the list saved at the start
+    # of the block; the lists of (ancestor, bits) are saved once per block.
+    items: list[int] = []                                     # item of each core step
+    blocks: list[tuple[np.ndarray, np.ndarray]] = []          # (ancestor, bits) at each block end
+    anc = np.zeros(1, dtype=np.int64)
+    bits = np.zeros(1, dtype=np.uint64)
     z = z_fresh = Pb
-    z_ref: tuple[int, int, bool] | None = None                # (stage, parent, flipped)
+    z_ref: tuple[int, int, int] | None = None                 # (block, ancestor, bits)
     free_idx, min_left, min_right = refresh(z)
     last_refresh = 0
     optimal = False
@@ -188,9 +196,9 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
             break
         if deadline is not None and time.perf_counter() > deadline:
             break
-        if z > z_fresh and len(stages) - last_refresh >= _REFRESH_EVERY:
+        if z > z_fresh and len(items) - last_refresh >= _REFRESH_EVERY:
             free_idx, min_left, min_right = refresh(z)
-            z_fresh, last_refresh = z, len(stages)
+            z_fresh, last_refresh = z, len(items)
         # Alternate sides; when one side is exhausted, take the other.
         if (side == 1 and t < m) or s < 0:
             j, sign = t, 1.0
@@ -201,23 +209,26 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
             k = int(np.searchsorted(free_idx, s, side="left")) - 1
             s = int(free_idx[k]) if k >= 0 else -1
         side = -side
-        W, P, parent, flipped = _merge(W, P, W + sign * w[j], P + sign * p[j])
-        stages.append((j, parent.astype(np.int32), flipped))
+        W, P, src, flipped = _merge(W, P, W + sign * w[j], P + sign * p[j])
+        anc = anc[src]
+        bits = bits[src] | (flipped.astype(np.uint64) << np.uint64(len(items) % _BLOCK))
+        items.append(j)
         # Incumbent: the heaviest feasible state is the most profitable one.
         k = int(np.searchsorted(W, capacity, side="right")) - 1
         if k >= 0 and P[k] > z:
             z = float(P[k])
-            z_ref = (len(stages) - 1, int(parent[k]), bool(flipped[k]))
+            z_ref = (len(blocks), int(anc[k]), int(bits[k]))
         # Bounds of the states against every free item outside the core.
         ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m)
         alive = improving(ub, z)
         if not alive.all():
-            W, P = W[alive], P[alive]
-            # Re-index: the next stage's parents point into the reduced list.
-            j_, par, fl = stages[-1]
-            stages[-1] = (j_, par[alive], fl[alive])
-    take_sorted = _backtrack(take_sorted, stages, z_ref, b)
-    core = len(stages)
+            W, P, anc, bits = W[alive], P[alive], anc[alive], bits[alive]
+        if len(items) % _BLOCK == 0:
+            blocks.append((anc, bits))
+            anc = np.arange(W.size, dtype=np.int64)
+            bits = np.zeros(W.size, dtype=np.uint64)
+    take_sorted = _backtrack(take_sorted, items, blocks, z_ref, b)
+    core = len(items)
     if optimal:
         bound = z
     else:
@@ -263,23 +274,23 @@ def _state_bounds(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.
     return ub
 
 
-def _backtrack(take_sorted: np.ndarray, stages: list, z_ref: tuple[int, int, bool] | None,
-               b: int) -> np.ndarray:
+def _backtrack(take_sorted: np.ndarray, items: list[int], blocks: list,
+               z_ref: tuple[int, int, int] | None, b: int) -> np.ndarray:
     """Flip the core items of the incumbent's history in the break solution."""
     if z_ref is None:
         return take_sorted
-    stage, parent, flipped = z_ref
+    block, ancestor, flips = z_ref
     out = take_sorted.copy()
-    while stage >= 0:
-        item = stages[stage][0]
-        if flipped:
-            out[item] = item >= b  # right items are added, left items removed
-        stage -= 1
-        if stage < 0:
-            break
-        _, par, fl = stages[stage]
-        parent, flipped = int(par[parent]), bool(fl[parent])
-    return out
+    while True:
+        for pos in range(_BLOCK):
+            if flips >> pos & 1:
+                item = items[block * _BLOCK + pos]
+                out[item] = item >= b  # right items are added, left items removed
+        if block == 0:
+            return out
+        block -= 1
+        anc_arr, bits_arr = blocks[block]
+        ancestor, flips = int(anc_arr[ancestor]), int(bits_arr[ancestor])
 
 
 def _unsort(take_sorted: np.ndarray, order: np.ndarray) -> np.ndarray:
