@@ -60,3 +60,48 @@ def brute_force(problem: SubsetSelectionProblem, minimize: bool = False) -> tupl
     if best is None:
         return None
     return (-best[0] if minimize else best[0]), best[1]
+
+
+@st.composite
+def problems_with_must_lists(draw, n_min: int = 1, n_max: int = 8, cap_max: int = 3,
+                             grid: bool = False) -> SubsetSelectionProblem:
+    """Instances of :func:`problems` with up to two must-take and two must-not-take agents
+    (and no budget or demand)."""
+    problem = draw(problems(n_min=n_min, n_max=n_max, cap_max=cap_max, grid=grid))
+    agents = list(range(problem.n))
+    take = draw(st.lists(st.sampled_from(agents), max_size=2, unique=True))
+    rest = [i for i in agents if i not in take]
+    drop = draw(st.lists(st.sampled_from(rest), max_size=2, unique=True)) if rest else []
+    return problem.with_changes(must_take=take, must_not_take=drop)
+
+
+@st.composite
+def knapsack_data(draw, n_min: int = 1, n_max: int = 8, R: int = 30
+                  ) -> tuple[list[int], list[int], int]:
+    """Small integer 0-1 knapsack instances ``(values, weights, capacity)``: profits in ``0..R``,
+    weights in ``1..R``, capacity in ``0..sum(weights)``."""
+    n = draw(st.integers(n_min, n_max))
+    p = draw(st.lists(st.integers(0, R), min_size=n, max_size=n))
+    w = draw(st.lists(st.integers(1, R), min_size=n, max_size=n))
+    c = draw(st.integers(0, max(sum(w), 1)))
+    return p, w, c
+
+
+def knapsack_brute_force(values, weights, capacity) -> int:
+    """Optimum of a small 0-1 knapsack by enumerating every subset (the reference for encodings)."""
+    best = 0
+    for combo in itertools.product((0, 1), repeat=len(values)):
+        if sum(c * w for c, w in zip(combo, weights)) <= capacity:
+            best = max(best, sum(c * p for c, p in zip(combo, values)))
+    return best
+
+
+def knapsack_dp(values, weights, capacity) -> int:
+    """Optimum of an integer 0-1 knapsack by the textbook dynamic program over capacities
+    (Bellman; O(n * capacity) with numpy): an independent reference for exact solvers."""
+    c = int(capacity)
+    best = np.zeros(c + 1, dtype=np.int64)
+    for p, w in zip(np.asarray(values, dtype=np.int64), np.asarray(weights, dtype=np.int64)):
+        if w <= c:
+            best[w:] = np.maximum(best[w:], best[:c + 1 - w] + p)
+    return int(best[c])

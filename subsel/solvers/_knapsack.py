@@ -44,6 +44,8 @@ _INT_EXACT = float(2 ** 52)
 _INT_MARGIN = 1e-6
 #: Recompute the free items at most every this many core steps (after the incumbent improved).
 _REFRESH_EVERY = 4
+#: Efficiencies are capped here (p / w overflows on denormal weights); the order is kept.
+_MAX_EFFICIENCY = 1e300
 #: Core steps per block of the solution history (bits of a uint64).
 _BLOCK = 64
 
@@ -135,9 +137,10 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     m = p.size
     if m == 0:
         return KnapsackResult(np.zeros(0, dtype=bool), 0.0, 0.0, 0.0, True, 0)
-    order = np.argsort(-(p / w), kind="stable")
-    p, w = p[order], w[order]
-    e = p / w
+    with np.errstate(over="ignore"):  # a denormal weight: cap the efficiency at a finite value
+        e = np.minimum(p / w, _MAX_EFFICIENCY)
+    order = np.argsort(-e, kind="stable")
+    p, w, e = p[order], w[order], e[order]
     cw = np.cumsum(w)
     b = int(np.searchsorted(cw, capacity, side="right"))  # first item that does not fit
     integer = bool(np.all(p == np.round(p)) and p.sum() < _INT_EXACT)
