@@ -48,6 +48,9 @@ _REFRESH_EVERY = 4
 _MAX_EFFICIENCY = 1e300
 #: Core steps per block of the solution history (bits of a uint64).
 _BLOCK = 64
+#: Items flipped together in one step while the expanded list stays below _BATCH_STATES states.
+_MAX_BATCH = 8
+_BATCH_STATES = 4096
 
 
 class KnapsackResult(NamedTuple):
@@ -98,18 +101,43 @@ def _merge(W: np.ndarray, P: np.ndarray, W2: np.ndarray, P2: np.ndarray
     Wm[pos1] = W
     Pm[pos1] = P
     src[pos1] = np.arange(m)
+    idx = _pareto(Wm, Pm)
+    return Wm[idx], Pm[idx], src[idx], from2[idx]
+
+
+def _pareto(Wm: np.ndarray, Pm: np.ndarray) -> np.ndarray:
+    """Indices of the Pareto front of a weight-sorted state list (ties in weight in any order)."""
     # Dominance: keep a state when its profit beats every lighter-or-equal state before it ...
-    best_before = np.empty(2 * m)
+    best_before = np.empty(Wm.size)
     best_before[0] = -np.inf
     np.maximum.accumulate(Pm[:-1], out=best_before[1:])
-    keep = Pm > best_before
-    idx = np.flatnonzero(keep)
+    idx = np.flatnonzero(Pm > best_before)
     # ... and, among kept states of equal weight, only the last (most profitable) one.
     if idx.size > 1:
         same = Wm[idx[:-1]] == Wm[idx[1:]]
         if same.any():
             idx = np.concatenate((idx[:-1][~same], idx[-1:]))
-    return Wm[idx], Pm[idx], src[idx], from2[idx]
+    return idx
+
+
+def _expand(W: np.ndarray, P: np.ndarray, batch: np.ndarray, b: int, w: np.ndarray, p: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Flip every subset of the ``k`` items of ``batch`` in every state; keep the Pareto front.
+
+    Returns the new ``W, P``, each state's source index and its subset as a bit mask (uint64).
+    """
+    k = batch.size
+    sign = np.where(batch >= b, 1.0, -1.0)
+    combos = np.arange(1 << k, dtype=np.int64)
+    chosen = ((combos[:, None] >> np.arange(k)) & 1).astype(float)
+    dW, dP = chosen @ (sign * w[batch]), chosen @ (sign * p[batch])
+    Wn = (W[:, None] + dW[None, :]).ravel()
+    Pn = (P[:, None] + dP[None, :]).ravel()
+    order = np.argsort(Wn)
+    Wn, Pn = Wn[order], Pn[order]
+    idx = _pareto(Wn, Pn)
+    flat = order[idx]
+    return Wn[idx], Pn[idx], flat >> k, (flat & ((1 << k) - 1)).astype(np.uint64)
 
 
 def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
@@ -202,20 +230,34 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         if z > z_fresh and len(items) - last_refresh >= _REFRESH_EVERY:
             free_idx, min_left, min_right = refresh(z)
             z_fresh, last_refresh = z, len(items)
-        # Alternate sides; when one side is exhausted, take the other.
-        if (side == 1 and t < m) or s < 0:
-            j, sign = t, 1.0
-            k = int(np.searchsorted(free_idx, t, side="right"))
-            t = int(free_idx[k]) if k < free_idx.size else m
+        # The next items, alternating sides (when one side is exhausted, the other); several at
+        # once while the state list is short, so that the numpy calls work on longer arrays.
+        room = _BLOCK - len(items) % _BLOCK
+        kmax = 1
+        while kmax < min(_MAX_BATCH, room) and (W.size << (kmax + 1)) <= _BATCH_STATES:
+            kmax += 1
+        batch: list[int] = []
+        while len(batch) < kmax and (t < m or s >= 0):
+            if (side == 1 and t < m) or s < 0:
+                batch.append(t)
+                k = int(np.searchsorted(free_idx, t, side="right"))
+                t = int(free_idx[k]) if k < free_idx.size else m
+            else:
+                batch.append(s)
+                k = int(np.searchsorted(free_idx, s, side="left")) - 1
+                s = int(free_idx[k]) if k >= 0 else -1
+            side = -side
+        shift = np.uint64(len(items) % _BLOCK)
+        if len(batch) == 1:
+            j = batch[0]
+            sign = 1.0 if j >= b else -1.0
+            W, P, src, flipped = _merge(W, P, W + sign * w[j], P + sign * p[j])
+            combo = flipped.astype(np.uint64)
         else:
-            j, sign = s, -1.0
-            k = int(np.searchsorted(free_idx, s, side="left")) - 1
-            s = int(free_idx[k]) if k >= 0 else -1
-        side = -side
-        W, P, src, flipped = _merge(W, P, W + sign * w[j], P + sign * p[j])
+            W, P, src, combo = _expand(W, P, np.array(batch), b, w, p)
         anc = anc[src]
-        bits = bits[src] | (flipped.astype(np.uint64) << np.uint64(len(items) % _BLOCK))
-        items.append(j)
+        bits = bits[src] | (combo << shift)
+        items.extend(batch)
         # Incumbent: the heaviest feasible state is the most profitable one.
         k = int(np.searchsorted(W, capacity, side="right")) - 1
         if k >= 0 and P[k] > z:

@@ -107,7 +107,9 @@ class Exact(Solver):
         x0 = lb.copy()
         x0[S1] = ub[S1]
         x0[S2] = ub[S2]
-        surplus0 = float(problem.quality_surplus(x0))
+        # Elementwise products and sums, not BLAS dot products: a multi-threaded BLAS is slow on a
+        # busy machine; the final check below uses the model's own quality_surplus.
+        surplus0 = float((x0 * margin).sum())
         if surplus0 < -FEASIBILITY_TOL:
             return RawResult(None, Status.INFEASIBLE)
         # Items: S3 units to add (value r, weight alpha - q), S2 units to remove (value -r, weight
@@ -123,7 +125,7 @@ class Exact(Solver):
         owner, size = _binary_pieces(free)
         values = unit_value[owner] * size
         weights = unit_weight[owner] * size
-        base = float(x0 @ r)
+        base = float((x0 * r).sum())
         capacity = surplus0 + FEASIBILITY_TOL
         for _ in range(_MAX_REPAIRS):
             res = solve_knapsack(values, weights, capacity, deadline)
@@ -135,7 +137,7 @@ class Exact(Solver):
             capacity += slack - 1e-15 * max(1.0, abs(capacity))  # rounding pushed it over: tighten
         else:  # pragma: no cover - never seen: fall back to the start, which is feasible
             return RawResult(x0, Status.TIME_LIMIT if deadline else Status.FEASIBLE, None)
-        objective = float(x @ r)
+        objective = float((x * r).sum())
         if res.optimal:
             # The LP value is the certificate; rounding of the sums may leave it a hair below.
             return RawResult(x, Status.OPTIMAL, max(base + res.lp_bound, objective))
