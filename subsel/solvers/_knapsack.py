@@ -2,13 +2,21 @@
 
 The items are sorted by efficiency ``e_j = p_j / w_j`` (decreasing); the *break item* ``b`` is the
 first item that no longer fits when items are packed in that order, and the *break solution* takes
-items ``0..b-1``.  The *core* ``[s, t]`` grows from the break item outwards, one item at a time on
-each side.  For every core a list of states ``(P, W)`` (profit and weight of the break solution with
-some core items flipped: right items added, left items removed) is kept, Pareto-reduced
-(Nemhauser-Ullmann dominance) and bounded: a state is dropped when no completion flipping items
-outside the core can beat the incumbent ``z``.  The search stops when no state is left (or both sides
-of the item list are exhausted): then ``z`` is optimal.  Every step is a handful of numpy operations
-on the state list, so the cost is ``O(n log n)`` for the sort plus ``O(|core| * |states|)``.
+items ``0..b-1``.  The *core* grows from the break item outwards, alternately on each side.  For
+every core a list of states ``(P, W)`` (profit and weight of the break solution with some core items
+flipped: right items added, left items removed) is kept, Pareto-reduced (Nemhauser-Ullmann
+dominance) and bounded: a state is dropped when no completion flipping items outside the core can
+beat the incumbent ``z``.  Items that no improving solution can flip are fixed beforehand and skipped
+(Dembo-Hammer reduction: flipping item ``j`` leaves at most ``U - |p_j - e_b w_j|``, ``U`` the LP
+bound), which keeps the core to the few items whose reduced cost is below the gap.  The search stops
+when no state is left (or no free item is): then ``z`` is optimal.
+
+Every step is a handful of numpy operations on the state list; while the list is short, up to
+``_MAX_BATCH`` items are flipped in one step (every subset of them), so that numpy works on longer
+arrays.  The solution of each state is kept as in minknap: a bit vector of the flips of the last
+``_BLOCK`` core items plus a pointer to its ancestor, saved once per block.  Cost: ``O(m log m)`` for
+the sort and the reduction plus ``O(|core| * |states|)``; the number of states is pseudo-polynomial
+in the worst case (the strongly correlated classes of the literature).
 
 References
 ----------
