@@ -130,7 +130,8 @@ class Exact(Solver):
         for _ in range(_MAX_REPAIRS):
             res = solve_knapsack(values, weights, capacity, deadline)
             x = x0.copy()
-            np.add.at(x, agents[owner[res.take]], sign[owner[res.take]] * size[res.take])
+            units = np.bincount(owner[res.take], weights=size[res.take], minlength=agents.size)
+            x[agents] += sign * np.rint(units).astype(np.int64)
             slack = float(problem.quality_surplus(x)) + FEASIBILITY_TOL
             if slack >= 0:
                 break
