@@ -75,27 +75,6 @@ def problems_with_must_lists(draw, n_min: int = 1, n_max: int = 8, cap_max: int 
     return problem.with_changes(must_take=take, must_not_take=drop)
 
 
-@st.composite
-def knapsack_data(draw, n_min: int = 1, n_max: int = 8, R: int = 30
-                  ) -> tuple[list[int], list[int], int]:
-    """Small integer 0-1 knapsack instances ``(values, weights, capacity)``: profits in ``0..R``,
-    weights in ``1..R``, capacity in ``0..sum(weights)``."""
-    n = draw(st.integers(n_min, n_max))
-    p = draw(st.lists(st.integers(0, R), min_size=n, max_size=n))
-    w = draw(st.lists(st.integers(1, R), min_size=n, max_size=n))
-    c = draw(st.integers(0, max(sum(w), 1)))
-    return p, w, c
-
-
-def knapsack_brute_force(values, weights, capacity) -> int:
-    """Optimum of a small 0-1 knapsack by enumerating every subset (the reference for encodings)."""
-    best = 0
-    for combo in itertools.product((0, 1), repeat=len(values)):
-        if sum(c * w for c, w in zip(combo, weights)) <= capacity:
-            best = max(best, sum(c * p for c, p in zip(combo, values)))
-    return best
-
-
 def knapsack_dp(values, weights, capacity) -> int:
     """Optimum of an integer 0-1 knapsack by the textbook dynamic program over capacities
     (Bellman; O(n * capacity) with numpy): an independent reference for exact solvers."""
@@ -105,3 +84,29 @@ def knapsack_dp(values, weights, capacity) -> int:
         if w <= c:
             best[w:] = np.maximum(best[w:], best[:c + 1 - w] + p)
     return int(best[c])
+
+
+@st.composite
+def knapsacks(draw, m_min: int = 1, m_max: int = 7, integer: bool = True):
+    """0-1 knapsack instances ``(values, weights, capacity)`` with small integer (or real) data."""
+    m = draw(st.integers(m_min, m_max))
+    if integer:
+        num = st.integers(0, 30).map(float)
+    else:
+        # Real values as benchmark files write them (three decimals).  Far smaller weights would
+        # fall under the feasibility tolerance 1e-9 once scaled by from_knapsack.
+        num = st.integers(0, 30000).map(lambda v: v / 1000)
+    values = draw(st.lists(num, min_size=m, max_size=m))
+    weights = draw(st.lists(num, min_size=m, max_size=m))
+    capacity = draw(st.integers(0, 60).map(float)) if integer else draw(num)
+    return values, weights, capacity
+
+
+def knapsack_brute_force(values, weights, capacity) -> float:
+    """The 0-1 knapsack optimum by enumerating every subset (the reference for the encoding tests)."""
+    best = 0.0
+    for combo in itertools.product((0, 1), repeat=len(values)):
+        x = np.array(combo, dtype=float)
+        if x @ np.asarray(weights, dtype=float) <= capacity + 1e-9:
+            best = max(best, float(x @ np.asarray(values, dtype=float)))
+    return best

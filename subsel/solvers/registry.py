@@ -17,6 +17,10 @@ SOLVERS: dict[str, str] = {
     "dpss": "subsel.solvers.dpss:DPSS",
     "gss": "subsel.solvers.gss:GSS",
     "exact": "subsel.solvers.exact:Exact",
+    "cbc": "subsel.solvers.cbc:CBC",
+    "highs": "subsel.solvers.highs:HiGHS",
+    "ortools-scip": "subsel.solvers.ortools:ORToolsSCIP",
+    "ortools-cpsat": "subsel.solvers.ortools:ORToolsCPSAT",
 }
 
 

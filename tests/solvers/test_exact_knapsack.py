@@ -10,7 +10,7 @@ from subsel.models.instances import KNAPSACK_CLASSES, knapsack_instance
 from subsel.solvers import Status, UnsupportedExtensionError, get_solver, solver_info
 from subsel.solvers._knapsack import solve_knapsack
 from subsel.solvers.exact import _binary_pieces
-from tests.strategies import (brute_force, knapsack_brute_force, knapsack_data, knapsack_dp,
+from tests.strategies import (brute_force, knapsack_brute_force, knapsack_dp, knapsacks,
                               problems_with_must_lists)
 
 
@@ -68,7 +68,7 @@ def test_exact_equals_brute_force_with_ties(problem):
 
 
 @settings(max_examples=100)
-@given(knapsack_data(n_max=8))
+@given(knapsacks(m_max=8))
 def test_exact_solves_encoded_knapsack_exactly(data):
     """SPEC §1: a knapsack encoded by from_knapsack has the knapsack optimum, to the unit."""
     p, w, c = data
@@ -76,7 +76,17 @@ def test_exact_solves_encoded_knapsack_exactly(data):
     sol = get_solver("exact").solve(problem)
     assert sol.status is Status.OPTIMAL
     assert sol.objective == knapsack_brute_force(p, w, c)
-    assert int(np.dot(sol.x[1:], w)) <= c
+    assert float(np.dot(sol.x[1:], w)) <= c
+
+
+@settings(max_examples=60)
+@given(knapsacks(m_max=8, integer=False))
+def test_exact_solves_encoded_real_knapsack(data):
+    p, w, c = data
+    problem = SubsetSelectionProblem.from_knapsack(p, w, c)
+    sol = get_solver("exact").solve(problem)
+    assert sol.status is Status.OPTIMAL
+    assert sol.objective == pytest.approx(knapsack_brute_force(p, w, c), abs=1e-9)
 
 
 @settings(max_examples=100)
