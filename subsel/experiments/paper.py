@@ -19,7 +19,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from ..models._io import atomic_write_text

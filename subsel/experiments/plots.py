@@ -6,11 +6,12 @@ the path.  None of them computes anything the tables do not already hold.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from ..models._io import atomic_write_with
 
 __all__ = ["plot_mean_ratio", "plot_ratio_box", "plot_time_ratios", "plot_comparison"]
 
@@ -29,14 +30,8 @@ def _save(fig, path: str | os.PathLike) -> Path:
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=120, bbox_inches="tight")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        atomic_write_with(path, lambda tmp: fig.savefig(tmp, dpi=120, bbox_inches="tight", format="png"))
     finally:
         plt.close(fig)
     return path
