@@ -12,6 +12,7 @@ import numpy as np
 
 from ..models import SubsetSelectionProblem
 from ..models.formulations import LinearForm, linear_form
+from ..models.problem import weighted_sum
 from ._milp import MILPSolver
 from .base import RawResult, Solver, SolverError, Status
 
@@ -112,7 +113,7 @@ def _scale_exponent(values: np.ndarray, reach: np.ndarray, extra: float = 0.0) -
     ``sum |v_i| reach_i * 2**k + |extra| * 2**k`` below ``2**60`` (``exact = True``); otherwise the
     largest exponent that does (``exact = False``, values then get rounded).
     """
-    total = float(np.abs(values) @ reach) + abs(extra)
+    total = float(weighted_sum(np.abs(values), reach)) + abs(extra)
     k_max = _INT_LIMIT_BITS - 1 - (math.ceil(math.log2(total)) if total > 0 else 0)
     k_need = _dyadic_exponent(np.append(values, extra))
     if k_need <= k_max:
