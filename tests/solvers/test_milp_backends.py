@@ -30,6 +30,9 @@ def test_milp_backends_are_registered_exact_and_support_every_extension():
 @example(problem=SubsetSelectionProblem(quality=[0, 0, 0.5], cost=[1e-9, 0, 0], alpha=0))
 @example(problem=SubsetSelectionProblem(quality=[0, 0, 0, 0, 0.5], cost=[1e-9] * 4 + [0], alpha=0))
 @example(problem=SubsetSelectionProblem(quality=[1e-3] * 4 + [0.5], cost=[1e-11] * 4 + [0], alpha=0))
+# CLP's default dual tolerance 1e-7 hid utilities below it from CBC (r = 2**-24, r = 1e-9 left out).
+@example(problem=SubsetSelectionProblem(quality=[2.0 ** -24], cost=[0], alpha=0))
+@example(problem=SubsetSelectionProblem(quality=[0, 0, 1, 1e-9], cost=[0] * 4, alpha=0))
 def test_exact_milp_equals_brute_force(name, problem):
     best = brute_force(problem)
     sol = get_solver(name).solve(problem)
@@ -71,6 +74,11 @@ def test_exact_milp_capacities_up_to_three(name, problem):
                                         must_not_take=[0]))
 @example(problem=SubsetSelectionProblem(quality=[0.5, 0.9], cost=[0.05, 5e-324], alpha=0.2,
                                         budget=1e-300, must_not_take=[0]))
+# Surplus (0.6 - 0.8) + (1 - 0.8) = -1.1e-16 in floats: feasible for evaluate (tolerance 1e-9), but
+# the exactly scaled row had right side 0 and CP-SAT called the worse selection optimal.
+@example(problem=SubsetSelectionProblem(quality=[0, 0, 0, 0.6, 1], cost=[0] * 5, alpha=0.8))
+# The same at the budget: 0.1 + 0.2 > 0.3 by 5.6e-17 in floats, within the tolerance.
+@example(problem=SubsetSelectionProblem(quality=[1, 1], cost=[0.1, 0.2], alpha=0, budget=0.3))
 def test_cpsat_is_feasible_and_optimal_when_it_says_so(problem):
     best = brute_force(problem)
     sol = get_solver(CPSAT).solve(problem)
