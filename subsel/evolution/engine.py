@@ -154,8 +154,8 @@ class EvolutionResult:
     history : pandas.DataFrame
         One row per generation ``0..max_iter``: ``generation, front_size`` (unique solutions in the
         first front), ``best_<objective>`` (raw objectives of the best-fitness solution),
-        ``evaluations`` and ``cache_hits`` (solutions evaluated / served from the engine's cache in
-        that generation), plus the problem's cumulative :meth:`EvolutionProblem.stats`.
+        ``evaluations`` and ``cache_hits`` (solutions evaluated / served from the engine's cache to
+        build that generation; generation 0 is the initial population), plus the problem's cumulative :meth:`EvolutionProblem.stats`.
     evaluations, cache_hits : int
         Totals over the run.
     wall_time_s : float
@@ -272,7 +272,7 @@ class GeneticEngine:
         raw = evaluate(pop)
         names = tuple(problem.objective_names) or tuple(f"f{j}" for j in range(raw.shape[1]))
         history: list[dict] = []
-        prev = dict(counters)
+        prev = {"evaluations": 0, "cache_hits": 0}
         for gen in range(self.max_iter + 1):
             F = np.asarray(problem.normalize(raw), dtype=float)
             front = ops.nondominated_sort(F)

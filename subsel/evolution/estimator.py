@@ -35,15 +35,31 @@ def default_max_stages(n_features: int) -> int:
 def accepts_missing(estimator) -> bool:
     """Whether an (unfitted) estimator handles NaN inputs itself (imputation or native support).
 
-    A Pipeline is judged by its first step, a ColumnTransformer by all its transformers, anything
-    else by its scikit-learn ``allow_nan`` tag.
+    An imputer (anything from :mod:`sklearn.impute`) handles them; a Pipeline handles them when a
+    step imputes before any step that rejects NaN (a scaler lets NaN through, so
+    ``StandardScaler + LogisticRegression`` does not); a ColumnTransformer when all its
+    transformers do; anything else by its scikit-learn ``allow_nan`` tag.
     """
+    if type(estimator).__module__.startswith("sklearn.impute"):
+        return True
     if isinstance(estimator, Pipeline):
-        return accepts_missing(estimator.steps[0][1])
+        for _, step in estimator.steps:
+            if step in (None, "passthrough"):
+                continue
+            if accepts_missing(step) and (type(step).__module__.startswith("sklearn.impute")
+                                          or isinstance(step, (Pipeline, ColumnTransformer))):
+                return True
+            if not _allow_nan_tag(step):
+                return False
+        return True
     if isinstance(estimator, ColumnTransformer):
-        parts = [t for _, t, _ in estimator.transformers if t not in ("drop", "passthrough")]
-        return bool(parts) and all(accepts_missing(t) for t in parts) and not any(
-            t == "passthrough" for _, t, _ in estimator.transformers)
+        parts = [t for _, t, _ in estimator.transformers]
+        return bool(parts) and all(t != "passthrough" and (t == "drop" or accepts_missing(t))
+                                   for t in parts)
+    return _allow_nan_tag(estimator)
+
+
+def _allow_nan_tag(estimator) -> bool:
     try:
         return bool(get_tags(estimator).input_tags.allow_nan)
     except Exception:  # pragma: no cover - estimators without tags
@@ -129,6 +145,8 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
         Only when ``X`` has string column names.
     feature_costs_ : ndarray of float, shape (n_features,)
     max_stages_ : int
+    n_iter_ : int
+        Generations run (``max_iter``).
     n_evaluations_ : int
         Chromosomes evaluated (not served from the engine's cache).
     cache_hit_rate_ : float
@@ -244,7 +262,7 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
             bad = np.flatnonzero(~np.isfinite(costs) | (costs < 0))
             if bad.size:
                 raise ValueError(f"feature_costs[{bad[0]}] must be a finite number >= 0; "
-                                 f"got {costs[bad[0]]!r}")
+                                 f"got {float(costs[bad[0]])!r}")
         p["costs"] = costs
         base = self._base()
         if not hasattr(base, "fit") or not hasattr(base, "predict_proba"):
@@ -295,8 +313,8 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
         enc = LabelEncoder().fit(y)
         self.classes_ = enc.classes_
         if self.classes_.size < 2:
-            raise ValueError(f"y has a single class ({self.classes_[0]!r}); EMSCO needs at least "
-                             "2 classes")
+            only = self.classes_[0].item() if hasattr(self.classes_[0], "item") else self.classes_[0]
+            raise ValueError(f"y has only one class ({only!r}); EMSCO needs at least 2 classes")
         codes = enc.transform(y)
         n_features = X.shape[1]
         p = self._check_params(n_features, self.classes_.size)
@@ -339,6 +357,7 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
             "g1": result.raw_objectives[idx, 0], "g2": result.raw_objectives[idx, 1],
             "g3*": result.raw_objectives[idx, 2], "g3": result.objectives[idx, 2]})
         self.history_ = result.history
+        self.n_iter_ = p["max_iter"]
         self.n_evaluations_ = result.evaluations
         self.cache_hit_rate_ = 1.0 - problem.fits / problem.lookups if problem.lookups else 0.0
         self.wall_time_s_ = result.wall_time_s
@@ -371,7 +390,8 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        return self.classes_[self._route(X)[0]["label"]]
+        r = self._route(X)[0]
+        return self.classes_[r["label"]]
 
     def predict_proba(self, X):
         """Class probabilities of the exit stage's classifier.

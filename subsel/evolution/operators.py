@@ -16,10 +16,12 @@ from scipy import stats
 __all__ = [
     "beta_binomial_pmf",
     "context_crossover",
+    "crossover_stage_count",
     "elite_indices",
     "fitness",
     "front_ranks",
     "log_fitness",
+    "map_stage",
     "mutation_pmf",
     "n_stages",
     "nondominated_sort",
@@ -192,16 +194,57 @@ def stage_mutation(genes: np.ndarray, rate: float, beta: float, max_stages: int,
     return realign(child)
 
 
+def crossover_stage_count(size_a: int, size_b: int, rng: np.random.Generator) -> int:
+    """The child's stage count: ``|P_A|``, ``|P_B|`` or ``round((|P_A| + |P_B|) / 2)``, 1/3 each.
+
+    Parameters
+    ----------
+    size_a, size_b : int
+        Parents' stage counts.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    int
+    """
+    return (size_a, size_b, round_half_up((size_a + size_b) / 2))[int(rng.integers(0, 3))]
+
+
+def map_stage(stage, parent_size, child_size):
+    """Context-keeping gene map ``max(0, round((stage + 1) / |R| * |C|) - 1)`` (paper §IV-E).
+
+    Parameters
+    ----------
+    stage : int or ndarray of int
+        ``[R]_i``, zero-based stage in parent ``R``.
+    parent_size : int or ndarray of int
+        ``|R|``.
+    child_size : int
+        ``|C|``.
+
+    Returns
+    -------
+    int or ndarray of int64
+        Zero-based stage in the child, in ``0..|C|-1``.
+
+    Examples
+    --------
+    >>> map_stage(0, 2, 4), map_stage(1, 2, 4), map_stage(2, 4, 2)
+    (1, 3, 1)
+    """
+    r = np.maximum(0, round_half_up((np.asarray(stage) + 1) / np.asarray(parent_size) * child_size) - 1)
+    return int(r) if np.ndim(r) == 0 else r
+
+
 def context_crossover(parent_a: np.ndarray, parent_b: np.ndarray,
                       rng: np.random.Generator) -> np.ndarray:
     """EMSCO's context-keeping uniform crossover (SPEC §3; paper §IV-E), always recombining.
 
-    The child's stage count ``|C|`` is ``|P_A|``, ``|P_B|`` or ``round((|P_A| + |P_B|) / 2)`` with
-    probability 1/3 each; gene ``i`` comes from parent ``R`` in {A, B} (fair coin per gene) and is
-    mapped to ``max(0, round(([R]_i + 1) / |R| * |C|) - 1)`` (its relative position in ``R`` kept);
-    finally empty stages are removed and stages renumbered (:func:`realign`).  The crossover rate
-    (recombine with probability ``r̂``, else copy one parent) is applied by the caller
-    (:class:`~subsel.evolution.engine.GeneticEngine`).
+    The child's stage count ``|C|`` comes from :func:`crossover_stage_count`; gene ``i`` comes from
+    parent ``R`` in {A, B} (fair coin per gene) and is mapped by :func:`map_stage` (its relative
+    position in ``R`` kept); finally empty stages are removed and stages renumbered
+    (:func:`realign`).  The crossover rate (recombine with probability ``r̂``, else copy one parent
+    by a fair coin) is applied by the caller (:class:`~subsel.evolution.engine.GeneticEngine`).
 
     Parameters
     ----------
@@ -217,12 +260,11 @@ def context_crossover(parent_a: np.ndarray, parent_b: np.ndarray,
     a = np.asarray(parent_a, dtype=np.int64)
     b = np.asarray(parent_b, dtype=np.int64)
     sa, sb = n_stages(a), n_stages(b)
-    sc = (sa, sb, round_half_up((sa + sb) / 2))[int(rng.integers(0, 3))]
+    sc = crossover_stage_count(sa, sb, rng)
     from_a = rng.random(a.size) < 0.5
     genes = np.where(from_a, a, b)
     size = np.where(from_a, sa, sb)
-    mapped = np.maximum(0, round_half_up((genes + 1) / size * sc) - 1)
-    return realign(mapped)
+    return realign(np.atleast_1d(map_stage(genes, size, sc)))
 
 
 # -- ranking, fitness, selection, elitism ---------------------------------------------------------

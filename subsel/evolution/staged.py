@@ -179,6 +179,8 @@ class StagedClassifier:
     confidence : float
         p̂.
     n_classes : int
+    numeric : bool, default False
+        Convert inputs to a float ndarray before routing (models fitted on arrays).
     """
 
     stages: list
@@ -186,6 +188,7 @@ class StagedClassifier:
     costs: np.ndarray
     confidence: float
     n_classes: int
+    numeric: bool = False
 
     def route(self, X) -> dict[str, np.ndarray]:
         """Route inputs through the stages, acquiring later stages only for undecided inputs.
@@ -201,6 +204,8 @@ class StagedClassifier:
             ``accepted`` (bool), ``exit_stage`` (int64), ``cost`` (float64, cumulative cost of the
             exit stage).
         """
+        if self.numeric:
+            X = np.asarray(X, dtype=float)
         n = X.shape[0]
         sets = [tuple(sorted(s)) for s in cumulative_sets(self.stages)]
         S = len(sets)
@@ -374,4 +379,4 @@ class StagedClassificationProblem(StageAssignmentProblem):
             models.append(m)
         return StagedClassifier(stages=stages, estimators=models,
                                 costs=self.costs, confidence=self.confidence,
-                                n_classes=self.n_classes)
+                                n_classes=self.n_classes, numeric=self.fast)
