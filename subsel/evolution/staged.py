@@ -1,0 +1,382 @@
+"""Budgeted sequential classification with a reject option (SPEC §3; Hamilton & Fulp 2022, §III).
+
+A solution assigns every feature a stage; stage ``m`` uses all features of stages ``0..m`` (its
+*cumulative feature set*) with its own classifier trained on the training split.  An input leaves at
+the first stage whose top class probability is ``>= p̂`` (accepted) and is rejected when still
+undecided after the last stage.  Its cost is the sum of the costs of all features acquired up to the
+stage where it left (the last stage for rejected inputs).
+
+Objectives on a split of ``N`` inputs with ``N*`` accepted (all maximised):
+``g1 = N*/N`` (coverage), ``g2`` = correct accepted / ``N*`` (accuracy, 0 when ``N* = 0``),
+``g3*`` = mean cost per input (raw, minimised) and, within a population,
+``g3 = min_pop g3* / g3*`` in (0, 1].
+
+Classifiers depend only on their cumulative feature set, so :class:`StagedClassificationProblem`
+trains each set once per run and caches the fitted model and its validation probabilities (top
+probability, predicted label, correctness); evaluating a chromosome whose sets were seen is array
+operations only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from . import fastlogit
+from .engine import StageAssignmentProblem
+
+__all__ = [
+    "StagedClassificationProblem",
+    "StagedClassifier",
+    "cumulative_sets",
+    "default_base_estimator",
+    "route",
+    "stage_costs",
+    "staged_objectives",
+]
+
+
+def default_base_estimator():
+    """The paper's base classifier: standardisation then logistic regression (SPEC §3).
+
+    Returns
+    -------
+    sklearn.pipeline.Pipeline
+        ``make_pipeline(StandardScaler(), LogisticRegression())`` (unfitted).
+    """
+    return make_pipeline(StandardScaler(), LogisticRegression())
+
+
+def take_columns(X, cols):
+    """Columns ``cols`` (positions) of an ndarray or a pandas DataFrame, keeping the type."""
+    if hasattr(X, "iloc"):
+        return X.iloc[:, list(cols)]
+    return X[:, list(cols)]
+
+
+def cumulative_sets(stages: list[list[int]]) -> list[frozenset]:
+    """Cumulative feature sets: element ``m`` holds the features of stages ``0..m``.
+
+    Parameters
+    ----------
+    stages : list of list of int
+        Feature indices per stage.
+
+    Returns
+    -------
+    list of frozenset of int
+    """
+    out, acc = [], set()
+    for s in stages:
+        acc |= set(int(i) for i in s)
+        out.append(frozenset(acc))
+    return out
+
+
+def stage_costs(stages: list[list[int]], costs: np.ndarray) -> np.ndarray:
+    """Cumulative acquisition cost of leaving at each stage (SPEC §3).
+
+    Parameters
+    ----------
+    stages : list of list of int
+    costs : ndarray of float, shape (n_features,)
+        Cost of each feature (user's units).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_stages,)
+        Element ``m`` = sum of the costs of the features of stages ``0..m``.
+    """
+    costs = np.asarray(costs, dtype=float)
+    return np.cumsum([costs[list(s)].sum() for s in stages])
+
+
+def route(confidence: np.ndarray, p_hat: float) -> tuple[np.ndarray, np.ndarray]:
+    """Exit stage and acceptance of every input from its top probability at every stage.
+
+    Parameters
+    ----------
+    confidence : ndarray of float, shape (n_stages, n_inputs)
+        Top class probability of each stage's classifier for each input.
+    p_hat : float
+        Confidence threshold: accept at the first stage with ``confidence >= p_hat``.
+
+    Returns
+    -------
+    exit_stage : ndarray of int64, shape (n_inputs,)
+        Stage where the input left (the last stage for rejected inputs).
+    accepted : ndarray of bool, shape (n_inputs,)
+    """
+    ok = np.asarray(confidence) >= p_hat
+    accepted = ok.any(axis=0)
+    exit_stage = np.where(accepted, ok.argmax(axis=0), ok.shape[0] - 1).astype(np.int64)
+    return exit_stage, accepted
+
+
+def staged_objectives(correct: np.ndarray, accepted: np.ndarray, cost: np.ndarray
+                      ) -> tuple[float, float, float]:
+    """Objectives ``(g1, g2, g3*)`` of a routed split (SPEC §3).
+
+    Parameters
+    ----------
+    correct : ndarray of bool, shape (N,)
+        Whether the label given at the exit stage is right.
+    accepted : ndarray of bool, shape (N,)
+    cost : ndarray of float, shape (N,)
+        Acquisition cost of each input.
+
+    Returns
+    -------
+    (g1, g2, g3_star) : tuple of float
+        Coverage ``N*/N``, accuracy on accepted (0 when none) and mean cost per input.
+    """
+    n = accepted.size
+    n_acc = int(accepted.sum())
+    g1 = n_acc / n
+    g2 = float(np.count_nonzero(correct & accepted)) / n_acc if n_acc else 0.0
+    return g1, g2, float(np.mean(cost))
+
+
+def _full_proba(estimator, X, n_classes: int) -> np.ndarray:
+    """``predict_proba`` with columns placed at the estimator's (integer-coded) classes."""
+    P = estimator.predict_proba(X)
+    cls = np.asarray(estimator.classes_, dtype=np.int64)
+    if cls.size == n_classes and np.array_equal(cls, np.arange(n_classes)):
+        return P
+    full = np.zeros((P.shape[0], n_classes))
+    full[:, cls] = P
+    return full
+
+
+def _fit_one(base_estimator, X, y, cols: tuple[int, ...], seed: int):
+    """Clone, seed (when the estimator has an unset ``random_state``) and fit on columns ``cols``."""
+    est = clone(base_estimator)
+    params = est.get_params(deep=True)
+    seeded = {k: seed for k, v in params.items()
+              if (k == "random_state" or k.endswith("__random_state")) and v is None}
+    if seeded:
+        est.set_params(**seeded)
+    return est.fit(take_columns(X, cols), y)
+
+
+@dataclass
+class StagedClassifier:
+    """A fitted budgeted sequential classifier: stages, one fitted model per stage, costs and p̂.
+
+    Parameters
+    ----------
+    stages : list of list of int
+        Feature indices per stage (ordered partition of a subset of the features).
+    estimators : list
+        Fitted classifiers; ``estimators[m]`` was trained on the cumulative set of stage ``m``
+        (columns in increasing index order) with integer-coded labels ``0..n_classes-1``.
+    costs : ndarray of float, shape (n_features,)
+    confidence : float
+        p̂.
+    n_classes : int
+    numeric : bool, default False
+        Convert inputs to a float ndarray before routing (models fitted on arrays).
+    """
+
+    stages: list
+    estimators: list
+    costs: np.ndarray
+    confidence: float
+    n_classes: int
+    numeric: bool = False
+
+    def route(self, X) -> dict[str, np.ndarray]:
+        """Route inputs through the stages, acquiring later stages only for undecided inputs.
+
+        Parameters
+        ----------
+        X : ndarray or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dict
+            ``proba`` (n_samples, n_classes) of the exit stage's classifier, ``label`` (int codes),
+            ``accepted`` (bool), ``exit_stage`` (int64), ``cost`` (float64, cumulative cost of the
+            exit stage).
+        """
+        if self.numeric:
+            X = np.asarray(X, dtype=float)
+        n = X.shape[0]
+        sets = [tuple(sorted(s)) for s in cumulative_sets(self.stages)]
+        S = len(sets)
+        proba = np.zeros((n, self.n_classes))
+        accepted = np.zeros(n, dtype=bool)
+        exit_stage = np.full(n, S - 1, dtype=np.int64)
+        pending = np.arange(n)
+        for m, (cols, est) in enumerate(zip(sets, self.estimators)):
+            if pending.size == 0:
+                break
+            Xm = take_columns(X, cols)
+            Xm = Xm.iloc[pending] if hasattr(Xm, "iloc") else Xm[pending]
+            P = _full_proba(est, Xm, self.n_classes)
+            ok = P.max(axis=1) >= self.confidence
+            done = ok if m < S - 1 else np.ones_like(ok)
+            idx = pending[done]
+            proba[idx] = P[done]
+            accepted[pending[ok]] = True
+            exit_stage[idx] = m
+            pending = pending[~done]
+        cost = stage_costs(self.stages, self.costs)[exit_stage]
+        return {"proba": proba, "label": proba.argmax(axis=1), "accepted": accepted,
+                "exit_stage": exit_stage, "cost": cost}
+
+
+class StagedClassificationProblem(StageAssignmentProblem):
+    """EMSCO's classification problem for the :class:`~subsel.evolution.engine.GeneticEngine`.
+
+    Raw objectives ``(g1, g2, g3*)`` on the validation split; :meth:`normalize` turns ``g3*`` into
+    ``g3 = min_pop g3* / g3*`` (SPEC §3).
+
+    Parameters
+    ----------
+    X_train, X_val : ndarray or DataFrame, shapes (n_train, n_features), (n_val, n_features)
+    y_train, y_val : ndarray of int, labels coded ``0..n_classes-1``
+    costs : ndarray of float, shape (n_features,)
+        Non-negative feature costs.
+    confidence : float
+        p̂.
+    base_estimator : sklearn classifier with ``predict_proba``, or None
+        ``None`` is :func:`default_base_estimator`; for binary labels and numeric inputs it is then
+        fitted by :mod:`subsel.evolution.fastlogit` (the same optimum, without scikit-learn's
+        per-fit overhead) and handed back as an ordinary fitted pipeline.
+    max_stages : int
+        ``k``.
+    mutation_rate, beta : float
+        Mutation rate ``m̂`` and bias ``beta``.
+    n_classes : int
+    seed : int
+        Seeds base estimators with an unset ``random_state`` (derived per feature set, so the models
+        do not depend on training order or ``n_jobs``).
+    n_jobs : int or None
+        Parallel jobs (joblib) to train a batch's new feature sets.
+
+    Attributes
+    ----------
+    cache : dict
+        frozenset of feature indices -> (fitted estimator, top val. probability, val. label,
+        val. correct).
+    lookups, fits : int
+        Cumulative feature-set lookups and trainings (cache hit rate = 1 - fits / lookups).
+    """
+
+    objective_names = ("g1", "g2", "g3*")
+
+    def __init__(self, X_train, y_train, X_val, y_val, costs, confidence: float, base_estimator,
+                 max_stages: int, mutation_rate: float, beta: float, n_classes: int, seed: int = 0,
+                 n_jobs: int | None = None):
+        costs = np.asarray(costs, dtype=float)
+        super().__init__(costs.size, max_stages, mutation_rate, beta)
+        self.X_train, self.y_train = X_train, np.asarray(y_train)
+        self.X_val, self.y_val = X_val, np.asarray(y_val)
+        self.costs = costs
+        self.confidence = float(confidence)
+        self.base_estimator = default_base_estimator() if base_estimator is None else base_estimator
+        self.n_classes = int(n_classes)
+        self.fast = False
+        if base_estimator is None and self.n_classes == 2:
+            try:
+                Xtr = np.asarray(X_train, dtype=float)
+                Xva = np.asarray(X_val, dtype=float)
+            except (TypeError, ValueError):
+                Xtr = None
+            if Xtr is not None and np.all(np.isfinite(Xtr)) and np.all(np.isfinite(Xva)):
+                self.fast = True
+                self._scaler = fastlogit.standardizer(Xtr)
+                self._Xs_train = self._scaler.transform(Xtr)
+                self._Xs_val = self._scaler.transform(Xva)
+        self.seed = int(seed)
+        self.n_jobs = n_jobs
+        self.cache: dict[frozenset, tuple] = {}
+        self.lookups = 0
+        self.fits = 0
+
+    def _set_seed(self, cols: tuple[int, ...]) -> int:
+        mask = np.zeros(self.n_features, dtype=np.uint32)
+        mask[list(cols)] = 1
+        return int(np.random.SeedSequence([self.seed, *mask.tolist()]).generate_state(1)[0])
+
+    def ensure_fitted(self, sets: list[frozenset]) -> None:
+        """Train (and cache) every set of ``sets`` not yet in the cache, in parallel if asked."""
+        self.lookups += len(sets)
+        new = sorted({s for s in sets if s not in self.cache}, key=lambda s: sorted(s))
+        if not new:
+            return
+        cols = [tuple(sorted(s)) for s in new]
+        if self.fast:
+            for s, c in zip(new, cols):
+                coef, b = fastlogit.fit_binary_logistic(self._Xs_train[:, c], self.y_train)
+                p1 = fastlogit.expit(self._Xs_val[:, c] @ coef + b)
+                label = (p1 > 0.5).astype(np.int64)
+                self.cache[s] = (("fast", c, coef, b), np.maximum(p1, 1.0 - p1), label,
+                                 label == self.y_val)
+            self.fits += len(new)
+            return
+        args = [(self.base_estimator, self.X_train, self.y_train, c, self._set_seed(c)) for c in cols]
+        if self.n_jobs not in (None, 1) and len(new) > 1:
+            fitted = Parallel(n_jobs=self.n_jobs)(delayed(_fit_one)(*a) for a in args)
+        else:
+            fitted = [_fit_one(*a) for a in args]
+        for s, c, est in zip(new, cols, fitted):
+            P = _full_proba(est, take_columns(self.X_val, c), self.n_classes)
+            label = P.argmax(axis=1)
+            self.cache[s] = (est, P.max(axis=1), label, label == self.y_val)
+        self.fits += len(new)
+
+    def evaluate(self, batch: list[np.ndarray]) -> np.ndarray:
+        """Raw objectives ``(g1, g2, g3*)`` on the validation split, shape ``(len(batch), 3)``."""
+        all_sets = []
+        per = []
+        for genes in batch:
+            stages = self.stages(genes)
+            sets = cumulative_sets(stages)
+            all_sets.extend(sets)
+            per.append((stages, sets))
+        self.ensure_fitted(all_sets)
+        out = np.empty((len(batch), 3))
+        cols = np.arange(self.y_val.size)
+        for j, (stages, sets) in enumerate(per):
+            entries = [self.cache[s] for s in sets]
+            conf = np.stack([e[1] for e in entries])
+            correct = np.stack([e[3] for e in entries])
+            exit_stage, accepted = route(conf, self.confidence)
+            cost = stage_costs(stages, self.costs)[exit_stage]
+            out[j] = staged_objectives(correct[exit_stage, cols], accepted, cost)
+        return out
+
+    def normalize(self, raw: np.ndarray) -> np.ndarray:
+        """``(g1, g2, g3)`` with ``g3 = min_pop g3* / g3*``; a zero-cost solution gets ``g3 = 1``."""
+        out = np.array(raw, dtype=float, copy=True)
+        g3s = out[:, 2]
+        lo = g3s.min()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[:, 2] = np.where(g3s > 0, lo / g3s, 1.0)
+        return out
+
+    def stats(self) -> dict[str, float]:
+        return {"set_lookups": self.lookups, "set_fits": self.fits}
+
+    def staged_classifier(self, genes: np.ndarray) -> StagedClassifier:
+        """The fitted :class:`StagedClassifier` of a solution (its sets trained if needed)."""
+        stages = self.stages(genes)
+        sets = cumulative_sets(stages)
+        self.ensure_fitted(sets)
+        models = []
+        for s in sets:
+            m = self.cache[s][0]
+            if isinstance(m, tuple) and m and m[0] == "fast":
+                m = fastlogit.as_pipeline(self._scaler, m[1], m[2], m[3])
+                self.cache[s] = (m,) + self.cache[s][1:]
+            models.append(m)
+        return StagedClassifier(stages=stages, estimators=models,
+                                costs=self.costs, confidence=self.confidence,
+                                n_classes=self.n_classes, numeric=self.fast)
