@@ -20,3 +20,6 @@ __all__ = [
 from .formulations import LinearForm, LinearRow, linear_form, to_ortools, to_pulp, write_lp, write_mps
 
 __all__ += ["LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "write_lp", "write_mps"]
+from .knapsack import KnapsackInstance, read_knapsack, read_optimum
+
+__all__ += ["KnapsackInstance", "read_knapsack", "read_optimum"]

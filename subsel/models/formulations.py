@@ -18,13 +18,12 @@ functions, so ``import subsel`` stays light.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._io import atomic_write_with
 from .problem import SubsetSelectionProblem
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -100,7 +99,9 @@ class LinearForm:
         prob = pulp.LpProblem("subset_selection", pulp.LpMaximize)
         # Variables: x_i integer units of agent i; bounds from capacity and the must lists
         # (must-take: x_i >= 1, must-not-take: x_i = 0).
-        x = [pulp.LpVariable(f"x_{i}", lowBound=lo, upBound=up, cat=pulp.LpInteger)
+        # (PuLP >= 3.3 attaches variables to the model; older PuLP builds them free-standing.)
+        new_var = getattr(prob, "add_variable", None) or pulp.LpVariable
+        x = [new_var(f"x_{i}", lowBound=lo, upBound=up, cat=pulp.LpInteger)
              for i, (lo, up) in enumerate(zip(self.lower.tolist(), self.upper.tolist()))]
         # Objective: total utility sum r_i x_i.
         prob.setObjective(pulp.LpAffineExpression(zip(x, self.objective.tolist()), name="utility"))
@@ -196,8 +197,9 @@ def to_pulp(problem: SubsetSelectionProblem, scale: float = 1.0) -> "pulp.LpProb
     --------
     >>> from subsel.models import SubsetSelectionProblem, to_pulp
     >>> p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.2, 0.1], alpha=0.7, budget=1.0)
-    >>> sorted(to_pulp(p).constraints)
-    ['budget', 'quality']
+    >>> prob = to_pulp(p)
+    >>> prob.numConstraints(), prob.get_constraint_by_name("budget").constant
+    (2, -1.0)
     """
     return linear_form(problem, scale).pulp_model()[0]
 
@@ -228,22 +230,6 @@ def to_ortools(problem: SubsetSelectionProblem, backend: str = "SCIP",
     return linear_form(problem, scale).ortools_model(backend)[0]
 
 
-def _atomic_write_with(path: str | os.PathLike, writer: Any) -> None:
-    """Call ``writer(tmp_path)`` on a temporary file next to ``path``, then rename it into place."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent or ".")
-    os.close(fd)
-    try:
-        writer(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
 def write_lp(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
     """Write the integer program (:func:`to_pulp`) as a CPLEX LP file, atomically.
 
@@ -259,7 +245,7 @@ def write_lp(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
         The folder is missing or not writable.
     """
     prob = to_pulp(problem)
-    _atomic_write_with(path, lambda tmp: prob.writeLP(tmp))
+    atomic_write_with(path, lambda tmp: prob.writeLP(tmp))
 
 
 def write_mps(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
@@ -280,4 +266,4 @@ def write_mps(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
         The folder is missing or not writable.
     """
     prob = to_pulp(problem)
-    _atomic_write_with(path, lambda tmp: prob.writeMPS(tmp, with_objsense=True))
+    atomic_write_with(path, lambda tmp: prob.writeMPS(tmp, with_objsense=True))

@@ -9,7 +9,8 @@ fail our check.  :class:`MILPSolver` therefore
 2. when the answer fails ``evaluate``, re-solves with the quality and budget rows multiplied by
    1e3 and then 1e6 (the feasible set is unchanged; the solver's absolute tolerance now admits
    1000x / 10^6x less violation) and with the backend's tightest tolerances;
-3. if that still fails, repairs the selection: drops the units that spend the most quality (or
+3. if that still fails (or the answer was a time-limited incumbent, which a re-solve would not
+   improve on in time), repairs the selection: drops the units that spend the most quality (or
    money) per unit of utility until the row holds, and returns it as ``feasible`` (no longer proven
    optimal) with the solver's bound.  Only when no repair keeps every constraint does it raise.
 """
@@ -104,6 +105,8 @@ class MILPSolver(Solver):
             if problem.evaluate(x).feasible:
                 return RawResult(x, raw.status, raw.bound)
             last = (x, raw)
+            if raw.status is not Status.OPTIMAL:
+                break  # a stop at the time limit would only stop again: repair this incumbent
         if last is None:  # pragma: no cover - defensive
             raise SolverError(f"{self.name}: no answer")
         x, raw = last
@@ -113,4 +116,6 @@ class MILPSolver(Solver):
                 return RawResult(None, Status.INFEASIBLE, None)
             raise SolverError(f"{self.name}: the solver's selection fails the feasibility check "
                               f"({'; '.join(problem.evaluate(x).violations)}) and could not be repaired")
-        return RawResult(fixed, Status.FEASIBLE, raw.bound)
+        # A repaired answer is no longer proven optimal; a time-limited one stays time_limit.
+        status = Status.TIME_LIMIT if raw.status is Status.TIME_LIMIT else Status.FEASIBLE
+        return RawResult(fixed, status, raw.bound)

@@ -6,20 +6,34 @@ this module never fails for that reason.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..models.formulations import LinearForm
 from ._milp import MILPSolver
 from .base import RawResult, SolverError, Status
 
-#: PuLP's registry name of its bundled CBC.
+#: PuLP's names for CBC, in order of preference: the binary bundled with PuLP 3.x, then a CBC
+#: installed apart (PuLP 4 moves CBC out: ``pip install pulp[cbc]`` and ``COIN_CMD``).
 PULP_CBC = "PULP_CBC_CMD"
+CBC_NAMES = (PULP_CBC, "COIN_CMD")
+
+
+def _cbc_name() -> str | None:
+    """The first of :data:`CBC_NAMES` that PuLP reports available here, or None."""
+    import pulp
+
+    found = pulp.listSolvers(onlyAvailable=True)
+    return next((name for name in CBC_NAMES if name in found), None)
 
 
 class CBC(MILPSolver):
     """Exact MILP backend on COIN-OR CBC through PuLP, with every extension.
 
-    The model is :meth:`subsel.models.LinearForm.pulp_model` (variables ``x_{i}``).  Options passed
+    CBC is found by name through ``pulp.listSolvers(onlyAvailable=True)`` / ``pulp.getSolver``
+    (:data:`CBC_NAMES`).  The model is :meth:`subsel.models.LinearForm.pulp_model` (variables
+    ``x_{i}``).  Options passed
     to PuLP: ``gapRel = gapAbs = 0``; ``timeLimit`` from ``time_limit_s`` (a stop there with an
     incumbent is status ``time_limit``; PuLP does not report CBC's bound, so ``bound`` is None then);
     ``threads``; ``msg`` from ``verbose``.  Answers failing the 1e-9 feasibility check are re-solved
@@ -37,12 +51,12 @@ class CBC(MILPSolver):
         except ImportError as exc:
             return False, f"pulp is not installed ({exc})"
         try:
-            found = pulp.listSolvers(onlyAvailable=True)
+            name = _cbc_name()
         except Exception as exc:  # pragma: no cover - PuLP's own probing failed
             return False, f"PuLP could not list its solvers ({exc})"
-        if PULP_CBC not in found:
-            return False, (f"PuLP {pulp.__version__} has no working {PULP_CBC} "
-                           "(PuLP >= 4 no longer bundles CBC; install pulp<4 or a cbc binary)")
+        if name is None:
+            return False, (f"PuLP {pulp.__version__} finds no CBC ({' or '.join(CBC_NAMES)}); "
+                           "PuLP >= 4 no longer bundles it: install pulp<4 or pulp[cbc]")
         return True, ""
 
     def _run(self, form: LinearForm, tight: bool) -> RawResult:
@@ -55,7 +69,12 @@ class CBC(MILPSolver):
             kwargs["timeLimit"] = self.time_limit_s
         if self.threads is not None:
             kwargs["threads"] = self.threads
-        solver = pulp.getSolver(PULP_CBC, **kwargs)
+        name = _cbc_name()
+        if name is None:
+            raise SolverError(f"cbc: {self.available()[1]}")
+        with warnings.catch_warnings():  # PuLP 3.3 announces PULP_CBC_CMD's move in PuLP 4
+            warnings.simplefilter("ignore", DeprecationWarning)
+            solver = pulp.getSolver(name, **kwargs)
         try:
             prob.solve(solver)
         except pulp.PulpSolverError as exc:
