@@ -205,7 +205,8 @@ class GeneticEngine:
     epsilon : float, default 0.01
         The ``epsilon > 0`` of ``gamma``.
     callback : callable, optional
-        Called as ``callback(generation, history_row)`` after each generation.
+        Called as ``callback(generation, history_row)`` after each generation; returning ``True``
+        stops the run there (e.g. a time limit), the result is then that generation's.
 
     Raises
     ------
@@ -234,7 +235,8 @@ class GeneticEngine:
         self.epsilon = float(epsilon)
         self.callback = callback
 
-    def run(self, problem: EvolutionProblem, rng: np.random.Generator) -> EvolutionResult:
+    def run(self, problem: EvolutionProblem, rng: np.random.Generator,
+            initial: list[np.ndarray] | None = None) -> EvolutionResult:
         """Evolve ``problem`` from a random population.
 
         Parameters
@@ -242,6 +244,9 @@ class GeneticEngine:
         problem : EvolutionProblem
         rng : numpy.random.Generator
             The only source of randomness of the run.
+        initial : list of ndarray, optional
+            Solutions placed first in the initial population (e.g. seeds from another method; at
+            most ``population_size`` are used); the rest is drawn by ``problem.random_solution``.
 
         Returns
         -------
@@ -268,7 +273,8 @@ class GeneticEngine:
             return np.array([memo[k] for k in keys], dtype=float)
 
         N = self.population_size
-        pop = [np.asarray(problem.random_solution(rng)) for _ in range(N)]
+        pop = [np.array(x, copy=True) for x in (initial or [])][:N]
+        pop += [np.asarray(problem.random_solution(rng)) for _ in range(N - len(pop))]
         raw = evaluate(pop)
         names = tuple(problem.objective_names) or tuple(f"f{j}" for j in range(raw.shape[1]))
         history: list[dict] = []
@@ -287,9 +293,8 @@ class GeneticEngine:
             row["cache_hits"] = counters["cache_hits"] - prev["cache_hits"]
             row.update(problem.stats())
             history.append(row)
-            if self.callback is not None:
-                self.callback(gen, row)
-            if gen == self.max_iter:
+            stop = self.callback is not None and self.callback(gen, row) is True
+            if stop or gen == self.max_iter:
                 break
             prev = dict(counters)
             elite = ops.elite_indices(keys, logf, front, self.elite_fraction, complexity)
