@@ -367,7 +367,25 @@ class StagedClassificationProblem(StageAssignmentProblem):
 
     def staged_classifier(self, genes: np.ndarray) -> StagedClassifier:
         """The fitted :class:`StagedClassifier` of a solution (its sets trained if needed)."""
-        stages = self.stages(genes)
+        return self.classifier_for_stages(self.stages(genes))
+
+    def classifier_for_stages(self, stages: list[list[int]],
+                              confidence: float | None = None) -> StagedClassifier:
+        """A fitted :class:`StagedClassifier` for any stage lists (e.g. a feature subset alone).
+
+        Parameters
+        ----------
+        stages : list of list of int
+            Feature indices per stage; may leave features out (they are never acquired).
+        confidence : float, optional
+            p̂ of the classifier; default the problem's (``0`` accepts every input: no rejection).
+
+        Returns
+        -------
+        StagedClassifier
+            Stage models come from (and are added to) the feature-set cache.
+        """
+        stages = [sorted(int(i) for i in s) for s in stages]
         sets = cumulative_sets(stages)
         self.ensure_fitted(sets)
         models = []
@@ -377,6 +395,6 @@ class StagedClassificationProblem(StageAssignmentProblem):
                 m = fastlogit.as_pipeline(self._scaler, m[1], m[2], m[3])
                 self.cache[s] = (m,) + self.cache[s][1:]
             models.append(m)
-        return StagedClassifier(stages=stages, estimators=models,
-                                costs=self.costs, confidence=self.confidence,
+        return StagedClassifier(stages=stages, estimators=models, costs=self.costs,
+                                confidence=self.confidence if confidence is None else float(confidence),
                                 n_classes=self.n_classes, numeric=self.fast)
