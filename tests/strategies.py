@@ -107,3 +107,10 @@ def knapsack_brute_force(values, weights, capacity) -> float:
         if x @ np.asarray(weights, dtype=float) <= capacity + 1e-9:
             best = max(best, float(x @ np.asarray(values, dtype=float)))
     return best
+
+
+@st.composite
+def must_list_problems(draw, n_max: int = 7, cap_max: int = 2) -> SubsetSelectionProblem:
+    """Instances with (maybe) must-take / must-not-take lists but no budget or demand."""
+    p = draw(problems(n_max=n_max, cap_max=cap_max, extensions=True, grid=draw(st.booleans())))
+    return p.with_changes(budget=None, demand=None)

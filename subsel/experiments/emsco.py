@@ -55,7 +55,7 @@ BASELINES = ("all-features", "all-features-reject", "ilp-subset")
 #: (population from SPEC §3's table, 150 generations).
 TABLE2_SCALES: dict[str, dict] = {
     "tiny": {"runs": 2, "population": 8, "generations": 2, "datasets": SYNTHETIC},
-    "quick": {"runs": 3, "population": 20, "generations": 5, "datasets": TABLE2_DATASETS},
+    "quick": {"runs": 2, "population": 16, "generations": 4, "datasets": TABLE2_DATASETS},
     "full": {"runs": 50, "population": None, "generations": 150, "datasets": TABLE2_DATASETS},
 }
 #: p̂ grid of the sweep.
@@ -380,7 +380,7 @@ def _run_nsga2(problem, population: int, n_eval: int, crossover_rate: float, see
     E = np.linalg.norm(norm, axis=1)
     stages = np.array([ops.n_stages(ops.realign(x)) for x in X])
     best = int(np.lexsort((stages, -E))[0])
-    return ops.realign(X[best]), g[best], int(algorithm.evaluator.n_eval)
+    return ops.realign(X[best]), g[best], int(res.algorithm.evaluator.n_eval)
 
 
 def table2_task(task: Task) -> list[dict]:

@@ -49,8 +49,12 @@ def plot_method_table(summary: pd.DataFrame, path: str | os.PathLike, *, title: 
         ax.set_ylabel("accuracy g2 (test)")
     for ax in axes.ravel()[len(datasets):]:
         ax.axis("off")
-    handles, labels = axes.ravel()[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
+    from matplotlib.lines import Line2D
+
+    shown = [m for m in markers if m in set(summary["method"])]
+    handles = [Line2D([], [], ls="none", marker=markers[m], color="0.4", markersize=8) for m in shown]
+    fig.legend(handles, shown, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(shown),
+               fontsize=8, frameon=False, title="method (black edge: non-dominated)")
     if sc is not None:
         fig.colorbar(sc, ax=axes.ravel().tolist(), label="coverage g1", shrink=0.8)
     fig.suptitle(title)
