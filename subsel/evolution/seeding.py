@@ -52,7 +52,7 @@ def feature_quality(accuracy: np.ndarray, n_classes: int) -> np.ndarray:
         raise ValueError(f"n_classes must be >= 2; got {n_classes!r}")
     bad = np.flatnonzero(~np.isfinite(acc) | (acc < 0) | (acc > 1))
     if bad.size:
-        raise ValueError(f"accuracy[{bad[0]}] must be in [0, 1]; got {acc[bad[0]]!r}")
+        raise ValueError(f"accuracy[{bad[0]}] must be in [0, 1]; got {float(acc[bad[0]])!r}")
     chance = 1.0 / int(n_classes)
     return np.clip((acc - chance) / (1.0 - chance), 0.0, 1.0)
 
