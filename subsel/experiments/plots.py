@@ -6,11 +6,12 @@ the path.  None of them computes anything the tables do not already hold.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from ..models._io import atomic_write_with
 
 __all__ = ["plot_mean_ratio", "plot_ratio_box", "plot_time_ratios", "plot_comparison"]
 
@@ -29,14 +30,8 @@ def _save(fig, path: str | os.PathLike) -> Path:
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=120, bbox_inches="tight")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        atomic_write_with(path, lambda tmp: fig.savefig(tmp, dpi=120, bbox_inches="tight", format="png"))
     finally:
         plt.close(fig)
     return path
@@ -72,23 +67,29 @@ def plot_ratio_box(ratios: pd.DataFrame, path: str | os.PathLike, *, title: str,
     """Box plot of per-instance utility ratios per n (the paper's Figure 2).
 
     Only defined ratios are drawn; each box's label gives how many instances had an undefined
-    ratio (zero optimum or a failure), so nothing disappears silently.
+    ratio (zero optimum or a failure), so nothing disappears silently.  The axis stops at -0.1:
+    ratios below it (GSS with a negative utility) are counted in the label, not drawn.
 
     Parameters
     ----------
     ratios : pandas.DataFrame
         :func:`subsel.experiments.analysis.add_ratios` output with ``n, ratio, ratio_status``.
     """
-    plt, (fig, ax) = _figure(figsize=(6.4, 4.2))
+    plt, (fig, ax) = _figure(figsize=(7.2, 4.6))
+    defined = ratios.loc[ratios["ratio_status"] == "ok", "ratio"].to_numpy(float)
+    low = max(float(defined.min()) - 0.02, -0.1) if defined.size else 0.0
     groups, labels = [], []
     for n, g in ratios.groupby("n", sort=True):
         ok = g["ratio_status"] == "ok"
-        groups.append(g.loc[ok, "ratio"].to_numpy(float))
-        labels.append(f"{n}\n({int((~ok).sum())} undef.)")
+        values = g.loc[ok, "ratio"].to_numpy(float)
+        groups.append(values)
+        below = int((values < low).sum())
+        labels.append(f"{n}\n{int((~ok).sum())} undef." + (f"\n{below} < {low:g}" if below else ""))
     ax.boxplot(groups, whis=1.5, flierprops={"markersize": 3, "alpha": 0.5})
+    ax.set_ylim(low, 1.02)
     ax.set_xticks(range(1, len(labels) + 1), labels)
     ax.axhline(1.0, color="0.6", lw=0.8, ls="--")
-    ax.set_xlabel("number of agents n (instances with an undefined ratio)")
+    ax.set_xlabel("number of agents n (instances with an undefined or off-scale ratio)")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(alpha=0.3, axis="y")

@@ -4,6 +4,12 @@ An experiment is a module-level function ``experiment(config: ExperimentConfig) 
 runs its grid through :func:`subsel.experiments.run_grid` and writes its files (table, figure,
 summary) into ``config.out_dir``.  Add one with a single line in :data:`EXPERIMENTS`; the table is
 resolved lazily, so registering never imports the experiment's dependencies.
+
+Contract of an experiment function: honour all three :data:`SCALES` (``tiny`` must finish in a few
+seconds: the test suite runs ``subsel reproduce all --scale tiny``), pass
+``config.run_kwargs()`` to :func:`~subsel.experiments.run_grid` with ``out`` inside
+``config.out_dir`` (so ``--jobs``, ``--scheduler`` and resuming work), write every file atomically and
+return the paths written.
 """
 from __future__ import annotations
 

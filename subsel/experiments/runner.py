@@ -30,7 +30,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,7 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..models._io import atomic_write_text
+from ..models._io import atomic_write_text, atomic_write_with
 
 __all__ = ["Task", "TaskError", "grid", "run_grid", "checkpoint_path", "write_table"]
 
@@ -258,14 +257,7 @@ def write_table(df: pd.DataFrame, out: str | os.PathLike) -> Path:
     if fmt == "csv":
         atomic_write_text(out, df.to_csv(index=False))
         return out
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    os.close(fd)
-    try:
-        df.to_parquet(tmp, index=False)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_with(out, lambda tmp: df.to_parquet(tmp, index=False))
     return out
 
 

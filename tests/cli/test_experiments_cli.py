@@ -65,7 +65,7 @@ def test_out_must_be_a_folder(tmp_path, capsys):
 
 def test_compare_table_ratios_and_files(tmp_path, capsys):
     code, out, err = run(capsys, "compare", "--solvers", "gss,dpss", "--n", "5,9", "--alpha", "0.6,0.8",
-                         "--instances", "3", "--seed", "4", "--out", str(tmp_path), "--jobs", "2")
+                         "--instances", "3", "--seed", "4", "--out", str(tmp_path))
     assert code == 0, err
     table = pd.read_csv(tmp_path / "compare.csv")
     assert {"n", "alpha", "instance", "seed", "solver", "objective", "status", "wall_time_s"} <= set(table)
@@ -100,3 +100,25 @@ def test_compare_same_instances_whatever_the_other_sizes(tmp_path, capsys):
     b = pd.read_csv(tmp_path / "b" / "compare.csv")
     cols = ["n", "alpha", "instance", "seed", "objective"]
     pd.testing.assert_frame_equal(a[a["n"] == 7][cols].reset_index(drop=True), b[cols])
+
+
+def test_reproduce_on_a_dask_scheduler_matches_serial(tmp_path, capsys):
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        code, _, err = run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path / "d"),
+                           "--scheduler", cluster.scheduler_address)
+    assert code == 0, err
+    assert run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path / "s"))[0] == 0
+    d = pd.read_csv(tmp_path / "d" / "fig2.csv").drop(columns="wall_time_s")
+    s = pd.read_csv(tmp_path / "s" / "fig2.csv").drop(columns="wall_time_s")
+    pd.testing.assert_frame_equal(d, s)
+
+
+def test_unreachable_scheduler_exits_2(tmp_path, capsys):
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        code, _, err = run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path),
+                           "--scheduler", "tcp://127.0.0.1:9")
+    assert code == 2 and "cannot connect to the Dask scheduler" in err and err.count("\n") == 1
