@@ -179,8 +179,6 @@ class StagedClassifier:
     confidence : float
         p̂.
     n_classes : int
-    numeric : bool, default False
-        Convert inputs to a float ndarray before routing (models fitted on arrays).
     """
 
     stages: list
@@ -188,7 +186,6 @@ class StagedClassifier:
     costs: np.ndarray
     confidence: float
     n_classes: int
-    numeric: bool = False
 
     def route(self, X) -> dict[str, np.ndarray]:
         """Route inputs through the stages, acquiring later stages only for undecided inputs.
@@ -204,8 +201,6 @@ class StagedClassifier:
             ``accepted`` (bool), ``exit_stage`` (int64), ``cost`` (float64, cumulative cost of the
             exit stage).
         """
-        if self.numeric:
-            X = np.asarray(X, dtype=float)
         n = X.shape[0]
         sets = [tuple(sorted(s)) for s in cumulative_sets(self.stages)]
         S = len(sets)
@@ -246,9 +241,10 @@ class StagedClassificationProblem(StageAssignmentProblem):
     confidence : float
         p̂.
     base_estimator : sklearn classifier with ``predict_proba``, or None
-        ``None`` is :func:`default_base_estimator`; for binary labels and numeric inputs it is then
-        fitted by :mod:`subsel.evolution.fastlogit` (the same optimum, without scikit-learn's
-        per-fit overhead) and handed back as an ordinary fitted pipeline.
+        ``None`` is :func:`default_base_estimator`.  For binary labels, column-wise logistic
+        pipelines (the default, and e.g. impute + one-hot + scale + logistic regression) are fitted
+        by :mod:`subsel.evolution.fastlogit`: the same optimum without scikit-learn's per-fit
+        overhead, stage models handed back as :class:`~subsel.evolution.fastlogit.ColumnwiseLogit`.
     max_stages : int
         ``k``.
     mutation_rate, beta : float
@@ -283,17 +279,18 @@ class StagedClassificationProblem(StageAssignmentProblem):
         self.base_estimator = default_base_estimator() if base_estimator is None else base_estimator
         self.n_classes = int(n_classes)
         self.fast = False
-        if base_estimator is None and self.n_classes == 2:
+        spec = fastlogit.columnwise_spec(self.base_estimator) if self.n_classes == 2 else None
+        if spec is not None:
             try:
-                Xtr = np.asarray(X_train, dtype=float)
-                Xva = np.asarray(X_val, dtype=float)
+                self._encoders = fastlogit.ColumnEncoders(spec[0], X_train)
+                self._Z_train = self._encoders.transform(X_train)
+                self._Z_val = self._encoders.transform(X_val)
             except (TypeError, ValueError):
-                Xtr = None
-            if Xtr is not None and np.all(np.isfinite(Xtr)) and np.all(np.isfinite(Xva)):
-                self.fast = True
-                self._scaler = fastlogit.standardizer(Xtr)
-                self._Xs_train = self._scaler.transform(Xtr)
-                self._Xs_val = self._scaler.transform(Xva)
+                spec = None
+        if spec is not None and np.all(np.isfinite(self._Z_train)) \
+                and np.all(np.isfinite(self._Z_val)):
+            self.fast = True
+            self._C = spec[1]
         self.seed = int(seed)
         self.n_jobs = n_jobs
         self.cache: dict[frozenset, tuple] = {}
@@ -314,8 +311,9 @@ class StagedClassificationProblem(StageAssignmentProblem):
         cols = [tuple(sorted(s)) for s in new]
         if self.fast:
             for s, c in zip(new, cols):
-                coef, b = fastlogit.fit_binary_logistic(self._Xs_train[:, c], self.y_train)
-                p1 = fastlogit.expit(self._Xs_val[:, c] @ coef + b)
+                z = self._encoders.columns(c)
+                coef, b = fastlogit.fit_binary_logistic(self._Z_train[:, z], self.y_train, self._C)
+                p1 = fastlogit.expit(self._Z_val[:, z] @ coef + b)
                 label = (p1 > 0.5).astype(np.int64)
                 self.cache[s] = (("fast", c, coef, b), np.maximum(p1, 1.0 - p1), label,
                                  label == self.y_val)
@@ -374,9 +372,9 @@ class StagedClassificationProblem(StageAssignmentProblem):
         for s in sets:
             m = self.cache[s][0]
             if isinstance(m, tuple) and m and m[0] == "fast":
-                m = fastlogit.as_pipeline(self._scaler, m[1], m[2], m[3])
+                m = fastlogit.ColumnwiseLogit([self._encoders.encoders[j] for j in m[1]], m[2], m[3])
                 self.cache[s] = (m,) + self.cache[s][1:]
             models.append(m)
         return StagedClassifier(stages=stages, estimators=models,
                                 costs=self.costs, confidence=self.confidence,
-                                n_classes=self.n_classes, numeric=self.fast)
+                                n_classes=self.n_classes)
