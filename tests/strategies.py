@@ -62,6 +62,32 @@ def brute_force(problem: SubsetSelectionProblem, minimize: bool = False) -> tupl
     return (-best[0] if minimize else best[0]), best[1]
 
 
+@st.composite
+def knapsacks(draw, m_min: int = 1, m_max: int = 7, integer: bool = True):
+    """0-1 knapsack instances ``(values, weights, capacity)`` with small integer (or real) data."""
+    m = draw(st.integers(m_min, m_max))
+    if integer:
+        num = st.integers(0, 30).map(float)
+    else:
+        # Real values as benchmark files write them (three decimals).  Far smaller weights would
+        # fall under the feasibility tolerance 1e-9 once scaled by from_knapsack.
+        num = st.integers(0, 30000).map(lambda v: v / 1000)
+    values = draw(st.lists(num, min_size=m, max_size=m))
+    weights = draw(st.lists(num, min_size=m, max_size=m))
+    capacity = draw(st.integers(0, 60).map(float)) if integer else draw(num)
+    return values, weights, capacity
+
+
+def knapsack_brute_force(values, weights, capacity) -> float:
+    """The 0-1 knapsack optimum by enumerating every subset (the reference for the encoding tests)."""
+    best = 0.0
+    for combo in itertools.product((0, 1), repeat=len(values)):
+        x = np.array(combo, dtype=float)
+        if x @ np.asarray(weights, dtype=float) <= capacity + 1e-9:
+            best = max(best, float(x @ np.asarray(values, dtype=float)))
+    return best
+
+
 # -- EMSCO (subsel.evolution) ---------------------------------------------------------------------
 
 @st.composite

@@ -1,23 +1,268 @@
-"""Core commands: ``solvers`` (the table of backends).  generate / solve / export come with the core issue."""
+"""Core commands: ``generate``, ``solve``, ``export`` and ``solvers``.
+
+File formats
+------------
+agents CSV
+    Header ``name,quality,cost,capacity`` (``name`` and ``capacity`` optional), one agent per row.
+    The threshold ``alpha`` and the revenue ``R`` are the planner's choice, not the agents'
+    property, so they are not stored: ``solve`` and ``export`` take them as ``--alpha`` / ``--R``.
+selection CSV (``solve -o``)
+    Header ``name,units``, one row per agent (every agent, 0 units included), in input order.
+knapsack files (``solve --knapsack``)
+    Format (a) ``n W`` / ``p w`` lines or (b) Pisinger's generator output; see
+    :mod:`subsel.models.knapsack`.
+
+``-`` stands for stdin (input ``FILE``) or stdout (``generate -o``, ``solve -o``).  Every file is
+written atomically and only after the work succeeded, so no command leaves a partial file.
+Exit codes: 0 success (an ``infeasible`` answer included: it is an answer), 1 the solver failed,
+2 bad input (one line on stderr naming the file, line and column).
+"""
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import sys
+from pathlib import Path
 
-from ..solvers import solver_info
+import numpy as np
+
+from ..models import SubsetSelectionProblem, read_knapsack, write_lp, write_mps
+from ..models._io import atomic_write_text
+from ..solvers import SolverError, available_solvers, get_solver, solver_info
+from . import CLIError
+
+#: Default solver: the first of these that is registered and available here.
+DEFAULT_SOLVER_PREFERENCE = ("exact", "highs", "cbc", "ortools-scip", "dpss")
 
 
+def default_solver() -> str:
+    """The solver ``solve`` uses without ``--solver``: the first available of
+    :data:`DEFAULT_SOLVER_PREFERENCE` (exact backends only; DPSS, exponential, comes last)."""
+    avail = available_solvers()
+    for name in DEFAULT_SOLVER_PREFERENCE:
+        if name in avail:
+            return name
+    raise CLIError("no exact solver is available on this machine; see 'subsel solvers'")
+
+
+# ---------------------------------------------------------------------------------- solvers
 def _cmd_solvers(args: argparse.Namespace) -> int:
     rows = solver_info()
-    header = f"{'name':<14} {'exact':<6} {'complexity':<22} {'extensions':<40} available"
+    header = f"{'name':<14} {'exact':<6} {'complexity':<34} {'extensions':<38} available"
     print(header)
     for r in rows:
         ext = ",".join(sorted(r.supports)) or "-"
-        avail = "yes" if r.available else f"no ({r.reason})"
-        print(f"{r.name:<14} {'yes' if r.exact else 'no':<6} {r.complexity:<22} {ext:<40} {avail}")
+        avail = "yes" if r.available else f"not available ({r.reason})"
+        print(f"{r.name:<14} {'yes' if r.exact else 'no':<6} {r.complexity:<34} {ext:<38} {avail}")
     return 0
 
 
+# ---------------------------------------------------------------------------------- generate
+def _cmd_generate(args: argparse.Namespace) -> int:
+    if args.n < 1:
+        raise CLIError(f"--n must be a positive integer; got {args.n}")
+    if args.alpha is not None and not 0.0 <= args.alpha <= 1.0:
+        raise CLIError(f"--alpha must be in [0, 1]; got {args.alpha}")
+    if args.capacity_max < 1:
+        raise CLIError(f"--capacity-max must be a positive integer; got {args.capacity_max}")
+    rng = np.random.default_rng(args.seed)
+    # q, c ~ U[0, 1] (Deva et al., Section 6.1); alpha does not enter the draw.
+    problem = SubsetSelectionProblem.random(args.n, alpha=0.5 if args.alpha is None else args.alpha,
+                                           rng=rng)
+    if args.capacity_max > 1:
+        cap = rng.integers(1, args.capacity_max + 1, size=args.n)
+        problem = problem.with_changes(capacity=cap)
+    text = problem.to_dataframe().to_csv(index=False, float_format="%.17g")
+    _emit(text, args.output)
+    if args.output != "-":
+        hint = f" --alpha {args.alpha:g}" if args.alpha is not None else " --alpha A"
+        print(f"wrote {args.n} agents to {args.output}; solve with: subsel solve {args.output}{hint}",
+              file=sys.stderr)
+    return 0
+
+
+def _emit(text: str, output: str) -> None:
+    if output == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        atomic_write_text(output, text)
+
+
+# ---------------------------------------------------------------------------------- problem input
+def _names(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    names = [s.strip() for s in value.split(",") if s.strip()]
+    return names or None
+
+
+def _load_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, float | None, str]:
+    """The problem described by FILE and the options; also the known optimum and a label."""
+    ext = dict(budget=args.budget, demand=args.demand, must_take=_names(args.must_take),
+               must_not_take=_names(args.must_not_take))
+    ext = {k: v for k, v in ext.items() if v is not None}
+    if args.knapsack:
+        if args.alpha is not None:
+            raise CLIError("--alpha does not apply with --knapsack: the conversion sets alpha")
+        if args.file == "-":
+            raise CLIError("--knapsack needs a file path, not '-'")
+        instances = read_knapsack(args.file, args.optimum)
+        inst = _pick_instance(instances, args.instance, args.file)
+        problem = inst.to_problem()
+        if ext:
+            problem = problem.with_changes(**ext)
+        return problem, inst.optimum, f"{args.file} ({inst.name}, {inst.m} items)"
+    if args.optimum is not None or args.instance is not None:
+        raise CLIError("--optimum and --instance need --knapsack")
+    if args.alpha is None:
+        raise CLIError("--alpha is required for an agents CSV (it is not stored in the file)")
+    if args.file == "-":
+        return SubsetSelectionProblem.from_csv(sys.stdin, alpha=args.alpha, R=args.R, **ext), None, "<stdin>"
+    path = Path(args.file)
+    if not path.exists():
+        raise CLIError(f"{path}: no such file")
+    if path.is_dir():
+        raise CLIError(f"{path}: is a directory, expected an agents CSV file")
+    return SubsetSelectionProblem.from_csv(path, alpha=args.alpha, R=args.R, **ext), None, str(path)
+
+
+def _pick_instance(instances, key: str | None, file: str):
+    if key is None:
+        return instances[0]
+    for inst in instances:
+        if inst.name == key:
+            return inst
+    if key.isdigit() and int(key) < len(instances):
+        return instances[int(key)]
+    raise CLIError(f"{file}: no instance {key!r}; it holds {len(instances)}: "
+                   + ", ".join(i.name for i in instances[:5]) + (" ..." if len(instances) > 5 else ""))
+
+
+def _add_problem_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="agents CSV (name,quality,cost,capacity) or '-' for stdin; "
+                   "a knapsack file with --knapsack")
+    p.add_argument("--alpha", type=float, help="quality threshold in [0, 1] (required for agents CSV)")
+    p.add_argument("--R", type=float, default=1.0, help="revenue per good unit (default 1)")
+    p.add_argument("--budget", type=float, help="extension: total cost sum c x <= B")
+    p.add_argument("--demand", type=int, help="extension: at least D units")
+    p.add_argument("--must-take", metavar="NAMES", help="extension: comma-separated agent names with x >= 1")
+    p.add_argument("--must-not-take", metavar="NAMES", help="extension: comma-separated agent names with x = 0")
+    p.add_argument("--knapsack", action="store_true",
+                   help="FILE is a 0-1 knapsack file (format 'n W' or Pisinger's); alpha comes from "
+                        "the conversion")
+    p.add_argument("--optimum", metavar="FILE", help="with --knapsack: a file holding the known optimum")
+    p.add_argument("--instance", metavar="NAME|INDEX",
+                   help="with --knapsack: which instance of a multi-instance file (default the first)")
+
+
+# ---------------------------------------------------------------------------------- solve
+def _fmt(v: float | None, digits: int = 10) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    return f"{v:.{digits}g}"
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    if args.json and args.output == "-":
+        raise CLIError("--json and -o - would both write to stdout; give -o a file name")
+    problem, optimum, label = _load_problem(args)
+    name = args.solver or default_solver()
+    options = {}
+    if args.time_limit is not None:
+        options["time_limit_s"] = args.time_limit
+    if args.threads is not None:
+        options["threads"] = args.threads
+    solver = get_solver(name, **options)
+    try:
+        sol = solver.solve(problem)
+    except SolverError as exc:
+        print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    if args.output is not None:
+        if sol.is_feasible:
+            sel = "name,units\n" + "".join(f"{n},{int(u)}\n" for n, u in zip(problem.names, sol.x))
+            _emit(sel, args.output)
+        else:
+            print(f"subsel: no selection written: status {sol.status.value}", file=sys.stderr)
+    if args.json:
+        d = sol.to_dict()
+        out = {k: d[k] for k in ("solver", "status", "objective", "avg_quality", "x", "wall_time_s")}
+        if optimum is not None:
+            out["known_optimum"] = optimum
+        print(json.dumps(out))
+        return 0
+    units = int(sol.x.sum())
+    lines = [
+        f"problem      {label}: {problem.n} agents, alpha {problem.alpha:g}, R {problem.R:g}"
+        + (f", extensions {','.join(sorted(problem.extensions))}" if problem.extensions else ""),
+        f"solver       {sol.solver}",
+        f"status       {sol.status.value}",
+        f"objective    {_fmt(sol.objective)}",
+        f"avg_quality  {_fmt(sol.avg_quality, 6)}",
+        f"selected     {units} units from {int(np.count_nonzero(sol.x))} agents",
+        f"wall_time_s  {sol.wall_time_s:.4f}",
+    ]
+    if sol.bound is not None and sol.status.value != "optimal":
+        lines.insert(4, f"bound        {_fmt(sol.bound)}")
+    if optimum is not None:
+        ok = sol.is_feasible and abs(sol.objective - optimum) <= 1e-6 * max(1.0, abs(optimum))
+        lines.append(f"known_optimum {_fmt(optimum)} ({'matches' if ok else 'DIFFERS'})")
+    if sol.is_feasible and units and problem.n <= 20:
+        lines.append("x            " + " ".join(str(int(v)) for v in sol.x))
+    # With the selection on stdout, the summary goes to stderr so stdout stays a clean CSV.
+    print("\n".join(lines), file=sys.stderr if args.output == "-" else sys.stdout)
+    return 0
+
+
+# ---------------------------------------------------------------------------------- export
+def _cmd_export(args: argparse.Namespace) -> int:
+    suffix = Path(args.output).suffix.lower()
+    if suffix not in (".lp", ".mps"):
+        raise CLIError(f"{args.output}: the output must end in .lp or .mps (the format comes from "
+                       f"the extension); got {suffix or 'no extension'!r}")
+    problem, _, label = _load_problem(args)
+    (write_lp if suffix == ".lp" else write_mps)(problem, args.output)
+    print(f"wrote the {suffix[1:].upper()} model of {label} ({problem.n} variables) to {args.output}",
+          file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------------------- registration
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the core sub-commands to the ``subsel`` parser."""
+    p = sub.add_parser("generate", help="write a random agents CSV (q, c ~ U[0, 1], the paper's instances)",
+                       description="Write a random agents CSV: q, c ~ U[0, 1] (Deva et al., Section "
+                                   "6.1). alpha is not stored in the CSV; --alpha is only checked "
+                                   "and echoed in the hint of the next command.")
+    p.add_argument("--n", type=int, required=True, help="number of agents")
+    p.add_argument("--alpha", type=float, help="optional: the threshold you plan to solve with")
+    p.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy)")
+    p.add_argument("--capacity-max", type=int, default=1,
+                   help="capacities drawn uniformly from 1..K (default 1)")
+    p.add_argument("-o", "--output", default="-", help="agents CSV to write ('-' = stdout, default)")
+    p.set_defaults(func=_cmd_generate)
+
+    p = sub.add_parser("solve", help="solve a subset-selection (or knapsack) instance",
+                       description="Solve an agents CSV or a knapsack file with one backend.")
+    _add_problem_args(p)
+    p.add_argument("--solver", help="backend name (see 'subsel solvers'); default: the first available "
+                   f"of {', '.join(DEFAULT_SOLVER_PREFERENCE)}")
+    p.add_argument("--time-limit", type=float, metavar="S", help="time limit in seconds")
+    p.add_argument("--threads", type=int, help="threads for backends that use several")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object: solver, status, objective, avg_quality, x, wall_time_s "
+                        "(+ known_optimum)")
+    p.add_argument("-o", "--output", help="write the selection as CSV name,units ('-' = stdout)")
+    p.set_defaults(func=_cmd_solve)
+
+    p = sub.add_parser("export", help="write the integer program as an LP or MPS file",
+                       description="Write the integer program (SPEC §1, with extensions) for external "
+                                   "solvers; the format comes from the extension of -o.")
+    _add_problem_args(p)
+    p.add_argument("-o", "--output", required=True, help="model.lp or model.mps")
+    p.set_defaults(func=_cmd_export)
+
     p = sub.add_parser("solvers", help="list the solver backends and whether they work here")
     p.set_defaults(func=_cmd_solvers)

@@ -17,3 +17,9 @@ __all__ = [
     "Partition",
     "SubsetSelectionProblem",
 ]
+from .formulations import LinearForm, LinearRow, linear_form, to_ortools, to_pulp, write_lp, write_mps
+
+__all__ += ["LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "write_lp", "write_mps"]
+from .knapsack import KnapsackInstance, read_knapsack, read_optimum
+
+__all__ += ["KnapsackInstance", "read_knapsack", "read_optimum"]

@@ -461,6 +461,12 @@ class SubsetSelectionProblem:
         SubsetSelectionProblem
             ``m + 1`` agents named ``anchor, item_0, ..., item_{m-1}``.
 
+        Notes
+        -----
+        Feasibility is checked with the absolute tolerance 1e-9 on the scaled row, i.e. about
+        ``1e-9 / s`` in knapsack weight units (``s <= 1 / (W + 3 max w)``): integer and
+        few-decimal data are exact; weight differences far below that tolerance are not seen.
+
         Raises
         ------
         ValueError
@@ -484,7 +490,8 @@ class SubsetSelectionProblem:
         # alpha = 2 wmax s, so q_j = alpha - w_j s >= wmax s > 0 and q_anchor = alpha + W s <= 1.
         span = W + 3.0 * max(wmax, 0.0)
         s = 1.0 if span <= 0 else 2.0 ** math.floor(-math.log2(span))
-        while (W + 3.0 * wmax) * s > 1.0:
+        # With all weights 0 the items sit at q = alpha = 1/2; the anchor still needs W s <= 1/2.
+        while (2.0 * wmax * s if wmax > 0 else 0.5) + W * s > 1.0:
             s /= 2.0
         alpha = 2.0 * wmax * s if wmax > 0 else 0.5
         q_items = alpha - w * s
@@ -541,11 +548,13 @@ class SubsetSelectionProblem:
             raise ValueError(_rowify(str(exc))) from None
 
     @classmethod
-    def from_csv(cls, path: str | Path, alpha: float, R: float = 1.0, **extensions: Any
+    def from_csv(cls, path: str | Path | Any, alpha: float, R: float = 1.0, **extensions: Any
                  ) -> "SubsetSelectionProblem":
         """Read agents from a CSV file with a header ``name, quality, cost, capacity``.
 
         ``name`` and ``capacity`` are optional columns.  See :meth:`from_dataframe`.
+        ``path`` may also be an open text stream (e.g. ``sys.stdin``); messages then name the
+        stream's ``name`` attribute (``<stdin>``).
 
         Raises
         ------
@@ -554,9 +563,13 @@ class SubsetSelectionProblem:
         ValueError
             Unreadable CSV, missing columns, bad cells (naming the file, row and column).
         """
-        path = Path(path)
+        if not hasattr(path, "read"):
+            path = Path(path)
+        else:
+            label = str(getattr(path, "name", "<stream>"))
+            path = _StreamLabel(path, label)
         try:
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+            df = pd.read_csv(path.stream if isinstance(path, _StreamLabel) else path, dtype=str, keep_default_na=False, skipinitialspace=True)
         except FileNotFoundError:
             raise
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -581,6 +594,17 @@ class SubsetSelectionProblem:
         ext = ", ".join(sorted(self.extensions))
         return (f"SubsetSelectionProblem(n={self.n}, alpha={self.alpha:g}, R={self.R:g}"
                 + (f", extensions=[{ext}]" if ext else "") + ")")
+
+
+class _StreamLabel:
+    """An open stream with a printable name, so CSV errors can say where they come from."""
+
+    def __init__(self, stream: Any, label: str):
+        self.stream = stream
+        self.label = label
+
+    def __str__(self) -> str:
+        return self.label
 
 
 def _rowify(message: str) -> str:

@@ -83,6 +83,17 @@ class DPSS(Solver):
     supports = frozenset({"must_take", "must_not_take"})
     complexity = "O(2^|S2 ∪ S3|)"
 
+    @staticmethod
+    def enumeration_size(problem: SubsetSelectionProblem) -> float:
+        """Number of selections DPSS enumerates for ``problem``: ``prod_{i in G}(k_i + 1)`` (float).
+
+        Lets callers (e.g. the benchmark) skip instances where the enumeration is hopeless.
+        """
+        S1, S2, S3, S4 = problem.partition()
+        G = np.concatenate([S2, S3])
+        free = problem.upper_bounds()[G] - problem.lower_bounds()[G]
+        return float(np.exp(np.sum(np.log1p(free[free > 0].astype(float)))))
+
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         start = time.perf_counter()
         S1, S2, S3, S4 = problem.partition()

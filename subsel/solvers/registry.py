@@ -16,6 +16,10 @@ from .base import Solver
 SOLVERS: dict[str, str] = {
     "dpss": "subsel.solvers.dpss:DPSS",
     "gss": "subsel.solvers.gss:GSS",
+    "cbc": "subsel.solvers.cbc:CBC",
+    "highs": "subsel.solvers.highs:HiGHS",
+    "ortools-scip": "subsel.solvers.ortools:ORToolsSCIP",
+    "ortools-cpsat": "subsel.solvers.ortools:ORToolsCPSAT",
 }
 
 

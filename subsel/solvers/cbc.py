@@ -1,0 +1,95 @@
+"""CBC through PuLP, found by name (``pulp.getSolver("PULP_CBC_CMD")``), never a hard-coded class.
+
+PuLP 3.x wheels bundle the CBC binary; PuLP 4 moves it out.  When CBC is missing, this backend is
+"not available" (``CBC.available() == (False, reason)``) and ``subsel solvers`` says so; importing
+this module never fails for that reason.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..models.formulations import LinearForm
+from ._milp import MILPSolver
+from .base import RawResult, SolverError, Status
+
+#: PuLP's names for CBC, in order of preference: the binary bundled with PuLP 3.x, then a CBC
+#: installed apart (PuLP 4 moves CBC out: ``pip install pulp[cbc]`` and ``COIN_CMD``).
+PULP_CBC = "PULP_CBC_CMD"
+CBC_NAMES = (PULP_CBC, "COIN_CMD")
+
+
+def _cbc_name() -> str | None:
+    """The first of :data:`CBC_NAMES` that PuLP reports available here, or None."""
+    import pulp
+
+    found = pulp.listSolvers(onlyAvailable=True)
+    return next((name for name in CBC_NAMES if name in found), None)
+
+
+class CBC(MILPSolver):
+    """Exact MILP backend on COIN-OR CBC through PuLP, with every extension.
+
+    CBC is found by name through ``pulp.listSolvers(onlyAvailable=True)`` / ``pulp.getSolver``
+    (:data:`CBC_NAMES`).  The model is :meth:`subsel.models.LinearForm.pulp_model` (variables
+    ``x_{i}``).  Options passed
+    to PuLP: ``gapRel = gapAbs = 0``; ``timeLimit`` from ``time_limit_s`` (a stop there with an
+    incumbent is status ``time_limit``; PuLP does not report CBC's bound, so ``bound`` is None then);
+    ``threads``; ``msg`` from ``verbose``.  Answers failing the 1e-9 feasibility check are re-solved
+    with scaled rows and ``primalTolerance 1e-9``, ``integerTolerance 1e-9``, then repaired
+    (SPEC §5; :mod:`subsel.solvers._milp`).
+    """
+
+    name = "cbc"
+    complexity = "branch and cut (exp. worst case)"
+
+    @classmethod
+    def available(cls) -> tuple[bool, str]:
+        try:
+            import pulp
+        except ImportError as exc:
+            return False, f"pulp is not installed ({exc})"
+        try:
+            name = _cbc_name()
+        except Exception as exc:  # pragma: no cover - PuLP's own probing failed
+            return False, f"PuLP could not list its solvers ({exc})"
+        if name is None:
+            return False, (f"PuLP {pulp.__version__} finds no CBC ({' or '.join(CBC_NAMES)}); "
+                           "PuLP >= 4 no longer bundles it: install pulp<4 or pulp[cbc]")
+        return True, ""
+
+    def _run(self, form: LinearForm, tight: bool) -> RawResult:
+        import pulp
+
+        prob, x = form.pulp_model()
+        options = ["primalTolerance 1e-9", "integerTolerance 1e-9"] if tight else []
+        kwargs = dict(msg=bool(self.verbose), gapRel=0.0, gapAbs=0.0, options=options)
+        if self.time_limit_s is not None:
+            kwargs["timeLimit"] = self.time_limit_s
+        if self.threads is not None:
+            kwargs["threads"] = self.threads
+        name = _cbc_name()
+        if name is None:
+            raise SolverError(f"cbc: {self.available()[1]}")
+        with warnings.catch_warnings():  # PuLP 3.3 announces PULP_CBC_CMD's move in PuLP 4
+            warnings.simplefilter("ignore", DeprecationWarning)
+            solver = pulp.getSolver(name, **kwargs)
+        try:
+            prob.solve(solver)
+        except pulp.PulpSolverError as exc:
+            raise SolverError(f"cbc: {exc}") from exc
+        values = [v.varValue for v in x]
+        has_x = all(v is not None for v in values)
+        xv = np.array(values, dtype=float) if has_x else None
+        if prob.sol_status == pulp.LpSolutionOptimal:
+            return RawResult(xv, Status.OPTIMAL, float(xv @ form.objective) if has_x else None)
+        if prob.sol_status == pulp.LpSolutionInfeasible or prob.status == pulp.LpStatusInfeasible:
+            return RawResult(None, Status.INFEASIBLE)
+        if prob.sol_status == pulp.LpSolutionIntegerFeasible:
+            status = Status.TIME_LIMIT if self.time_limit_s is not None else Status.FEASIBLE
+            return RawResult(xv, status, None)
+        if prob.status == pulp.LpStatusNotSolved and self.time_limit_s is not None:
+            return RawResult(None, Status.TIME_LIMIT, None)
+        raise SolverError(f"cbc: PuLP status {pulp.LpStatus.get(prob.status, prob.status)}, "
+                          f"solution status {pulp.LpSolution.get(prob.sol_status, prob.sol_status)}")

@@ -1,0 +1,122 @@
+"""HiGHS through highspy, built directly from arrays (SPEC §1's linear form; SPEC §5 pitfalls).
+
+PuLP's HiGHS wrapper reports a time-limited stop as "Optimal"; this backend reads HiGHS's own model
+status instead, and sets both MIP gaps to 0 so that ``optimal`` means proven optimal.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Iterator
+
+import numpy as np
+
+from ..models.formulations import LinearForm
+from ._milp import MILPSolver
+from .base import RawResult, SolverError, Status
+
+
+@contextlib.contextmanager
+def _quiet_stdout(enabled: bool) -> Iterator[None]:
+    """Silence C-level writes to file descriptor 1 (highspy prints a banner when constructed)."""
+    if not enabled:
+        yield
+        return
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError, AttributeError):  # no real stdout (e.g. captured): nothing to hide
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+class HiGHS(MILPSolver):
+    """Exact MILP backend on HiGHS (highspy), with every extension.
+
+    The model is the linear form of SPEC §1 (:func:`subsel.models.linear_form`) passed as a
+    column-compressed matrix with ``passModel``.  Options: ``mip_rel_gap = mip_abs_gap = 0``;
+    ``time_limit_s`` maps to ``time_limit`` (a stop there is status ``time_limit`` with HiGHS's dual
+    bound); ``threads`` (HiGHS's thread pool is process-wide: setting it resets that pool); ``verbose`` turns HiGHS's log on.  Answers failing the 1e-9 feasibility
+    check are re-solved with scaled rows and tolerances 1e-10, then repaired (SPEC §5;
+    :mod:`subsel.solvers._milp`).
+
+    Examples
+    --------
+    >>> from subsel import SubsetSelectionProblem, get_solver
+    >>> p = SubsetSelectionProblem(quality=[0.9, 0.6, 0.2], cost=[0.1, 0.1, 0.1], alpha=0.7)
+    >>> get_solver("highs").solve(p).x.tolist()
+    [1, 1, 0]
+    """
+
+    name = "highs"
+    complexity = "branch and cut (exp. worst case)"
+
+    @classmethod
+    def available(cls) -> tuple[bool, str]:
+        try:
+            import highspy  # noqa: F401
+        except ImportError as exc:
+            return False, f"highspy is not installed ({exc})"
+        return True, ""
+
+    def _run(self, form: LinearForm, tight: bool) -> RawResult:
+        import highspy
+
+        with _quiet_stdout(not self.verbose):
+            h = highspy.Highs()
+        h.setOptionValue("output_flag", bool(self.verbose))
+        h.setOptionValue("mip_rel_gap", 0.0)
+        h.setOptionValue("mip_abs_gap", 0.0)
+        if tight:
+            h.setOptionValue("mip_feasibility_tolerance", 1e-10)
+            h.setOptionValue("primal_feasibility_tolerance", 1e-10)
+        if self.time_limit_s is not None:
+            h.setOptionValue("time_limit", float(self.time_limit_s))
+        if self.threads is not None:
+            # HiGHS keeps one process-wide thread pool; its size changes only after a reset.
+            highspy.Highs.resetGlobalScheduler(True)
+            h.setOptionValue("threads", int(self.threads))
+
+        lp = highspy.HighsLp()
+        lp.num_col_ = form.n
+        lp.num_row_ = len(form.rows)
+        lp.sense_ = highspy.ObjSense.kMaximize
+        lp.col_cost_ = form.objective
+        lp.col_lower_ = form.lower
+        lp.col_upper_ = form.upper
+        inf = highspy.kHighsInf
+        lp.row_lower_ = np.array([-inf if np.isinf(r.lower) else r.lower for r in form.rows])
+        lp.row_upper_ = np.array([inf if np.isinf(r.upper) else r.upper for r in form.rows])
+        start, index, value = form.csc()
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = start
+        lp.a_matrix_.index_ = index
+        lp.a_matrix_.value_ = value
+        lp.integrality_ = [highspy.HighsVarType.kInteger] * form.n
+        h.passModel(lp)
+        h.run()
+
+        status = h.getModelStatus()
+        info = h.getInfo()
+        has_x = info.primal_solution_status == 2  # kSolutionStatusFeasible
+        x = np.asarray(h.getSolution().col_value, dtype=float) if has_x else None
+        bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
+        S = highspy.HighsModelStatus
+        if status == S.kOptimal:
+            return RawResult(x, Status.OPTIMAL, float(info.objective_function_value))
+        if status == S.kInfeasible:
+            return RawResult(None, Status.INFEASIBLE)
+        if status in (S.kTimeLimit, S.kInterrupt, S.kIterationLimit, S.kSolutionLimit):
+            return RawResult(x, Status.TIME_LIMIT, bound)
+        if status == S.kModelEmpty:  # pragma: no cover - n >= 1 always
+            return RawResult(np.zeros(form.n), Status.OPTIMAL, 0.0)
+        raise SolverError(f"highs: model status {h.modelStatusToString(status)}")

@@ -1,0 +1,232 @@
+"""OR-Tools backends: SCIP through ``pywraplp`` and the CP-SAT solver with integer scaling.
+
+``ortools-scip`` solves the linear form of SPEC §1 as a MILP with both MIP gaps 0.
+``ortools-cpsat`` needs integer coefficients; see :class:`ORToolsCPSAT` for when its scaling is
+exact (SPEC §5: scaling by 1e6 left CP-SAT up to 5e-7 short of the optimum).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..models import SubsetSelectionProblem
+from ..models.formulations import LinearForm, linear_form
+from ._milp import MILPSolver
+from .base import RawResult, Solver, SolverError, Status
+
+#: Largest magnitude CP-SAT may see in any scaled linear expression (it works in int64).
+_INT_LIMIT_BITS = 60
+
+
+def _ortools_available() -> tuple[bool, str]:
+    try:
+        import ortools  # noqa: F401
+    except ImportError as exc:
+        return False, f"ortools is not installed ({exc})"
+    return True, ""
+
+
+class ORToolsSCIP(MILPSolver):
+    """Exact MILP backend on SCIP through OR-Tools' ``pywraplp``, with every extension.
+
+    The model is :func:`subsel.models.to_ortools` (variables ``x_{i}``).  Options: relative gap 0
+    (``MPSolverParameters``) and ``limits/gap = 0``, ``limits/absgap = 0`` (SCIP parameters);
+    ``time_limit_s`` (a stop there is status ``time_limit`` with SCIP's best bound); ``threads``;
+    ``verbose``.  Answers failing the 1e-9 feasibility check are re-solved with scaled rows and
+    ``numerics/feastol = 1e-9``, then repaired (SPEC §5; :mod:`subsel.solvers._milp`).
+    """
+
+    name = "ortools-scip"
+    complexity = "branch and cut (exp. worst case)"
+
+    @classmethod
+    def available(cls) -> tuple[bool, str]:
+        ok, reason = _ortools_available()
+        if not ok:
+            return ok, reason
+        from ortools.linear_solver import pywraplp
+
+        if pywraplp.Solver.CreateSolver("SCIP") is None:
+            return False, "this OR-Tools build has no SCIP"
+        return True, ""
+
+    def _run(self, form: LinearForm, tight: bool) -> RawResult:
+        from ortools.linear_solver import pywraplp
+
+        solver, x = form.ortools_model("SCIP")
+        if self.verbose:
+            solver.EnableOutput()
+        specific = ["limits/gap = 0", "limits/absgap = 0"]
+        if tight:
+            specific.append("numerics/feastol = 1e-9")
+        solver.SetSolverSpecificParametersAsString("\n".join(specific) + "\n")
+        if self.time_limit_s is not None:
+            solver.SetTimeLimit(max(1, int(math.ceil(self.time_limit_s * 1000))))
+        if self.threads is not None:
+            solver.SetNumThreads(int(self.threads))
+        params = pywraplp.MPSolverParameters()
+        params.SetDoubleParam(params.RELATIVE_MIP_GAP, 0.0)
+        status = solver.Solve(params)
+        S = pywraplp.Solver
+        if status in (S.OPTIMAL, S.FEASIBLE):
+            xv = np.array([v.solution_value() for v in x], dtype=float)
+            if status == S.OPTIMAL:
+                return RawResult(xv, Status.OPTIMAL, float(solver.Objective().Value()))
+            bound = float(solver.Objective().BestBound())
+            st = Status.TIME_LIMIT if self.time_limit_s is not None else Status.FEASIBLE
+            return RawResult(xv, st, bound if math.isfinite(bound) else None)
+        if status == S.INFEASIBLE:
+            return RawResult(None, Status.INFEASIBLE)
+        if status == S.NOT_SOLVED and self.time_limit_s is not None:
+            return RawResult(None, Status.TIME_LIMIT)
+        raise SolverError(f"ortools-scip: solver status {status}")
+
+
+def _dyadic_exponent(values: np.ndarray) -> int:
+    """Smallest ``k >= 0`` with every ``values * 2**k`` an integer (floats are dyadic rationals)."""
+    v = np.abs(np.asarray(values, dtype=float))
+    v = v[v != 0]
+    if v.size == 0:
+        return 0
+    frac, exp = np.frexp(v)  # v = frac * 2**exp, frac in [0.5, 1)
+    mant = np.ldexp(frac, 53).astype(np.int64)  # exact 53-bit integer mantissa
+    low = mant & -mant  # lowest set bit
+    tz = np.log2(low.astype(float)).astype(np.int64)
+    need = 53 - exp - tz
+    return int(max(0, need.max()))
+
+
+def _scale_exponent(values: np.ndarray, reach: np.ndarray, extra: float = 0.0) -> tuple[int, bool]:
+    """Power-of-two scale for CP-SAT: ``(k, exact)``.
+
+    ``k`` is the smallest exponent making every value an integer when that keeps
+    ``sum |v_i| reach_i * 2**k + |extra| * 2**k`` below ``2**60`` (``exact = True``); otherwise the
+    largest exponent that does (``exact = False``, values then get rounded).
+    """
+    total = float(np.abs(values) @ reach) + abs(extra)
+    k_max = _INT_LIMIT_BITS - 1 - (math.ceil(math.log2(total)) if total > 0 else 0)
+    k_need = _dyadic_exponent(np.append(values, extra))
+    if k_need <= k_max:
+        return k_need, True
+    return k_max, False
+
+
+class ORToolsCPSAT(Solver):
+    """CP-SAT backend (OR-Tools) with exact power-of-two scaling where possible; every extension.
+
+    CP-SAT only takes integer coefficients.  Every float is a dyadic rational ``m * 2**-e``, so the
+    quality row, the budget row and the objective are each multiplied by a power of two ``2**k``:
+
+    * **Exact** when one ``k`` turns every coefficient (and the budget) into an integer while every
+      scaled linear expression stays below ``2**60`` in magnitude.  This holds for data on a dyadic
+      grid — integer knapsack instances encoded by :meth:`SubsetSelectionProblem.from_knapsack`,
+      quantities in multiples of 1/2, 1/4, ... — and then an optimal CP-SAT answer is the exact
+      optimum (status ``optimal``).
+    * **Not exact** otherwise (e.g. ``q, c ~ U[0, 1]`` with full 53-bit mantissas at n >= a few
+      hundred, or decimal data such as 0.05, whose binary expansion does not end).  Then ``k`` is
+      the largest exponent that fits, the quality coefficients are rounded *down* and the budget
+      coefficients *up* (so every answer is truly feasible), the objective is rounded to nearest,
+      and the answer is returned as ``feasible``: optimal for the rounded model, within about
+      ``n * 2**-k`` of the true optimum, but not proven optimal.
+
+    Hence ``exact = False`` in the solver table.  Gap limits are 0 (``relative_gap_limit``,
+    ``absolute_gap_limit``); ``time_limit_s`` maps to ``max_time_in_seconds`` (status
+    ``time_limit`` with CP-SAT's bound); ``threads`` to ``num_workers``; ``verbose`` to
+    ``log_search_progress``.
+    """
+
+    name = "ortools-cpsat"
+    exact = False
+    supports = frozenset({"budget", "demand", "must_take", "must_not_take"})
+    complexity = "CP-SAT search (exp. worst case)"
+
+    @classmethod
+    def available(cls) -> tuple[bool, str]:
+        ok, reason = _ortools_available()
+        if not ok:
+            return ok, reason
+        try:
+            from ortools.sat.python import cp_model  # noqa: F401
+        except ImportError as exc:  # pragma: no cover
+            return False, f"ortools.sat is missing ({exc})"
+        return True, ""
+
+    def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        form = linear_form(problem)
+        raw, exact = self._run(form, relaxed=False)
+        if raw.status is Status.INFEASIBLE and not exact:
+            # Rounding the quality row down may cut off every feasible selection; a relaxation
+            # decides: if it is infeasible too, so is the problem.
+            raw2, _ = self._run(form, relaxed=True)
+            if raw2.status is Status.INFEASIBLE:
+                return raw2
+            if raw2.x is not None and problem.evaluate(np.rint(raw2.x)).feasible:
+                return RawResult(raw2.x, Status.FEASIBLE, raw2.bound)
+            raise SolverError("ortools-cpsat: the integer scaling of this instance is not exact and "
+                              "CP-SAT could not decide feasibility; use an exact MILP backend")
+        return raw
+
+    def _run(self, form: LinearForm, relaxed: bool) -> tuple[RawResult, bool]:
+        """Solve the scaled model; also say whether the scaling was exact."""
+        from ortools.sat.python import cp_model
+
+        lo = form.lower.astype(np.int64)
+        up = form.upper.astype(np.int64)
+        model = cp_model.CpModel()
+        # Variables: x_i integer units of agent i; bounds from capacity and the must lists.
+        x = [model.NewIntVar(int(a), int(b), f"x_{i}") for i, (a, b) in enumerate(zip(lo, up))]
+        exact = True
+        reach = form.upper
+        for row in form.rows:
+            if row.name == "quality":
+                # Quality: sum (q_i - alpha) x_i >= 0, scaled by 2**k, coefficients rounded down.
+                k, ok = _scale_exponent(row.coef, reach)
+                scaled = np.ldexp(row.coef, k)
+                if relaxed:
+                    coef = np.rint(scaled)
+                    rhs = -math.ceil(0.5 * float(reach.sum())) if not ok else 0
+                else:
+                    coef, rhs = np.floor(scaled), 0
+                exact &= ok
+                model.Add(cp_model.LinearExpr.WeightedSum(x, coef.astype(np.int64).tolist()) >= rhs)
+            elif row.name == "budget":
+                # Budget: sum c_i x_i <= B, scaled by 2**k, coefficients up and B down.
+                k, ok = _scale_exponent(row.coef, reach, extra=row.upper)
+                coef = np.ceil(np.ldexp(row.coef, k)).astype(np.int64)
+                rhs = math.floor(math.ldexp(row.upper, k))
+                exact &= ok
+                model.Add(cp_model.LinearExpr.WeightedSum(x, coef.tolist()) <= rhs)
+            elif row.name == "demand":
+                # Demand: sum x_i >= D (integer already).
+                model.Add(cp_model.LinearExpr.Sum(x) >= int(row.lower))
+        # Objective: utility sum r_i x_i, scaled by 2**k and rounded to nearest when not exact.
+        k_obj, ok = _scale_exponent(form.objective, reach)
+        exact &= ok
+        obj = np.rint(np.ldexp(form.objective, k_obj)).astype(np.int64)
+        model.Maximize(cp_model.LinearExpr.WeightedSum(x, obj.tolist()))
+
+        solver = cp_model.CpSolver()
+        solver.parameters.relative_gap_limit = 0.0
+        solver.parameters.absolute_gap_limit = 0.0
+        solver.parameters.log_search_progress = bool(self.verbose)
+        if self.time_limit_s is not None:
+            solver.parameters.max_time_in_seconds = float(self.time_limit_s)
+        if self.threads is not None:
+            solver.parameters.num_workers = int(self.threads)
+        status = solver.Solve(model)
+        bound = math.ldexp(solver.BestObjectiveBound(), -k_obj)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            xv = np.array([solver.Value(v) for v in x], dtype=float)
+            if status == cp_model.OPTIMAL:
+                # The bound of a rounded (restricted) model is no bound of the problem: drop it.
+                if exact and not relaxed:
+                    return RawResult(xv, Status.OPTIMAL, bound), exact
+                return RawResult(xv, Status.FEASIBLE, None), exact
+            st = Status.TIME_LIMIT if self.time_limit_s is not None else Status.FEASIBLE
+            return RawResult(xv, st, bound if exact else None), exact
+        if status == cp_model.INFEASIBLE:
+            return RawResult(None, Status.INFEASIBLE), exact
+        if status == cp_model.UNKNOWN and self.time_limit_s is not None:
+            return RawResult(None, Status.TIME_LIMIT), exact
+        raise SolverError(f"ortools-cpsat: solver status {solver.StatusName(status)}")

@@ -1,0 +1,120 @@
+"""Knapsack benchmark readers (issue #2 item 7) on small files in both formats, with known optima."""
+import numpy as np
+import pytest
+
+from subsel.models import read_knapsack, read_optimum
+from subsel.solvers import get_solver
+from tests.strategies import knapsack_brute_force
+
+P = [10.5, 7.25, 3.0, 8.0, 1.5]
+W = [4.0, 3.5, 1.0, 5.25, 0.5]
+CAP = 8.75
+
+
+def _format_a(values, weights, capacity, vector=None, eol="\r\n"):
+    lines = [f"{len(values)} {capacity}"] + [f"{p} {w}" for p, w in zip(values, weights)]
+    if vector is not None:
+        lines.append(" ".join(str(v) for v in vector))
+    return (eol.join(lines) + eol).encode()
+
+
+def _best_vector(values, weights, capacity):
+    import itertools
+    best, arg = -1.0, None
+    for combo in itertools.product((0, 1), repeat=len(values)):
+        x = np.array(combo)
+        if x @ weights <= capacity and x @ values > best:
+            best, arg = float(x @ values), x
+    return best, arg
+
+
+def test_format_a_crlf_reals_separate_optimum(tmp_path):
+    opt = knapsack_brute_force(P, W, CAP)
+    f = tmp_path / "f1_l-d_kp_5_8.75"
+    f.write_bytes(_format_a(P, W, CAP))
+    o = tmp_path / "f1_optimum"
+    o.write_bytes(f"{opt}\r\n".encode())
+    [inst] = read_knapsack(f, optimum_path=o)
+    assert inst.name == "f1_l-d_kp_5_8"  # the stem
+    assert inst.values.tolist() == P and inst.weights.tolist() == W and inst.capacity == CAP
+    assert inst.optimum == opt and inst.solution is None
+    sol = get_solver("highs").solve(inst.to_problem())
+    assert sol.objective == pytest.approx(opt, abs=1e-9)
+    assert read_optimum(o) == opt
+
+
+def test_format_a_trailing_optimal_vector(tmp_path):
+    opt, vec = _best_vector(np.array(P), np.array(W), CAP)
+    f = tmp_path / "inst.txt"
+    f.write_bytes(_format_a(P, W, CAP, vector=vec.tolist()))
+    [inst] = read_knapsack(f)
+    assert inst.solution.tolist() == vec.tolist()
+    assert inst.optimum == pytest.approx(opt)
+    assert get_solver("dpss").solve(inst.to_problem()).objective == pytest.approx(opt, abs=1e-9)
+
+
+PISINGER = """knapPI_1_4_20_1
+n 4
+c 10
+z {z1}
+time 0.00
+1,5,4,1
+2,4,3,0
+3,9,6,1
+4,2,5,0
+-----
+
+knapPI_1_3_20_2
+n 3
+c 5
+z {z2}
+time 0.01
+1,3,2,1
+2,4,3,1
+3,1,4,0
+-----
+"""
+
+
+def test_format_b_several_instances(tmp_path):
+    z1 = knapsack_brute_force([5, 4, 9, 2], [4, 3, 6, 5], 10)
+    z2 = knapsack_brute_force([3, 4, 1], [2, 3, 4], 5)
+    f = tmp_path / "knapPI_1_20.csv"
+    f.write_text(PISINGER.format(z1=int(z1), z2=int(z2)))
+    a, b = read_knapsack(f)
+    assert (a.name, a.m, a.capacity, a.optimum) == ("knapPI_1_4_20_1", 4, 10.0, z1)
+    assert (b.name, b.m, b.capacity, b.optimum) == ("knapPI_1_3_20_2", 3, 5.0, z2)
+    assert a.solution.tolist() == [1, 0, 1, 0]
+    for inst in (a, b):
+        assert get_solver("cbc").solve(inst.to_problem()).objective == pytest.approx(inst.optimum)
+
+
+@pytest.mark.parametrize("content, match", [
+    (b"3 10\r\n1 2\r\n3 x\r\n4 5\r\n", r"bad.txt: line 3: column 'w' must be a number; got 'x'"),
+    (b"3 10\n1 2\n3 4\n", r"bad.txt: expected 3 item lines after line 1"),
+    (b"2 10\n1 2\n3 -4\n", r"bad.txt: line 3, column 'w': weight must be >= 0; got -4"),
+    (b"2 10\n1 2\n3 4\n1 2 3\n", r"bad.txt: line 4: after the 2 items only one line with an optimal 0/1"),
+    (b"2.5 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': must be a positive integer"),
+    (b"2 5\n1 2\n3 4\n1 1\n", r"bad.txt: line 4: the 0/1 vector weighs 6 > W = 5"),
+    (b"", r"bad.txt: the file is empty"),
+    (b"inst\nn 2\nc 5\n1,2,3,0\n", r"bad.txt: line 1: instance inst states n = 2 but has 1 item rows"),
+    (b"inst\nn 1\nc 5\n1,2,3,7\n", r"bad.txt: line 4, column 'x': must be 0 or 1; got '7'"),
+    (b"inst\nn 1\n1,2,3,0\n", r"bad.txt: line 1: the instance starting here has no 'c' line"),
+])
+def test_bad_files_name_file_and_line(tmp_path, content, match):
+    f = tmp_path / "bad.txt"
+    f.write_bytes(content)
+    with pytest.raises(ValueError, match=match):
+        read_knapsack(f)
+
+
+def test_optimum_file_errors(tmp_path):
+    o = tmp_path / "opt"
+    o.write_text("12\n13\n")
+    with pytest.raises(ValueError, match=r"opt: line 2: expected exactly one number"):
+        read_optimum(o)
+    o.write_text("twelve\n")
+    with pytest.raises(ValueError, match=r"opt: line 1: the optimum must be a number; got 'twelve'"):
+        read_optimum(o)
+    with pytest.raises(FileNotFoundError):
+        read_optimum(tmp_path / "missing")

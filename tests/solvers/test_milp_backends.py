@@ -1,0 +1,209 @@
+"""The MILP backends against brute force, with and without extensions; SPEC §5's pitfalls."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from subsel.models import SubsetSelectionProblem, linear_form
+from subsel.solvers import SolverError, Status, available_solvers, get_solver, solver_info
+from subsel.solvers._milp import MILPSolver, repair
+from subsel.solvers.base import RawResult
+from tests.strategies import brute_force, knapsack_brute_force, knapsacks, problems
+
+MILP = [name for name in ("cbc", "highs", "ortools-scip") if name in available_solvers()]
+CPSAT = "ortools-cpsat"
+EVERY_EXTENSION = {"budget", "demand", "must_take", "must_not_take"}
+
+
+def test_milp_backends_are_registered_exact_and_support_every_extension():
+    info = {row.name: row for row in solver_info()}
+    for name in ("cbc", "highs", "ortools-scip", "ortools-cpsat"):
+        assert info[name].supports == EVERY_EXTENSION
+    assert info["highs"].exact and info["cbc"].exact and info["ortools-scip"].exact
+    assert not info[CPSAT].exact  # its integer scaling is exact only on dyadic data
+
+
+@pytest.mark.parametrize("name", MILP)
+@settings(max_examples=30)
+@given(problem=problems(n_max=6, cap_max=2))
+def test_exact_milp_equals_brute_force(name, problem):
+    best = brute_force(problem)
+    sol = get_solver(name).solve(problem)
+    assert sol.status is Status.OPTIMAL
+    assert sol.objective == pytest.approx(best[0], abs=1e-9)
+    assert problem.evaluate(sol.x).feasible
+
+
+@pytest.mark.parametrize("name", MILP)
+@settings(max_examples=30)
+@given(problem=problems(n_max=6, cap_max=2, extensions=True, grid=True))
+def test_exact_milp_with_extensions_equals_brute_force(name, problem):
+    best = brute_force(problem)
+    sol = get_solver(name).solve(problem)
+    if best is None:
+        assert sol.status is Status.INFEASIBLE
+        return
+    assert sol.status is Status.OPTIMAL
+    assert sol.objective == pytest.approx(best[0], abs=1e-9)
+    assert problem.evaluate(sol.x).feasible
+
+
+@pytest.mark.parametrize("name", MILP)
+@settings(max_examples=10)
+@given(problem=problems(n_max=4, cap_max=3, extensions=True))
+def test_exact_milp_capacities_up_to_three(name, problem):
+    best = brute_force(problem)
+    sol = get_solver(name).solve(problem)
+    if best is None:
+        assert sol.status is Status.INFEASIBLE
+    else:
+        assert sol.objective == pytest.approx(best[0], abs=1e-9)
+
+
+@settings(max_examples=40)
+@given(problem=problems(n_max=6, cap_max=2, extensions=True, grid=True))
+def test_cpsat_is_feasible_and_optimal_when_it_says_so(problem):
+    best = brute_force(problem)
+    sol = get_solver(CPSAT).solve(problem)
+    if best is None:
+        assert sol.status is Status.INFEASIBLE
+        return
+    assert sol.status in (Status.OPTIMAL, Status.FEASIBLE)
+    assert problem.evaluate(sol.x).feasible
+    assert sol.objective <= best[0] + 1e-9
+    if sol.status is Status.OPTIMAL:
+        assert sol.objective == pytest.approx(best[0], abs=1e-9)
+
+
+@settings(max_examples=30)
+@given(instance=knapsacks(m_max=7))
+def test_cpsat_scaling_is_exact_on_integer_knapsacks(instance):
+    problem = SubsetSelectionProblem.from_knapsack(*instance)
+    sol = get_solver(CPSAT).solve(problem)
+    assert sol.status is Status.OPTIMAL
+    assert sol.objective == pytest.approx(knapsack_brute_force(*instance), abs=1e-9)
+
+
+@pytest.mark.parametrize("name", MILP + [CPSAT])
+def test_impossible_demand_is_infeasible(name):
+    p = SubsetSelectionProblem(quality=[0.9, 0.2, 0.6], cost=[0.1] * 3, alpha=0.5, capacity=[1, 2, 1],
+                               demand=5)
+    sol = get_solver(name).solve(p)
+    assert sol.status is Status.INFEASIBLE
+    assert np.isnan(sol.objective)
+    # demand reachable only by breaking the quality row: also infeasible
+    p2 = p.with_changes(demand=4)
+    assert get_solver(name).solve(p2).status is Status.INFEASIBLE
+
+
+def _fifty(anchor_surplus):
+    """Fifty agents at q = alpha - 1e-8 (r > 0) plus an anchor holding ``anchor_surplus``."""
+    alpha = 0.5
+    q = np.r_[[alpha - 1e-8] * 50, alpha + anchor_surplus]
+    c = np.r_[[0.1] * 50, 0.6]
+    return SubsetSelectionProblem(quality=q, cost=c, alpha=alpha)
+
+
+@pytest.mark.parametrize("name", MILP + [CPSAT])
+def test_fifty_agents_just_below_alpha(name):
+    """SPEC §5: a 1e-6 MIP tolerance accepts all fifty units (surplus -5e-7 + anchor); our check
+    allows 1e-9.  The anchor's surplus 2.05e-7 pays for exactly 20 of them."""
+    p = _fifty(2.05e-7)
+    sol = get_solver(name).solve(p)
+    assert p.evaluate(sol.x).feasible
+    r = p.utility
+    expected = 20 * r[0] + r[50]
+    assert sol.objective == pytest.approx(expected, abs=1e-9)
+    assert int(sol.x[:50].sum()) == 20 and sol.x[50] == 1
+    if name != CPSAT:
+        assert sol.status is Status.OPTIMAL
+
+
+class _Sloppy(MILPSolver):
+    """A fake backend that, like a MILP at tolerance 1e-6, returns every unit on its first call."""
+
+    name = "sloppy"
+
+    def __init__(self, answers):
+        super().__init__()
+        self.answers = list(answers)
+        self.calls = []
+
+    def _run(self, form, tight):
+        self.calls.append((float(np.abs(form.rows[0].coef).max()), tight))
+        return self.answers.pop(0)
+
+
+def test_milp_base_rescales_then_accepts_a_correct_answer():
+    p = _fifty(2.05e-7)
+    good = np.r_[[1] * 20, [0] * 30, 1]
+    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0), RawResult(good, Status.OPTIMAL, 7.9)])
+    sol = s.solve(p)
+    assert sol.status is Status.OPTIMAL and sol.x.tolist() == good.tolist()
+    assert s.calls[0][1] is False and s.calls[1][1] is True
+    assert s.calls[1][0] == pytest.approx(1e3 * s.calls[0][0])  # rows scaled by 1e3
+
+
+def test_milp_base_repairs_when_rescaling_does_not_help():
+    p = _fifty(2.05e-7)
+    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 3)
+    sol = s.solve(p)
+    assert sol.status is Status.FEASIBLE  # repaired: no longer proven optimal
+    assert p.evaluate(sol.x).feasible and int(sol.x[:50].sum()) == 20
+    assert sol.bound == 10.0
+
+
+def test_milp_base_never_returns_an_unrepairable_answer():
+    p = _fifty(2.05e-7).with_changes(demand=51)  # truly infeasible
+    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 3)
+    with pytest.raises(SolverError, match="could not be repaired"):
+        s.solve(p)
+    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0), RawResult(None, Status.INFEASIBLE)])
+    assert s.solve(p).status is Status.INFEASIBLE
+
+
+def test_repair_drops_the_cheapest_quality_spenders_and_fixes_the_budget():
+    p = SubsetSelectionProblem(quality=[0.9, 0.5, 0.49], cost=[0.1, 0.1, 0.0], alpha=0.7, budget=0.15)
+    x = repair(p, np.array([1, 1, 1]))
+    assert p.evaluate(x).feasible
+    assert x.tolist() == [1, 0, 0]
+    assert repair(p.with_changes(must_take=[1, 2]), np.array([1, 1, 1])) is None
+
+
+@pytest.mark.parametrize("name", MILP + [CPSAT])
+def test_time_limit_option_is_accepted(name):
+    p = SubsetSelectionProblem.random(30, 0.7, np.random.default_rng(3))
+    sol = get_solver(name, time_limit_s=20, threads=1).solve(p)
+    assert sol.status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT)
+    assert p.evaluate(sol.x).feasible
+
+
+def test_linear_form_scale_keeps_the_feasible_set():
+    p = _fifty(2.05e-7).with_changes(budget=3.0)
+    f1, f2 = linear_form(p), linear_form(p, scale=1e3)
+    assert np.allclose(f2.rows[0].coef, 1e3 * f1.rows[0].coef)
+    assert f2.rows[1].upper == pytest.approx(3e3)
+
+
+def test_missing_cbc_is_not_available_never_an_import_error(monkeypatch, capsys):
+    import pulp
+
+    from subsel.cli import main
+    from subsel.solvers.cbc import CBC
+
+    monkeypatch.setattr(pulp, "listSolvers", lambda onlyAvailable=False: ["HiGHS"])
+    ok, reason = CBC.available()
+    assert not ok and "PULP_CBC_CMD or COIN_CMD" in reason
+    assert "cbc" not in available_solvers()
+    with pytest.raises(ValueError, match="solver 'cbc' is not available on this machine"):
+        get_solver("cbc")
+    assert main(["solvers"]) == 0
+    line = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("cbc ")][0]
+    assert "not available" in line
+
+
+def test_time_limited_incumbent_is_repaired_not_resolved():
+    p = _fifty(2.05e-7)
+    s = _Sloppy([RawResult(np.ones(51), Status.TIME_LIMIT, 12.0)])
+    sol = s.solve(p)
+    assert len(s.calls) == 1
+    assert sol.status is Status.TIME_LIMIT and p.evaluate(sol.x).feasible and sol.bound == 12.0
