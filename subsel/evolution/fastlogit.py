@@ -134,7 +134,8 @@ class ColumnEncoders:
 
 
 def fit_binary_logistic(Z: np.ndarray, y: np.ndarray, C: float = 1.0, tol: float = 1e-6,
-                        max_iter: int = 100, gram: np.ndarray | None = None
+                        max_iter: int = 100, gram: np.ndarray | None = None,
+                        A32: np.ndarray | None = None, intercept_column: bool = False
                         ) -> tuple[np.ndarray, float]:
     """Minimise ``sum_i log(1 + exp(-s_i (z_i.w + b))) + ||w||^2 / (2C)`` by damped Newton steps.
 
@@ -155,6 +156,10 @@ def fit_binary_logistic(Z: np.ndarray, y: np.ndarray, C: float = 1.0, tol: float
     gram : ndarray, shape (n_columns + 1, n_columns + 1), optional
         ``[Z, 1]^T [Z, 1]`` if already known (e.g. a slice of the Gram matrix of all columns):
         the first Newton step (at ``w = 0`` every weight is 1/4) then needs no pass over the data.
+    A32 : ndarray of float32, optional
+        ``[Z, 1]`` in single precision, if already at hand.
+    intercept_column : bool, default False
+        ``Z``'s last column is all ones and is the intercept (``[Z, 1]`` given; saves a copy).
 
     Returns
     -------
@@ -168,10 +173,14 @@ def fit_binary_logistic(Z: np.ndarray, y: np.ndarray, C: float = 1.0, tol: float
     so only the step direction is approximate and the optimum is the same.
     """
     n, d = Z.shape
-    A = np.empty((n, d + 1))
-    A[:, :d] = Z
-    A[:, d] = 1.0
-    A32 = A.astype(np.float32)
+    if intercept_column:
+        A = Z                                   # already carries the intercept column
+        d -= 1
+    else:
+        A = np.empty((n, d + 1))
+        A[:, :d] = Z
+        A[:, d] = 1.0
+    A32 = A.astype(np.float32) if A32 is None else A32
     reg = np.full(d + 1, 1.0 / C)
     reg[d] = 0.0
     pos = y == 1
@@ -180,8 +189,6 @@ def fit_binary_logistic(Z: np.ndarray, y: np.ndarray, C: float = 1.0, tol: float
     f = n * np.log(2.0)
     p = np.full(n, 0.5)
     for it in range(max_iter):
-        if it:
-            p = expit(A @ w)
         grad = A.T @ (p - pos) + reg * w
         if np.max(np.abs(grad)) < tol * n:
             break
@@ -198,13 +205,15 @@ def fit_binary_logistic(Z: np.ndarray, y: np.ndarray, C: float = 1.0, tol: float
         t = 1.0
         while True:
             w_new = w - t * step
-            f_new = -log_expit(s * (A @ w_new)).sum() + 0.5 * np.dot(reg * w_new, w_new)
+            z_new = A @ w_new
+            f_new = -log_expit(s * z_new).sum() + 0.5 * np.dot(reg * w_new, w_new)
             if f_new <= f or t < 1e-10:
                 break
             t *= 0.5
         if f_new > f:
             break
         w, f = w_new, f_new
+        p = expit(z_new)
     return w[:d].copy(), float(w[d])
 
 

@@ -307,8 +307,9 @@ class StagedClassificationProblem(StageAssignmentProblem):
                 and np.all(np.isfinite(self._Z_val)):
             self.fast = True
             self._C = spec[1]
-            A = np.hstack([self._Z_train, np.ones((self._Z_train.shape[0], 1))])
-            self._gram = A.T @ A            # first Newton step of every fit is a slice of it
+            self._A = np.hstack([self._Z_train, np.ones((self._Z_train.shape[0], 1))])
+            self._A32 = self._A.astype(np.float32)
+            self._gram = self._A.T @ self._A   # first Newton step of every fit is a slice of it
         self.seed = int(seed)
         self.n_jobs = n_jobs
         self.cache: dict[frozenset, tuple] = {}
@@ -345,9 +346,10 @@ class StagedClassificationProblem(StageAssignmentProblem):
         if self.fast:
             for k, c in zip(new, cols):
                 z = self._encoders.columns(c)
-                zi = np.append(z, self._Z_train.shape[1])
-                coef, b = fastlogit.fit_binary_logistic(self._Z_train[:, z], self.y_train, self._C,
-                                                        gram=self._gram[np.ix_(zi, zi)])
+                zi = np.append(z, self._Z_train.shape[1])   # with the intercept column
+                coef, b = fastlogit.fit_binary_logistic(
+                    self._A[:, zi], self.y_train, self._C, gram=self._gram[np.ix_(zi, zi)],
+                    A32=self._A32[:, zi], intercept_column=True)
                 p1 = fastlogit.expit(self._Z_val[:, z] @ coef + b)
                 label = (p1 > 0.5).astype(np.int64)
                 ok = np.maximum(p1, 1.0 - p1) >= self.confidence
