@@ -30,7 +30,10 @@ def bench(name: str, generations: int, seed: int, data_home: str | None) -> dict
     wall = time.perf_counter() - start
     h = clf.history_
     test = clf.evaluate(X_te, y_te)
-    return {"dataset": name, "population": clf.population_size, "generations": generations,
+    # elitism can keep the whole population (first front = population): no children from then on
+    still = (h["evaluations"] + h["cache_hits"] == 0) & (h["generation"] > 0)
+    frozen = int(h["generation"][still].iloc[0]) if still.any() else -1
+    return {"frozen_from": frozen, "dataset": name, "population": clf.population_size, "generations": generations,
             "wall_s": wall, "s_per_run_150": wall * (PAPER_GENERATIONS + 1) / (generations + 1),
             "evals_per_s": clf.n_evaluations_ / wall, "fits": int(h["set_fits"].iloc[-1]),
             "cache_hit_rate": clf.cache_hit_rate_, "n_stages": len(clf.stages_),
@@ -46,12 +49,14 @@ def main() -> None:
     ap.add_argument("--data-home")
     args = ap.parse_args()
     cols = ["dataset", "population", "generations", "wall_s", "s_per_run_150", "evals_per_s",
-            "fits", "cache_hit_rate", "n_stages", "test_g1", "test_g2", "test_g3*"]
+            "fits", "cache_hit_rate", "frozen_from", "n_stages", "test_g1", "test_g2", "test_g3*"]
     print(" ".join(f"{c:>14}" for c in cols), flush=True)
     for name in args.datasets:
         row = bench(name, args.generations, args.seed, args.data_home)
         print(" ".join(f"{row[c]:>14.4g}" if isinstance(row[c], float) else f"{row[c]:>14}"
                        for c in cols), flush=True)
+    print("frozen_from: first generation with no children (the unique first front filled the "
+          "population; -1: never)")
     if args.generations < PAPER_GENERATIONS:
         print(f"s_per_run_150 extrapolates linearly from {args.generations} generations "
               "(later generations can cost more or less: more stages, but more cache hits)")
