@@ -62,27 +62,6 @@ def brute_force(problem: SubsetSelectionProblem, minimize: bool = False) -> tupl
     return (-best[0] if minimize else best[0]), best[1]
 
 
-# -- EMSCO (subsel.evolution) ---------------------------------------------------------------------
-
-@st.composite
-def objective_matrices(draw, n_max: int = 25, m_max: int = 3, grid: bool = True) -> np.ndarray:
-    """Populations of objective vectors (maximised), shape (n, m); ``grid`` makes ties common."""
-    n = draw(st.integers(1, n_max))
-    m = draw(st.integers(1, m_max))
-    val = st.integers(0, 4).map(lambda v: v / 4) if grid else \
-        st.floats(0.0, 1.0, allow_nan=False, allow_infinity=False)
-    rows = draw(st.lists(st.lists(val, min_size=m, max_size=m), min_size=n, max_size=n))
-    return np.array(rows, dtype=float)
-
-
-@st.composite
-def stage_vectors(draw, n_min: int = 1, n_max: int = 12, stage_max: int = 6) -> np.ndarray:
-    """Non-negative integer gene vectors (not necessarily aligned)."""
-    n = draw(st.integers(n_min, n_max))
-    return np.array(draw(st.lists(st.integers(0, stage_max), min_size=n, max_size=n)),
-                    dtype=np.int64)
-
-
 @st.composite
 def knapsacks(draw, m_min: int = 1, m_max: int = 7, integer: bool = True):
     """0-1 knapsack instances ``(values, weights, capacity)`` with small integer (or real) data."""
@@ -107,6 +86,27 @@ def knapsack_brute_force(values, weights, capacity) -> float:
         if x @ np.asarray(weights, dtype=float) <= capacity + 1e-9:
             best = max(best, float(x @ np.asarray(values, dtype=float)))
     return best
+
+
+# -- EMSCO (subsel.evolution) ---------------------------------------------------------------------
+
+@st.composite
+def objective_matrices(draw, n_max: int = 25, m_max: int = 3, grid: bool = True) -> np.ndarray:
+    """Populations of objective vectors (maximised), shape (n, m); ``grid`` makes ties common."""
+    n = draw(st.integers(1, n_max))
+    m = draw(st.integers(1, m_max))
+    val = st.integers(0, 4).map(lambda v: v / 4) if grid else \
+        st.floats(0.0, 1.0, allow_nan=False, allow_infinity=False)
+    rows = draw(st.lists(st.lists(val, min_size=m, max_size=m), min_size=n, max_size=n))
+    return np.array(rows, dtype=float)
+
+
+@st.composite
+def stage_vectors(draw, n_min: int = 1, n_max: int = 12, stage_max: int = 6) -> np.ndarray:
+    """Non-negative integer gene vectors (not necessarily aligned)."""
+    n = draw(st.integers(n_min, n_max))
+    return np.array(draw(st.lists(st.integers(0, stage_max), min_size=n, max_size=n)),
+                    dtype=np.int64)
 
 
 @st.composite

@@ -10,6 +10,8 @@ Rounding: the paper's ``round(x)`` "returns the nearest integer"; halves are rou
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import stats
 
@@ -59,7 +61,7 @@ def n_stages(genes: np.ndarray) -> int:
     -------
     int
     """
-    return int(np.max(genes)) + 1
+    return int(genes.max()) + 1 if isinstance(genes, np.ndarray) else int(max(genes)) + 1
 
 
 def realign(genes: np.ndarray) -> np.ndarray:
@@ -80,8 +82,12 @@ def realign(genes: np.ndarray) -> np.ndarray:
     >>> realign([4, 0, 4, 2]).tolist()
     [2, 0, 2, 1]
     """
-    genes = np.asarray(genes)
-    return np.unique(genes, return_inverse=True)[1].astype(np.int64).reshape(genes.shape)
+    genes = np.asarray(genes, dtype=np.int64)
+    if genes.size == 0:
+        return genes.copy()
+    present = np.zeros(int(genes.max()) + 1, dtype=np.int64)
+    present[genes] = 1
+    return (np.cumsum(present) - 1)[genes]
 
 
 def random_stage_assignment(n_features: int, max_stages: int, rng: np.random.Generator) -> np.ndarray:
@@ -129,6 +135,7 @@ def beta_binomial_pmf(n: int, beta: float) -> np.ndarray:
     return stats.betabinom.pmf(np.arange(n + 1), n, 1.0, beta)
 
 
+@functools.lru_cache(maxsize=1024)
 def mutation_pmf(stage_count: int, beta: float, max_stages: int) -> np.ndarray:
     """Distribution of a mutated gene's new stage (SPEC §3, mutation).
 
@@ -148,10 +155,12 @@ def mutation_pmf(stage_count: int, beta: float, max_stages: int) -> np.ndarray:
     Returns
     -------
     ndarray of float64, shape (|Q| + 1,) or (|Q|,)
+        Read-only (cached per argument triple).
     """
     pmf = beta_binomial_pmf(stage_count, beta)
     if stage_count >= max_stages:
         pmf = pmf[:-1] / pmf[:-1].sum()
+    pmf.flags.writeable = False
     return pmf
 
 
@@ -188,7 +197,7 @@ def stage_mutation(genes: np.ndarray, rate: float, beta: float, max_stages: int,
     n_hit = int(hit.sum())
     if n_hit == 0:
         return genes.copy()
-    pmf = mutation_pmf(n_stages(genes), beta, max_stages)
+    pmf = mutation_pmf(n_stages(genes), float(beta), int(max_stages))
     child = genes.copy()
     child[hit] = rng.choice(pmf.size, size=n_hit, p=pmf)
     return realign(child)

@@ -36,6 +36,7 @@ __all__ = [
     "cumulative_sets",
     "default_base_estimator",
     "route",
+    "route_masks",
     "stage_costs",
     "staged_objectives",
 ]
@@ -112,7 +113,21 @@ def route(confidence: np.ndarray, p_hat: float) -> tuple[np.ndarray, np.ndarray]
         Stage where the input left (the last stage for rejected inputs).
     accepted : ndarray of bool, shape (n_inputs,)
     """
-    ok = np.asarray(confidence) >= p_hat
+    return route_masks(np.asarray(confidence) >= p_hat)
+
+
+def route_masks(ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`route` from the acceptance masks ``ok[m, i] = confidence[m, i] >= p̂``.
+
+    Parameters
+    ----------
+    ok : ndarray of bool, shape (n_stages, n_inputs)
+
+    Returns
+    -------
+    exit_stage : ndarray of int64, shape (n_inputs,)
+    accepted : ndarray of bool, shape (n_inputs,)
+    """
     accepted = ok.any(axis=0)
     exit_stage = np.where(accepted, ok.argmax(axis=0), ok.shape[0] - 1).astype(np.int64)
     return exit_stage, accepted
@@ -179,8 +194,6 @@ class StagedClassifier:
     confidence : float
         p̂.
     n_classes : int
-    numeric : bool, default False
-        Convert inputs to a float ndarray before routing (models fitted on arrays).
     """
 
     stages: list
@@ -188,7 +201,6 @@ class StagedClassifier:
     costs: np.ndarray
     confidence: float
     n_classes: int
-    numeric: bool = False
 
     def route(self, X) -> dict[str, np.ndarray]:
         """Route inputs through the stages, acquiring later stages only for undecided inputs.
@@ -204,8 +216,6 @@ class StagedClassifier:
             ``accepted`` (bool), ``exit_stage`` (int64), ``cost`` (float64, cumulative cost of the
             exit stage).
         """
-        if self.numeric:
-            X = np.asarray(X, dtype=float)
         n = X.shape[0]
         sets = [tuple(sorted(s)) for s in cumulative_sets(self.stages)]
         S = len(sets)
@@ -246,9 +256,10 @@ class StagedClassificationProblem(StageAssignmentProblem):
     confidence : float
         p̂.
     base_estimator : sklearn classifier with ``predict_proba``, or None
-        ``None`` is :func:`default_base_estimator`; for binary labels and numeric inputs it is then
-        fitted by :mod:`subsel.evolution.fastlogit` (the same optimum, without scikit-learn's
-        per-fit overhead) and handed back as an ordinary fitted pipeline.
+        ``None`` is :func:`default_base_estimator`.  For binary labels, column-wise logistic
+        pipelines (the default, and e.g. impute + one-hot + scale + logistic regression) are fitted
+        by :mod:`subsel.evolution.fastlogit`: the same optimum without scikit-learn's per-fit
+        overhead, stage models handed back as :class:`~subsel.evolution.fastlogit.ColumnwiseLogit`.
     max_stages : int
         ``k``.
     mutation_rate, beta : float
@@ -263,8 +274,9 @@ class StagedClassificationProblem(StageAssignmentProblem):
     Attributes
     ----------
     cache : dict
-        frozenset of feature indices -> (fitted estimator, top val. probability, val. label,
-        val. correct).
+        Cumulative feature set (key: :meth:`set_key`, the membership mask as bytes — a frozenset
+        key, cheaper to build and hash) -> (fitted model, validation acceptance mask
+        ``top probability >= p̂``, validation correctness mask).
     lookups, fits : int
         Cumulative feature-set lookups and trainings (cache hit rate = 1 - fits / lookups).
     """
@@ -283,17 +295,21 @@ class StagedClassificationProblem(StageAssignmentProblem):
         self.base_estimator = default_base_estimator() if base_estimator is None else base_estimator
         self.n_classes = int(n_classes)
         self.fast = False
-        if base_estimator is None and self.n_classes == 2:
+        spec = fastlogit.columnwise_spec(self.base_estimator) if self.n_classes == 2 else None
+        if spec is not None:
             try:
-                Xtr = np.asarray(X_train, dtype=float)
-                Xva = np.asarray(X_val, dtype=float)
+                self._encoders = fastlogit.ColumnEncoders(spec[0], X_train)
+                self._Z_train = self._encoders.transform(X_train)
+                self._Z_val = self._encoders.transform(X_val)
             except (TypeError, ValueError):
-                Xtr = None
-            if Xtr is not None and np.all(np.isfinite(Xtr)) and np.all(np.isfinite(Xva)):
-                self.fast = True
-                self._scaler = fastlogit.standardizer(Xtr)
-                self._Xs_train = self._scaler.transform(Xtr)
-                self._Xs_val = self._scaler.transform(Xva)
+                spec = None
+        if spec is not None and np.all(np.isfinite(self._Z_train)) \
+                and np.all(np.isfinite(self._Z_val)):
+            self.fast = True
+            self._C = spec[1]
+            self._A = np.hstack([self._Z_train, np.ones((self._Z_train.shape[0], 1))])
+            self._A32 = self._A.astype(np.float32)
+            self._gram = self._A.T @ self._A   # first Newton step of every fit is a slice of it
         self.seed = int(seed)
         self.n_jobs = n_jobs
         self.cache: dict[frozenset, tuple] = {}
@@ -305,20 +321,39 @@ class StagedClassificationProblem(StageAssignmentProblem):
         mask[list(cols)] = 1
         return int(np.random.SeedSequence([self.seed, *mask.tolist()]).generate_state(1)[0])
 
-    def ensure_fitted(self, sets: list[frozenset]) -> None:
-        """Train (and cache) every set of ``sets`` not yet in the cache, in parallel if asked."""
-        self.lookups += len(sets)
-        new = sorted({s for s in sets if s not in self.cache}, key=lambda s: sorted(s))
+    def set_key(self, features) -> bytes:
+        """Cache key of a feature set: its membership mask as bytes (a frozenset, cheaper)."""
+        mask = np.zeros(self.n_features, dtype=bool)
+        mask[list(features)] = True
+        return mask.tobytes()
+
+    def _keys(self, genes: np.ndarray) -> list[bytes]:
+        return [(genes <= m).tobytes() for m in range(int(genes.max()) + 1)]
+
+    def ensure_fitted(self, keys: list[bytes]) -> None:
+        """Train (and cache) every feature set of ``keys`` not in the cache, in parallel if asked.
+
+        Parameters
+        ----------
+        keys : list of bytes
+            Feature sets as :meth:`set_key` masks.
+        """
+        self.lookups += len(keys)
+        new = sorted({k for k in keys if k not in self.cache})
         if not new:
             return
-        cols = [tuple(sorted(s)) for s in new]
+        cols = [tuple(np.flatnonzero(np.frombuffer(k, dtype=bool)).tolist()) for k in new]
         if self.fast:
-            for s, c in zip(new, cols):
-                coef, b = fastlogit.fit_binary_logistic(self._Xs_train[:, c], self.y_train)
-                p1 = fastlogit.expit(self._Xs_val[:, c] @ coef + b)
+            for k, c in zip(new, cols):
+                z = self._encoders.columns(c)
+                zi = np.append(z, self._Z_train.shape[1])   # with the intercept column
+                coef, b = fastlogit.fit_binary_logistic(
+                    self._A[:, zi], self.y_train, self._C, gram=self._gram[np.ix_(zi, zi)],
+                    A32=self._A32[:, zi], intercept_column=True)
+                p1 = fastlogit.expit(self._Z_val[:, z] @ coef + b)
                 label = (p1 > 0.5).astype(np.int64)
-                self.cache[s] = (("fast", c, coef, b), np.maximum(p1, 1.0 - p1), label,
-                                 label == self.y_val)
+                ok = np.maximum(p1, 1.0 - p1) >= self.confidence
+                self.cache[k] = (("fast", c, coef, b), ok, label == self.y_val)
             self.fits += len(new)
             return
         args = [(self.base_estimator, self.X_train, self.y_train, c, self._set_seed(c)) for c in cols]
@@ -326,31 +361,29 @@ class StagedClassificationProblem(StageAssignmentProblem):
             fitted = Parallel(n_jobs=self.n_jobs)(delayed(_fit_one)(*a) for a in args)
         else:
             fitted = [_fit_one(*a) for a in args]
-        for s, c, est in zip(new, cols, fitted):
+        for k, c, est in zip(new, cols, fitted):
             P = _full_proba(est, take_columns(self.X_val, c), self.n_classes)
             label = P.argmax(axis=1)
-            self.cache[s] = (est, P.max(axis=1), label, label == self.y_val)
+            self.cache[k] = (est, P.max(axis=1) >= self.confidence, label == self.y_val)
         self.fits += len(new)
 
     def evaluate(self, batch: list[np.ndarray]) -> np.ndarray:
-        """Raw objectives ``(g1, g2, g3*)`` on the validation split, shape ``(len(batch), 3)``."""
-        all_sets = []
-        per = []
-        for genes in batch:
-            stages = self.stages(genes)
-            sets = cumulative_sets(stages)
-            all_sets.extend(sets)
-            per.append((stages, sets))
-        self.ensure_fitted(all_sets)
+        """Raw objectives ``(g1, g2, g3*)`` on the validation split, shape ``(len(batch), 3)``.
+
+        After the batch's new feature sets are trained, each chromosome costs a few array
+        operations on the cached acceptance and correctness masks of its cumulative sets.
+        """
+        keys = [self._keys(np.asarray(g)) for g in batch]
+        self.ensure_fitted([k for ks in keys for k in ks])
         out = np.empty((len(batch), 3))
-        cols = np.arange(self.y_val.size)
-        for j, (stages, sets) in enumerate(per):
-            entries = [self.cache[s] for s in sets]
-            conf = np.stack([e[1] for e in entries])
-            correct = np.stack([e[3] for e in entries])
-            exit_stage, accepted = route(conf, self.confidence)
-            cost = stage_costs(stages, self.costs)[exit_stage]
-            out[j] = staged_objectives(correct[exit_stage, cols], accepted, cost)
+        rows = np.arange(self.y_val.size)
+        for j, (genes, ks) in enumerate(zip(batch, keys)):
+            entries = [self.cache[k] for k in ks]
+            ok = np.stack([e[1] for e in entries])
+            correct = np.stack([e[2] for e in entries])
+            exit_stage, accepted = route_masks(ok)
+            cum_cost = np.bincount(genes, weights=self.costs, minlength=len(ks)).cumsum()
+            out[j] = staged_objectives(correct[exit_stage, rows], accepted, cum_cost[exit_stage])
         return out
 
     def normalize(self, raw: np.ndarray) -> np.ndarray:
@@ -367,7 +400,7 @@ class StagedClassificationProblem(StageAssignmentProblem):
 
     def staged_classifier(self, genes: np.ndarray) -> StagedClassifier:
         """The fitted :class:`StagedClassifier` of a solution (its sets trained if needed)."""
-        return self.classifier_for_stages(self.stages(genes))
+        return self.classifier_for_stages(self.stages(np.asarray(genes)))
 
     def classifier_for_stages(self, stages: list[list[int]],
                               confidence: float | None = None) -> StagedClassifier:
@@ -386,15 +419,15 @@ class StagedClassificationProblem(StageAssignmentProblem):
             Stage models come from (and are added to) the feature-set cache.
         """
         stages = [sorted(int(i) for i in s) for s in stages]
-        sets = cumulative_sets(stages)
-        self.ensure_fitted(sets)
+        keys = [self.set_key(s) for s in cumulative_sets(stages)]
+        self.ensure_fitted(keys)
         models = []
-        for s in sets:
-            m = self.cache[s][0]
+        for k in keys:
+            m = self.cache[k][0]
             if isinstance(m, tuple) and m and m[0] == "fast":
-                m = fastlogit.as_pipeline(self._scaler, m[1], m[2], m[3])
-                self.cache[s] = (m,) + self.cache[s][1:]
+                m = fastlogit.ColumnwiseLogit([self._encoders.encoders[j] for j in m[1]], m[2], m[3])
+                self.cache[k] = (m,) + self.cache[k][1:]
             models.append(m)
         return StagedClassifier(stages=stages, estimators=models, costs=self.costs,
                                 confidence=self.confidence if confidence is None else float(confidence),
-                                n_classes=self.n_classes, numeric=self.fast)
+                                n_classes=self.n_classes)

@@ -319,9 +319,9 @@ def _test_scores(problem, stages, test, confidence=None) -> dict:
 def _ilp_subsets(problem) -> list[dict]:
     from ..evolution.seeding import feature_quality, ilp_feature_subsets
 
-    singles = [frozenset({i}) for i in range(problem.n_features)]
+    singles = [problem.set_key([i]) for i in range(problem.n_features)]
     problem.ensure_fitted(singles)
-    acc = np.array([problem.cache[s][3].mean() for s in singles])
+    acc = np.array([problem.cache[k][2].mean() for k in singles])  # validation correctness
     return ilp_feature_subsets(feature_quality(acc, problem.n_classes), problem.costs)
 
 

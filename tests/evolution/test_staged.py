@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
 
 from subsel.evolution import StagedClassificationProblem, StagedClassifier
 from subsel.evolution import fastlogit
@@ -82,22 +83,54 @@ def test_fast_logistic_matches_scikit_learn():
     rng = np.random.default_rng(0)
     Xr = rng.normal(size=(300, 6))
     yr = (Xr[:, 0] + 0.5 * Xr[:, 1] + rng.normal(size=300) > 0).astype(int)
-    scaler = fastlogit.standardizer(Xr)
-    coef, b = fastlogit.fit_binary_logistic(scaler.transform(Xr)[:, [0, 2, 5]], yr)
-    ref = LogisticRegression(tol=1e-10, max_iter=1000).fit(scaler.transform(Xr)[:, [0, 2, 5]], yr)
-    assert np.allclose(coef, ref.coef_[0], atol=1e-6) and abs(b - ref.intercept_[0]) < 1e-6
-    pipe = fastlogit.as_pipeline(scaler, (0, 2, 5), coef, b)
-    assert np.allclose(pipe.predict_proba(Xr[:, [0, 2, 5]]),
-                       ref.predict_proba(scaler.transform(Xr)[:, [0, 2, 5]]), atol=1e-6)
+    for C in (1.0, 0.1):
+        coef, b = fastlogit.fit_binary_logistic(Xr[:, [0, 2, 5]], yr, C)
+        ref = LogisticRegression(C=C, tol=1e-10, max_iter=1000).fit(Xr[:, [0, 2, 5]], yr)
+        assert np.allclose(coef, ref.coef_[0], atol=1e-6) and abs(b - ref.intercept_[0]) < 1e-6
 
 
-def test_fast_path_and_sklearn_path_agree():
-    from sklearn.datasets import load_breast_cancer
+def test_columnwise_spec_recognises_only_columnwise_logistic_pipelines():
+    from sklearn.decomposition import PCA
+    from sklearn.tree import DecisionTreeClassifier
+    from subsel.evolution.datasets import credit_base_estimator
     from subsel.evolution.staged import default_base_estimator
-    Xb, yb = load_breast_cancer(return_X_y=True)
-    args = (Xb[:300], yb[:300], Xb[300:], yb[300:], np.ones(30), 0.9)
-    fast = StagedClassificationProblem(*args, None, 4, 0.1, 2.0, 2)
-    slow = StagedClassificationProblem(*args, default_base_estimator(), 4, 0.1, 2.0, 2)
-    assert fast.fast and not slow.fast
-    genes = [np.array([0] * 5 + [1] * 10 + [2] * 15), np.array([1] * 20 + [0] * 10)]
-    assert np.allclose(fast.evaluate(genes), slow.evaluate(genes), atol=0.01)
+    assert fastlogit.columnwise_spec(default_base_estimator()) is not None
+    assert fastlogit.columnwise_spec(credit_base_estimator()) is not None
+    assert fastlogit.columnwise_spec(LogisticRegression(C=0.5))[1] == 0.5
+    assert fastlogit.columnwise_spec(make_pipeline(PCA(), LogisticRegression())) is None
+    assert fastlogit.columnwise_spec(LogisticRegression(solver="liblinear")) is None
+    assert fastlogit.columnwise_spec(LogisticRegression(class_weight="balanced")) is None
+    assert fastlogit.columnwise_spec(DecisionTreeClassifier()) is None
+
+
+@pytest.mark.parametrize("which", ["default", "credit"])
+def test_fast_path_equals_the_scikit_learn_pipeline(which):
+    """The stage model of the fast path predicts what the base pipeline fitted on the same columns
+    predicts (imputation and one-hot encoding included)."""
+    import pandas as pd
+    from subsel.evolution.datasets import credit_base_estimator
+    from subsel.evolution.staged import default_base_estimator
+    rng = np.random.default_rng(1)
+    n = 240
+    yv = rng.integers(0, 2, n)
+    Xd = pd.DataFrame({"a": yv + rng.normal(0, 1, n), "b": rng.normal(size=n),
+                       "c": np.where(rng.random(n) < 0.5 + 0.3 * (yv - 0.5), "u", "v"),
+                       "d": rng.normal(size=n) * 100})
+    if which == "default":
+        Xd = Xd.drop(columns="c")
+        base = default_base_estimator()
+    else:
+        Xd.loc[rng.choice(n, 20, replace=False), "a"] = np.nan
+        Xd.loc[rng.choice(n, 20, replace=False), "c"] = np.nan
+        base = credit_base_estimator()
+    Xtr, Xva, ytr, yva = Xd.iloc[:160], Xd.iloc[160:], yv[:160], yv[160:]
+    problem = StagedClassificationProblem(Xtr, ytr, Xva, yva, np.ones(Xd.shape[1]), 0.8, base,
+                                          2, 0.1, 2.0, 2)
+    assert problem.fast
+    genes = np.array([0, 1] + [1] * (Xd.shape[1] - 2))
+    staged = problem.staged_classifier(genes)
+    for cols, model in zip([[0], list(range(Xd.shape[1]))], staged.estimators):
+        ref = base.set_params(logisticregression__tol=1e-10, logisticregression__max_iter=5000)
+        ref = ref.fit(Xtr.iloc[:, cols], ytr)
+        assert np.allclose(model.predict_proba(Xva.iloc[:, cols]),
+                           ref.predict_proba(Xva.iloc[:, cols]), atol=1e-5)
