@@ -55,7 +55,7 @@ BASELINES = ("all-features", "all-features-reject", "ilp-subset")
 #: (population from SPEC §3's table, 150 generations).
 TABLE2_SCALES: dict[str, dict] = {
     "tiny": {"runs": 2, "population": 8, "generations": 2, "datasets": SYNTHETIC},
-    "quick": {"runs": 2, "population": 16, "generations": 4, "datasets": TABLE2_DATASETS},
+    "quick": {"runs": 3, "population": 24, "generations": 6, "datasets": TABLE2_DATASETS},
     "full": {"runs": 50, "population": None, "generations": 150, "datasets": TABLE2_DATASETS},
 }
 #: p̂ grid of the sweep.
