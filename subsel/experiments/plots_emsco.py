@@ -32,7 +32,8 @@ def plot_method_table(summary: pd.DataFrame, path: str | os.PathLike, *, title: 
     datasets = list(pd.unique(summary["dataset"]))
     cols = min(3, len(datasets)) or 1
     rows = int(np.ceil(len(datasets) / cols)) or 1
-    plt, (fig, axes) = _figure(rows, cols, figsize=(4.6 * cols, 3.8 * rows), squeeze=False)
+    plt, (fig, axes) = _figure(rows, cols, figsize=(4.6 * cols, 3.8 * rows), squeeze=False,
+                               layout="constrained")
     markers = dict(zip(["emsco", "emsco+ilp", "nsga2", "all-features", "all-features-reject",
                         "ilp-subset"], "o*^sDv"))
     sc = None
