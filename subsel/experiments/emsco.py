@@ -46,7 +46,7 @@ __all__ = ["TABLE2_DATASETS", "TABLE2_SCALES", "SWEEP_SCALES", "SWEEP_CONFIDENCE
 TABLE2_DATASETS = ("synthetic50", "synthetic15", "pima", "credit", "heart")
 #: Data sets that need no file (the defaults of the ``tiny`` scale, so the test suite runs anywhere).
 SYNTHETIC = ("synthetic15", "synthetic50")
-#: Method names, in the table's order; ``run`` is -free for the deterministic baselines.
+#: Method names, in the table's order (the baselines are deterministic: one row each, run 0).
 METHODS = ("emsco", "emsco+ilp", "nsga2", "all-features", "all-features-reject", "ilp-subset")
 EA_METHODS = ("emsco", "emsco+ilp", "nsga2")
 BASELINES = ("all-features", "all-features-reject", "ilp-subset")
