@@ -6,7 +6,7 @@ cache hit rate of cumulative-feature-set lookups.  Targets (2 cores): Pima < 60 
 Synthetic50 < 5 min per run.
 
     python benchmarks/bench_emsco.py                         # all five, 150 generations
-    python benchmarks/bench_emsco.py --datasets synthetic50 --generations 30
+    python benchmarks/bench_emsco.py --datasets synthetic50 --generations 30 --n-jobs 2
 
 The real data sets are read from ``--data-home`` / ``$SUBSEL_DATA`` / ``~/.subsel/data``.
 """
@@ -21,10 +21,12 @@ from subsel.evolution.datasets import load_dataset
 PAPER_GENERATIONS = 150
 
 
-def bench(name: str, generations: int, seed: int, data_home: str | None) -> dict:
+def bench(name: str, generations: int, seed: int, data_home: str | None,
+          n_jobs: int | None = None) -> dict:
     data = load_dataset(name, seed=seed, data_home=data_home)
     X_tr, X_va, X_te, y_tr, y_va, y_te = data.split()
-    clf = EMSCOClassifier(**data.estimator_params(), max_iter=generations, random_state=seed)
+    clf = EMSCOClassifier(**data.estimator_params(), max_iter=generations, random_state=seed,
+                          n_jobs=n_jobs)
     start = time.perf_counter()
     clf.fit(X_tr, y_tr, X_va, y_va)
     wall = time.perf_counter() - start
@@ -47,12 +49,13 @@ def main() -> None:
     ap.add_argument("--generations", type=int, default=PAPER_GENERATIONS)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data-home")
+    ap.add_argument("--n-jobs", type=int, help="threads/processes for training (default serial)")
     args = ap.parse_args()
     cols = ["dataset", "population", "generations", "wall_s", "s_per_run_150", "evals_per_s",
             "fits", "cache_hit_rate", "frozen_from", "n_stages", "test_g1", "test_g2", "test_g3*"]
     print(" ".join(f"{c:>14}" for c in cols), flush=True)
     for name in args.datasets:
-        row = bench(name, args.generations, args.seed, args.data_home)
+        row = bench(name, args.generations, args.seed, args.data_home, args.n_jobs)
         print(" ".join(f"{row[c]:>14.4g}" if isinstance(row[c], float) else f"{row[c]:>14}"
                        for c in cols), flush=True)
     print("frozen_from: first generation with no children (the unique first front filled the "

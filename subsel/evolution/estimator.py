@@ -123,9 +123,9 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default None
         Seeds the whole run (converted once to a ``numpy.random.Generator``).
     n_jobs : int or None, default None
-        joblib jobs to train a generation's new classifiers with a general base estimator.
-        Results do not depend on it.  Column-wise logistic pipelines (the default) are fitted
-        serially by the fast path: a fit there takes about a millisecond, less than a dispatch.
+        joblib jobs to train a generation's new classifiers (processes for a general base
+        estimator, threads for the fast path of column-wise logistic pipelines).  Results do not
+        depend on it.
 
     Attributes
     ----------

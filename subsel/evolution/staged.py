@@ -269,7 +269,8 @@ class StagedClassificationProblem(StageAssignmentProblem):
         Seeds base estimators with an unset ``random_state`` (derived per feature set, so the models
         do not depend on training order or ``n_jobs``).
     n_jobs : int or None
-        Parallel jobs (joblib) to train a batch's new feature sets.
+        Parallel jobs (joblib) to train a batch's new feature sets: processes for general base
+        estimators, threads for the fast path.
 
     Attributes
     ----------
@@ -344,16 +345,13 @@ class StagedClassificationProblem(StageAssignmentProblem):
             return
         cols = [tuple(np.flatnonzero(np.frombuffer(k, dtype=bool)).tolist()) for k in new]
         if self.fast:
-            for k, c in zip(new, cols):
-                z = self._encoders.columns(c)
-                zi = np.append(z, self._Z_train.shape[1])   # with the intercept column
-                coef, b = fastlogit.fit_binary_logistic(
-                    self._A[:, zi], self.y_train, self._C, gram=self._gram[np.ix_(zi, zi)],
-                    A32=self._A32[:, zi], intercept_column=True)
-                p1 = fastlogit.expit(self._Z_val[:, z] @ coef + b)
-                label = (p1 > 0.5).astype(np.int64)
-                ok = np.maximum(p1, 1.0 - p1) >= self.confidence
-                self.cache[k] = (("fast", c, coef, b), ok, label == self.y_val)
+            if self.n_jobs not in (None, 1) and len(new) > 1:
+                # numpy releases the GIL in the products that dominate a Newton fit
+                entries = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                    delayed(self._fast_fit)(c) for c in cols)
+            else:
+                entries = [self._fast_fit(c) for c in cols]
+            self.cache.update(zip(new, entries))
             self.fits += len(new)
             return
         args = [(self.base_estimator, self.X_train, self.y_train, c, self._set_seed(c)) for c in cols]
@@ -366,6 +364,18 @@ class StagedClassificationProblem(StageAssignmentProblem):
             label = P.argmax(axis=1)
             self.cache[k] = (est, P.max(axis=1) >= self.confidence, label == self.y_val)
         self.fits += len(new)
+
+    def _fast_fit(self, c: tuple[int, ...]) -> tuple:
+        """Fast-path cache entry of the feature set ``c`` (column-wise logistic pipeline)."""
+        z = self._encoders.columns(c)
+        zi = np.append(z, self._Z_train.shape[1])   # with the intercept column
+        coef, b = fastlogit.fit_binary_logistic(
+            self._A[:, zi], self.y_train, self._C, gram=self._gram[np.ix_(zi, zi)],
+            A32=self._A32[:, zi], intercept_column=True)
+        p1 = fastlogit.expit(self._Z_val[:, z] @ coef + b)
+        label = (p1 > 0.5).astype(np.int64)
+        ok = np.maximum(p1, 1.0 - p1) >= self.confidence
+        return (("fast", c, coef, b), ok, label == self.y_val)
 
     def evaluate(self, batch: list[np.ndarray]) -> np.ndarray:
         """Raw objectives ``(g1, g2, g3*)`` on the validation split, shape ``(len(batch), 3)``.

@@ -163,3 +163,12 @@ def test_validation_set_errors():
         EMSCOClassifier(C0, **SMALL).fit(X0, y0, X_val=X0)
     with pytest.raises(ValueError, match=r"y_val has labels not in y: \[7\]"):
         EMSCOClassifier(C0, **SMALL).fit(X0, y0, X0, np.full(60, 7))
+
+
+def test_fast_path_threads_give_the_same_result():
+    X, y, costs = easy_problem(4, 200)
+    a = EMSCOClassifier(costs, confidence=0.8, random_state=1, **SMALL).fit(X, y)
+    b = clone(a).set_params(n_jobs=2).fit(X, y)
+    assert b.stages_ == a.stages_
+    pd.testing.assert_frame_equal(b.pareto_front_, a.pareto_front_)
+    pd.testing.assert_frame_equal(b.history_, a.history_)
