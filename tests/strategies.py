@@ -63,6 +63,30 @@ def brute_force(problem: SubsetSelectionProblem, minimize: bool = False) -> tupl
 
 
 @st.composite
+def problems_with_must_lists(draw, n_min: int = 1, n_max: int = 8, cap_max: int = 3,
+                             grid: bool = False) -> SubsetSelectionProblem:
+    """Instances of :func:`problems` with up to two must-take and two must-not-take agents
+    (and no budget or demand)."""
+    problem = draw(problems(n_min=n_min, n_max=n_max, cap_max=cap_max, grid=grid))
+    agents = list(range(problem.n))
+    take = draw(st.lists(st.sampled_from(agents), max_size=2, unique=True))
+    rest = [i for i in agents if i not in take]
+    drop = draw(st.lists(st.sampled_from(rest), max_size=2, unique=True)) if rest else []
+    return problem.with_changes(must_take=take, must_not_take=drop)
+
+
+def knapsack_dp(values, weights, capacity) -> int:
+    """Optimum of an integer 0-1 knapsack by the textbook dynamic program over capacities
+    (Bellman; O(n * capacity) with numpy): an independent reference for exact solvers."""
+    c = int(capacity)
+    best = np.zeros(c + 1, dtype=np.int64)
+    for p, w in zip(np.asarray(values, dtype=np.int64), np.asarray(weights, dtype=np.int64)):
+        if w <= c:
+            best[w:] = np.maximum(best[w:], best[:c + 1 - w] + p)
+    return int(best[c])
+
+
+@st.composite
 def knapsacks(draw, m_min: int = 1, m_max: int = 7, integer: bool = True):
     """0-1 knapsack instances ``(values, weights, capacity)`` with small integer (or real) data."""
     m = draw(st.integers(m_min, m_max))

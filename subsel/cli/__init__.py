@@ -13,6 +13,7 @@ import sys
 #: Modules that add sub-commands, in the order of ``subsel --help``.
 COMMAND_MODULES = [
     "subsel.cli.core",
+    "subsel.cli.experiments",
     "subsel.cli.emsco",
 ]
 

@@ -36,12 +36,14 @@ from . import CLIError
 DEFAULT_SOLVER_PREFERENCE = ("exact", "highs", "cbc", "ortools-scip", "dpss")
 
 
-def default_solver() -> str:
+def default_solver(problem: SubsetSelectionProblem | None = None) -> str:
     """The solver ``solve`` uses without ``--solver``: the first available of
-    :data:`DEFAULT_SOLVER_PREFERENCE` (exact backends only; DPSS, exponential, comes last)."""
-    avail = available_solvers()
+    :data:`DEFAULT_SOLVER_PREFERENCE` (exact backends only; DPSS, exponential, comes last) that
+    supports every extension ``problem`` uses (e.g. ``exact`` has no budget or demand)."""
+    rows = {r.name: r for r in solver_info() if r.available}
+    needed = problem.extensions if problem is not None else frozenset()
     for name in DEFAULT_SOLVER_PREFERENCE:
-        if name in avail:
+        if name in rows and needed <= rows[name].supports:
             return name
     raise CLIError("no exact solver is available on this machine; see 'subsel solvers'")
 
@@ -168,7 +170,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if args.json and args.output == "-":
         raise CLIError("--json and -o - would both write to stdout; give -o a file name")
     problem, optimum, label = _load_problem(args)
-    name = args.solver or default_solver()
+    name = args.solver or default_solver(problem)
     options = {}
     if args.time_limit is not None:
         options["time_limit_s"] = args.time_limit

@@ -23,3 +23,6 @@ __all__ += ["LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "
 from .knapsack import KnapsackInstance, read_knapsack, read_optimum
 
 __all__ += ["KnapsackInstance", "read_knapsack", "read_optimum"]
+from .instances import KNAPSACK_CLASSES, knapsack_instance
+
+__all__ += ["KNAPSACK_CLASSES", "knapsack_instance"]

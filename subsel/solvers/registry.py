@@ -16,6 +16,7 @@ from .base import Solver
 SOLVERS: dict[str, str] = {
     "dpss": "subsel.solvers.dpss:DPSS",
     "gss": "subsel.solvers.gss:GSS",
+    "exact": "subsel.solvers.exact:Exact",
     "cbc": "subsel.solvers.cbc:CBC",
     "highs": "subsel.solvers.highs:HiGHS",
     "ortools-scip": "subsel.solvers.ortools:ORToolsSCIP",

@@ -1,0 +1,132 @@
+"""Experiment commands: ``reproduce`` (the paper's experiments) and ``compare`` (any solvers).
+
+Both run their grid through :func:`subsel.experiments.run_grid`: serially, on ``--jobs N`` local
+processes or on a Dask cluster (``--scheduler ADDRESS``), resumable into the same ``--out`` folder.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from . import CLIError
+
+
+def _split(text: str, kind: type, option: str) -> list:
+    parts = [p.strip() for p in str(text).split(",")]
+    if not parts or any(not p for p in parts):
+        raise CLIError(f"{option}: expected a comma-separated list; got {text!r}")
+    out = []
+    for p in parts:
+        try:
+            out.append(kind(p))
+        except ValueError:
+            raise CLIError(f"{option}: {p!r} is not a valid {kind.__name__}") from None
+    return out
+
+
+def _out_dir(path: str) -> Path:
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {path!r} exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _backend(args: argparse.Namespace) -> dict:
+    if args.jobs < 1 and args.jobs != -1:
+        raise CLIError(f"--jobs must be a positive integer or -1 (all cores); got {args.jobs}")
+    if args.seed < 0:
+        raise CLIError(f"--seed must be >= 0; got {args.seed}")
+    if args.scheduler is not None and not args.scheduler.strip():
+        raise CLIError("--scheduler must be an address such as tcp://host:8786")
+    return {"jobs": args.jobs, "scheduler": args.scheduler, "resume": not args.no_resume,
+            "progress": True if args.progress else None}
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from ..experiments import EXPERIMENTS, run_experiment
+
+    name = args.name.strip().lower()
+    if name != "all" and name not in EXPERIMENTS:
+        raise CLIError(f"unknown experiment {args.name!r}; choose one of {', '.join(EXPERIMENTS)}, all")
+    backend = _backend(args)
+    out = _out_dir(args.out)
+    names = list(EXPERIMENTS) if name == "all" else [name]
+    total = time.perf_counter()
+    for exp in names:
+        start = time.perf_counter()
+        files = run_experiment(exp, out, scale=args.scale, seed=args.seed, **backend)
+        print(f"{exp}: {time.perf_counter() - start:.1f} s -> " + ", ".join(str(f) for f in files),
+              flush=True)
+    if len(names) > 1:
+        print(f"all: {time.perf_counter() - total:.1f} s", flush=True)
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from ..experiments.compare import check_comparison, compare
+
+    solvers = _split(args.solvers, str, "--solvers")
+    n = _split(args.n, int, "--n")
+    alpha = _split(args.alpha, float, "--alpha")
+    check_comparison(solvers, n, alpha, args.instances, args.reference)  # before touching --out
+    if args.time_limit is not None and not args.time_limit > 0:
+        raise CLIError(f"--time-limit must be a positive number of seconds; got {args.time_limit}")
+    backend = _backend(args)
+    out = _out_dir(args.out)
+    start = time.perf_counter()
+    files = compare(solvers, n, alpha, args.instances, out_dir=out, reference=args.reference,
+                    seed=args.seed, time_limit_s=args.time_limit, table_format=args.format, **backend)
+    print(f"compare: {time.perf_counter() - start:.1f} s -> " + ", ".join(str(f) for f in files))
+    return 0
+
+
+def _add_backend_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=0, help="root seed of the instance grid (default 0)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="local worker processes through joblib (default 1 = serial; -1 = all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on a Dask cluster, e.g. tcp://host:8786 (workers need subsel installed)")
+    p.add_argument("--no-resume", action="store_true",
+                   help="recompute every task instead of reusing those finished by an earlier run "
+                        "into the same --out folder")
+    p.add_argument("--progress", action="store_true",
+                   help="always show the progress bar (default: only on a terminal)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``reproduce`` and ``compare`` to the ``subsel`` parser."""
+    p = sub.add_parser(
+        "reproduce", help="reproduce the paper's experiments (fig1a, fig1b, fig2, table1, all)",
+        description="Run one of the paper's experiments (or all) and write its table (CSV), figure (PNG) "
+                    "and a markdown summary to --out.")
+    p.add_argument("name", metavar="NAME", help="experiment name, or 'all'")
+    scale = p.add_mutually_exclusive_group()
+    scale.add_argument("--quick", dest="scale", action="store_const", const="quick",
+                       help="fewer instances, under a minute per experiment on 2 cores (default)")
+    scale.add_argument("--full", dest="scale", action="store_const", const="full",
+                       help="the paper's scale (1000 instances per cell)")
+    scale.add_argument("--scale", dest="scale", choices=("tiny", "quick", "full"), help=argparse.SUPPRESS)
+    p.set_defaults(scale="quick")
+    p.add_argument("--out", default="results", metavar="DIR", help="output folder (default results)")
+    _add_backend_options(p)
+    p.set_defaults(func=_cmd_reproduce)
+
+    c = sub.add_parser(
+        "compare", help="compare any registered solvers on random instances",
+        description="Solve random instances (q, c ~ U[0,1]) with every listed solver; write the tidy "
+                    "table, ratios to a reference solver, time ratios, a figure and a summary.")
+    c.add_argument("--solvers", required=True, help="comma-separated registry names, e.g. gss,dpss,cbc")
+    c.add_argument("--n", default="10,100", help="comma-separated numbers of agents (default 10,100)")
+    c.add_argument("--alpha", default="0.7", help="comma-separated quality thresholds (default 0.7)")
+    c.add_argument("--instances", type=int, default=10, metavar="K",
+                   help="instances per (n, alpha) (default 10)")
+    c.add_argument("--reference", metavar="NAME",
+                   help="solver in the ratios' denominator (default: the first exact solver listed)")
+    c.add_argument("--time-limit", type=float, metavar="SECONDS", help="per-solve time limit")
+    c.add_argument("--format", choices=("csv", "parquet"), default="csv", help="table format")
+    c.add_argument("--out", default="results/compare", metavar="DIR",
+                   help="output folder (default results/compare)")
+    _add_backend_options(c)
+    c.set_defaults(func=_cmd_compare)

@@ -1,0 +1,173 @@
+"""A general solver comparison on the paper's random instances (``subsel compare``; SPEC §4).
+
+Any registered solvers, any sizes and thresholds: one task per (n, α, instance) solves the same
+random instance (``q, c ~ U[0, 1]``) with every solver, in the same process; utilities and times
+are then compared with a reference solver (ratios ``z / z_ref`` and ``t / t_ref`` per instance,
+undefined ratios counted — see :mod:`subsel.experiments.analysis`).
+"""
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from ..models._io import atomic_write_text
+from ..solvers import get_solver
+from ..solvers.registry import SOLVERS
+from .analysis import add_ratios, summarize, to_markdown
+from .plots import plot_comparison
+from .runner import grid, run_grid, write_table
+from .tasks import solve_instance
+
+__all__ = ["compare", "check_comparison"]
+
+
+def check_comparison(solvers: Sequence[str], n: Sequence[int], alpha: Sequence[float], instances: int,
+                     reference: str | None = None) -> tuple[list[str], str]:
+    """Validate a comparison's inputs and choose the reference.
+
+    Parameters
+    ----------
+    solvers : sequence of str
+        Registry names (case-insensitive), at least one, no repeats.
+    n : sequence of int
+        Instance sizes, each ``>= 1``.
+    alpha : sequence of float
+        Thresholds in [0, 1].
+    instances : int
+        Instances per (n, α), ``>= 1``.
+    reference : str, optional
+        The denominator of the ratios.  Default: the first exact solver of ``solvers``, else the
+        first solver.  A reference not in ``solvers`` is added to the front.
+
+    Returns
+    -------
+    (list of str, str)
+        Normalised solver names (reference included) and the reference.
+
+    Raises
+    ------
+    ValueError
+        Unknown or unavailable solver (naming it and listing the known ones), repeats, empty lists,
+        ``n < 1``, α outside [0, 1], ``instances < 1``.
+    """
+    names = [str(s).strip().lower() for s in solvers]
+    if not names or any(not s for s in names):
+        raise ValueError("solvers: give at least one solver name, e.g. 'gss,dpss'")
+    for i, s in enumerate(names):
+        if names.index(s) != i:
+            raise ValueError(f"solvers: {s!r} is listed twice")
+    if reference is not None:
+        reference = str(reference).strip().lower()
+        if reference not in names:
+            names.insert(0, reference)
+    for s in names:
+        if s not in SOLVERS:
+            raise ValueError(f"unknown solver {s!r}; known solvers: {', '.join(SOLVERS)}")
+        get_solver(s)  # unavailable here -> ValueError saying why
+    if reference is None:
+        exact = [s for s in names if type(get_solver(s)).exact]
+        reference = exact[0] if exact else names[0]
+    if not list(n):
+        raise ValueError("n: give at least one instance size")
+    for i, v in enumerate(n):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"n[{i}] must be a positive integer; got {v!r}")
+    if not list(alpha):
+        raise ValueError("alpha: give at least one threshold")
+    for i, a in enumerate(alpha):
+        if isinstance(a, bool) or not isinstance(a, (int, float)) or not math.isfinite(a) or not 0 <= a <= 1:
+            raise ValueError(f"alpha[{i}] must be in [0, 1]; got {a!r}")
+    if isinstance(instances, bool) or not isinstance(instances, int) or instances < 1:
+        raise ValueError(f"instances must be a positive integer; got {instances!r}")
+    return names, reference
+
+
+def compare(solvers: Sequence[str], n: Sequence[int], alpha: Sequence[float], instances: int, *,
+            out_dir: str | Path, reference: str | None = None, seed: int = 0,
+            time_limit_s: float | None = None, table_format: str = "csv", jobs: int = 1,
+            scheduler: str | None = None, progress: bool | None = None, resume: bool = True
+            ) -> list[Path]:
+    """Compare solvers on random instances and write table, ratios, summary, figure and markdown.
+
+    Parameters
+    ----------
+    solvers, n, alpha, instances, reference
+        See :func:`check_comparison`.
+    out_dir : path
+        Folder for ``compare.csv`` (or ``.parquet``; the tidy table: ``n, alpha, instance, seed,
+        solver, status, objective, avg_quality, wall_time_s, bound, units, error``),
+        ``compare_ratios.csv`` (per instance and non-reference solver: ``ratio``, ``ratio_status``,
+        ``time_ratio``), ``compare_summary.csv``, ``compare.png`` and ``compare.md``.
+    seed : int
+        Root seed; instance ``(n, α, i)`` gets the same seed in every comparison with this root.
+    time_limit_s : float, optional
+        Per-solve limit handed to every solver.
+    table_format : {"csv", "parquet"}
+        Format of the tidy table.
+    jobs, scheduler, progress, resume
+        As in :func:`subsel.experiments.run_grid`.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+
+    Raises
+    ------
+    ValueError
+        Invalid inputs (see :func:`check_comparison`), unknown ``table_format``.
+    """
+    names, reference = check_comparison(solvers, n, alpha, instances, reference)
+    if table_format not in ("csv", "parquet"):
+        raise ValueError(f"table_format must be 'csv' or 'parquet'; got {table_format!r}")
+    out = Path(out_dir)
+    tasks = grid(seed, {"n": list(n), "alpha": [float(a) for a in alpha], "instance": range(instances)},
+                 fixed={"solvers": names, "time_limit_s": time_limit_s})
+    start = time.perf_counter()
+    table = run_grid(tasks, solve_instance, out / f"compare.{table_format}", jobs=jobs,
+                     scheduler=scheduler, progress=progress, resume=resume, desc="compare")
+    elapsed = time.perf_counter() - start
+
+    files = [out / f"compare.{table_format}"]
+    if len(names) > 1:
+        ratios = add_ratios(table, reference)
+        summary = summarize(ratios, by=("n", "alpha", "solver"))
+    else:
+        ratios = pd.DataFrame()
+        summary = pd.DataFrame(columns=["n", "alpha", "solver", "mean_ratio"])
+    times = (table.groupby(["n", "alpha", "solver"], sort=True)["wall_time_s"].median()
+             .rename("median_wall_time_s").reset_index())
+    status = (table.groupby(["solver", "status"]).size().unstack(fill_value=0))
+    files.append(write_table(ratios, out / "compare_ratios.csv"))
+    files.append(write_table(summary, out / "compare_summary.csv"))
+    files.append(plot_comparison(summary, times, out / "compare.png", reference=reference))
+
+    lines = [f"# Solver comparison: {', '.join(names)} (reference {reference})", "",
+             f"Command: `subsel compare --solvers {','.join(names)} --n {','.join(map(str, n))} "
+             f"--alpha {','.join(f'{a:g}' for a in alpha)} --instances {instances} --reference {reference} "
+             f"--seed {seed}`.",
+             f"{len(tasks)} random instances (q, c ~ U[0, 1], R = 1), every solver on every instance; "
+             f"this invocation took {elapsed:.1f} s.", "",
+             "## Median wall time per solve [s]", "",
+             to_markdown(times.pivot_table(index=["n", "alpha"], columns="solver",
+                                           values="median_wall_time_s").reset_index(), ".3g"),
+             "Statuses: " + "; ".join(f"{s}: " + ", ".join(f"{k} {int(v)}" for k, v in row.items() if v)
+                                      for s, row in status.iterrows()) + ".", ""]
+    if len(summary):
+        cols = ["n", "alpha", "solver", "instances", "defined", "zero_reference", "reference_failed",
+                "solver_failed", "mean_ratio", "median_ratio", "min_ratio", "share_at_1",
+                "median_time_ratio"]
+        zero = int(summary.groupby(["n", "alpha"])["zero_reference"].max().sum())
+        lines += [f"## Utility ratio z / z_{reference} and time ratio t / t_{reference}", "",
+                  to_markdown(summary[cols]),
+                  f"**Undefined ratios.** {zero} of {len(tasks)} instances have z_{reference} = 0: their "
+                  "ratios are undefined, excluded from means and medians and counted in `zero_reference` "
+                  "(never called 1.0). `reference_failed` / `solver_failed` count solves without a "
+                  "feasible answer."]
+    files.append(out / "compare.md")
+    atomic_write_text(files[-1], "\n".join(lines) + "\n")
+    return files

@@ -1,0 +1,109 @@
+"""Experiments looked up by name, for ``subsel reproduce NAME`` (the solver registry's pattern).
+
+An experiment is a module-level function ``experiment(config: ExperimentConfig) -> list[Path]`` that
+runs its grid through :func:`subsel.experiments.run_grid` and writes its files (table, figure,
+summary) into ``config.out_dir``.  Add one with a single line in :data:`EXPERIMENTS`; the table is
+resolved lazily, so registering never imports the experiment's dependencies.
+
+Contract of an experiment function: honour all three :data:`SCALES` (``tiny`` must finish in a few
+seconds: the test suite runs ``subsel reproduce all --scale tiny``), pass
+``config.run_kwargs()`` to :func:`~subsel.experiments.run_grid` with ``out`` inside
+``config.out_dir`` (so ``--jobs``, ``--scheduler`` and resuming work), write every file atomically and
+return the paths written.
+"""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["EXPERIMENTS", "SCALES", "ExperimentConfig", "get_experiment", "run_experiment"]
+
+#: Experiment name -> "module:function".  Order is the order of ``subsel reproduce all``.
+EXPERIMENTS: dict[str, str] = {
+    "fig1a": "subsel.experiments.paper:fig1a",
+    "fig1b": "subsel.experiments.paper:fig1b",
+    "fig2": "subsel.experiments.paper:fig2",
+    "table1": "subsel.experiments.paper:table1",
+}
+
+#: Sizes every experiment knows: ``tiny`` (the test suite, seconds), ``quick`` (under a minute on two
+#: cores, the CLI default) and ``full`` (the paper's scale).
+SCALES = ("tiny", "quick", "full")
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """How to run one experiment.
+
+    Attributes
+    ----------
+    out_dir : Path
+        Folder for the experiment's files (created when missing).
+    scale : {"tiny", "quick", "full"}
+        Size of the grid (see :data:`SCALES`).
+    seed : int
+        Root seed of the grid (``>= 0``).
+    jobs : int
+        Local worker processes (1 = serial).
+    scheduler : str or None
+        Dask scheduler address; overrides ``jobs``.
+    progress : bool or None
+        Progress bar; ``None`` = only when stderr is a terminal.
+    resume : bool
+        Reuse finished tasks of an earlier run into the same folder.
+
+    Raises
+    ------
+    ValueError
+        Unknown scale, negative seed, bad jobs.
+    """
+
+    out_dir: Path
+    scale: str = "quick"
+    seed: int = 0
+    jobs: int = 1
+    scheduler: str | None = None
+    progress: bool | None = None
+    resume: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "out_dir", Path(self.out_dir))
+        if self.scale not in SCALES:
+            raise ValueError(f"scale must be one of {', '.join(SCALES)}; got {self.scale!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
+        if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or (self.jobs < 1 and self.jobs != -1):
+            raise ValueError(f"jobs must be a positive integer or -1 (all cores); got {self.jobs!r}")
+
+    def run_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for :func:`run_grid`: ``jobs, scheduler, progress, resume``."""
+        return {"jobs": self.jobs, "scheduler": self.scheduler, "progress": self.progress,
+                "resume": self.resume}
+
+
+def get_experiment(name: str) -> Callable[[ExperimentConfig], list[Path]]:
+    """The experiment function registered as ``name``.
+
+    Raises
+    ------
+    ValueError
+        Unknown name (the message lists the known ones).
+    """
+    if not isinstance(name, str) or name.strip().lower() not in EXPERIMENTS:
+        raise ValueError(f"unknown experiment {name!r}; known experiments: {', '.join(EXPERIMENTS)}, all")
+    module, _, func = EXPERIMENTS[name.strip().lower()].partition(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def run_experiment(name: str, out_dir: str | Path, **options: Any) -> list[Path]:
+    """Run the experiment ``name`` with :class:`ExperimentConfig` ``(out_dir, **options)``.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
+    return get_experiment(name)(ExperimentConfig(Path(out_dir), **options))

@@ -1,0 +1,200 @@
+"""The knapsack literature's benchmark classes, to test exact solvers (SPEC §1, "Reduction to knapsack").
+
+Each generator draws a 0-1 knapsack instance ``(values, weights, capacity)`` with integer data in the
+range ``1..R``; :meth:`SubsetSelectionProblem.from_knapsack` turns it into a subset-selection
+instance whose optimum equals the knapsack optimum (exact power-of-two scaling).
+
+The classes and their definitions follow D. Pisinger, "Where are the hard knapsack problems?",
+Computers & Operations Research 32(9):2271-2284, 2005, Section 2 (also S. Martello, D. Pisinger and
+P. Toth, "Dynamic programming and strong bounds for the 0-1 knapsack problem", Management Science
+45(3):414-424, 1999):
+
+=============================  =====================================================================
+class                          definition (``w_j`` uniform on ``1..R`` unless said otherwise)
+=============================  =====================================================================
+``uncorrelated``               ``p_j`` uniform on ``1..R``
+``weakly_correlated``          ``p_j`` uniform on ``w_j - R/10 .. w_j + R/10``, and ``p_j >= 1``
+``strongly_correlated``        ``p_j = w_j + R/10``
+``inverse_strongly_correlated`` ``p_j`` uniform on ``1..R``, ``w_j = p_j + R/10``
+``almost_strongly_correlated`` ``p_j`` uniform on ``w_j + R/10 - R/500 .. w_j + R/10 + R/500``
+``subset_sum``                 ``p_j = w_j``
+=============================  =====================================================================
+
+The capacity is ``floor(h / (H + 1) * sum_j w_j)`` for instance ``h`` of a series of ``H``
+(Pisinger's choice, so a series sweeps the capacity over the total weight); the default
+``fraction = 1/2`` is the middle of a series.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+#: The classes of :func:`knapsack_instance`, in Pisinger's order.
+KNAPSACK_CLASSES = (
+    "uncorrelated",
+    "weakly_correlated",
+    "strongly_correlated",
+    "inverse_strongly_correlated",
+    "almost_strongly_correlated",
+    "subset_sum",
+)
+
+KnapsackInstance = tuple[np.ndarray, np.ndarray, int]
+
+
+def _check(n: int, R: int, rng: np.random.Generator, fraction: float) -> None:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer; got {n!r}")
+    if isinstance(R, bool) or not isinstance(R, (int, np.integer)) or R < 10:
+        raise ValueError(f"R must be an integer >= 10 (the data range 1..R); got {R!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) \
+            or not 0.0 < float(fraction) < 1.0:
+        raise ValueError(f"fraction must be a number in (0, 1); got {fraction!r}")
+
+
+def _capacity(weights: np.ndarray, fraction: float) -> int:
+    return int(math.floor(fraction * float(weights.sum())))
+
+
+def uncorrelated(n: int, R: int, rng: np.random.Generator, fraction: float = 0.5) -> KnapsackInstance:
+    """Uncorrelated: ``w_j, p_j`` independent, uniform on ``1..R`` (Pisinger 2005, Section 2).
+
+    Parameters
+    ----------
+    n : int
+        Number of items (``>= 1``).
+    R : int
+        Data range (``>= 10``); the literature uses 1000 and 10000.
+    rng : numpy.random.Generator
+        Source of randomness (weights are drawn first, then profits).
+    fraction : float, default 0.5
+        Capacity as a fraction of the total weight, in (0, 1).
+
+    Returns
+    -------
+    (values, weights, capacity) : ndarray of int64 (n,), ndarray of int64 (n,), int
+
+    Raises
+    ------
+    ValueError
+        ``n < 1``, ``R < 10`` or ``fraction`` outside (0, 1).
+    TypeError
+        ``rng`` is not a Generator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p, w, c = uncorrelated(5, 1000, np.random.default_rng(0))
+    >>> p.shape, int(c) == int(w.sum() // 2)
+    ((5,), True)
+    """
+    _check(n, R, rng, fraction)
+    w = rng.integers(1, R + 1, size=n)
+    p = rng.integers(1, R + 1, size=n)
+    return p, w, _capacity(w, fraction)
+
+
+def weakly_correlated(n: int, R: int, rng: np.random.Generator,
+                      fraction: float = 0.5) -> KnapsackInstance:
+    """Weakly correlated: ``p_j`` uniform on ``w_j - R/10 .. w_j + R/10``, at least 1 (Pisinger 2005).
+
+    Parameters, returns and raises as :func:`uncorrelated`.
+    """
+    _check(n, R, rng, fraction)
+    w = rng.integers(1, R + 1, size=n)
+    d = R // 10
+    p = np.maximum(w + rng.integers(-d, d + 1, size=n), 1)
+    return p, w, _capacity(w, fraction)
+
+
+def strongly_correlated(n: int, R: int, rng: np.random.Generator,
+                        fraction: float = 0.5) -> KnapsackInstance:
+    """Strongly correlated: ``p_j = w_j + R/10`` (Pisinger 2005, Section 2).
+
+    Parameters, returns and raises as :func:`uncorrelated`.
+    """
+    _check(n, R, rng, fraction)
+    w = rng.integers(1, R + 1, size=n)
+    return w + R // 10, w, _capacity(w, fraction)
+
+
+def inverse_strongly_correlated(n: int, R: int, rng: np.random.Generator,
+                                fraction: float = 0.5) -> KnapsackInstance:
+    """Inverse strongly correlated: ``p_j`` uniform on ``1..R``, ``w_j = p_j + R/10`` (Pisinger 2005).
+
+    Parameters, returns and raises as :func:`uncorrelated`.
+    """
+    _check(n, R, rng, fraction)
+    p = rng.integers(1, R + 1, size=n)
+    w = p + R // 10
+    return p, w, _capacity(w, fraction)
+
+
+def almost_strongly_correlated(n: int, R: int, rng: np.random.Generator,
+                               fraction: float = 0.5) -> KnapsackInstance:
+    """Almost strongly correlated: ``p_j`` uniform on ``w_j + R/10 -+ R/500`` (Pisinger 2005).
+
+    Parameters, returns and raises as :func:`uncorrelated`.
+    """
+    _check(n, R, rng, fraction)
+    w = rng.integers(1, R + 1, size=n)
+    d = R // 500
+    p = w + R // 10 + rng.integers(-d, d + 1, size=n)
+    return p, w, _capacity(w, fraction)
+
+
+def subset_sum(n: int, R: int, rng: np.random.Generator, fraction: float = 0.5) -> KnapsackInstance:
+    """Subset sum: ``p_j = w_j`` (Pisinger 2005, Section 2).
+
+    Parameters, returns and raises as :func:`uncorrelated`.
+    """
+    _check(n, R, rng, fraction)
+    w = rng.integers(1, R + 1, size=n)
+    return w.copy(), w, _capacity(w, fraction)
+
+
+_GENERATORS: dict[str, Callable[..., KnapsackInstance]] = {
+    "uncorrelated": uncorrelated,
+    "weakly_correlated": weakly_correlated,
+    "strongly_correlated": strongly_correlated,
+    "inverse_strongly_correlated": inverse_strongly_correlated,
+    "almost_strongly_correlated": almost_strongly_correlated,
+    "subset_sum": subset_sum,
+}
+
+
+def knapsack_instance(kind: str, n: int, R: int, rng: np.random.Generator,
+                      fraction: float = 0.5) -> KnapsackInstance:
+    """Draw an instance of one of Pisinger's classes by name (see :data:`KNAPSACK_CLASSES`).
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`KNAPSACK_CLASSES`.
+    n, R, rng, fraction
+        As in :func:`uncorrelated`.
+
+    Returns
+    -------
+    (values, weights, capacity) : ndarray of int64 (n,), ndarray of int64 (n,), int
+
+    Raises
+    ------
+    ValueError
+        Unknown ``kind`` (and as :func:`uncorrelated`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from subsel.models import SubsetSelectionProblem
+    >>> p, w, c = knapsack_instance("strongly_correlated", 20, 1000, np.random.default_rng(1))
+    >>> SubsetSelectionProblem.from_knapsack(p, w, c).n
+    21
+    """
+    if kind not in _GENERATORS:
+        raise ValueError(f"kind must be one of {', '.join(KNAPSACK_CLASSES)}; got {kind!r}")
+    return _GENERATORS[kind](n, R, rng, fraction)

@@ -1,0 +1,352 @@
+"""Exact 0-1 knapsack by dynamic programming over an expanding core (Pisinger's *minknap*).
+
+The items are sorted by efficiency ``e_j = p_j / w_j`` (decreasing); the *break item* ``b`` is the
+first item that no longer fits when items are packed in that order, and the *break solution* takes
+items ``0..b-1``.  The *core* grows from the break item outwards, alternately on each side.  For
+every core a list of states ``(P, W)`` (profit and weight of the break solution with some core items
+flipped: right items added, left items removed) is kept, Pareto-reduced (Nemhauser-Ullmann
+dominance) and bounded: a state is dropped when no completion flipping items outside the core can
+beat the incumbent ``z``.  Items that no improving solution can flip are fixed beforehand and skipped
+(Dembo-Hammer reduction: flipping item ``j`` leaves at most ``U - |p_j - e_b w_j|``, ``U`` the LP
+bound), which keeps the core to the few items whose reduced cost is below the gap.  The search stops
+when no state is left (or no free item is): then ``z`` is optimal.
+
+Every step is a handful of numpy operations on the state list; while the list is short, up to
+``_MAX_BATCH`` items are flipped in one step (every subset of them), so that numpy works on longer
+arrays.  The solution of each state is kept as in minknap: a bit vector of the flips of the last
+``_BLOCK`` core items plus a pointer to its ancestor, saved once per block.  Cost: ``O(m log m)`` for
+the sort and the reduction plus ``O(|core| * |states|)``; the number of states is pseudo-polynomial
+in the worst case (the strongly correlated classes of the literature).
+
+References
+----------
+D. Pisinger, "A minimal algorithm for the 0-1 knapsack problem", Operations Research 45(5):758-767,
+1997 (the expanding core and the state lists).  S. Martello and P. Toth, *Knapsack Problems*, Wiley,
+1990, Sections 2.2-2.3 (the Dantzig bound, the break item).  G. Nemhauser and Z. Ullmann, "Discrete
+dynamic programming and capital allocation", Management Science 15(9):494-505, 1969 (dominance).
+
+Floating-point data
+-------------------
+No rounding of the data: dominance compares numbers exactly, and a state is feasible when its weight
+is ``<= capacity`` (the caller folds its tolerance into ``capacity``).  The bound of a state with
+slack ``sigma = c - W >= 0`` is ``P + e_R sigma`` when the lightest unprocessed right item (weight
+``m_R``) fits into ``sigma``, and ``P + e_R sigma - (e_L - e_R)(m_R - sigma)`` otherwise (an item
+must be added, so at least ``m_R - sigma`` weight must be removed at efficiency ``>= e_L``).  This
+weight-aware bound is what lets the search end on real-valued data, where the plain Dantzig bound of
+a state with any slack stays above ``z`` until every item has been processed.  An overweight state
+(``W > c`` by ``omega``) has the bound ``P - e_R omega - (e_L - e_R) max(omega, m_L)``.
+On integer profits a state is dropped when its bound is below ``z + 1`` (Pisinger's rule); on real
+profits when it is ``<= z``.
+"""
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+#: Integer profits are recognised when every profit is an integer and their sum stays below this
+#: (so that every partial sum is exact in float64).
+_INT_EXACT = float(2 ** 52)
+#: Safety margin of the integer rule ``bound < z + 1`` against the rounding of the bound itself.
+_INT_MARGIN = 1e-6
+#: Recompute the free items at most every this many core steps (after the incumbent improved).
+_REFRESH_EVERY = 4
+#: Efficiencies are capped here (p / w overflows on denormal weights); the order is kept.
+_MAX_EFFICIENCY = 1e300
+#: Core steps per block of the solution history (bits of a uint64).
+_BLOCK = 64
+#: Items flipped together in one step while the expanded list stays below _BATCH_STATES states.
+_MAX_BATCH = 8
+_BATCH_STATES = 4096
+
+
+class KnapsackResult(NamedTuple):
+    """Answer of :func:`solve_knapsack`.
+
+    Attributes
+    ----------
+    take : ndarray of bool, shape (m,)
+        The items of the best solution found (in the caller's order).
+    value : float
+        Its profit (as summed along the search).
+    lp_bound : float
+        Value of the LP relaxation (Dantzig bound): an upper bound on the optimum.
+    bound : float
+        The best proven upper bound (``<= lp_bound``); equals ``value`` when ``optimal``.
+    optimal : bool
+        False when the deadline struck before the search ended.
+    core_size : int
+        Number of items the core grew to.
+    """
+
+    take: np.ndarray
+    value: float
+    lp_bound: float
+    bound: float
+    optimal: bool
+    core_size: int
+
+
+def _merge(W: np.ndarray, P: np.ndarray, W2: np.ndarray, P2: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Merge two weight-sorted state lists and keep the Pareto front (weight up, profit strictly up).
+
+    Returns the merged ``W, P`` and, per kept state, its index in its source list and whether it came
+    from the second list.
+    """
+    m = W.size
+    pos2 = np.searchsorted(W, W2, side="right") + np.arange(m)
+    from2 = np.zeros(2 * m, dtype=bool)
+    from2[pos2] = True
+    Wm = np.empty(2 * m)
+    Pm = np.empty(2 * m)
+    src = np.empty(2 * m, dtype=np.int64)
+    Wm[pos2] = W2
+    Pm[pos2] = P2
+    src[pos2] = np.arange(m)
+    pos1 = np.flatnonzero(~from2)
+    Wm[pos1] = W
+    Pm[pos1] = P
+    src[pos1] = np.arange(m)
+    idx = _pareto(Wm, Pm)
+    return Wm[idx], Pm[idx], src[idx], from2[idx]
+
+
+def _pareto(Wm: np.ndarray, Pm: np.ndarray) -> np.ndarray:
+    """Indices of the Pareto front of a weight-sorted state list (ties in weight in any order)."""
+    # Dominance: keep a state when its profit beats every lighter-or-equal state before it ...
+    best_before = np.empty(Wm.size)
+    best_before[0] = -np.inf
+    np.maximum.accumulate(Pm[:-1], out=best_before[1:])
+    idx = np.flatnonzero(Pm > best_before)
+    # ... and, among kept states of equal weight, only the last (most profitable) one.
+    if idx.size > 1:
+        same = Wm[idx[:-1]] == Wm[idx[1:]]
+        if same.any():
+            idx = np.concatenate((idx[:-1][~same], idx[-1:]))
+    return idx
+
+
+def _expand(W: np.ndarray, P: np.ndarray, batch: np.ndarray, b: int, w: np.ndarray, p: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Flip every subset of the ``k`` items of ``batch`` in every state; keep the Pareto front.
+
+    Returns the new ``W, P``, each state's source index and its subset as a bit mask (uint64).
+    """
+    k = batch.size
+    sign = np.where(batch >= b, 1.0, -1.0)
+    combos = np.arange(1 << k, dtype=np.int64)
+    chosen = ((combos[:, None] >> np.arange(k)) & 1).astype(float)
+    dW, dP = chosen @ (sign * w[batch]), chosen @ (sign * p[batch])
+    Wn = (W[:, None] + dW[None, :]).ravel()
+    Pn = (P[:, None] + dP[None, :]).ravel()
+    order = np.argsort(Wn)
+    Wn, Pn = Wn[order], Pn[order]
+    idx = _pareto(Wn, Pn)
+    flat = order[idx]
+    return Wn[idx], Pn[idx], flat >> k, (flat & ((1 << k) - 1)).astype(np.uint64)
+
+
+def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
+                   deadline: float | None = None) -> KnapsackResult:
+    """Solve ``max p.y  s.t.  w.y <= c, y in {0,1}^m`` exactly (minknap-style core DP).
+
+    Parameters
+    ----------
+    values : ndarray of float, shape (m,)
+        Profits ``p_j > 0``.
+    weights : ndarray of float, shape (m,)
+        Weights ``w_j > 0``.
+    capacity : float
+        ``c >= 0`` (any tolerance already added by the caller).
+    deadline : float or None
+        A ``time.perf_counter()`` value; past it the best solution found is returned with
+        ``optimal=False``.
+
+    Returns
+    -------
+    KnapsackResult
+    """
+    p = np.asarray(values, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    m = p.size
+    if m == 0:
+        return KnapsackResult(np.zeros(0, dtype=bool), 0.0, 0.0, 0.0, True, 0)
+    with np.errstate(over="ignore"):  # a denormal weight: cap the efficiency at a finite value
+        e = np.minimum(p / w, _MAX_EFFICIENCY)
+    order = np.argsort(-e, kind="stable")
+    p, w, e = p[order], w[order], e[order]
+    cw = np.cumsum(w)
+    b = int(np.searchsorted(cw, capacity, side="right"))  # first item that does not fit
+    integer = bool(np.all(p == np.round(p)) and p.sum() < _INT_EXACT)
+    take_sorted = np.zeros(m, dtype=bool)
+    take_sorted[:b] = True
+    if b == m:  # everything fits
+        val = float(p.sum())
+        return KnapsackResult(_unsort(take_sorted, order), val, val, val, True, 0)
+    Pb = float(p[:b].sum())
+    Wb = float(cw[b - 1]) if b > 0 else 0.0
+    lp = Pb + (capacity - Wb) * float(e[b])
+    if integer:
+        lp_int = np.floor(lp + _INT_MARGIN)
+    # Reduced costs against the break efficiency: flipping item j (out of the break solution for
+    # j < b, into it for j >= b) leaves at most lp - |rc_j| (Dembo-Hammer; Martello-Toth reduction).
+    flip_bound = lp - np.abs(p - float(e[b]) * w)
+
+    def improving(bound: np.ndarray | float, z: float) -> np.ndarray | bool:
+        """Whether a bound still allows a solution strictly better than ``z``."""
+        return bound >= z + 1.0 - _INT_MARGIN if integer else bound > z
+
+    def refresh(z: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Free items (those an improving solution may flip) and their weight prefix/suffix minima."""
+        free = improving(flip_bound, z)
+        wf = np.where(free, w, np.inf)
+        return (np.flatnonzero(free), np.minimum.accumulate(wf),
+                np.minimum.accumulate(wf[::-1])[::-1])
+
+    # State list: weights ascending, profits strictly ascending (Pareto front).
+    W = np.array([Wb])
+    P = np.array([Pb])
+    # Solution history, Pisinger-style partial vectors: each state carries the flips of the current
+    # block of _BLOCK core steps as bits, and the index of its ancestor in the list saved at the start
+    # of the block; the lists of (ancestor, bits) are saved once per block.
+    items: list[int] = []                                     # item of each core step
+    blocks: list[tuple[np.ndarray, np.ndarray]] = []          # (ancestor, bits) at each block end
+    anc = np.zeros(1, dtype=np.int64)
+    bits = np.zeros(1, dtype=np.uint64)
+    z = z_fresh = Pb
+    z_ref: tuple[int, int, int] | None = None                 # (block, ancestor, bits)
+    free_idx, min_left, min_right = refresh(z)
+    last_refresh = 0
+    optimal = False
+    side = 1
+    # Next unprocessed free item on each side (-1 / m when exhausted).
+    k = int(np.searchsorted(free_idx, b - 1, side="right")) - 1
+    s = int(free_idx[k]) if k >= 0 else -1
+    k = int(np.searchsorted(free_idx, b, side="left"))
+    t = int(free_idx[k]) if k < free_idx.size else m
+    while True:
+        if W.size == 0 or (s < 0 and t >= m):
+            optimal = True
+            break
+        if integer and z >= lp_int:
+            optimal = True
+            break
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        if z > z_fresh and len(items) - last_refresh >= _REFRESH_EVERY:
+            free_idx, min_left, min_right = refresh(z)
+            z_fresh, last_refresh = z, len(items)
+        # The next items, alternating sides (when one side is exhausted, the other); several at
+        # once while the state list is short, so that the numpy calls work on longer arrays.
+        room = _BLOCK - len(items) % _BLOCK
+        kmax = 1
+        while kmax < min(_MAX_BATCH, room) and (W.size << (kmax + 1)) <= _BATCH_STATES:
+            kmax += 1
+        batch: list[int] = []
+        while len(batch) < kmax and (t < m or s >= 0):
+            if (side == 1 and t < m) or s < 0:
+                batch.append(t)
+                k = int(np.searchsorted(free_idx, t, side="right"))
+                t = int(free_idx[k]) if k < free_idx.size else m
+            else:
+                batch.append(s)
+                k = int(np.searchsorted(free_idx, s, side="left")) - 1
+                s = int(free_idx[k]) if k >= 0 else -1
+            side = -side
+        shift = np.uint64(len(items) % _BLOCK)
+        if len(batch) == 1:
+            j = batch[0]
+            sign = 1.0 if j >= b else -1.0
+            W, P, src, flipped = _merge(W, P, W + sign * w[j], P + sign * p[j])
+            combo = flipped.astype(np.uint64)
+        else:
+            W, P, src, combo = _expand(W, P, np.array(batch), b, w, p)
+        anc = anc[src]
+        bits = bits[src] | (combo << shift)
+        items.extend(batch)
+        # Incumbent: the heaviest feasible state is the most profitable one.
+        k = int(np.searchsorted(W, capacity, side="right")) - 1
+        if k >= 0 and P[k] > z:
+            z = float(P[k])
+            z_ref = (len(blocks), int(anc[k]), int(bits[k]))
+        # Bounds of the states against every free item outside the core.
+        ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m)
+        alive = improving(ub, z)
+        if not alive.all():
+            W, P, anc, bits = W[alive], P[alive], anc[alive], bits[alive]
+        if len(items) % _BLOCK == 0:
+            blocks.append((anc, bits))
+            anc = np.arange(W.size, dtype=np.int64)
+            bits = np.zeros(W.size, dtype=np.uint64)
+    take_sorted = _backtrack(take_sorted, items, blocks, z_ref, b)
+    core = len(items)
+    if optimal:
+        bound = z
+    else:
+        ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m) if W.size else np.zeros(0)
+        bound = min(lp, max(z, float(ub.max()) if ub.size else z))
+    return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, core)
+
+
+def _state_bounds(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.ndarray,
+                  min_left: np.ndarray, min_right: np.ndarray, m: int) -> np.ndarray:
+    """Upper bound of every state over all flips of the items outside the core (module docstring).
+
+    Unprocessed left items are ``0..s`` (efficiency ``>= e_L = e[s]``), unprocessed right items
+    ``t..m-1`` (efficiency ``<= e_R = e[t]``).
+    """
+    has_left, has_right = s >= 0, t < m
+    eL = float(e[s]) if has_left else np.inf
+    eR = float(e[t]) if has_right else 0.0
+    mL = float(min_left[s]) if has_left else np.inf
+    mR = float(min_right[t]) if has_right else np.inf
+    slack = c - W
+    ub = np.empty_like(P)
+    under = slack >= 0
+    sl = slack[under]
+    if has_right:
+        gain = eR * sl
+        short = sl < mR
+        if has_left:
+            gain[short] -= (eL - eR) * (mR - sl[short])
+        else:
+            gain[short] = 0.0
+        np.maximum(gain, 0.0, out=gain)
+        ub[under] = P[under] + gain
+    else:
+        ub[under] = P[under]
+    over = ~under
+    if over.any():
+        if has_left:
+            om = -slack[over]
+            ub[over] = P[over] - eR * om - (eL - eR) * np.maximum(om, mL)
+        else:
+            ub[over] = -np.inf
+    return ub
+
+
+def _backtrack(take_sorted: np.ndarray, items: list[int], blocks: list,
+               z_ref: tuple[int, int, int] | None, b: int) -> np.ndarray:
+    """Flip the core items of the incumbent's history in the break solution."""
+    if z_ref is None:
+        return take_sorted
+    block, ancestor, flips = z_ref
+    out = take_sorted.copy()
+    while True:
+        for pos in range(_BLOCK):
+            if flips >> pos & 1:
+                item = items[block * _BLOCK + pos]
+                out[item] = item >= b  # right items are added, left items removed
+        if block == 0:
+            return out
+        block -= 1
+        anc_arr, bits_arr = blocks[block]
+        ancestor, flips = int(anc_arr[ancestor]), int(bits_arr[ancestor])
+
+
+def _unsort(take_sorted: np.ndarray, order: np.ndarray) -> np.ndarray:
+    out = np.zeros(order.size, dtype=bool)
+    out[order] = take_sorted
+    return out

@@ -1,0 +1,124 @@
+"""``subsel reproduce`` and ``subsel compare``: files, tables, exit codes, one-line errors."""
+import pandas as pd
+import pytest
+
+from subsel.cli import main
+from subsel.experiments import EXPERIMENTS
+from subsel.solvers import available_solvers
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+@pytest.mark.skipif("cbc" not in available_solvers(), reason="CBC backend not available")
+def test_reproduce_all_tiny_writes_every_experiment(tmp_path, capsys):
+    code, out, err = run(capsys, "reproduce", "all", "--scale", "tiny", "--out", str(tmp_path))
+    assert code == 0, err
+    for name in EXPERIMENTS:
+        assert f"{name}: " in out
+        for suffix in (".csv", "_summary.csv", ".png", ".md"):
+            assert (tmp_path / f"{name}{suffix}").is_file()
+    assert "all: " in out
+
+
+def test_reproduce_resumes_into_the_same_folder(tmp_path, capsys):
+    assert run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path))[0] == 0
+    first = pd.read_csv(tmp_path / "fig2.csv")
+    assert run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path))[0] == 0
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "fig2.csv"), first)  # times reused too
+    assert run(capsys, "reproduce", "fig2", "--scale", "tiny", "--no-resume", "--out", str(tmp_path))[0] == 0
+    again = pd.read_csv(tmp_path / "fig2.csv")
+    pd.testing.assert_frame_equal(again.drop(columns="wall_time_s"), first.drop(columns="wall_time_s"))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["reproduce", "fig9"], "unknown experiment 'fig9'; choose one of fig1a"),
+    (["reproduce", "fig1a", "--jobs", "0"], "--jobs must be a positive integer"),
+    (["reproduce", "fig1a", "--seed", "-1"], "--seed must be >= 0"),
+    (["compare", "--solvers", "gss,nope"], "unknown solver 'nope'; known solvers: dpss, gss"),
+    (["compare", "--solvers", "gss,gss"], "solvers: 'gss' is listed twice"),
+    (["compare", "--solvers", "gss", "--n", "5,x"], "--n: 'x' is not a valid int"),
+    (["compare", "--solvers", "gss", "--n", "0"], r"n\[0\] must be a positive integer; got 0"),
+    (["compare", "--solvers", "gss", "--alpha", "0.5,1.5"], r"alpha\[1\] must be in \[0, 1\]; got 1.5"),
+    (["compare", "--solvers", "gss", "--instances", "0"], "instances must be a positive integer"),
+    (["compare", "--solvers", "gss", "--reference", "zzz"], "unknown solver 'zzz'"),
+    (["compare", "--solvers", "gss", "--time-limit", "-1"], "--time-limit must be a positive number"),
+])
+def test_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path, capsys, argv, message):
+    out = tmp_path / "out"
+    code, _, err = run(capsys, *argv, "--out", str(out))
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("subsel: error: ")
+    assert pytest.importorskip("re").search(message, err)
+    assert not out.exists()
+
+
+def test_out_must_be_a_folder(tmp_path, capsys):
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    code, _, err = run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(f))
+    assert code == 2 and "exists and is not a folder" in err
+
+
+def test_compare_table_ratios_and_files(tmp_path, capsys):
+    code, out, err = run(capsys, "compare", "--solvers", "gss,dpss", "--n", "5,9", "--alpha", "0.6,0.8",
+                         "--instances", "3", "--seed", "4", "--out", str(tmp_path))
+    assert code == 0, err
+    table = pd.read_csv(tmp_path / "compare.csv")
+    assert {"n", "alpha", "instance", "seed", "solver", "objective", "status", "wall_time_s"} <= set(table)
+    assert len(table) == 2 * 2 * 2 * 3
+    ratios = pd.read_csv(tmp_path / "compare_ratios.csv")
+    assert set(ratios["solver"]) == {"gss"} and set(ratios["reference"]) == {"dpss"}  # first exact solver
+    wide = table.pivot_table(index=["n", "alpha", "instance"], columns="solver", values="objective")
+    r = ratios.set_index(["n", "alpha", "instance"])["ratio"]
+    ok = wide["dpss"] != 0
+    assert ((wide["gss"] / wide["dpss"])[ok] - r.loc[wide.index[ok]]).abs().max() < 1e-12
+    assert r.loc[wide.index[~ok]].isna().all()
+    t = table.pivot_table(index=["n", "alpha", "instance"], columns="solver", values="wall_time_s")
+    tr = ratios.set_index(["n", "alpha", "instance"])["time_ratio"]
+    assert ((t["gss"] / t["dpss"]) - tr.loc[t.index]).abs().max() < 1e-12
+    for f in ("compare_summary.csv", "compare.png", "compare.md"):
+        assert (tmp_path / f).stat().st_size > 0
+    assert "(reference dpss)" in (tmp_path / "compare.md").read_text()
+
+
+def test_compare_adds_a_reference_not_listed_and_writes_parquet(tmp_path, capsys):
+    code, _, err = run(capsys, "compare", "--solvers", "gss", "--reference", "dpss", "--n", "6",
+                       "--instances", "2", "--format", "parquet", "--out", str(tmp_path))
+    assert code == 0, err
+    table = pd.read_parquet(tmp_path / "compare.parquet")
+    assert list(pd.unique(table["solver"])) == ["dpss", "gss"]
+
+
+def test_compare_same_instances_whatever_the_other_sizes(tmp_path, capsys):
+    run(capsys, "compare", "--solvers", "gss", "--n", "5,7", "--instances", "2", "--out", str(tmp_path / "a"))
+    run(capsys, "compare", "--solvers", "gss", "--n", "7", "--instances", "2", "--out", str(tmp_path / "b"))
+    a = pd.read_csv(tmp_path / "a" / "compare.csv")
+    b = pd.read_csv(tmp_path / "b" / "compare.csv")
+    cols = ["n", "alpha", "instance", "seed", "objective"]
+    pd.testing.assert_frame_equal(a[a["n"] == 7][cols].reset_index(drop=True), b[cols])
+
+
+def test_reproduce_on_a_dask_scheduler_matches_serial(tmp_path, capsys):
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        code, _, err = run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path / "d"),
+                           "--scheduler", cluster.scheduler_address)
+    assert code == 0, err
+    assert run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path / "s"))[0] == 0
+    d = pd.read_csv(tmp_path / "d" / "fig2.csv").drop(columns="wall_time_s")
+    s = pd.read_csv(tmp_path / "s" / "fig2.csv").drop(columns="wall_time_s")
+    pd.testing.assert_frame_equal(d, s)
+
+
+def test_unreachable_scheduler_exits_2(tmp_path, capsys):
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        code, _, err = run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path),
+                           "--scheduler", "tcp://127.0.0.1:9")
+    assert code == 2 and "cannot connect to the Dask scheduler" in err and err.count("\n") == 1
