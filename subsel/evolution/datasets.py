@@ -36,8 +36,9 @@ Heart (cost ``10**T``; lab and clinical tests dearer than history): T = 2 for
 creatinine_phosphokinase, platelets, serum_creatinine, serum_sodium (blood tests) and
 ejection_fraction (echocardiography); T = 1 for age, sex, smoking, diabetes, high_blood_pressure and
 anaemia (recorded in the patient's history; anaemia is a recorded diagnosis, taken from the record
-rather than a new blood count).  The column ``time`` (follow-up days) is dropped: it is known only
-after the outcome and leaks the label.  So Heart has 11 features here (SPEC lists 12 with ``time``).
+rather than a new blood count).  The column ``time`` (follow-up days) is kept, as in SPEC §3's 12
+features, at T = 1 (read from the record); it is known only after the outcome and leaks the label,
+so ``heart(include_time=False)`` drops it (11 features) for a deployment-style classifier.
 
 Breast cancer: no acquisition costs are published; every feature costs 1 (the embedded default
 for examples and tests).
@@ -286,15 +287,20 @@ HEART_CLASSES = {
 }
 
 
-def heart(data_home: str | os.PathLike | None = None, seed: int = 0) -> Dataset:
-    """Heart failure clinical records, 299 x 11 (``time`` dropped: it leaks the label),
-    cost ``10**T`` with lab tests dearer than history; p̂ = 0.75 (SPEC §3).
+def heart(data_home: str | os.PathLike | None = None, seed: int = 0,
+          include_time: bool = True) -> Dataset:
+    """Heart failure clinical records, 299 x 12 as in SPEC §3, cost ``10**T`` with lab tests dearer
+    than history; p̂ = 0.75.
 
     Parameters
     ----------
     data_home : path, optional
         Folder holding ``heart_failure.csv``.
     seed : int, default 0
+    include_time : bool, default True
+        Keep the column ``time`` (follow-up days, cost class 1: read from the patient's record), as
+        the paper's 12 features do.  It is known only after the outcome and leaks the label; pass
+        ``False`` for an honest deployment-style classifier (299 x 11).
 
     Returns
     -------
@@ -303,16 +309,22 @@ def heart(data_home: str | os.PathLike | None = None, seed: int = 0) -> Dataset:
     Raises
     ------
     FileNotFoundError
+        When ``heart_failure.csv`` is not in the data home (the message says where to get it).
     """
     df = _read("heart_failure.csv", data_home)
-    names = list(HEART_CLASSES)
-    T = np.array([HEART_CLASSES[n][0] for n in names], dtype=np.int64)
+    classes = dict(HEART_CLASSES)
+    extra = {}
+    if include_time:
+        classes["time"] = (1, "follow-up days from the patient's record (leaks the label)")
+    else:
+        extra = {"dropped": {"time": "follow-up days: known only after the outcome, leaks the label"}}
+    names = list(classes)
+    T = np.array([classes[n][0] for n in names], dtype=np.int64)
     return Dataset("heart", df[names].astype(float), df["DEATH_EVENT"].to_numpy(np.int64), names,
-                   10.0 ** T, T, {n: HEART_CLASSES[n][1] for n in names},
+                   10.0 ** T, T, {n: classes[n][1] for n in names},
                    dict(confidence=0.75, mutation_rate=0.075, crossover_rate=0.75,
                         elite_fraction=0.2, population_size=300, beta=2.0), seed,
-                   extra={"dropped": {"time": "follow-up days: known only after the outcome, "
-                                              "leaks the label"}})
+                   extra=extra)
 
 
 CREDIT_CATEGORICAL = ("a1", "a4", "a5", "a6", "a7", "a9", "a10", "a12", "a13")

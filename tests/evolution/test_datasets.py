@@ -79,8 +79,11 @@ def test_pima():
 
 
 @needs_real
-def test_heart_drops_time():
-    d = ds.heart()
+def test_heart_has_spec_features_and_can_drop_time():
+    full = ds.heart()
+    assert full.X.shape == (299, 12) and "time" in full.X.columns
+    assert full.costs[full.feature_names.index("time")] == 10
+    d = ds.heart(include_time=False)
     assert d.X.shape == (299, 11) and "time" not in d.X.columns and int(d.y.sum()) == 96
     assert set(d.costs.tolist()) == {10.0, 100.0}
     assert d.costs[d.feature_names.index("serum_creatinine")] == 100
