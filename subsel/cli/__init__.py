@@ -14,6 +14,7 @@ import sys
 COMMAND_MODULES = [
     "subsel.cli.core",
     "subsel.cli.experiments",
+    "subsel.cli.emsco",
 ]
 
 
