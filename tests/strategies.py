@@ -131,3 +131,31 @@ def problem_batches(draw, n_max: int = 8, m_max: int = 6, cap_max: int = 1, grid
     if objective:
         out["objective_quality"] = np.array(draw(mat))
     return out
+
+
+# -- EMSCO (subsel.evolution) ---------------------------------------------------------------------
+
+@st.composite
+def objective_matrices(draw, n_max: int = 25, m_max: int = 3, grid: bool = True) -> np.ndarray:
+    """Populations of objective vectors (maximised), shape (n, m); ``grid`` makes ties common."""
+    n = draw(st.integers(1, n_max))
+    m = draw(st.integers(1, m_max))
+    val = st.integers(0, 4).map(lambda v: v / 4) if grid else \
+        st.floats(0.0, 1.0, allow_nan=False, allow_infinity=False)
+    rows = draw(st.lists(st.lists(val, min_size=m, max_size=m), min_size=n, max_size=n))
+    return np.array(rows, dtype=float)
+
+
+@st.composite
+def stage_vectors(draw, n_min: int = 1, n_max: int = 12, stage_max: int = 6) -> np.ndarray:
+    """Non-negative integer gene vectors (not necessarily aligned)."""
+    n = draw(st.integers(n_min, n_max))
+    return np.array(draw(st.lists(st.integers(0, stage_max), min_size=n, max_size=n)),
+                    dtype=np.int64)
+
+
+@st.composite
+def must_list_problems(draw, n_max: int = 7, cap_max: int = 2) -> SubsetSelectionProblem:
+    """Instances with (maybe) must-take / must-not-take lists but no budget or demand."""
+    p = draw(problems(n_max=n_max, cap_max=cap_max, extensions=True, grid=draw(st.booleans())))
+    return p.with_changes(budget=None, demand=None)

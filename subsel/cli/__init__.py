@@ -15,6 +15,7 @@ COMMAND_MODULES = [
     "subsel.cli.core",
     "subsel.cli.experiments",
     "subsel.cli.bandit",
+    "subsel.cli.emsco",
 ]
 
 

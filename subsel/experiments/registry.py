@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["EXPERIMENTS", "SCALES", "ExperimentConfig", "get_experiment", "run_experiment"]
+__all__ = ["DATASET_EXPERIMENTS", "EXPERIMENTS", "SCALES", "ExperimentConfig", "get_experiment", "run_experiment"]
 
 #: Experiment name -> "module:function".  Order is the order of ``subsel reproduce all``.
 EXPERIMENTS: dict[str, str] = {
@@ -29,7 +29,12 @@ EXPERIMENTS: dict[str, str] = {
     "table1": "subsel.experiments.paper:table1",
     "fig3": "subsel.experiments.bandit_figures:fig3",
     "fig4": "subsel.experiments.bandit_figures:fig4",
+    "emsco-table2": "subsel.experiments.emsco:emsco_table2",
+    "emsco-sweep": "subsel.experiments.emsco:emsco_sweep",
 }
+
+#: Experiments that take a choice of data sets (``--datasets`` / ``--dataset``); the others reject it.
+DATASET_EXPERIMENTS: frozenset[str] = frozenset({"emsco-table2", "emsco-sweep"})
 
 #: Sizes every experiment knows: ``tiny`` (the test suite, seconds), ``quick`` (under a minute on two
 #: cores, the CLI default) and ``full`` (the paper's scale).
@@ -56,6 +61,9 @@ class ExperimentConfig:
         Progress bar; ``None`` = only when stderr is a terminal.
     resume : bool
         Reuse finished tasks of an earlier run into the same folder.
+    datasets : tuple of str or None
+        Data sets, for the experiments of :data:`DATASET_EXPERIMENTS` (None: the experiment's
+        default); the others ignore it.
 
     Raises
     ------
@@ -70,9 +78,14 @@ class ExperimentConfig:
     scheduler: str | None = None
     progress: bool | None = None
     resume: bool = True
+    datasets: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out_dir", Path(self.out_dir))
+        if self.datasets is not None:
+            if isinstance(self.datasets, str) or not all(isinstance(d, str) for d in self.datasets):
+                raise TypeError(f"datasets must be a sequence of names; got {self.datasets!r}")
+            object.__setattr__(self, "datasets", tuple(self.datasets))
         if self.scale not in SCALES:
             raise ValueError(f"scale must be one of {', '.join(SCALES)}; got {self.scale!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:

@@ -21,6 +21,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
+from ..models.problem import weighted_sum
 from ..models.formulations import LinearForm, linear_form
 from .base import RawResult, Solver, SolverError, Status
 
@@ -56,12 +57,12 @@ def repair(problem: SubsetSelectionProblem, x: np.ndarray) -> np.ndarray | None:
     r, m = problem.utility, problem.quality_margin
     for row in ("quality", "budget"):
         if row == "quality":
-            deficit = -float(x @ m) - FEASIBILITY_TOL / 2
+            deficit = -float(weighted_sum(x, m)) - FEASIBILITY_TOL / 2
             gain = -m  # surplus regained per dropped unit
         else:
             if problem.budget is None:
                 continue
-            deficit = float(x @ problem.cost) - problem.budget - FEASIBILITY_TOL / 2
+            deficit = float(weighted_sum(x, problem.cost)) - problem.budget - FEASIBILITY_TOL / 2
             gain = np.asarray(problem.cost)
         if deficit <= 0:
             continue

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from ..models.formulations import LinearForm
+from ..models.problem import weighted_sum
 from ._milp import MILPSolver
 from .base import RawResult, SolverError, Status
 
@@ -28,13 +29,19 @@ def _cbc_name() -> str | None:
     return next((name for name in CBC_NAMES if name in found), None)
 
 
+#: CLP's ``dualTolerance`` in every CBC run (reduced costs, hence utilities, below it are zero).
+CBC_DUAL_TOLERANCE = 1e-11
+
+
 class CBC(MILPSolver):
     """Exact MILP backend on COIN-OR CBC through PuLP, with every extension.
 
     CBC is found by name through ``pulp.listSolvers(onlyAvailable=True)`` / ``pulp.getSolver``
     (:data:`CBC_NAMES`).  The model is :meth:`subsel.models.LinearForm.pulp_model` (variables
     ``x_{i}``).  Options passed
-    to PuLP: ``gapRel = gapAbs = 0``; ``timeLimit`` from ``time_limit_s`` (a stop there with an
+    to PuLP: ``gapRel = gapAbs = 0``; ``dualTolerance 1e-11`` (CLP's default 1e-7 let the LP ignore
+    reduced costs, hence utilities, below 1e-7: an agent with ``r = 6e-8`` was left out of an
+    ``optimal`` selection); ``timeLimit`` from ``time_limit_s`` (a stop there with an
     incumbent is status ``time_limit``; PuLP does not report CBC's bound, so ``bound`` is None then);
     ``threads``; ``msg`` from ``verbose``.  Answers failing the 1e-9 feasibility check are re-solved
     with scaled rows and ``primalTolerance 1e-9``, ``integerTolerance 1e-9``, then repaired
@@ -63,7 +70,10 @@ class CBC(MILPSolver):
         import pulp
 
         prob, x = form.pulp_model()
-        options = ["primalTolerance 1e-9", "integerTolerance 1e-9"] if tight else []
+        # CLP's dual tolerance (default 1e-7) bounds the utilities it can see: keep it far below 1e-9.
+        options = [f"dualTolerance {CBC_DUAL_TOLERANCE:g}"]
+        if tight:
+            options += ["primalTolerance 1e-9", "integerTolerance 1e-9"]
         kwargs = dict(msg=bool(self.verbose), gapRel=0.0, gapAbs=0.0, options=options)
         if self.time_limit_s is not None:
             kwargs["timeLimit"] = self.time_limit_s
@@ -83,7 +93,7 @@ class CBC(MILPSolver):
         has_x = all(v is not None for v in values)
         xv = np.array(values, dtype=float) if has_x else None
         if prob.sol_status == pulp.LpSolutionOptimal:
-            return RawResult(xv, Status.OPTIMAL, float(xv @ form.objective) if has_x else None)
+            return RawResult(xv, Status.OPTIMAL, float(weighted_sum(xv, form.objective)) if has_x else None)
         if prob.sol_status == pulp.LpSolutionInfeasible or prob.status == pulp.LpStatusInfeasible:
             return RawResult(None, Status.INFEASIBLE)
         if prob.sol_status == pulp.LpSolutionIntegerFeasible:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
+from ..models.problem import weighted_sum
 from .base import RawResult, Solver, Status, check_batch_answer, check_batch_inputs, gather_rows, rowdot
 
 _ROUND_TOL = 1e-9
@@ -94,7 +95,7 @@ class GSS(Solver):
         r, margin = problem.utility, problem.quality_margin
         x = lb.astype(float)
         x[S1] = ub[S1]
-        d = float(x @ margin)
+        d = float(weighted_sum(x, margin))
 
         # L2: S2 by loss per unit of quality bought, increasing; L3: S3 by revenue per quality spent.
         f2 = (ub[S2] - lb[S2]).astype(float)
@@ -118,7 +119,7 @@ class GSS(Solver):
             bought = np.minimum(np.maximum(bought, 0.0), f2)
             x[L2] += bought
             f2 = f2 - bought
-            d = float(x @ margin)
+            d = float(weighted_sum(x, margin))
             keep = f2 > 0
             L2, f2, b, w2 = L2[keep], f2[keep], b[keep], w2[keep]
 
@@ -138,7 +139,7 @@ class GSS(Solver):
             return out
 
         x_int = rounded(_ROUND_TOL)
-        if float(x_int @ margin) < -FEASIBILITY_TOL:
+        if float(weighted_sum(x_int, margin)) < -FEASIBILITY_TOL:
             x_int = rounded(0.0)
         return x_int.astype(np.int64)
 

@@ -7,13 +7,18 @@ exact (SPEC §5: scaling by 1e6 left CP-SAT up to 5e-7 short of the optimum).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
-from ..models import SubsetSelectionProblem
+from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
 from ..models.formulations import LinearForm, linear_form
+from ..models.problem import weighted_sum
 from ._milp import MILPSolver
 from .base import RawResult, Solver, SolverError, Status
+
+#: SCIP's ``numerics/epsilon`` (values at most this are zero to SCIP; its default is 1e-9).
+SCIP_EPSILON = 1e-12
 
 #: Largest magnitude CP-SAT may see in any scaled linear expression (it works in int64).
 _INT_LIMIT_BITS = 60
@@ -32,6 +37,9 @@ class ORToolsSCIP(MILPSolver):
 
     The model is :func:`subsel.models.to_ortools` (variables ``x_{i}``).  Options: relative gap 0
     (``MPSolverParameters``) and ``limits/gap = 0``, ``limits/absgap = 0`` (SCIP parameters);
+    ``numerics/epsilon = 1e-12``: SCIP treats every value of magnitude at most ``numerics/epsilon``
+    as zero, and its default 1e-9 equals :data:`~subsel.models.FEASIBILITY_TOL`, so a utility
+    ``r_i = -1e-9`` was ignored and a selection 1e-9 short of the optimum came back ``optimal``;
     ``time_limit_s`` (a stop there is status ``time_limit`` with SCIP's best bound); ``threads``;
     ``verbose``.  Answers failing the 1e-9 feasibility check are re-solved with scaled rows and
     ``numerics/feastol = 1e-9``, then repaired (SPEC §5; :mod:`subsel.solvers._milp`).
@@ -57,7 +65,9 @@ class ORToolsSCIP(MILPSolver):
         solver, x = form.ortools_model("SCIP")
         if self.verbose:
             solver.EnableOutput()
-        specific = ["limits/gap = 0", "limits/absgap = 0"]
+        # SCIP's zero (numerics/epsilon, default 1e-9) must lie far below our tolerance 1e-9, or
+        # utilities |r_i| <= 1e-9 vanish from the objective and gaps of 1e-9 count as closed.
+        specific = ["limits/gap = 0", "limits/absgap = 0", f"numerics/epsilon = {SCIP_EPSILON:g}"]
         if tight:
             specific.append("numerics/feastol = 1e-9")
         solver.SetSolverSpecificParametersAsString("\n".join(specific) + "\n")
@@ -102,14 +112,43 @@ def _scale_exponent(values: np.ndarray, reach: np.ndarray, extra: float = 0.0) -
 
     ``k`` is the smallest exponent making every value an integer when that keeps
     ``sum |v_i| reach_i * 2**k + |extra| * 2**k`` below ``2**60`` (``exact = True``); otherwise the
-    largest exponent that does (``exact = False``, values then get rounded).
+    largest exponent that does (``exact = False``, values then get rounded).  ``extra`` (a
+    right-hand side) counts only for the magnitude: against an integer left side it is rounded
+    exactly (:func:`_floor_scaled`).
     """
-    total = float(np.abs(values) @ reach) + abs(extra)
+    total = float(weighted_sum(np.abs(values), reach)) + abs(extra)
     k_max = _INT_LIMIT_BITS - 1 - (math.ceil(math.log2(total)) if total > 0 else 0)
-    k_need = _dyadic_exponent(np.append(values, extra))
+    k_need = _dyadic_exponent(values)
     if k_need <= k_max:
         return k_need, True
     return k_max, False
+
+
+def _floor_scaled(*terms: float, k: int) -> int:
+    """``floor((t_1 + t_2 + ...) * 2**k)`` in exact rational arithmetic.
+
+    An integer left side ``L`` satisfies ``L <= b * 2**k`` exactly when ``L <= floor(b * 2**k)``, so a
+    right-hand side needs no dyadic grid of its own; the terms are added without float rounding
+    (e.g. a budget plus :data:`~subsel.models.FEASIBILITY_TOL`).
+    """
+    return math.floor(sum((Fraction(t) for t in terms), Fraction(0)) * Fraction(2) ** k)
+
+
+def _as_int64(scaled: np.ndarray | float | int, what: str) -> list[int] | int:
+    """Scaled (already rounded) coefficients as Python ints, refusing NaN, inf and int64 overflow.
+
+    ``_scale_exponent`` keeps every scaled value below ``2**60``; this guard turns any breach of that
+    promise into a clear :class:`SolverError` instead of a silent NaN cast and ``MODEL_INVALID``.
+    """
+    if isinstance(scaled, int):  # an exact right-hand side (Python int: no float rounding)
+        if abs(scaled) >= 2 ** 62:
+            raise SolverError(f"ortools-cpsat: the integer scaling of the {what} overflows int64")
+        return scaled
+    a = np.asarray(scaled, dtype=float)
+    if not np.all(np.isfinite(a)) or np.any(np.abs(a) >= 2.0 ** 62):
+        raise SolverError(f"ortools-cpsat: the integer scaling of the {what} overflows int64")
+    out = a.astype(np.int64)
+    return out.tolist() if out.ndim else int(out)
 
 
 class ORToolsCPSAT(Solver):
@@ -118,8 +157,12 @@ class ORToolsCPSAT(Solver):
     CP-SAT only takes integer coefficients.  Every float is a dyadic rational ``m * 2**-e``, so the
     quality row, the budget row and the objective are each multiplied by a power of two ``2**k``:
 
-    * **Exact** when one ``k`` turns every coefficient (and the budget) into an integer while every
-      scaled linear expression stays below ``2**60`` in magnitude.  This holds for data on a dyadic
+    * **Exact** when one ``k`` turns every coefficient into an integer while every scaled linear
+      expression stays below ``2**60`` in magnitude.  The right-hand sides are those of
+      :meth:`SubsetSelectionProblem.evaluate` (quality ``>= -FEASIBILITY_TOL``, budget
+      ``<= B + FEASIBILITY_TOL``), scaled and rounded exactly as rationals (the left sides are
+      integers), so an exactly scaled model has the same feasible set as ``evaluate`` up to its
+      float summation.  Agents fixed at 0 (must-not-take) are left out of the scaling.  This holds for data on a dyadic
       grid — integer knapsack instances encoded by :meth:`SubsetSelectionProblem.from_knapsack`,
       quantities in multiples of 1/2, 1/4, ... — and then an optimal CP-SAT answer is the exact
       optimum (status ``optimal``).
@@ -178,33 +221,43 @@ class ORToolsCPSAT(Solver):
         x = [model.NewIntVar(int(a), int(b), f"x_{i}") for i, (a, b) in enumerate(zip(lo, up))]
         exact = True
         reach = form.upper
+        # An agent fixed at 0 (must-not-take) contributes nothing: its coefficients are dropped
+        # before scaling, so they neither spoil exactness nor overflow int64 (a tiny budget with
+        # a must-not-take agent of cost 0.05 once asked for 0.05 * 2**86).
+        live = reach > 0
         for row in form.rows:
+            row_coef = np.where(live, row.coef, 0.0)
             if row.name == "quality":
-                # Quality: sum (q_i - alpha) x_i >= 0, scaled by 2**k, coefficients rounded down.
-                k, ok = _scale_exponent(row.coef, reach)
-                scaled = np.ldexp(row.coef, k)
+                # Quality: sum (q_i - alpha) x_i >= -FEASIBILITY_TOL (evaluate's rule), scaled by
+                # 2**k, coefficients rounded down; the exact integer right side is
+                # ceil(-tol * 2**k) = -floor(tol * 2**k).
+                k, ok = _scale_exponent(row_coef, reach, extra=FEASIBILITY_TOL)
+                scaled = np.ldexp(row_coef, k)
+                rhs = -_floor_scaled(FEASIBILITY_TOL, k=k)
                 if relaxed:
                     coef = np.rint(scaled)
-                    rhs = -math.ceil(0.5 * float(reach.sum())) if not ok else 0
+                    rhs -= math.ceil(0.5 * float(reach.sum())) if not ok else 0
                 else:
-                    coef, rhs = np.floor(scaled), 0
+                    coef = np.floor(scaled)
                 exact &= ok
-                model.Add(cp_model.LinearExpr.WeightedSum(x, coef.astype(np.int64).tolist()) >= rhs)
+                model.Add(cp_model.LinearExpr.WeightedSum(x, _as_int64(coef, "quality row")) >= rhs)
             elif row.name == "budget":
-                # Budget: sum c_i x_i <= B, scaled by 2**k, coefficients up and B down.
-                k, ok = _scale_exponent(row.coef, reach, extra=row.upper)
-                coef = np.ceil(np.ldexp(row.coef, k)).astype(np.int64)
-                rhs = math.floor(math.ldexp(row.upper, k))
+                # Budget: sum c_i x_i <= B + FEASIBILITY_TOL (evaluate's rule), scaled by 2**k,
+                # coefficients up and the right side down (exactly, as a rational).
+                k, ok = _scale_exponent(row_coef, reach, extra=row.upper + FEASIBILITY_TOL)
+                coef = _as_int64(np.ceil(np.ldexp(row_coef, k)), "budget row")
+                rhs = _as_int64(_floor_scaled(row.upper, FEASIBILITY_TOL, k=k), "budget")
                 exact &= ok
-                model.Add(cp_model.LinearExpr.WeightedSum(x, coef.tolist()) <= rhs)
+                model.Add(cp_model.LinearExpr.WeightedSum(x, coef) <= rhs)
             elif row.name == "demand":
                 # Demand: sum x_i >= D (integer already).
                 model.Add(cp_model.LinearExpr.Sum(x) >= int(row.lower))
         # Objective: utility sum r_i x_i, scaled by 2**k and rounded to nearest when not exact.
-        k_obj, ok = _scale_exponent(form.objective, reach)
+        objective = np.where(live, form.objective, 0.0)
+        k_obj, ok = _scale_exponent(objective, reach)
         exact &= ok
-        obj = np.rint(np.ldexp(form.objective, k_obj)).astype(np.int64)
-        model.Maximize(cp_model.LinearExpr.WeightedSum(x, obj.tolist()))
+        obj = _as_int64(np.rint(np.ldexp(objective, k_obj)), "objective")
+        model.Maximize(cp_model.LinearExpr.WeightedSum(x, obj))
 
         solver = cp_model.CpSolver()
         solver.parameters.relative_gap_limit = 0.0

@@ -21,6 +21,8 @@ SOLVERS: dict[str, str] = {
     "highs": "subsel.solvers.highs:HiGHS",
     "ortools-scip": "subsel.solvers.ortools:ORToolsSCIP",
     "ortools-cpsat": "subsel.solvers.ortools:ORToolsCPSAT",
+    # EMSCO's genetic engine (a layer above): resolved lazily, so subsel.solvers never imports it.
+    "emsco": "subsel.evolution.ilp:EMSCOSolver",
 }
 
 

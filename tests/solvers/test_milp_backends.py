@@ -1,7 +1,7 @@
 """The MILP backends against brute force, with and without extensions; SPEC §5's pitfalls."""
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 
 from subsel.models import SubsetSelectionProblem, linear_form
 from subsel.solvers import SolverError, Status, available_solvers, get_solver, solver_info
@@ -22,9 +22,17 @@ def test_milp_backends_are_registered_exact_and_support_every_extension():
     assert not info[CPSAT].exact  # its integer scaling is exact only on dyadic data
 
 
+# SCIP's default numerics/epsilon (1e-9) made utilities r_i = -1e-9 vanish: it took those agents
+# and called a selection 1e-9 (four agents: 2e-9) short of the optimum optimal.
 @pytest.mark.parametrize("name", MILP)
 @settings(max_examples=30)
 @given(problem=problems(n_max=6, cap_max=2))
+@example(problem=SubsetSelectionProblem(quality=[0, 0, 0.5], cost=[1e-9, 0, 0], alpha=0))
+@example(problem=SubsetSelectionProblem(quality=[0, 0, 0, 0, 0.5], cost=[1e-9] * 4 + [0], alpha=0))
+@example(problem=SubsetSelectionProblem(quality=[1e-3] * 4 + [0.5], cost=[1e-11] * 4 + [0], alpha=0))
+# CLP's default dual tolerance 1e-7 hid utilities below it from CBC (r = 2**-24, r = 1e-9 left out).
+@example(problem=SubsetSelectionProblem(quality=[2.0 ** -24], cost=[0], alpha=0))
+@example(problem=SubsetSelectionProblem(quality=[0, 0, 1, 1e-9], cost=[0] * 4, alpha=0))
 def test_exact_milp_equals_brute_force(name, problem):
     best = brute_force(problem)
     sol = get_solver(name).solve(problem)
@@ -61,6 +69,16 @@ def test_exact_milp_capacities_up_to_three(name, problem):
 
 @settings(max_examples=40)
 @given(problem=problems(n_max=6, cap_max=2, extensions=True, grid=True))
+# A tiny budget once scaled a must-not-take agent's cost 0.05 by 2**86: NaN cast, MODEL_INVALID.
+@example(problem=SubsetSelectionProblem(quality=[0], cost=[0.05], alpha=0, budget=1e-10,
+                                        must_not_take=[0]))
+@example(problem=SubsetSelectionProblem(quality=[0.5, 0.9], cost=[0.05, 5e-324], alpha=0.2,
+                                        budget=1e-300, must_not_take=[0]))
+# Surplus (0.6 - 0.8) + (1 - 0.8) = -1.1e-16 in floats: feasible for evaluate (tolerance 1e-9), but
+# the exactly scaled row had right side 0 and CP-SAT called the worse selection optimal.
+@example(problem=SubsetSelectionProblem(quality=[0, 0, 0, 0.6, 1], cost=[0] * 5, alpha=0.8))
+# The same at the budget: 0.1 + 0.2 > 0.3 by 5.6e-17 in floats, within the tolerance.
+@example(problem=SubsetSelectionProblem(quality=[1, 1], cost=[0.1, 0.2], alpha=0, budget=0.3))
 def test_cpsat_is_feasible_and_optimal_when_it_says_so(problem):
     best = brute_force(problem)
     sol = get_solver(CPSAT).solve(problem)
@@ -81,6 +99,15 @@ def test_cpsat_scaling_is_exact_on_integer_knapsacks(instance):
     sol = get_solver(CPSAT).solve(problem)
     assert sol.status is Status.OPTIMAL
     assert sol.objective == pytest.approx(knapsack_brute_force(*instance), abs=1e-9)
+
+
+def test_cpsat_integer_guard_refuses_nan_inf_and_overflow():
+    from subsel.solvers.ortools import _as_int64
+
+    assert _as_int64(np.array([3.0, -2.0]), "objective") == [3, -2]
+    for bad in (np.nan, np.inf, 2.0 ** 63):
+        with pytest.raises(SolverError, match="scaling of the budget row overflows int64"):
+            _as_int64(np.array([1.0, bad]), "budget row")
 
 
 @pytest.mark.parametrize("name", MILP + [CPSAT])

@@ -1,0 +1,69 @@
+"""Speed of one EMSCO run at the paper's settings (population 300 or 250, 150 generations).
+
+Prints, per data set: seconds per EA run (measured, or extrapolated linearly from the generations
+run when ``--generations`` < 150), chromosome evaluations per second, classifiers trained, and the
+cache hit rate of cumulative-feature-set lookups.  Targets (2 cores): Pima < 60 s per run,
+Synthetic50 < 5 min per run.
+
+    python benchmarks/bench_emsco.py                         # all five, 150 generations
+    python benchmarks/bench_emsco.py --datasets synthetic50 --generations 30 --n-jobs 2
+
+The real data sets are read from ``--data-home`` / ``$SUBSEL_DATA`` / ``~/.subsel/data``.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+from subsel.evolution import EMSCOClassifier
+from subsel.evolution.datasets import load_dataset
+
+PAPER_GENERATIONS = 150
+
+
+def bench(name: str, generations: int, seed: int, data_home: str | None,
+          n_jobs: int | None = None) -> dict:
+    data = load_dataset(name, seed=seed, data_home=data_home)
+    X_tr, X_va, X_te, y_tr, y_va, y_te = data.split()
+    clf = EMSCOClassifier(**data.estimator_params(), max_iter=generations, random_state=seed,
+                          n_jobs=n_jobs)
+    start = time.perf_counter()
+    clf.fit(X_tr, y_tr, X_va, y_va)
+    wall = time.perf_counter() - start
+    h = clf.history_
+    test = clf.evaluate(X_te, y_te)
+    # elitism can keep the whole population (first front = population): no children from then on
+    still = (h["evaluations"] + h["cache_hits"] == 0) & (h["generation"] > 0)
+    frozen = int(h["generation"][still].iloc[0]) if still.any() else -1
+    return {"frozen_from": frozen, "dataset": name, "population": clf.population_size, "generations": generations,
+            "wall_s": wall, "s_per_run_150": wall * (PAPER_GENERATIONS + 1) / (generations + 1),
+            "evals_per_s": clf.n_evaluations_ / wall, "fits": int(h["set_fits"].iloc[-1]),
+            "cache_hit_rate": clf.cache_hit_rate_, "n_stages": len(clf.stages_),
+            "test_g1": test["g1"], "test_g2": test["g2"], "test_g3*": test["g3*"]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", nargs="+",
+                    default=["pima", "heart", "credit", "synthetic15", "synthetic50"])
+    ap.add_argument("--generations", type=int, default=PAPER_GENERATIONS)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--data-home")
+    ap.add_argument("--n-jobs", type=int, help="threads/processes for training (default serial)")
+    args = ap.parse_args()
+    cols = ["dataset", "population", "generations", "wall_s", "s_per_run_150", "evals_per_s",
+            "fits", "cache_hit_rate", "frozen_from", "n_stages", "test_g1", "test_g2", "test_g3*"]
+    print(" ".join(f"{c:>14}" for c in cols), flush=True)
+    for name in args.datasets:
+        row = bench(name, args.generations, args.seed, args.data_home, args.n_jobs)
+        print(" ".join(f"{row[c]:>14.4g}" if isinstance(row[c], float) else f"{row[c]:>14}"
+                       for c in cols), flush=True)
+    print("frozen_from: first generation with no children (the unique first front filled the "
+          "population; -1: never)")
+    if args.generations < PAPER_GENERATIONS:
+        print(f"s_per_run_150 extrapolates linearly from {args.generations} generations "
+              "(later generations can cost more or less: more stages, but more cache hits)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,443 @@
+"""Budgeted sequential classification with a reject option (SPEC §3; Hamilton & Fulp 2022, §III).
+
+A solution assigns every feature a stage; stage ``m`` uses all features of stages ``0..m`` (its
+*cumulative feature set*) with its own classifier trained on the training split.  An input leaves at
+the first stage whose top class probability is ``>= p̂`` (accepted) and is rejected when still
+undecided after the last stage.  Its cost is the sum of the costs of all features acquired up to the
+stage where it left (the last stage for rejected inputs).
+
+Objectives on a split of ``N`` inputs with ``N*`` accepted (all maximised):
+``g1 = N*/N`` (coverage), ``g2`` = correct accepted / ``N*`` (accuracy, 0 when ``N* = 0``),
+``g3*`` = mean cost per input (raw, minimised) and, within a population,
+``g3 = min_pop g3* / g3*`` in (0, 1].
+
+Classifiers depend only on their cumulative feature set, so :class:`StagedClassificationProblem`
+trains each set once per run and caches the fitted model and its validation probabilities (top
+probability, predicted label, correctness); evaluating a chromosome whose sets were seen is array
+operations only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from . import fastlogit
+from .engine import StageAssignmentProblem
+
+__all__ = [
+    "StagedClassificationProblem",
+    "StagedClassifier",
+    "cumulative_sets",
+    "default_base_estimator",
+    "route",
+    "route_masks",
+    "stage_costs",
+    "staged_objectives",
+]
+
+
+def default_base_estimator():
+    """The paper's base classifier: standardisation then logistic regression (SPEC §3).
+
+    Returns
+    -------
+    sklearn.pipeline.Pipeline
+        ``make_pipeline(StandardScaler(), LogisticRegression())`` (unfitted).
+    """
+    return make_pipeline(StandardScaler(), LogisticRegression())
+
+
+def take_columns(X, cols):
+    """Columns ``cols`` (positions) of an ndarray or a pandas DataFrame, keeping the type."""
+    if hasattr(X, "iloc"):
+        return X.iloc[:, list(cols)]
+    return X[:, list(cols)]
+
+
+def cumulative_sets(stages: list[list[int]]) -> list[frozenset]:
+    """Cumulative feature sets: element ``m`` holds the features of stages ``0..m``.
+
+    Parameters
+    ----------
+    stages : list of list of int
+        Feature indices per stage.
+
+    Returns
+    -------
+    list of frozenset of int
+    """
+    out, acc = [], set()
+    for s in stages:
+        acc |= set(int(i) for i in s)
+        out.append(frozenset(acc))
+    return out
+
+
+def stage_costs(stages: list[list[int]], costs: np.ndarray) -> np.ndarray:
+    """Cumulative acquisition cost of leaving at each stage (SPEC §3).
+
+    Parameters
+    ----------
+    stages : list of list of int
+    costs : ndarray of float, shape (n_features,)
+        Cost of each feature (user's units).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_stages,)
+        Element ``m`` = sum of the costs of the features of stages ``0..m``.
+    """
+    costs = np.asarray(costs, dtype=float)
+    return np.cumsum([costs[list(s)].sum() for s in stages])
+
+
+def route(confidence: np.ndarray, p_hat: float) -> tuple[np.ndarray, np.ndarray]:
+    """Exit stage and acceptance of every input from its top probability at every stage.
+
+    Parameters
+    ----------
+    confidence : ndarray of float, shape (n_stages, n_inputs)
+        Top class probability of each stage's classifier for each input.
+    p_hat : float
+        Confidence threshold: accept at the first stage with ``confidence >= p_hat``.
+
+    Returns
+    -------
+    exit_stage : ndarray of int64, shape (n_inputs,)
+        Stage where the input left (the last stage for rejected inputs).
+    accepted : ndarray of bool, shape (n_inputs,)
+    """
+    return route_masks(np.asarray(confidence) >= p_hat)
+
+
+def route_masks(ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`route` from the acceptance masks ``ok[m, i] = confidence[m, i] >= p̂``.
+
+    Parameters
+    ----------
+    ok : ndarray of bool, shape (n_stages, n_inputs)
+
+    Returns
+    -------
+    exit_stage : ndarray of int64, shape (n_inputs,)
+    accepted : ndarray of bool, shape (n_inputs,)
+    """
+    accepted = ok.any(axis=0)
+    exit_stage = np.where(accepted, ok.argmax(axis=0), ok.shape[0] - 1).astype(np.int64)
+    return exit_stage, accepted
+
+
+def staged_objectives(correct: np.ndarray, accepted: np.ndarray, cost: np.ndarray
+                      ) -> tuple[float, float, float]:
+    """Objectives ``(g1, g2, g3*)`` of a routed split (SPEC §3).
+
+    Parameters
+    ----------
+    correct : ndarray of bool, shape (N,)
+        Whether the label given at the exit stage is right.
+    accepted : ndarray of bool, shape (N,)
+    cost : ndarray of float, shape (N,)
+        Acquisition cost of each input.
+
+    Returns
+    -------
+    (g1, g2, g3_star) : tuple of float
+        Coverage ``N*/N``, accuracy on accepted (0 when none) and mean cost per input.
+    """
+    n = accepted.size
+    n_acc = int(accepted.sum())
+    g1 = n_acc / n
+    g2 = float(np.count_nonzero(correct & accepted)) / n_acc if n_acc else 0.0
+    return g1, g2, float(np.mean(cost))
+
+
+def _full_proba(estimator, X, n_classes: int) -> np.ndarray:
+    """``predict_proba`` with columns placed at the estimator's (integer-coded) classes."""
+    P = estimator.predict_proba(X)
+    cls = np.asarray(estimator.classes_, dtype=np.int64)
+    if cls.size == n_classes and np.array_equal(cls, np.arange(n_classes)):
+        return P
+    full = np.zeros((P.shape[0], n_classes))
+    full[:, cls] = P
+    return full
+
+
+def _fit_one(base_estimator, X, y, cols: tuple[int, ...], seed: int):
+    """Clone, seed (when the estimator has an unset ``random_state``) and fit on columns ``cols``."""
+    est = clone(base_estimator)
+    params = est.get_params(deep=True)
+    seeded = {k: seed for k, v in params.items()
+              if (k == "random_state" or k.endswith("__random_state")) and v is None}
+    if seeded:
+        est.set_params(**seeded)
+    return est.fit(take_columns(X, cols), y)
+
+
+@dataclass
+class StagedClassifier:
+    """A fitted budgeted sequential classifier: stages, one fitted model per stage, costs and p̂.
+
+    Parameters
+    ----------
+    stages : list of list of int
+        Feature indices per stage (ordered partition of a subset of the features).
+    estimators : list
+        Fitted classifiers; ``estimators[m]`` was trained on the cumulative set of stage ``m``
+        (columns in increasing index order) with integer-coded labels ``0..n_classes-1``.
+    costs : ndarray of float, shape (n_features,)
+    confidence : float
+        p̂.
+    n_classes : int
+    """
+
+    stages: list
+    estimators: list
+    costs: np.ndarray
+    confidence: float
+    n_classes: int
+
+    def route(self, X) -> dict[str, np.ndarray]:
+        """Route inputs through the stages, acquiring later stages only for undecided inputs.
+
+        Parameters
+        ----------
+        X : ndarray or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        dict
+            ``proba`` (n_samples, n_classes) of the exit stage's classifier, ``label`` (int codes),
+            ``accepted`` (bool), ``exit_stage`` (int64), ``cost`` (float64, cumulative cost of the
+            exit stage).
+        """
+        n = X.shape[0]
+        sets = [tuple(sorted(s)) for s in cumulative_sets(self.stages)]
+        S = len(sets)
+        proba = np.zeros((n, self.n_classes))
+        accepted = np.zeros(n, dtype=bool)
+        exit_stage = np.full(n, S - 1, dtype=np.int64)
+        pending = np.arange(n)
+        for m, (cols, est) in enumerate(zip(sets, self.estimators)):
+            if pending.size == 0:
+                break
+            Xm = take_columns(X, cols)
+            Xm = Xm.iloc[pending] if hasattr(Xm, "iloc") else Xm[pending]
+            P = _full_proba(est, Xm, self.n_classes)
+            ok = P.max(axis=1) >= self.confidence
+            done = ok if m < S - 1 else np.ones_like(ok)
+            idx = pending[done]
+            proba[idx] = P[done]
+            accepted[pending[ok]] = True
+            exit_stage[idx] = m
+            pending = pending[~done]
+        cost = stage_costs(self.stages, self.costs)[exit_stage]
+        return {"proba": proba, "label": proba.argmax(axis=1), "accepted": accepted,
+                "exit_stage": exit_stage, "cost": cost}
+
+
+class StagedClassificationProblem(StageAssignmentProblem):
+    """EMSCO's classification problem for the :class:`~subsel.evolution.engine.GeneticEngine`.
+
+    Raw objectives ``(g1, g2, g3*)`` on the validation split; :meth:`normalize` turns ``g3*`` into
+    ``g3 = min_pop g3* / g3*`` (SPEC §3).
+
+    Parameters
+    ----------
+    X_train, X_val : ndarray or DataFrame, shapes (n_train, n_features), (n_val, n_features)
+    y_train, y_val : ndarray of int, labels coded ``0..n_classes-1``
+    costs : ndarray of float, shape (n_features,)
+        Non-negative feature costs.
+    confidence : float
+        p̂.
+    base_estimator : sklearn classifier with ``predict_proba``, or None
+        ``None`` is :func:`default_base_estimator`.  For binary labels, column-wise logistic
+        pipelines (the default, and e.g. impute + one-hot + scale + logistic regression) are fitted
+        by :mod:`subsel.evolution.fastlogit`: the same optimum without scikit-learn's per-fit
+        overhead, stage models handed back as :class:`~subsel.evolution.fastlogit.ColumnwiseLogit`.
+    max_stages : int
+        ``k``.
+    mutation_rate, beta : float
+        Mutation rate ``m̂`` and bias ``beta``.
+    n_classes : int
+    seed : int
+        Seeds base estimators with an unset ``random_state`` (derived per feature set, so the models
+        do not depend on training order or ``n_jobs``).
+    n_jobs : int or None
+        Parallel jobs (joblib) to train a batch's new feature sets: processes for general base
+        estimators, threads for the fast path.
+
+    Attributes
+    ----------
+    cache : dict
+        Cumulative feature set (key: :meth:`set_key`, the membership mask as bytes — a frozenset
+        key, cheaper to build and hash) -> (fitted model, validation acceptance mask
+        ``top probability >= p̂``, validation correctness mask).
+    lookups, fits : int
+        Cumulative feature-set lookups and trainings (cache hit rate = 1 - fits / lookups).
+    """
+
+    objective_names = ("g1", "g2", "g3*")
+
+    def __init__(self, X_train, y_train, X_val, y_val, costs, confidence: float, base_estimator,
+                 max_stages: int, mutation_rate: float, beta: float, n_classes: int, seed: int = 0,
+                 n_jobs: int | None = None):
+        costs = np.asarray(costs, dtype=float)
+        super().__init__(costs.size, max_stages, mutation_rate, beta)
+        self.X_train, self.y_train = X_train, np.asarray(y_train)
+        self.X_val, self.y_val = X_val, np.asarray(y_val)
+        self.costs = costs
+        self.confidence = float(confidence)
+        self.base_estimator = default_base_estimator() if base_estimator is None else base_estimator
+        self.n_classes = int(n_classes)
+        self.fast = False
+        spec = fastlogit.columnwise_spec(self.base_estimator) if self.n_classes == 2 else None
+        if spec is not None:
+            try:
+                self._encoders = fastlogit.ColumnEncoders(spec[0], X_train)
+                self._Z_train = self._encoders.transform(X_train)
+                self._Z_val = self._encoders.transform(X_val)
+            except (TypeError, ValueError):
+                spec = None
+        if spec is not None and np.all(np.isfinite(self._Z_train)) \
+                and np.all(np.isfinite(self._Z_val)):
+            self.fast = True
+            self._C = spec[1]
+            self._A = np.hstack([self._Z_train, np.ones((self._Z_train.shape[0], 1))])
+            self._A32 = self._A.astype(np.float32)
+            self._gram = self._A.T @ self._A   # first Newton step of every fit is a slice of it
+        self.seed = int(seed)
+        self.n_jobs = n_jobs
+        self.cache: dict[frozenset, tuple] = {}
+        self.lookups = 0
+        self.fits = 0
+
+    def _set_seed(self, cols: tuple[int, ...]) -> int:
+        mask = np.zeros(self.n_features, dtype=np.uint32)
+        mask[list(cols)] = 1
+        return int(np.random.SeedSequence([self.seed, *mask.tolist()]).generate_state(1)[0])
+
+    def set_key(self, features) -> bytes:
+        """Cache key of a feature set: its membership mask as bytes (a frozenset, cheaper)."""
+        mask = np.zeros(self.n_features, dtype=bool)
+        mask[list(features)] = True
+        return mask.tobytes()
+
+    def _keys(self, genes: np.ndarray) -> list[bytes]:
+        return [(genes <= m).tobytes() for m in range(int(genes.max()) + 1)]
+
+    def ensure_fitted(self, keys: list[bytes]) -> None:
+        """Train (and cache) every feature set of ``keys`` not in the cache, in parallel if asked.
+
+        Parameters
+        ----------
+        keys : list of bytes
+            Feature sets as :meth:`set_key` masks.
+        """
+        self.lookups += len(keys)
+        new = sorted({k for k in keys if k not in self.cache})
+        if not new:
+            return
+        cols = [tuple(np.flatnonzero(np.frombuffer(k, dtype=bool)).tolist()) for k in new]
+        if self.fast:
+            if self.n_jobs not in (None, 1) and len(new) > 1:
+                # numpy releases the GIL in the products that dominate a Newton fit
+                entries = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                    delayed(self._fast_fit)(c) for c in cols)
+            else:
+                entries = [self._fast_fit(c) for c in cols]
+            self.cache.update(zip(new, entries))
+            self.fits += len(new)
+            return
+        args = [(self.base_estimator, self.X_train, self.y_train, c, self._set_seed(c)) for c in cols]
+        if self.n_jobs not in (None, 1) and len(new) > 1:
+            fitted = Parallel(n_jobs=self.n_jobs)(delayed(_fit_one)(*a) for a in args)
+        else:
+            fitted = [_fit_one(*a) for a in args]
+        for k, c, est in zip(new, cols, fitted):
+            P = _full_proba(est, take_columns(self.X_val, c), self.n_classes)
+            label = P.argmax(axis=1)
+            self.cache[k] = (est, P.max(axis=1) >= self.confidence, label == self.y_val)
+        self.fits += len(new)
+
+    def _fast_fit(self, c: tuple[int, ...]) -> tuple:
+        """Fast-path cache entry of the feature set ``c`` (column-wise logistic pipeline)."""
+        z = self._encoders.columns(c)
+        zi = np.append(z, self._Z_train.shape[1])   # with the intercept column
+        coef, b = fastlogit.fit_binary_logistic(
+            self._A[:, zi], self.y_train, self._C, gram=self._gram[np.ix_(zi, zi)],
+            A32=self._A32[:, zi], intercept_column=True)
+        p1 = fastlogit.expit(self._Z_val[:, z] @ coef + b)
+        label = (p1 > 0.5).astype(np.int64)
+        ok = np.maximum(p1, 1.0 - p1) >= self.confidence
+        return (("fast", c, coef, b), ok, label == self.y_val)
+
+    def evaluate(self, batch: list[np.ndarray]) -> np.ndarray:
+        """Raw objectives ``(g1, g2, g3*)`` on the validation split, shape ``(len(batch), 3)``.
+
+        After the batch's new feature sets are trained, each chromosome costs a few array
+        operations on the cached acceptance and correctness masks of its cumulative sets.
+        """
+        keys = [self._keys(np.asarray(g)) for g in batch]
+        self.ensure_fitted([k for ks in keys for k in ks])
+        out = np.empty((len(batch), 3))
+        rows = np.arange(self.y_val.size)
+        for j, (genes, ks) in enumerate(zip(batch, keys)):
+            entries = [self.cache[k] for k in ks]
+            ok = np.stack([e[1] for e in entries])
+            correct = np.stack([e[2] for e in entries])
+            exit_stage, accepted = route_masks(ok)
+            cum_cost = np.bincount(genes, weights=self.costs, minlength=len(ks)).cumsum()
+            out[j] = staged_objectives(correct[exit_stage, rows], accepted, cum_cost[exit_stage])
+        return out
+
+    def normalize(self, raw: np.ndarray) -> np.ndarray:
+        """``(g1, g2, g3)`` with ``g3 = min_pop g3* / g3*``; a zero-cost solution gets ``g3 = 1``."""
+        out = np.array(raw, dtype=float, copy=True)
+        g3s = out[:, 2]
+        lo = g3s.min()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[:, 2] = np.where(g3s > 0, lo / g3s, 1.0)
+        return out
+
+    def stats(self) -> dict[str, float]:
+        return {"set_lookups": self.lookups, "set_fits": self.fits}
+
+    def staged_classifier(self, genes: np.ndarray) -> StagedClassifier:
+        """The fitted :class:`StagedClassifier` of a solution (its sets trained if needed)."""
+        return self.classifier_for_stages(self.stages(np.asarray(genes)))
+
+    def classifier_for_stages(self, stages: list[list[int]],
+                              confidence: float | None = None) -> StagedClassifier:
+        """A fitted :class:`StagedClassifier` for any stage lists (e.g. a feature subset alone).
+
+        Parameters
+        ----------
+        stages : list of list of int
+            Feature indices per stage; may leave features out (they are never acquired).
+        confidence : float, optional
+            p̂ of the classifier; default the problem's (``0`` accepts every input: no rejection).
+
+        Returns
+        -------
+        StagedClassifier
+            Stage models come from (and are added to) the feature-set cache.
+        """
+        stages = [sorted(int(i) for i in s) for s in stages]
+        keys = [self.set_key(s) for s in cumulative_sets(stages)]
+        self.ensure_fitted(keys)
+        models = []
+        for k in keys:
+            m = self.cache[k][0]
+            if isinstance(m, tuple) and m and m[0] == "fast":
+                m = fastlogit.ColumnwiseLogit([self._encoders.encoders[j] for j in m[1]], m[2], m[3])
+                self.cache[k] = (m,) + self.cache[k][1:]
+            models.append(m)
+        return StagedClassifier(stages=stages, estimators=models, costs=self.costs,
+                                confidence=self.confidence if confidence is None else float(confidence),
+                                n_classes=self.n_classes)
