@@ -416,7 +416,9 @@ def rowdot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
     A stacked ``matmul`` of (m, 1, n) by (m, n, 1) evaluates each row with the same vector dot as
     ``x[j] @ y[j]``, so batched solvers reproduce their per-problem answers bit for bit (a plain
-    ``(x * y).sum(axis=1)`` or ``x @ y.T`` rounds differently).
+    ``(x * y).sum(axis=1)`` or ``x @ y.T`` rounds differently).  The per-problem solvers use
+    :func:`subsel.models.problem.weighted_sum`, which is ``@`` up to n = 8192 agents; above that it
+    sums pairwise and the two may differ in the last bit.
     """
     return np.matmul(np.asarray(x, dtype=float)[:, None, :], np.asarray(y, dtype=float)[:, :, None])[:, 0, 0]
 
