@@ -99,12 +99,16 @@ class GSS(Solver):
 
         # L2: S2 by loss per unit of quality bought, increasing; L3: S3 by revenue per quality spent.
         f2 = (ub[S2] - lb[S2]).astype(float)
-        o2 = np.argsort(r[S2] / (problem.alpha - problem.quality[S2]), kind="stable")
+        # |q - alpha| can be tiny (even subnormal): the ratios may overflow to inf, which still
+        # sorts correctly, so the warning is silenced rather than the value clipped.
+        with np.errstate(over="ignore", divide="ignore"):
+            b_all = r[S2] / (-margin[S2])  # = r / (alpha - q) >= 0
+            a_all = r[S3] / (-margin[S3])
+        o2 = np.argsort(b_all, kind="stable")
         L2, f2 = S2[o2], f2[o2]
-        b = r[L2] / (-margin[L2])  # = r / (alpha - q) >= 0
+        b = b_all[o2]
         w2 = margin[L2]
         f3 = (ub[S3] - lb[S3]).astype(float)
-        a_all = r[S3] / (-margin[S3])
         o3 = np.argsort(-a_all, kind="stable")
         L3, f3, a = S3[o3], f3[o3], a_all[o3]
         w3 = -margin[L3]
