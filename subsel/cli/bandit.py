@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +45,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     atomic_write_text(out / "curves.csv", curves.to_csv(index=False, float_format="%.10g"))
     runs = pd.DataFrame({"run": np.arange(args.runs), "optimum": result.optimum, "L": result.L})
     atomic_write_text(out / "runs.csv", runs.to_csv(index=False, float_format="%.10g"))
-    _figure(result, args, out / "regret.png")
+    _plot_run(result, args, out / "regret.png")
     summary = {"policy": policy.name if args.policy not in ("dpss-ucb", "gss-ucb") else args.policy,
                "oracle": policy.oracle.name, "n": args.n, "alpha": args.alpha,
                "epsilon": args.epsilon, "R": args.R, "T": args.T, "runs": args.runs, "seed": args.seed}
@@ -69,12 +68,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _figure(result, args: argparse.Namespace, path: Path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def _plot_run(result, args: argparse.Namespace, path: Path) -> None:
+    from ..experiments.plots import new_figure, save_figure
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    _, (fig, (ax1, ax2)) = new_figure(1, 2, figsize=(10, 3.8))
     t = result.rounds
     ax1.plot(t, result.regret_mean, label="mean")
     ax1.fill_between(t, result.regret_p05, result.regret_p95, alpha=0.25, label="5-95 %")
@@ -92,10 +89,7 @@ def _figure(result, args: argparse.Namespace, path: Path) -> None:
     fig.suptitle(f"{args.policy} (oracle {args.oracle or 'dpss'}), n={args.n}, alpha={args.alpha:g}, "
                  f"eps={args.epsilon:g}, runs={args.runs}")
     fig.tight_layout()
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    tmp.replace(path)
+    save_figure(fig, path)
 
 
 # ---------------------------------------------------------------------------------------- online

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..models import SubsetSelectionProblem, read_knapsack, write_lp, write_mps
 from ..models._io import atomic_write_text
-from ..solvers import SolverError, available_solvers, get_solver, solver_info
+from ..solvers import SolverError, get_solver, solver_info
 from . import CLIError
 
 #: Default solver: the first of these that is registered and available here.

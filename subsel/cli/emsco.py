@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -111,23 +109,10 @@ def _is_number(v) -> bool:
     return True
 
 
-def _atomic_savefig(fig, path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=120)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _plot_front(front: pd.DataFrame, chosen: dict, title: str, path: Path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..experiments.plots import new_figure, save_figure
 
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+    _, (fig, ax) = new_figure(figsize=(6, 4.2))
     lo, hi = float(front["g1"].min()), float(front["g1"].max())
     if hi - lo < 1e-9:
         lo, hi = lo - 0.005, hi + 0.005
@@ -141,10 +126,7 @@ def _plot_front(front: pd.DataFrame, chosen: dict, title: str, path: Path) -> No
     ax.set_title(title, fontsize=10)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    try:
-        _atomic_savefig(fig, path)
-    finally:
-        plt.close(fig)
+    save_figure(fig, path)
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:

@@ -20,7 +20,6 @@ Fig. 4: fraction of runs whose selection is correct (true average quality ≥ α
 """
 from __future__ import annotations
 
-import math
 import time
 from pathlib import Path
 from typing import Any
@@ -172,12 +171,12 @@ def fig3(config: ExperimentConfig) -> list[Path]:
     list of Path
         ``fig3.csv``, ``fig3_summary.csv``, ``fig3.png``, ``fig3.md``.
     """
-    from .plots import _figure, _save
+    from .plots import new_figure, save_figure
 
     config.out_dir.mkdir(parents=True, exist_ok=True)
     table, size, elapsed = _run(config, "fig3")
     eps = size["epsilon"][0]
-    plt, (fig, ax) = _figure(figsize=(6.4, 4.2))
+    plt, (fig, ax) = new_figure(figsize=(6.4, 4.2))
     fits = []
     for oracle in ORACLES:
         part = table[(table["oracle"] == oracle) & (table["epsilon"] == eps)]
@@ -201,7 +200,7 @@ def fig3(config: ExperimentConfig) -> list[Path]:
     ax.set_ylabel("cumulative regret of rounds τ+1..t")
     ax.set_title(f"Fig. 3: regret after τ = {fits[0]['tau']:,} (ε = {eps:g}, {size['runs']} runs)")
     ax.legend(fontsize=8)
-    png = _save(fig, config.out_dir / "fig3.png")
+    png = save_figure(fig, config.out_dir / "fig3.png")
     per = _per_task(table)
     fit_df = pd.DataFrame(fits)
     summary_csv = write_table(per.merge(fit_df.drop(columns="tau"), on=["oracle", "epsilon"]),
@@ -246,11 +245,11 @@ def fig4(config: ExperimentConfig) -> list[Path]:
     list of Path
         ``fig4.csv``, ``fig4_summary.csv``, ``fig4.png``, ``fig4.md``.
     """
-    from .plots import _figure, _save
+    from .plots import new_figure, save_figure
 
     config.out_dir.mkdir(parents=True, exist_ok=True)
     table, size, elapsed = _run(config, "fig4")
-    plt, (fig, axes) = _figure(1, len(ORACLES), figsize=(11, 4.0), sharey=True)
+    plt, (fig, axes) = new_figure(1, len(ORACLES), figsize=(11, 4.0), sharey=True)
     for ax, oracle in zip(np.atleast_1d(axes), ORACLES):
         for eps in size["epsilon"]:
             part = table[(table["oracle"] == oracle) & (table["epsilon"] == eps)]
@@ -265,7 +264,7 @@ def fig4(config: ExperimentConfig) -> list[Path]:
         ax.legend(fontsize=8)
     np.atleast_1d(axes)[0].set_ylabel("fraction of runs with q_av(S_t) ≥ α − ε")
     fig.suptitle(f"Fig. 4: correct selections per round ({size['runs']} runs, {_horizons(size)})")
-    png = _save(fig, config.out_dir / "fig4.png")
+    png = save_figure(fig, config.out_dir / "fig4.png")
     per = _per_task(table)
     summary_csv = write_table(per, config.out_dir / "fig4_summary.csv")
     taus = ", ".join(f"ε = {e:g}: τ = {exploration_rounds(horizon(size, e), e):,} (T = "

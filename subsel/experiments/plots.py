@@ -13,10 +13,11 @@ import pandas as pd
 
 from ..models._io import atomic_write_with
 
-__all__ = ["plot_mean_ratio", "plot_ratio_box", "plot_time_ratios", "plot_comparison"]
+__all__ = ["new_figure", "save_figure", "plot_mean_ratio", "plot_ratio_box", "plot_time_ratios", "plot_comparison"]
 
 
-def _figure(*args, **kwargs):
+def new_figure(*args, **kwargs):
+    """``(pyplot, plt.subplots(*args, **kwargs))`` on the Agg backend (no screen needed)."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -25,7 +26,8 @@ def _figure(*args, **kwargs):
     return plt, plt.subplots(*args, **kwargs)
 
 
-def _save(fig, path: str | os.PathLike) -> Path:
+def save_figure(fig, path: str | os.PathLike) -> Path:
+    """Write ``fig`` as PNG to ``path`` atomically (no half-written file), close it, return the path."""
     import matplotlib.pyplot as plt
 
     path = Path(path)
@@ -48,7 +50,7 @@ def plot_mean_ratio(summary: pd.DataFrame, path: str | os.PathLike, *, title: st
         PNG to write.
     title, ylabel : str
     """
-    plt, (fig, ax) = _figure(figsize=(6.4, 4.2))
+    plt, (fig, ax) = new_figure(figsize=(6.4, 4.2))
     for n, g in summary.groupby("n", sort=True):
         g = g.sort_values("alpha")
         ax.plot(g["alpha"], g["mean_ratio"], marker="o", label=f"n = {n}")
@@ -60,7 +62,7 @@ def plot_mean_ratio(summary: pd.DataFrame, path: str | os.PathLike, *, title: st
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, ncol=2)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_ratio_box(ratios: pd.DataFrame, path: str | os.PathLike, *, title: str, ylabel: str) -> Path:
@@ -75,7 +77,7 @@ def plot_ratio_box(ratios: pd.DataFrame, path: str | os.PathLike, *, title: str,
     ratios : pandas.DataFrame
         :func:`subsel.experiments.analysis.add_ratios` output with ``n, ratio, ratio_status``.
     """
-    plt, (fig, ax) = _figure(figsize=(7.2, 4.6))
+    plt, (fig, ax) = new_figure(figsize=(7.2, 4.6))
     defined = ratios.loc[ratios["ratio_status"] == "ok", "ratio"].to_numpy(float)
     low = max(float(defined.min()) - 0.02, -0.1) if defined.size else 0.0
     groups, labels = [], []
@@ -93,7 +95,7 @@ def plot_ratio_box(ratios: pd.DataFrame, path: str | os.PathLike, *, title: str,
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(alpha=0.3, axis="y")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_time_ratios(summary: pd.DataFrame, path: str | os.PathLike, *, title: str,
@@ -108,7 +110,7 @@ def plot_time_ratios(summary: pd.DataFrame, path: str | os.PathLike, *, title: s
         Legend label per solver name.
     """
     labels = labels or {}
-    plt, (fig, ax) = _figure(figsize=(6.4, 4.2))
+    plt, (fig, ax) = new_figure(figsize=(6.4, 4.2))
     for solver, g in summary.groupby("solver", sort=False):
         g = g.sort_values("n")
         ax.plot(g["n"], g["median_time_ratio"], marker="o", label=labels.get(solver, solver))
@@ -120,7 +122,7 @@ def plot_time_ratios(summary: pd.DataFrame, path: str | os.PathLike, *, title: s
     ax.set_title(title)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_comparison(summary: pd.DataFrame, times: pd.DataFrame, path: str | os.PathLike, *,
@@ -135,7 +137,7 @@ def plot_comparison(summary: pd.DataFrame, times: pd.DataFrame, path: str | os.P
         ``n, alpha, solver, median_wall_time_s`` for every solver, the reference included.
     reference : str
     """
-    plt, (fig, (ax1, ax2)) = _figure(1, 2, figsize=(11, 4.2))
+    plt, (fig, (ax1, ax2)) = new_figure(1, 2, figsize=(11, 4.2))
     solvers = list(dict.fromkeys(list(times["solver"]) + list(summary["solver"])))
     colors = {s: f"C{i % 10}" for i, s in enumerate(solvers)}
     alphas = sorted(set(times["alpha"]) | set(summary["alpha"]))
@@ -163,4 +165,4 @@ def plot_comparison(summary: pd.DataFrame, times: pd.DataFrame, path: str | os.P
     ax2.set_yscale("log")
     ax2.set_ylabel("median wall time per solve [s]")
     ax2.set_title("solve time")
-    return _save(fig, path)
+    return save_figure(fig, path)

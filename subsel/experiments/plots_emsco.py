@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .plots import _figure, _save
+from .plots import new_figure, save_figure
 
 __all__ = ["plot_method_table", "plot_sweep"]
 
@@ -32,7 +32,7 @@ def plot_method_table(summary: pd.DataFrame, path: str | os.PathLike, *, title: 
     datasets = list(pd.unique(summary["dataset"]))
     cols = min(3, len(datasets)) or 1
     rows = int(np.ceil(len(datasets) / cols)) or 1
-    plt, (fig, axes) = _figure(rows, cols, figsize=(4.6 * cols, 3.8 * rows), squeeze=False,
+    plt, (fig, axes) = new_figure(rows, cols, figsize=(4.6 * cols, 3.8 * rows), squeeze=False,
                                layout="constrained")
     markers = dict(zip(["emsco", "emsco+ilp", "nsga2", "all-features", "all-features-reject",
                         "ilp-subset"], "o*^sDv"))
@@ -59,7 +59,7 @@ def plot_method_table(summary: pd.DataFrame, path: str | os.PathLike, *, title: 
     if sc is not None:
         fig.colorbar(sc, ax=axes.ravel().tolist(), label="coverage g1", shrink=0.8)
     fig.suptitle(title)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_sweep(summary: pd.DataFrame, table: pd.DataFrame, path: str | os.PathLike, *,
@@ -75,7 +75,7 @@ def plot_sweep(summary: pd.DataFrame, table: pd.DataFrame, path: str | os.PathLi
     path : path
     title : str
     """
-    plt, (fig, ax) = _figure(figsize=(6.4, 4.4))
+    plt, (fig, ax) = new_figure(figsize=(6.4, 4.4))
     ax.scatter(table["g3*"], table["g2"], c=table["g1"], cmap="viridis", vmin=0, vmax=1, s=12,
                alpha=0.35)
     s = summary.sort_values("confidence")
@@ -91,4 +91,4 @@ def plot_sweep(summary: pd.DataFrame, table: pd.DataFrame, path: str | os.PathLi
     ax.set_xlabel("mean cost per input g3* (test)")
     ax.set_ylabel("accuracy on accepted inputs g2 (test)")
     ax.set_title(title + "\nlabels: p̂; bars: ±1 std over runs")
-    return _save(fig, path)
+    return save_figure(fig, path)
