@@ -1,9 +1,10 @@
 """Speed of one EMSCO run at the paper's settings (population 300 or 250, 150 generations).
 
-Prints, per data set: seconds per EA run (measured, or extrapolated linearly from the generations
-run when ``--generations`` < 150), chromosome evaluations per second, classifiers trained, and the
-cache hit rate of cumulative-feature-set lookups.  Targets (2 cores): Pima < 60 s per run,
-Synthetic50 < 5 min per run.
+Prints, per data set: wall and process CPU seconds per EA run (measured, or extrapolated linearly
+from the generations run when ``--generations`` < 150), chromosome evaluations per second (per CPU
+second), classifiers trained, Newton steps per fast-path fit, and the cache hit rate of
+cumulative-feature-set lookups.  CPU seconds are the figure to trust on a shared, loaded machine
+(the load average is printed).  Targets (2 cores): Pima < 60 s per run, Synthetic50 < 5 min per run.
 
     python benchmarks/bench_emsco.py                         # all five, 150 generations
     python benchmarks/bench_emsco.py --datasets synthetic50 --generations 30 --n-jobs 2
@@ -13,6 +14,7 @@ The real data sets are read from ``--data-home`` / ``$SUBSEL_DATA`` / ``~/.subse
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 from subsel.evolution import EMSCOClassifier
@@ -27,17 +29,23 @@ def bench(name: str, generations: int, seed: int, data_home: str | None,
     X_tr, X_va, X_te, y_tr, y_va, y_te = data.split()
     clf = EMSCOClassifier(**data.estimator_params(), max_iter=generations, random_state=seed,
                           n_jobs=n_jobs)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     clf.fit(X_tr, y_tr, X_va, y_va)
     wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
     h = clf.history_
     test = clf.evaluate(X_te, y_te)
     # elitism can keep the whole population (first front = population): no children from then on
     still = (h["evaluations"] + h["cache_hits"] == 0) & (h["generation"] > 0)
     frozen = int(h["generation"][still].iloc[0]) if still.any() else -1
+    fits = int(h["set_fits"].iloc[-1])
+    scale = (PAPER_GENERATIONS + 1) / (generations + 1)
     return {"frozen_from": frozen, "dataset": name, "population": clf.population_size, "generations": generations,
-            "wall_s": wall, "s_per_run_150": wall * (PAPER_GENERATIONS + 1) / (generations + 1),
-            "evals_per_s": clf.n_evaluations_ / wall, "fits": int(h["set_fits"].iloc[-1]),
+            "wall_s": wall, "cpu_s": cpu, "s_per_run_150": wall * scale,
+            "cpu_s_per_run_150": cpu * scale, "evals_per_s": clf.n_evaluations_ / wall,
+            "evals_per_cpu_s": clf.n_evaluations_ / cpu, "fits": fits,
+            "newton_per_fit": float(h["newton_iterations"].iloc[-1]) / fits
+            if "newton_iterations" in h and fits else float("nan"),
             "cache_hit_rate": clf.cache_hit_rate_, "n_stages": len(clf.stages_),
             "test_g1": test["g1"], "test_g2": test["g2"], "test_g3*": test["g3*"]}
 
@@ -51,13 +59,16 @@ def main() -> None:
     ap.add_argument("--data-home")
     ap.add_argument("--n-jobs", type=int, help="threads/processes for training (default serial)")
     args = ap.parse_args()
-    cols = ["dataset", "population", "generations", "wall_s", "s_per_run_150", "evals_per_s",
-            "fits", "cache_hit_rate", "frozen_from", "n_stages", "test_g1", "test_g2", "test_g3*"]
+    print("load average (1, 5, 15 min) at start: %.2f %.2f %.2f" % os.getloadavg(), flush=True)
+    cols = ["dataset", "population", "generations", "wall_s", "cpu_s", "s_per_run_150",
+            "cpu_s_per_run_150", "evals_per_s", "evals_per_cpu_s", "fits", "newton_per_fit",
+            "cache_hit_rate", "frozen_from", "n_stages", "test_g1", "test_g2", "test_g3*"]
     print(" ".join(f"{c:>14}" for c in cols), flush=True)
     for name in args.datasets:
         row = bench(name, args.generations, args.seed, args.data_home, args.n_jobs)
         print(" ".join(f"{row[c]:>14.4g}" if isinstance(row[c], float) else f"{row[c]:>14}"
                        for c in cols), flush=True)
+    print("load average (1, 5, 15 min) at end: %.2f %.2f %.2f" % os.getloadavg())
     print("frozen_from: first generation with no children (the unique first front filled the "
           "population; -1: never)")
     if args.generations < PAPER_GENERATIONS:

@@ -26,6 +26,7 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 
 from . import fastlogit
 from .engine import StageAssignmentProblem
@@ -308,14 +309,18 @@ class StagedClassificationProblem(StageAssignmentProblem):
                 and np.all(np.isfinite(self._Z_val)):
             self.fast = True
             self._C = spec[1]
-            self._A = np.hstack([self._Z_train, np.ones((self._Z_train.shape[0], 1))])
-            self._A32 = self._A.astype(np.float32)
-            self._gram = self._A.T @ self._A   # first Newton step of every fit is a slice of it
+            A = np.hstack([self._Z_train, np.ones((self._Z_train.shape[0], 1))])
+            # stored transposed: a fit gathers its columns as contiguous rows (a memcpy each)
+            self._At = np.ascontiguousarray(A.T)
+            self._At32 = self._At.astype(np.float32)
+            self._Zt_val = np.ascontiguousarray(self._Z_val.T)
+            self._gram = A.T @ A   # first Newton step of a cold fit is a slice of it
         self.seed = int(seed)
         self.n_jobs = n_jobs
         self.cache: dict[frozenset, tuple] = {}
         self.lookups = 0
         self.fits = 0
+        self.newton_iterations = 0
 
     def _set_seed(self, cols: tuple[int, ...]) -> int:
         mask = np.zeros(self.n_features, dtype=np.uint32)
@@ -331,29 +336,42 @@ class StagedClassificationProblem(StageAssignmentProblem):
     def _keys(self, genes: np.ndarray) -> list[bytes]:
         return [(genes <= m).tobytes() for m in range(int(genes.max()) + 1)]
 
-    def ensure_fitted(self, keys: list[bytes]) -> None:
+    def ensure_fitted(self, keys: list[bytes], parents: dict[bytes, bytes] | None = None) -> None:
         """Train (and cache) every feature set of ``keys`` not in the cache, in parallel if asked.
 
         Parameters
         ----------
         keys : list of bytes
             Feature sets as :meth:`set_key` masks.
+        parents : dict of bytes to bytes, optional
+            A subset of each key (e.g. the previous stage's cumulative set).  The fast path starts
+            Newton's method from the subset's fitted coefficients (zeros for the added columns):
+            fewer steps, the same optimum.  Sets whose subset is new too are trained after it
+            (waves of increasing depth), so the models do not depend on ``n_jobs``.
         """
         self.lookups += len(keys)
         new = sorted({k for k in keys if k not in self.cache})
         if not new:
             return
-        cols = [tuple(np.flatnonzero(np.frombuffer(k, dtype=bool)).tolist()) for k in new]
         if self.fast:
-            if self.n_jobs not in (None, 1) and len(new) > 1:
-                # numpy releases the GIL in the products that dominate a Newton fit
-                entries = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                    delayed(self._fast_fit)(c) for c in cols)
-            else:
-                entries = [self._fast_fit(c) for c in cols]
-            self.cache.update(zip(new, entries))
+            parents = parents or {}
+            depth: dict[bytes, int] = {}
+
+            def depth_of(k: bytes) -> int:
+                if k in self.cache:
+                    return -1
+                if k not in depth:
+                    q = parents.get(k)
+                    depth[k] = 0 if q is None or q == k else depth_of(q) + 1
+                return depth[k]
+
+            for k in new:
+                depth_of(k)
+            with threadpool_limits(limits=1, user_api="blas"):
+                self._fast_fit_waves(new, depth, parents)
             self.fits += len(new)
             return
+        cols = [self._columns(k) for k in new]
         args = [(self.base_estimator, self.X_train, self.y_train, c, self._set_seed(c)) for c in cols]
         if self.n_jobs not in (None, 1) and len(new) > 1:
             fitted = Parallel(n_jobs=self.n_jobs)(delayed(_fit_one)(*a) for a in args)
@@ -365,17 +383,57 @@ class StagedClassificationProblem(StageAssignmentProblem):
             self.cache[k] = (est, P.max(axis=1) >= self.confidence, label == self.y_val)
         self.fits += len(new)
 
-    def _fast_fit(self, c: tuple[int, ...]) -> tuple:
-        """Fast-path cache entry of the feature set ``c`` (column-wise logistic pipeline)."""
+    def _fast_fit_waves(self, new: list[bytes], depth: dict[bytes, int],
+                        parents: dict[bytes, bytes]) -> None:
+        """Fit the new sets wave by wave (a set after its new subset), each wave in parallel.
+
+        BLAS runs single-threaded here (the caller limits it): these products are far too small
+        for BLAS threads, which would spin on the shared cores; parallelism comes from ``n_jobs``.
+        """
+        for wave in range(max(depth.values()) + 1):
+            todo = [k for k in new if depth[k] == wave]
+            jobs = [(self._columns(k), self._warm_start(parents.get(k))) for k in todo]
+            if self.n_jobs not in (None, 1) and len(jobs) > 1:
+                # numpy releases the GIL in the products that dominate a Newton fit
+                entries = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                    delayed(self._fast_fit)(*j) for j in jobs)
+            else:
+                entries = [self._fast_fit(*j) for j in jobs]
+            for k, (entry, n_iter) in zip(todo, entries):
+                self.cache[k] = entry
+                self.newton_iterations += n_iter
+
+    @staticmethod
+    def _columns(key: bytes) -> tuple[int, ...]:
+        return tuple(np.flatnonzero(np.frombuffer(key, dtype=bool)).tolist())
+
+    def _warm_start(self, key: bytes | None) -> tuple | None:
+        """``(columns, coef, intercept)`` of a cached fast-path set, or None."""
+        if key is None or key not in self.cache:
+            return None
+        m = self.cache[key][0]
+        if isinstance(m, fastlogit.ColumnwiseLogit):
+            return self._columns(key), m.coef, m.intercept
+        return m[1], m[2], m[3]
+
+    def _fast_fit(self, c: tuple[int, ...], start: tuple | None = None) -> tuple[tuple, int]:
+        """Fast-path cache entry of the feature set ``c`` (column-wise logistic pipeline) and the
+        number of Newton steps, started from ``start = (subset columns, coef, intercept)``."""
         z = self._encoders.columns(c)
         zi = np.append(z, self._Z_train.shape[1])   # with the intercept column
-        coef, b = fastlogit.fit_binary_logistic(
-            self._A[:, zi], self.y_train, self._C, gram=self._gram[np.ix_(zi, zi)],
-            A32=self._A32[:, zi], intercept_column=True)
-        p1 = fastlogit.expit(self._Z_val[:, z] @ coef + b)
+        w0 = None
+        if start is not None:
+            w0 = np.zeros(zi.size)
+            w0[:-1][np.isin(z, self._encoders.columns(start[0]))] = start[1]
+            w0[-1] = start[2]
+        coef, b, n_iter = fastlogit.fit_binary_logistic(
+            self._At.take(zi, axis=0).T, self.y_train, self._C,
+            gram=None if w0 is not None else self._gram.take(zi, axis=0).take(zi, axis=1),
+            A32=self._At32.take(zi, axis=0).T, intercept_column=True, w0=w0, return_n_iter=True)
+        p1 = fastlogit.expit(coef @ self._Zt_val.take(z, axis=0) + b)
         label = (p1 > 0.5).astype(np.int64)
         ok = np.maximum(p1, 1.0 - p1) >= self.confidence
-        return (("fast", c, coef, b), ok, label == self.y_val)
+        return (("fast", c, coef, b), ok, label == self.y_val), n_iter
 
     def evaluate(self, batch: list[np.ndarray]) -> np.ndarray:
         """Raw objectives ``(g1, g2, g3*)`` on the validation split, shape ``(len(batch), 3)``.
@@ -384,7 +442,11 @@ class StagedClassificationProblem(StageAssignmentProblem):
         operations on the cached acceptance and correctness masks of its cumulative sets.
         """
         keys = [self._keys(np.asarray(g)) for g in batch]
-        self.ensure_fitted([k for ks in keys for k in ks])
+        parents: dict[bytes, bytes] = {}
+        for ks in keys:
+            for prev, k in zip(ks, ks[1:]):
+                parents.setdefault(k, prev)
+        self.ensure_fitted([k for ks in keys for k in ks], parents)
         out = np.empty((len(batch), 3))
         rows = np.arange(self.y_val.size)
         for j, (genes, ks) in enumerate(zip(batch, keys)):
@@ -406,7 +468,8 @@ class StagedClassificationProblem(StageAssignmentProblem):
         return out
 
     def stats(self) -> dict[str, float]:
-        return {"set_lookups": self.lookups, "set_fits": self.fits}
+        return {"set_lookups": self.lookups, "set_fits": self.fits,
+                "newton_iterations": self.newton_iterations}
 
     def staged_classifier(self, genes: np.ndarray) -> StagedClassifier:
         """The fitted :class:`StagedClassifier` of a solution (its sets trained if needed)."""
@@ -430,7 +493,7 @@ class StagedClassificationProblem(StageAssignmentProblem):
         """
         stages = [sorted(int(i) for i in s) for s in stages]
         keys = [self.set_key(s) for s in cumulative_sets(stages)]
-        self.ensure_fitted(keys)
+        self.ensure_fitted(keys, dict(zip(keys[1:], keys)))
         models = []
         for k in keys:
             m = self.cache[k][0]

@@ -89,6 +89,24 @@ def test_fast_logistic_matches_scikit_learn():
         assert np.allclose(coef, ref.coef_[0], atol=1e-6) and abs(b - ref.intercept_[0]) < 1e-6
 
 
+def test_fast_logistic_warm_start_and_full_steps_reach_the_same_optimum():
+    """Warm starts (a subset's optimum padded with zeros, or any point) and full steps without a
+    line search change the path only: the optimum is scikit-learn's."""
+    rng = np.random.default_rng(2)
+    Xr = rng.normal(size=(400, 5))
+    yr = (Xr[:, 0] - Xr[:, 3] + rng.normal(size=400) > 0).astype(int)
+    ref = LogisticRegression(tol=1e-10, max_iter=1000).fit(Xr, yr)
+    sub, b_sub = fastlogit.fit_binary_logistic(Xr[:, :3], yr)
+    for w0 in (np.r_[sub, 0.0, 0.0, b_sub], rng.normal(size=6)):
+        for full_step_decrement in (0.0, 1e-3, 1.0):
+            coef, b, n_iter = fastlogit.fit_binary_logistic(
+                Xr, yr, w0=w0, full_step_decrement=full_step_decrement, return_n_iter=True)
+            assert n_iter >= 1
+            assert np.allclose(coef, ref.coef_[0], atol=1e-6) and abs(b - ref.intercept_[0]) < 1e-6
+    with pytest.raises(ValueError, match=r"w0 must have shape \(6,\).*got \(3,\)"):
+        fastlogit.fit_binary_logistic(Xr, yr, w0=np.zeros(3))
+
+
 def test_columnwise_spec_recognises_only_columnwise_logistic_pipelines():
     from sklearn.decomposition import PCA
     from sklearn.tree import DecisionTreeClassifier
