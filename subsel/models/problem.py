@@ -169,7 +169,7 @@ class SubsetSelectionProblem:
     R : float, default 1.0
         Revenue per good unit (``R > 0``); per-unit utility is ``r_i = R q_i - c_i``.
     names : sequence of str, shape (n,), optional
-        Unique agent names; default ``"0", "1", ...``.
+        Unique, non-empty agent names; default ``"0", "1", ...``.
     budget : float, optional
         Extension: ``sum c_i x_i <= budget`` (``budget >= 0``).
     demand : int, optional
@@ -190,10 +190,12 @@ class SubsetSelectionProblem:
     ValueError
         Naming the field, the first offending index and its value: NaN or infinite numbers, quality
         (or objective_quality) outside [0, 1], negative cost, capacity not a positive integer,
-        alpha outside [0, 1], R <= 0, arrays of different lengths, no agents, duplicate names, an
-        agent in both must lists, an unknown agent in a must list, negative budget or demand.
+        alpha outside [0, 1], R <= 0, arrays of different lengths, no agents, empty or duplicate
+        names, an agent in both must lists, an unknown agent in a must list, negative budget or
+        demand.  An integer ``demand`` is kept exactly (no rounding through float).
     TypeError
-        When a field is not of a numeric / sequence kind at all.
+        When a field is not of a numeric / sequence kind at all, or an array holds booleans
+        (numpy would read ``True`` as 1.0; a boolean is never a quality, cost or capacity).
 
     Examples
     --------
@@ -630,7 +632,8 @@ class SubsetSelectionProblem:
         FileNotFoundError
             When the file does not exist.
         ValueError
-            Unreadable CSV, missing columns, bad cells (naming the file, row and column).
+            Unreadable CSV, missing or repeated columns, a row with more or fewer fields than the
+            header, bad cells (naming the file, line and column).
         """
         if not hasattr(path, "read"):
             path = Path(path)
