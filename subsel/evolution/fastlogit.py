@@ -229,8 +229,8 @@ def fit_binary_logistic(Z: np.ndarray, y: np.ndarray, C: float = 1.0, tol: float
             raise np.linalg.LinAlgError(f"Hessian not positive definite (potrf info={info})")
         step = dpotrs(chol, grad, lower=1)[0]
         if np.dot(grad, step) < full_step_decrement:
-            # Newton decrement tiny: inside the quadratic-convergence region a full step always
-            # decreases the objective; skip the line search (the gradient test still decides)
+            # Newton decrement tiny: in the quadratic-convergence region the full step is taken
+            # without a line search (saves a pass); the gradient test alone decides convergence
             w = w - step
             p = expit(A @ w)
             f = None
