@@ -281,6 +281,8 @@ class StagedClassificationProblem(StageAssignmentProblem):
         ``top probability >= p̂``, validation correctness mask).
     lookups, fits : int
         Cumulative feature-set lookups and trainings (cache hit rate = 1 - fits / lookups).
+    newton_iterations : int
+        Newton steps of all fast-path trainings (0 on the scikit-learn path).
     """
 
     objective_names = ("g1", "g2", "g3*")
