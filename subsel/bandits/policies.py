@@ -435,7 +435,8 @@ class CautiousUCB(CUCB):
 
     Parameters
     ----------
-    As :class:`CUCB`.
+    oracle, cost, alpha, R, capacity, epsilon, runs
+        As :class:`CUCB`.
     """
 
     name = "cautious-ucb"
