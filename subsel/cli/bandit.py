@@ -47,11 +47,33 @@ def _check_writable_file(path: Path, option: str) -> None:
         raise CLIError(f"{option} {path}: cannot write into folder {parent}")
 
 
+def _available_memory() -> int | None:
+    """Bytes of physical memory available now, or None where the platform does not say."""
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _check_memory(n: int, runs: int) -> None:
+    """Refuse before any work a simulation whose arrays cannot fit in the memory available.
+
+    About 16 float64 arrays of shape (runs, n) live at once (instances, statistics, selections,
+    outcomes), plus about 1 kB per run for its seed sequence and per-run constants.
+    """
+    need = runs * (16 * 8 * n + 1024)
+    avail = _available_memory()
+    if avail is not None and need > avail:
+        raise CLIError(f"--runs {runs} with --n {n} needs about {need / 2**30:.1f} GiB of memory; "
+                       f"{avail / 2**30:.1f} GiB are available")
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     out = Path(args.out)
     for name, value, low in (("--n", args.n, 1), ("--T", args.T, 1), ("--runs", args.runs, 1)):
         if value < low:
             raise CLIError(f"{name} must be >= {low}; got {value}")
+    _check_memory(args.n, args.runs)
     _check_writable_dir(out, "--out")
     try:
         return _simulate(args, out)

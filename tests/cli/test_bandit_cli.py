@@ -236,3 +236,17 @@ def test_simulate_out_of_memory_is_one_line(tmp_path, capsys, monkeypatch):
                                         "--runs", "7", "--out", str(tmp_path / "o")]))
     assert "out of memory for --n 10 --runs 7 --T 5" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_simulate_refuses_runs_that_cannot_fit_in_memory(tmp_path, capsys, monkeypatch):
+    import subsel.cli.bandit as cli_bandit
+
+    monkeypatch.setattr(cli_bandit, "_available_memory", lambda: 2 ** 30)  # 1 GiB free
+    err = _one_line_error(capsys, main(["bandit", "simulate", "--policy", "ss-ucb", "--n", "10",
+                                        "--T", "5", "--runs", "10000000", "--out", str(tmp_path / "o")]))
+    need = 10_000_000 * (16 * 8 * 10 + 1024) / 2 ** 30  # 16 float64 (runs, n) arrays + 1 kB a run
+    assert f"--runs 10000000 with --n 10 needs about {need:.1f} GiB of memory; 1.0 GiB are available" in err
+    assert not (tmp_path / "o").exists()
+    # a run that fits still goes through with the same (patched) memory
+    assert main(["bandit", "simulate", "--policy", "ss-ucb", "--n", "3", "--T", "5", "--runs", "2",
+                 "--out", str(tmp_path / "ok")]) == 0
