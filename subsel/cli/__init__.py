@@ -23,15 +23,30 @@ class CLIError(Exception):
     """An error the user can fix (bad input, missing file); printed as one line, exit code 2."""
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """An argparse parser whose usage errors are ONE line on stderr and exit code 2.
+
+    Plain argparse prints the whole usage block before the message; the house rule for every
+    command is a single line ``subsel: error: <message> (see 'subsel <cmd> --help')``.  Every
+    sub-parser is of this class too (``parser_class`` of ``add_subparsers``).
+    """
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        """Print ``message`` as one line naming the command's ``--help`` and exit with code 2."""
+        message = " ".join(str(message).split())
+        self.exit(2, f"subsel: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser with every registered sub-command."""
     from .. import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="subsel",
         description="Subset selection under constraints: solve, compare, learn and design.")
     parser.add_argument("--version", action="version", version=f"subsel {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                parser_class=ArgumentParser)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser
@@ -46,20 +61,32 @@ def main(argv: list[str] | None = None) -> int:
         0 on success, 2 on bad input (one line on stderr), 130 when interrupted.
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version (0) and usage errors (2, one line already printed)
+        return exc.code if isinstance(exc.code, int) else 2
     try:
         code = args.func(args)
-    except (CLIError, ValueError, TypeError, FileNotFoundError, IsADirectoryError,
-            PermissionError, NotADirectoryError) as exc:
-        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        print(f"subsel: error: {msg}", file=sys.stderr)
+    except BrokenPipeError:
+        return 0
+    except (CLIError, ValueError, TypeError, OSError, MemoryError) as exc:
+        print(f"subsel: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("subsel: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
     return int(code or 0)
+
+
+def _one_line(exc: BaseException) -> str:
+    """The first line of ``exc``'s message; ``path: reason`` for system errors naming a file."""
+    if isinstance(exc, MemoryError):
+        text = str(exc).strip()
+        return f"not enough memory{': ' + text.splitlines()[0] if text else ''}"
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}".splitlines()[0]
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,17 +12,22 @@ knapsack files (``solve --knapsack``)
     Format (a) ``n W`` / ``p w`` lines or (b) Pisinger's generator output; see
     :mod:`subsel.models.knapsack`.
 
-``-`` stands for stdin (input ``FILE``) or stdout (``generate -o``, ``solve -o``).  Every file is
-written atomically and only after the work succeeded, so no command leaves a partial file.
+``-`` stands for stdin (input ``FILE``, an agents CSV or with ``--knapsack`` a knapsack file) or
+stdout (``generate -o``, ``solve -o``, ``export -o`` with ``--format``).  Every file is written
+atomically and only after the work succeeded, so no command leaves a partial file.
 Exit codes: 0 success (an ``infeasible`` answer included: it is an answer), 1 the solver failed,
-2 bad input (one line on stderr naming the file, line and column).
+found no selection before its time limit, or called ``optimal`` an objective that differs from the
+known optimum; 2 bad input (one line on stderr naming the file, line and column).
 """
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import math
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -50,13 +55,15 @@ def default_solver(problem: SubsetSelectionProblem | None = None) -> str:
 
 # ---------------------------------------------------------------------------------- solvers
 def _cmd_solvers(args: argparse.Namespace) -> int:
-    rows = solver_info()
-    header = f"{'name':<14} {'exact':<6} {'complexity':<34} {'extensions':<38} available"
-    print(header)
-    for r in rows:
-        ext = ",".join(sorted(r.supports)) or "-"
-        avail = "yes" if r.available else f"not available ({r.reason})"
-        print(f"{r.name:<14} {'yes' if r.exact else 'no':<6} {r.complexity:<34} {ext:<38} {avail}")
+    table = [("name", "exact", "complexity", "extensions", "available")]
+    for r in solver_info():
+        table.append((r.name, "yes" if r.exact else "no", r.complexity,
+                      ",".join(sorted(r.supports)) or "-",
+                      "yes" if r.available else f"not available ({r.reason})"))
+    # Every column as wide as its longest cell, so each row lines up whatever the names.
+    widths = [max(len(row[j]) for row in table) for j in range(len(table[0]) - 1)]
+    for row in table:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1])
     return 0
 
 
@@ -68,14 +75,19 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         raise CLIError(f"--alpha must be in [0, 1]; got {args.alpha}")
     if args.capacity_max < 1:
         raise CLIError(f"--capacity-max must be a positive integer; got {args.capacity_max}")
+    if args.seed is not None and args.seed < 0:
+        raise CLIError(f"--seed must be a non-negative integer; got {args.seed}")
     rng = np.random.default_rng(args.seed)
-    # q, c ~ U[0, 1] (Deva et al., Section 6.1); alpha does not enter the draw.
-    problem = SubsetSelectionProblem.random(args.n, alpha=0.5 if args.alpha is None else args.alpha,
-                                           rng=rng)
-    if args.capacity_max > 1:
-        cap = rng.integers(1, args.capacity_max + 1, size=args.n)
-        problem = problem.with_changes(capacity=cap)
-    text = problem.to_dataframe().to_csv(index=False, float_format="%.17g")
+    try:
+        # q, c ~ U[0, 1] (Deva et al., Section 6.1); alpha does not enter the draw.
+        problem = SubsetSelectionProblem.random(
+            args.n, alpha=0.5 if args.alpha is None else args.alpha, rng=rng)
+        if args.capacity_max > 1:
+            cap = rng.integers(1, args.capacity_max + 1, size=args.n)
+            problem = problem.with_changes(capacity=cap)
+        text = problem.to_dataframe().to_csv(index=False, float_format="%.17g")
+    except MemoryError:
+        raise CLIError(f"--n {args.n}: not enough memory to generate that many agents") from None
     _emit(text, args.output)
     if args.output != "-":
         hint = f" --alpha {args.alpha:g}" if args.alpha is not None else " --alpha A"
@@ -93,24 +105,27 @@ def _emit(text: str, output: str) -> None:
 
 
 # ---------------------------------------------------------------------------------- problem input
-def _names(value: str | None) -> list[str] | None:
+def _names(value: str | None, option: str) -> list[str] | None:
+    """Agent names of a comma-separated option value; an empty name is an error, not skipped."""
     if value is None:
         return None
-    names = [s.strip() for s in value.split(",") if s.strip()]
-    return names or None
+    names = [s.strip() for s in value.split(",")]
+    for pos, name in enumerate(names):
+        if not name:
+            raise CLIError(f"{option}: name {pos + 1} of {value!r} is empty; give agent names "
+                           "separated by commas, e.g. a1,a7")
+    return names
 
 
 def _load_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, float | None, str]:
     """The problem described by FILE and the options; also the known optimum and a label."""
-    ext = dict(budget=args.budget, demand=args.demand, must_take=_names(args.must_take),
-               must_not_take=_names(args.must_not_take))
+    ext = dict(budget=args.budget, demand=args.demand, must_take=_names(args.must_take, "--must-take"),
+               must_not_take=_names(args.must_not_take, "--must-not-take"))
     ext = {k: v for k, v in ext.items() if v is not None}
     if args.knapsack:
         if args.alpha is not None:
             raise CLIError("--alpha does not apply with --knapsack: the conversion sets alpha")
-        if args.file == "-":
-            raise CLIError("--knapsack needs a file path, not '-'")
-        instances = read_knapsack(args.file, args.optimum)
+        instances = read_knapsack(sys.stdin if args.file == "-" else args.file, args.optimum)
         inst = _pick_instance(instances, args.instance, args.file)
         problem = inst.to_problem()
         if ext:
@@ -136,7 +151,7 @@ def _pick_instance(instances, key: str | None, file: str):
     for inst in instances:
         if inst.name == key:
             return inst
-    if key.isdigit() and int(key) < len(instances):
+    if key.isdigit() and int(key) < len(instances):  # 0-based: 0 is the first instance
         return instances[int(key)]
     raise CLIError(f"{file}: no instance {key!r}; it holds {len(instances)}: "
                    + ", ".join(i.name for i in instances[:5]) + (" ..." if len(instances) > 5 else ""))
@@ -156,7 +171,8 @@ def _add_problem_args(p: argparse.ArgumentParser) -> None:
                         "the conversion")
     p.add_argument("--optimum", metavar="FILE", help="with --knapsack: a file holding the known optimum")
     p.add_argument("--instance", metavar="NAME|INDEX",
-                   help="with --knapsack: which instance of a multi-instance file (default the first)")
+                   help="with --knapsack: which instance of a multi-instance file, by name or by "
+                        "0-based index (0 = the first, the default)")
 
 
 # ---------------------------------------------------------------------------------- solve
@@ -182,20 +198,41 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
+    # Exit 1 when no answer came back (a time limit before any selection), or when an answer
+    # called optimal contradicts the known optimum (the solver or the optimum file is wrong).
+    no_answer = not sol.is_feasible and sol.status.value != "infeasible"
+    matches = None
+    if optimum is not None:
+        matches = bool(sol.is_feasible
+                       and abs(sol.objective - optimum) <= 1e-6 * max(1.0, abs(optimum)))
+    code = 1 if no_answer or (matches is False and sol.status.value == "optimal") else 0
     if args.output is not None:
         if sol.is_feasible:
-            sel = "name,units\n" + "".join(f"{n},{int(u)}\n" for n, u in zip(problem.names, sol.x))
-            _emit(sel, args.output)
+            buf = io.StringIO()
+            w = csv.writer(buf, lineterminator="\n")
+            w.writerow(["name", "units"])
+            w.writerows((n, int(u)) for n, u in zip(problem.names, sol.x))
+            _emit(buf.getvalue(), args.output)
         else:
-            print(f"subsel: no selection written: status {sol.status.value}", file=sys.stderr)
+            why = (" (no selection found within the time limit)"
+                   if sol.status.value == "time_limit" else "")
+            print(f"subsel: no selection written: status {sol.status.value}{why}", file=sys.stderr)
+    elif no_answer:
+        print(f"subsel: no selection found: status {sol.status.value}", file=sys.stderr)
+    if code and matches is False and sol.status.value == "optimal":
+        print(f"subsel: objective {_fmt(sol.objective)} called optimal differs from the known "
+              f"optimum {_fmt(optimum)}", file=sys.stderr)
     if args.json:
         d = sol.to_dict()
         out = {k: d[k] for k in ("solver", "status", "objective", "avg_quality", "x", "wall_time_s")}
+        if not sol.is_feasible:
+            out["x"] = None  # no selection: not an all-zero one
         if optimum is not None:
             out["known_optimum"] = optimum
+            out["known_optimum_matches"] = matches
         print(json.dumps(out))
-        return 0
-    units = int(sol.x.sum())
+        return code
+    units = int(sol.x.sum()) if sol.is_feasible else 0
     lines = [
         f"problem      {label}: {problem.n} agents, alpha {problem.alpha:g}, R {problem.R:g}"
         + (f", extensions {','.join(sorted(problem.extensions))}" if problem.extensions else ""),
@@ -209,25 +246,39 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if sol.bound is not None and sol.status.value != "optimal":
         lines.insert(4, f"bound        {_fmt(sol.bound)}")
     if optimum is not None:
-        ok = sol.is_feasible and abs(sol.objective - optimum) <= 1e-6 * max(1.0, abs(optimum))
-        lines.append(f"known_optimum {_fmt(optimum)} ({'matches' if ok else 'DIFFERS'})")
+        lines.append(f"known_optimum {_fmt(optimum)} ({'matches' if matches else 'DIFFERS'})")
     if sol.is_feasible and units and problem.n <= 20:
         lines.append("x            " + " ".join(str(int(v)) for v in sol.x))
     # With the selection on stdout, the summary goes to stderr so stdout stays a clean CSV.
     print("\n".join(lines), file=sys.stderr if args.output == "-" else sys.stdout)
-    return 0
+    return code
 
 
 # ---------------------------------------------------------------------------------- export
 def _cmd_export(args: argparse.Namespace) -> int:
-    suffix = Path(args.output).suffix.lower()
-    if suffix not in (".lp", ".mps"):
-        raise CLIError(f"{args.output}: the output must end in .lp or .mps (the format comes from "
-                       f"the extension); got {suffix or 'no extension'!r}")
+    if args.output == "-":
+        if args.format is None:
+            raise CLIError("-o - (stdout) needs --format lp or --format mps")
+        suffix = "." + args.format
+    else:
+        suffix = Path(args.output).suffix.lower()
+        if suffix not in (".lp", ".mps"):
+            raise CLIError(f"{args.output}: the output must end in .lp or .mps (the format comes from "
+                           f"the extension); got {suffix or 'no extension'!r}")
+        if args.format is not None and suffix != "." + args.format:
+            raise CLIError(f"--format {args.format} contradicts the extension of {args.output}")
     problem, _, label = _load_problem(args)
-    (write_lp if suffix == ".lp" else write_mps)(problem, args.output)
-    print(f"wrote the {suffix[1:].upper()} model of {label} ({problem.n} variables) to {args.output}",
-          file=sys.stderr)
+    write = write_lp if suffix == ".lp" else write_mps
+    if args.output == "-":
+        with tempfile.TemporaryDirectory() as tmp:
+            model = Path(tmp) / f"model{suffix}"
+            write(problem, model)
+            sys.stdout.write(model.read_text())
+            sys.stdout.flush()
+    else:
+        write(problem, args.output)
+    print(f"wrote the {suffix[1:].upper()} model of {label} ({problem.n} variables) to "
+          f"{'stdout' if args.output == '-' else args.output}", file=sys.stderr)
     return 0
 
 
@@ -251,11 +302,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_problem_args(p)
     p.add_argument("--solver", help="backend name (see 'subsel solvers'); default: the first available "
                    f"of {', '.join(DEFAULT_SOLVER_PREFERENCE)}")
-    p.add_argument("--time-limit", type=float, metavar="S", help="time limit in seconds")
-    p.add_argument("--threads", type=int, help="threads for backends that use several")
+    p.add_argument("--time-limit", type=float, metavar="S",
+                   help="time limit in seconds (gss, a one-pass heuristic, ignores it)")
+    p.add_argument("--threads", type=int,
+                   help="threads for backends that use several (single-threaded ones ignore it)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object: solver, status, objective, avg_quality, x, wall_time_s "
-                        "(+ known_optimum)")
+                        "(+ known_optimum, known_optimum_matches)")
     p.add_argument("-o", "--output", help="write the selection as CSV name,units ('-' = stdout)")
     p.set_defaults(func=_cmd_solve)
 
@@ -263,7 +316,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Write the integer program (SPEC §1, with extensions) for external "
                                    "solvers; the format comes from the extension of -o.")
     _add_problem_args(p)
-    p.add_argument("-o", "--output", required=True, help="model.lp or model.mps")
+    p.add_argument("-o", "--output", required=True,
+                   help="model.lp or model.mps, or '-' for stdout (then --format is needed)")
+    p.add_argument("--format", choices=("lp", "mps"),
+                   help="model format; default from the extension of -o (needed with -o -)")
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("solvers", help="list the solver backends and whether they work here")

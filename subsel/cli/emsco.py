@@ -6,13 +6,19 @@ in feature order or as a CSV ``feature,cost`` (the reference tool's input format
 chosen stages and the test objectives; ``--out DIR`` also gets ``front.csv``, ``front.png`` and
 ``summary.json`` (``evaluations``: chromosomes evaluated; ``cache_hit_rate``: share of
 cumulative-feature-set lookups served by the classifier cache; ``test`` / ``validation``:
-``{coverage, accuracy, cost}`` = g1, g2, g3*).  Every file is written whole or not at all.
+``{coverage, accuracy, cost}`` = g1, g2, g3*, the key names issue #6 asks for).  The ``--out``
+folder is created and checked before the fit; every file is written whole or not at all.  One of
+``--train``, ``--val``, ``--test``, ``--costs`` may be ``-`` (stdin).  Every input error names the
+option, the file and, for CSV rows, the 1-based line of the file (line 1 is the header).
 """
 from __future__ import annotations
 
 import argparse
 import io
 import json
+import os
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,20 +28,68 @@ import pandas as pd
 from ..models._io import atomic_write_text
 
 
-def _read_split(path: str, label: str, what: str) -> tuple[pd.DataFrame, np.ndarray]:
+def _read_text(path: str, what: str, option: str) -> tuple[str, str]:
+    """(name to show, text) of the CSV ``path`` given to ``option``; ``-`` reads stdin."""
+    if path == "-":
+        return "<stdin>", sys.stdin.read()
     p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(f"{what} file {path} ({option}) is a folder, not a CSV file")
     if not p.is_file():
-        raise FileNotFoundError(f"{what} file {path} not found")
-    df = pd.read_csv(p)
+        raise FileNotFoundError(f"{what} file {path} ({option}) not found")
+    return path, p.read_text(encoding="utf-8")
+
+
+def _read_split(path: str, label: str, what: str) -> tuple[pd.DataFrame, np.ndarray]:
+    """Features and labels of one split CSV; every error names the option, the file and the
+    1-based line of the file (line 1 is the header)."""
+    option = {"train": "--train", "validation": "--val", "test": "--test"}[what]
+    name, text = _read_text(path, what, option)
+    where = f"{what} file {name} ({option})"
+    if not text.strip():
+        raise ValueError(f"{where} is empty; expected a header of feature columns and a label "
+                         "column, then one row per sample")
+    try:
+        df = pd.read_csv(io.StringIO(text))
+    except pd.errors.ParserError as exc:
+        raise ValueError(f"{where}: not a readable CSV ({str(exc).strip()})") from None
+    # pandas skips blank lines: map every data row back to its line in the file
+    lines = [i + 1 for i, ln in enumerate(text.splitlines()) if ln.strip()]
+    line_of = lines[1:] if len(lines) - 1 == len(df) else None
+
+    def at(row: int) -> str:
+        return f"line {line_of[row]}" if line_of is not None else f"data row {row + 1}"
+
     if label not in df.columns:
-        raise ValueError(f"{what} file {path} has no label column {label!r} "
+        raise ValueError(f"{where} has no label column {label!r} "
                          f"(columns: {', '.join(map(str, df.columns[:8]))}); use --label-column")
+    if len(df) == 0:
+        raise ValueError(f"{where} has a header but no data rows")
+    if df.shape[1] < 2:
+        raise ValueError(f"{where} has no feature columns besides the label column {label!r}")
+    y = df[label]
+    if y.isna().any():
+        raise ValueError(f"{where}, {at(int(np.flatnonzero(y.isna().to_numpy())[0]))}: "
+                         f"missing label in column {label!r}")
     X = df.drop(columns=[label])
     for c in X.columns:
         if not pd.api.types.is_numeric_dtype(X[c]):
-            raise ValueError(f"{what} file {path}: feature column {c!r} is not numeric; encode "
-                             "categorical features first")
-    return X.astype(float), df[label].to_numpy()
+            bad = pd.to_numeric(X[c], errors="coerce").isna() & X[c].notna()
+            row = int(np.flatnonzero(bad.to_numpy())[0]) if bad.any() else 0
+            raise ValueError(f"{where}, {at(row)}: feature column {c!r} is not numeric "
+                             f"(value {X[c].iloc[row]!r}); encode categorical features first")
+    na = X.isna().to_numpy()
+    if na.any():
+        r, c = np.argwhere(na)[0]
+        raise ValueError(f"{where}, {at(int(r))}: feature {X.columns[c]!r} is missing (NaN); the "
+                         "default classifier does not impute: fill or drop such rows first")
+    Xf = X.astype(float)
+    inf = ~np.isfinite(Xf.to_numpy())
+    if inf.any():
+        r, c = np.argwhere(inf)[0]
+        raise ValueError(f"{where}, {at(int(r))}: feature {X.columns[c]!r} is not finite "
+                         f"({Xf.iat[r, c]!r})")
+    return Xf, y.to_numpy()
 
 
 def parse_costs(spec: str, features: list[str]) -> np.ndarray:
@@ -45,7 +99,8 @@ def parse_costs(spec: str, features: list[str]) -> np.ndarray:
     ----------
     spec : str
         Path of a file holding one comma-separated line of costs in feature order, or a CSV with
-        header ``feature,cost``; or the comma-separated costs themselves.
+        header ``feature,cost`` (``-``: read it from stdin); or the comma-separated costs
+        themselves.
     features : list of str
         Feature names in column order.
 
@@ -56,20 +111,26 @@ def parse_costs(spec: str, features: list[str]) -> np.ndarray:
     Raises
     ------
     ValueError
-        Wrong count, unknown or missing feature names, negative or non-numeric costs.
+        Wrong count, unknown or missing feature names, negative, non-finite or non-numeric costs.
     FileNotFoundError
-        ``spec`` is neither a file nor a list of numbers.
+        ``spec`` is neither a file nor a comma-separated list.
+    IsADirectoryError
+        ``spec`` is a folder.
     """
     p = Path(spec)
-    if p.is_file():
-        text = p.read_text(encoding="utf-8")
-    elif all(part.strip() and _is_number(part) for part in spec.split(",")):
-        text = spec
+    if spec == "-":
+        text, shown = sys.stdin.read(), "costs <stdin>"
+    elif p.is_dir():
+        raise IsADirectoryError(f"--costs {spec} is a folder, not a costs file")
+    elif p.is_file():
+        text, shown = p.read_text(encoding="utf-8"), f"costs file {spec}"
+    elif "," in spec or _is_number(spec):
+        text, shown = spec, f"--costs {spec}"
     else:
         raise FileNotFoundError(f"costs file {spec} not found (give a file or numbers like 1,2,3)")
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if not lines:
-        raise ValueError(f"costs {spec}: empty")
+        raise ValueError(f"{shown}: empty")
     head = [h.strip().lower() for h in lines[0].split(",")]
     if head[:2] == ["feature", "cost"]:
         table = pd.read_csv(io.StringIO(text))
@@ -77,26 +138,31 @@ def parse_costs(spec: str, features: list[str]) -> np.ndarray:
         names = table["feature"].astype(str).str.strip().tolist()
         unknown = sorted(set(names) - set(features))
         if unknown:
-            raise ValueError(f"costs {spec}: unknown feature {unknown[0]!r}")
+            raise ValueError(f"{shown}: unknown feature {unknown[0]!r}")
         missing = [f for f in features if f not in names]
         if missing:
-            raise ValueError(f"costs {spec}: no cost for feature {missing[0]!r}")
+            raise ValueError(f"{shown}: no cost for feature {missing[0]!r}")
         raw = dict(zip(names, table["cost"].tolist()))
         values = [raw[f] for f in features]
     else:
         if len(lines) != 1:
-            raise ValueError(f"costs {spec}: expected one comma-separated line or a CSV with "
+            raise ValueError(f"{shown}: expected one comma-separated line or a CSV with "
                              f"header feature,cost; got {len(lines)} lines")
         values = [v.strip() for v in lines[0].split(",")]
+        for j, v in enumerate(values):
+            if not _is_number(v):
+                raise ValueError(f"{shown}: value {j + 1} of {len(values)} is not a number: {v!r}")
         if len(values) != len(features):
-            raise ValueError(f"costs {spec}: {len(values)} values for {len(features)} features")
+            raise ValueError(f"{shown}: {len(values)} values for {len(features)} features")
     costs = np.empty(len(features))
     for i, v in enumerate(values):
         if not _is_number(v):
-            raise ValueError(f"costs {spec}: cost of feature {features[i]!r} is not a number: {v!r}")
+            raise ValueError(f"{shown}: cost of feature {features[i]!r} is not a number: {v!r}")
         costs[i] = float(v)
-        if not np.isfinite(costs[i]) or costs[i] < 0:
-            raise ValueError(f"costs {spec}: cost of feature {features[i]!r} must be >= 0; "
+        if not np.isfinite(costs[i]):
+            raise ValueError(f"{shown}: cost of feature {features[i]!r} is not finite: {v!r}")
+        if costs[i] < 0:
+            raise ValueError(f"{shown}: cost of feature {features[i]!r} must be >= 0; "
                              f"got {float(costs[i])!r}")
     return costs
 
@@ -129,30 +195,94 @@ def _plot_front(front: pd.DataFrame, chosen: dict, title: str, path: Path) -> No
     save_figure(fig, path)
 
 
-def _cmd_fit(args: argparse.Namespace) -> int:
-    from ..evolution import EMSCOClassifier
-    from ..evolution.datasets import load_dataset
+def _check_options(args: argparse.Namespace) -> None:
+    """Range checks of the numeric options, each error naming the option and its value."""
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer; got {args.seed}")
+    if args.generations < 0:
+        raise ValueError(f"--generations must be an integer >= 0 (0: only the random initial "
+                         f"population is evaluated); got {args.generations}")
+    if args.population is not None and args.population < 2:
+        raise ValueError(f"--population must be an integer >= 2; got {args.population}")
+    if args.max_stages is not None and args.max_stages < 1:
+        raise ValueError(f"--max-stages must be an integer >= 1; got {args.max_stages}")
+    if args.n_jobs == 0:
+        raise ValueError("--n-jobs must be a positive number of jobs, or negative to count back "
+                         "from the number of cores (-1: all cores); got 0")
+    stdin = [o for o, v in (("--train", args.train), ("--val", args.val), ("--test", args.test),
+                            ("--costs", args.costs)) if v == "-"]
+    if len(stdin) > 1:
+        raise ValueError(f"only one input can be read from stdin ('-'); got {' and '.join(stdin)}")
 
+
+def _prepare_out(path: str) -> tuple[Path, list[Path]]:
+    """Create the ``--out`` folder before the fit and check that files can be written in it.
+
+    Returns the folder and the folders this call created (removed again if the fit fails)."""
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(f"--out {path} exists and is not a folder")
+    created = [d for d in [out, *out.parents] if not d.exists()]
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        _remove_empty(created)
+        reason = exc.strerror or type(exc).__name__
+        raise ValueError(f"--out {path}: cannot create or write to this folder ({reason})") from None
+    return out, created
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    for d in folders:  # deepest first
+        try:
+            d.rmdir()
+        except OSError:
+            pass
+
+
+def _cmd_fit(args: argparse.Namespace) -> int:
     csv_args = [args.train, args.val, args.test]
     if args.dataset is not None and any(a is not None for a in csv_args + [args.costs]):
         raise ValueError("give either --dataset or --train/--val/--test/--costs, not both")
-    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
-        raise NotADirectoryError(f"--out {args.out} exists and is not a folder")
-    if args.dataset is not None:
-        data = load_dataset(args.dataset, seed=args.seed, data_home=args.data_home)
-        X_tr, X_va, X_te, y_tr, y_va, y_te = data.split()
-        params = data.estimator_params()
-        source = {"dataset": data.name}
-    else:
+    _check_options(args)
+    if args.dataset is None:
         missing = [n for n, a in zip(("--train", "--val", "--test"), csv_args) if a is None]
         if missing or args.costs is None:
             raise ValueError("give --dataset NAME, or all of --train, --val, --test and --costs "
                              f"(missing: {', '.join(missing + ([] if args.costs else ['--costs']))})")
         if args.confidence is None:
             raise ValueError("--confidence is required with --train/--val/--test")
+    created: list[Path] = []
+    if args.out is not None:
+        _, created = _prepare_out(args.out)
+    try:
+        return _fit(args)
+    except BaseException:
+        _remove_empty(created)
+        raise
+
+
+def _fit(args: argparse.Namespace) -> int:
+    from ..evolution import EMSCOClassifier
+    from ..evolution.datasets import load_dataset
+
+    if args.dataset is not None:
+        data = load_dataset(args.dataset, seed=args.seed, data_home=args.data_home)
+        X_tr, X_va, X_te, y_tr, y_va, y_te = data.split()
+        params = data.estimator_params()
+        source = {"dataset": data.name}
+    else:
         X_tr, y_tr = _read_split(args.train, args.label_column, "train")
         X_va, y_va = _read_split(args.val, args.label_column, "validation")
         X_te, y_te = _read_split(args.test, args.label_column, "test")
+        classes = np.unique(y_tr)
+        if classes.size < 2:
+            only = classes[0].item() if hasattr(classes[0], "item") else classes[0]
+            raise ValueError(f"train file {'<stdin>' if args.train == '-' else args.train} "
+                             f"(--train): label column {args.label_column!r} has only one class "
+                             f"({only!r}); EMSCO needs at least 2 classes")
         names = list(X_tr.columns)
         for what, X in (("validation", X_va), ("test", X_te)):
             if list(X.columns) != names:
@@ -183,7 +313,6 @@ def _cmd_fit(args: argparse.Namespace) -> int:
           f"g3* (mean cost) = {test['g3*']:.4g}")
     if args.out is not None:
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
         front = clf.pareto_front_.copy()
         front["stages"] = [json.dumps([[names[i] for i in s] for s in st]) for st in front["stages"]]
         front = front.rename(columns={"g1": "g1_val", "g2": "g2_val", "g3*": "g3*_val",
@@ -227,20 +356,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--dataset", help="breast_cancer, synthetic50, synthetic15, pima, credit, heart")
     f.add_argument("--data-home", help="folder of the real data sets (else $SUBSEL_DATA, "
                                        "else ~/.subsel/data)")
-    f.add_argument("--train", help="training CSV (feature columns and a label column)")
-    f.add_argument("--val", help="validation CSV (the objectives are measured on it)")
-    f.add_argument("--test", help="test CSV")
+    f.add_argument("--train", help="training CSV (feature columns and a label column; - reads "
+                                   "stdin)")
+    f.add_argument("--val", help="validation CSV (the objectives are measured on it; - reads stdin)")
+    f.add_argument("--test", help="test CSV (- reads stdin)")
     f.add_argument("--costs", help="costs: a file with one comma-separated line in feature order "
-                                   "or a CSV feature,cost; or the numbers inline")
+                                   "or a CSV feature,cost (- reads stdin); or the numbers inline. "
+                                   "At most one input can be -")
     f.add_argument("--label-column", default="label", help="label column of the CSVs (label)")
     f.add_argument("--confidence", type=_probability, help="p̂, the confidence threshold "
-                                                           "(default for --dataset: the paper's)")
-    f.add_argument("--max-stages", type=int, help="maximum stage count k "
+                                                           "(required with --train/--val/--test; "
+                                                           "default for --dataset: the paper's)")
+    f.add_argument("--max-stages", type=int, help="maximum stage count k >= 1 "
                                                   "(default min(round(n/2), 10))")
-    f.add_argument("--population", type=int, help="population size (default: the data set's, "
-                                                   "else 300)")
-    f.add_argument("--generations", type=int, default=150, help="generations (150)")
-    f.add_argument("--seed", type=int, default=0, help="seed of the split and the run (0)")
-    f.add_argument("--n-jobs", type=int, help="joblib jobs for training classifiers")
-    f.add_argument("--out", help="folder for front.csv, front.png and summary.json")
+    f.add_argument("--population", type=int, help="population size >= 2 (default: the data "
+                                                   "set's, else 300)")
+    f.add_argument("--generations", type=int, default=150,
+                   help="generations >= 0 (150); 0 evaluates only the random initial population")
+    f.add_argument("--seed", type=int, default=0, help="seed >= 0 of the split and the run (0)")
+    f.add_argument("--n-jobs", type=int,
+                   help="joblib jobs for training classifiers: J > 0 jobs, or J < 0 for all "
+                        "cores but |J| - 1 (joblib's rule: -1 all cores, at least 1 job); "
+                        "0 is refused")
+    f.add_argument("--out", help="folder for front.csv, front.png and summary.json (created and "
+                                 "checked for writing before the fit)")
     f.set_defaults(func=_cmd_fit)

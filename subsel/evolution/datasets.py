@@ -136,6 +136,15 @@ class Dataset:
         return params
 
 
+def _check_seed(seed) -> int:
+    """``seed`` as an int, or a named error (scikit-learn and numpy need integers >= 0)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be a non-negative integer; got {type(seed).__name__} {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    return int(seed)
+
+
 def train_val_test_split(X, y, seed: int):
     """Stratified split 60 / 20 / 20 (train / validation / test) from ``seed``.
 
@@ -148,7 +157,13 @@ def train_val_test_split(X, y, seed: int):
     Returns
     -------
     X_train, X_val, X_test, y_train, y_val, y_test
+
+    Raises
+    ------
+    ValueError, TypeError
+        ``seed`` negative or not an integer.
     """
+    seed = _check_seed(seed)
     X_rest, X_test, y_rest, y_test = train_test_split(X, y, test_size=0.2, stratify=y,
                                                       random_state=seed)
     X_train, X_val, y_train, y_val = train_test_split(X_rest, y_rest, test_size=0.25,
@@ -424,12 +439,15 @@ def load_dataset(name: str, seed: int = 0, data_home: str | os.PathLike | None =
     Raises
     ------
     ValueError
-        Unknown name.
+        Unknown name, negative ``seed``.
+    TypeError
+        ``seed`` not an integer.
     FileNotFoundError
         A real data set's file is missing from the data home.
     """
     if name not in DATASETS:
         raise ValueError(f"unknown data set {name!r}; choose one of {', '.join(DATASETS)}")
+    _check_seed(seed)
     if name in ("pima", "credit", "heart"):
         return DATASETS[name](data_home=data_home, seed=seed)
     return DATASETS[name](seed=seed)

@@ -120,11 +120,13 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
         Share of the training data held out (stratified) when ``fit`` gets no validation set.  If a
         stratified split is impossible (a class with fewer than 2 samples, or fewer held-out
         samples than classes) the training data also serves as validation data.
-    random_state : int, RandomState instance or None, default None
-        Seeds the whole run (converted once to a ``numpy.random.Generator``).
+    random_state : int >= 0, RandomState instance, numpy Generator or None, default None
+        Seeds the whole run (converted once to a ``numpy.random.Generator``; a Generator is used
+        as it is).
     n_jobs : int or None, default None
         joblib jobs to train a generation's new classifiers (processes for a general base
-        estimator, threads for the fast path of column-wise logistic pipelines).  Results do not
+        estimator, threads for the fast path of column-wise logistic pipelines); negative values
+        follow joblib (-1: all cores, -2: all but one, at least 1), 0 is refused.  Results do not
         depend on it.
 
     Attributes
@@ -266,6 +268,11 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"feature_costs[{bad[0]}] must be a finite number >= 0; "
                                  f"got {float(costs[bad[0]])!r}")
         p["costs"] = costs
+        nj = self.n_jobs
+        if nj is not None and (isinstance(nj, bool) or not isinstance(nj, numbers.Integral)
+                               or nj == 0):
+            raise ValueError(f"n_jobs must be None or a non-zero integer (> 0: jobs; < 0: all "
+                             f"cores but |n_jobs| - 1, joblib's rule); got {nj!r}")
         base = self._base()
         if not hasattr(base, "fit") or not hasattr(base, "predict_proba"):
             raise TypeError("base_estimator must be a scikit-learn classifier with predict_proba; "
@@ -274,8 +281,17 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _generator(random_state) -> np.random.Generator:
+        if isinstance(random_state, np.random.Generator):
+            return random_state
         if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+            if random_state < 0:
+                raise ValueError(f"random_state must be a non-negative integer, a RandomState, a "
+                                 f"Generator or None; got {random_state!r}")
             return np.random.default_rng(int(random_state))
+        if random_state is not None and not isinstance(random_state, np.random.RandomState):
+            raise TypeError(f"random_state must be a non-negative integer, a RandomState, a "
+                            f"Generator or None; got {type(random_state).__name__} "
+                            f"{random_state!r}")
         rs = check_random_state(random_state)
         return np.random.default_rng(rs.randint(0, np.iinfo(np.int32).max))
 
@@ -301,11 +317,12 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            Bad parameters (named), costs of the wrong length or negative, p̂ outside
+            Bad parameters (named: e.g. ``n_jobs == 0``, a negative ``random_state``), costs of
+            the wrong length or negative, p̂ outside
             ``(1/n_classes, 1]``, a single class in ``y``, NaN inputs the base estimator cannot
             handle, ``X_val`` without ``y_val`` or with unseen labels.
         TypeError
-            A base estimator without ``predict_proba``.
+            A base estimator without ``predict_proba``; ``random_state`` of a wrong kind.
         """
         X = self._validate_X(X, reset=True)
         y = column_or_1d(y, warn=True) if not isinstance(y, pd.Series) else y.to_numpy()

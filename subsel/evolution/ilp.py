@@ -216,7 +216,9 @@ class EMSCOSolver(Solver):
     Raises
     ------
     ValueError
-        A parameter outside its range (from the engine), ``patience < 1``.
+        A parameter outside its range (from the engine), ``patience < 1``, a negative ``seed``.
+    TypeError
+        ``seed`` neither an integer, a ``numpy.random.Generator`` nor None.
 
     Examples
     --------
@@ -243,6 +245,12 @@ class EMSCOSolver(Solver):
         if mutation_rate is not None and not 0.0 <= float(mutation_rate) <= 1.0:
             raise ValueError(f"mutation_rate must be in [0, 1]; got {mutation_rate!r}")
         GeneticEngine(population_size, max_iter, crossover_rate, elite_fraction)  # validates
+        if seed is not None and not isinstance(seed, np.random.Generator):
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+                raise TypeError(f"seed must be a non-negative integer, a numpy.random.Generator "
+                                f"or None; got {type(seed).__name__} {seed!r}")
+            if seed < 0:
+                raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
         self.seed = seed
         self.population_size = population_size
         self.max_iter = max_iter

@@ -32,6 +32,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -87,7 +88,27 @@ def _number(token: str, path: Path, line: int, what: str) -> float:
     return v
 
 
-def _lines(path: Path) -> list[tuple[int, str]]:
+class _Stream:
+    """An open stream (e.g. ``sys.stdin``) standing in for a path: printable name, readable once."""
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+        self.name = str(getattr(stream, "name", "<stream>"))
+        self.stem = self.name.strip("<>") or "stream"
+
+    def read_bytes(self) -> bytes:
+        data = self.stream.read()
+        return data.encode("utf-8") if isinstance(data, str) else data
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _as_source(path: Any) -> Path | _Stream:
+    return _Stream(path) if hasattr(path, "read") else Path(path)
+
+
+def _lines(path: Path | _Stream) -> list[tuple[int, str]]:
     """Non-blank lines with their 1-based numbers (CRLF and CR line ends accepted)."""
     try:
         text = path.read_bytes().decode("utf-8-sig")
@@ -96,7 +117,7 @@ def _lines(path: Path) -> list[tuple[int, str]]:
     return [(i, s.strip()) for i, s in enumerate(text.splitlines(), start=1) if s.strip()]
 
 
-def read_optimum(path: str | Path) -> float:
+def read_optimum(path: str | Path | Any) -> float:
     """Read a file holding one number, the optimum of a knapsack instance.
 
     Raises
@@ -106,7 +127,7 @@ def read_optimum(path: str | Path) -> float:
     ValueError
         The file does not hold exactly one number (naming the file and line).
     """
-    path = Path(path)
+    path = _as_source(path)
     lines = _lines(path)
     tokens = [(i, t) for i, s in lines for t in s.split()]
     if len(tokens) != 1:
@@ -210,7 +231,7 @@ def _read_format_b(path: Path, lines: list[tuple[int, str]]) -> list[KnapsackIns
         if "z" in keys:
             optimum = _number(keys["z"][1], path, keys["z"][0], "z (optimum)")
         if len(rows) != n:
-            raise ValueError(f"{path}: line {first}: instance {name or len(instances)} states n = {n} "
+            raise ValueError(f"{path}: line {keys['n'][0]}: instance {name or len(instances)} states n = {n} "
                              f"but has {len(rows)} item rows")
         p, w = np.empty(n), np.empty(n)
         x = np.zeros(n, dtype=np.int64)
@@ -234,15 +255,16 @@ def _read_format_b(path: Path, lines: list[tuple[int, str]]) -> list[KnapsackIns
     return instances
 
 
-def read_knapsack(path: str | Path, optimum_path: str | Path | None = None) -> list[KnapsackInstance]:
+def read_knapsack(path: str | Path | Any, optimum_path: str | Path | None = None
+                  ) -> list[KnapsackInstance]:
     """Read a 0-1 knapsack benchmark file in format (a) ``n W`` or (b) Pisinger's generator output.
 
     The format is recognised from the first non-blank line: two numbers mean format (a).
 
     Parameters
     ----------
-    path : str or path-like
-        The instance file.
+    path : str, path-like or readable stream
+        The instance file, or an open stream (e.g. ``sys.stdin``; messages then name its ``name``).
     optimum_path : str or path-like, optional
         A file holding one number, the known optimum (format (a) files often come with one); it
         overrides the optimum stated in the file.  Only for files holding one instance.
@@ -268,7 +290,7 @@ def read_knapsack(path: str | Path, optimum_path: str | Path | None = None) -> l
     >>> inst.m, inst.capacity, inst.optimum
     (3, 5.0, None)
     """
-    path = Path(path)
+    path = _as_source(path)
     lines = _lines(path)
     if not lines:
         raise ValueError(f"{path}: the file is empty")

@@ -13,7 +13,9 @@ and every answer of every solver is checked by :meth:`SubsetSelectionProblem.eva
 """
 from __future__ import annotations
 
+import csv
 import functools
+import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,6 +109,13 @@ class Evaluation(NamedTuple):
 
 
 def _as_float_array(value: Any, field_name: str) -> np.ndarray:
+    # Booleans are numbers to numpy (True -> 1.0) but never a quality or a cost: reject them.
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            if isinstance(v, (bool, np.bool_)):
+                raise TypeError(f"{field_name}[{i}] must be a number, not a boolean; got {v!r}")
+    elif getattr(value, "dtype", None) == bool:
+        raise TypeError(f"{field_name} must be an array of numbers, not booleans; got {value!r}")
     try:
         arr = np.array(value, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -160,7 +169,7 @@ class SubsetSelectionProblem:
     R : float, default 1.0
         Revenue per good unit (``R > 0``); per-unit utility is ``r_i = R q_i - c_i``.
     names : sequence of str, shape (n,), optional
-        Unique agent names; default ``"0", "1", ...``.
+        Unique, non-empty agent names; default ``"0", "1", ...``.
     budget : float, optional
         Extension: ``sum c_i x_i <= budget`` (``budget >= 0``).
     demand : int, optional
@@ -181,10 +190,12 @@ class SubsetSelectionProblem:
     ValueError
         Naming the field, the first offending index and its value: NaN or infinite numbers, quality
         (or objective_quality) outside [0, 1], negative cost, capacity not a positive integer,
-        alpha outside [0, 1], R <= 0, arrays of different lengths, no agents, duplicate names, an
-        agent in both must lists, an unknown agent in a must list, negative budget or demand.
+        alpha outside [0, 1], R <= 0, arrays of different lengths, no agents, empty or duplicate
+        names, an agent in both must lists, an unknown agent in a must list, negative budget or
+        demand.  An integer ``demand`` is kept exactly (no rounding through float).
     TypeError
-        When a field is not of a numeric / sequence kind at all.
+        When a field is not of a numeric / sequence kind at all, or an array holds booleans
+        (numpy would read ``True`` as 1.0; a boolean is never a quality, cost or capacity).
 
     Examples
     --------
@@ -255,6 +266,8 @@ class SubsetSelectionProblem:
                 raise ValueError(f"names has {len(names)} entries but quality has {n}; arrays must have the same length")
             seen: dict[str, int] = {}
             for i, s in enumerate(names):
+                if not s.strip():
+                    raise ValueError(f"names[{i}] must be a non-empty name; got {s!r}")
                 if s in seen:
                     raise ValueError(f"names[{i}] duplicates names[{seen[s]}]: {s!r}")
                 seen[s] = i
@@ -263,7 +276,10 @@ class SubsetSelectionProblem:
             raise ValueError(f"budget must be >= 0; got {budget}")
         demand = None
         if self.demand is not None:
-            d = _check_scalar(self.demand, "demand")
+            if isinstance(self.demand, (int, np.integer)) and not isinstance(self.demand, bool):
+                d = int(self.demand)  # exact: no detour through float for huge integers
+            else:
+                d = _check_scalar(self.demand, "demand")
             if d < 0 or d != round(d):
                 raise ValueError(f"demand must be a non-negative integer; got {self.demand}")
             demand = int(d)
@@ -616,7 +632,8 @@ class SubsetSelectionProblem:
         FileNotFoundError
             When the file does not exist.
         ValueError
-            Unreadable CSV, missing columns, bad cells (naming the file, row and column).
+            Unreadable CSV, missing or repeated columns, a row with more or fewer fields than the
+            header, bad cells (naming the file, line and column).
         """
         if not hasattr(path, "read"):
             path = Path(path)
@@ -624,10 +641,18 @@ class SubsetSelectionProblem:
             label = str(getattr(path, "name", "<stream>"))
             path = _StreamLabel(path, label)
         try:
-            df = pd.read_csv(path.stream if isinstance(path, _StreamLabel) else path, dtype=str, keep_default_na=False, skipinitialspace=True)
-        except FileNotFoundError:
-            raise
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+            if isinstance(path, _StreamLabel):
+                text = path.stream.read()
+                text = text.decode("utf-8") if isinstance(text, bytes) else text
+            else:
+                text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}: not a readable CSV file (not UTF-8 text)") from None
+        _check_csv_shape(text, path)
+        try:
+            df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
+                             skipinitialspace=True)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
             raise ValueError(f"{path}: not a readable CSV file ({exc})".splitlines()[0]) from None
         df.columns = [str(c).strip() for c in df.columns]
         try:
@@ -660,6 +685,34 @@ class _StreamLabel:
 
     def __str__(self) -> str:
         return self.label
+
+
+def _check_csv_shape(text: str, path: Any) -> None:
+    """Reject what pandas would silently reinterpret: duplicate column names (renamed ``x.1``) and
+    rows with more or fewer fields than the header (shifted or padded cells), naming the line.
+
+    Raises
+    ------
+    ValueError
+        ``"{path}: line L: ..."`` with the 1-based line of the file.
+    """
+    reader = csv.reader(io.StringIO(text), skipinitialspace=True)
+    header: list[str] | None = None
+    for row in reader:
+        if not row or all(not cell.strip() for cell in row) and len(row) <= 1:
+            continue  # blank line: pandas skips it too
+        if header is None:
+            header = [cell.strip() for cell in row]
+            seen: dict[str, int] = {}
+            for j, name in enumerate(header):
+                if name in seen:
+                    raise ValueError(f"{path}: line {reader.line_num}: column {j + 1} repeats the "
+                                     f"header {name!r} of column {seen[name] + 1}")
+                seen[name] = j
+            continue
+        if len(row) != len(header):
+            raise ValueError(f"{path}: line {reader.line_num}: {len(row)} fields but the header has "
+                             f"{len(header)} ({','.join(header)})")
 
 
 def _rowify(message: str) -> str:

@@ -94,8 +94,12 @@ class Solution:
 
     @property
     def is_feasible(self) -> bool:
-        """True for optimal, feasible and time-limit answers (they all carry a feasible ``x``)."""
-        return self.status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT)
+        """True when ``x`` is a feasible selection: optimal and feasible answers, and time-limit
+        answers that found one before the limit (a time limit hit before any selection has a NaN
+        objective and an all-zero placeholder ``x`` that is not an answer)."""
+        if self.status in (Status.OPTIMAL, Status.FEASIBLE):
+            return True
+        return self.status is Status.TIME_LIMIT and not math.isnan(self.objective)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON view: keys ``solver, status, objective, avg_quality, x, wall_time_s, bound``.
@@ -212,6 +216,12 @@ class Solver:
             raise TypeError(f"problem must be a SubsetSelectionProblem; got {type(problem).__name__}")
         self.check_supported(problem)
         start = time.perf_counter()
+        if problem.demand is not None and problem.demand > int(problem.upper_bounds().sum()):
+            # More units demanded than the agents may give: infeasible for every backend.  Decided
+            # here, in exact integers, because a backend sees the demand as a float (a huge one,
+            # e.g. 1e23, is rounded and its own infeasibility proof may then fail).
+            return self._finish(problem, RawResult(None, Status.INFEASIBLE),
+                                time.perf_counter() - start)
         raw = self._solve(problem)
         elapsed = time.perf_counter() - start
         return self._finish(problem, raw, elapsed)

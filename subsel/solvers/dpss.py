@@ -9,6 +9,7 @@ selection the paper's unit-by-unit enumeration visits, so the answer is the same
 from __future__ import annotations
 
 import itertools
+import math
 import time
 
 import numpy as np
@@ -19,6 +20,10 @@ from .base import RawResult, Solver, Status, check_batch_answer, check_batch_inp
 
 #: Largest block of selections evaluated at once (memory ~ 3 arrays of this many float64).
 _BLOCK = 1 << 20
+
+#: Largest enumeration ``DPSS`` starts without a time limit: 2^32 selections (hours of work);
+#: beyond it ``solve`` raises ``ValueError`` up front instead of running for ever.
+MAX_ENUMERATION = 2 ** 32
 
 #: Largest |G| (free agents after the partition) that ``DPSS.solve_batch`` enumerates in one block.
 _BATCH_MAX_G = 20
@@ -67,6 +72,13 @@ class DPSS(Solver):
     threads, verbose
         Accepted for interface compatibility; DPSS is single-threaded and silent.
 
+    Raises
+    ------
+    ValueError
+        From :meth:`solve`, without a time limit, when the enumeration holds more than
+        :data:`MAX_ENUMERATION` (2^32) selections (:meth:`enumeration_size`); the message names the
+        size and suggests the ``exact`` solver.
+
     Notes
     -----
     Cost ``O(prod_{i in G}(k_i + 1))``, i.e. ``O(2^|G|)`` for unit capacities; after the partition
@@ -99,6 +111,16 @@ class DPSS(Solver):
         return float(np.exp(np.sum(np.log1p(free[free > 0].astype(float)))))
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        if self.time_limit_s is None:
+            S1, S2, S3, S4 = problem.partition()
+            G = np.concatenate([S2, S3])
+            free = (problem.upper_bounds()[G] - problem.lower_bounds()[G]).astype(float)
+            log2_size = float(np.sum(np.log2(free[free > 0] + 1.0)))
+            if log2_size > math.log2(MAX_ENUMERATION):
+                raise ValueError(
+                    f"dpss would enumerate about 2^{log2_size:.1f} selections over "
+                    f"{int(np.count_nonzero(free))} free agents (limit 2^32 without a time limit); use the 'exact' solver or a MILP "
+                    "backend, or give dpss a time limit")
         start = time.perf_counter()
         S1, S2, S3, S4 = problem.partition()
         lb, ub = problem.lower_bounds(), problem.upper_bounds()

@@ -136,7 +136,11 @@ def test_bad_csv_exit_2_one_line_no_traceback_no_file(tmp_path):
 @pytest.mark.parametrize("content, fragment", [
     ("name,quality,cost,capacity\na,0.5,0.1,0\n", "line 2, column 'capacity'"),
     ("name,quality,cost\na,0.5,-1\n", "line 2, column 'cost'"),
-    ("name,quality,cost\na,0.5\n", "line 2, column 'cost'"),
+    # a short or long row is named by its field count, not blamed on a shifted cell
+    ("name,quality,cost\na,0.5\n", "line 2: 2 fields but the header has 3"),
+    ("name,quality,cost\na,0.5,0.1\nb,0.6,0.2,9\nc,0.7,0.3\n", "line 3: 4 fields but the header has 3"),
+    ("name,quality,cost,quality\na,0.5,0.1,0.6\n", "line 1: column 4 repeats the header 'quality'"),
+    ("name,quality,cost\na,0.5,0.1\n,0.6,0.2\n", "line 3, column 'name': must be a non-empty name"),
 ])
 def test_bad_csv_cells_name_file_line_and_column(tmp_path, capsys, content, fragment):
     bad, sel = tmp_path / "bad.csv", tmp_path / "sel.csv"
@@ -177,8 +181,9 @@ def test_knapsack_file_with_optimum(tmp_path, capsys):
     o.write_text("90\n")
     assert main(["solve", str(f), "--knapsack", "--optimum", str(o), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert set(d) == JSON_KEYS | {"known_optimum"}
+    assert set(d) == JSON_KEYS | {"known_optimum", "known_optimum_matches"}
     assert d["known_optimum"] == 90.0 and d["objective"] == pytest.approx(90.0)
+    assert d["known_optimum_matches"] is True
     assert d["x"][1:] == [0, 1, 0, 1]
     assert main(["solve", str(f), "--knapsack", "--optimum", str(o), "--solver", "cbc"]) == 0
     assert "known_optimum 90 (matches)" in capsys.readouterr().out

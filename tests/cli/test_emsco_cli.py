@@ -83,6 +83,7 @@ def test_parse_costs_forms(tmp_path):
     ("1,2", r"2 values for 3 features"),
     ("1,-2,3", r"cost of feature 'noise1' must be >= 0; got -2\.0"),
     ("nofile.csv", r"costs file nofile\.csv not found"),
+    ("1,2,3,4", r"--costs 1,2,3,4: 4 values for 3 features"),
 ])
 def test_bad_costs_exit_2(tmp_path, capsys, costs, match):
     tr, va, te = write_splits(tmp_path)
@@ -124,7 +125,161 @@ def test_nan_features_exit_2(tmp_path, capsys):
     tr, va, te = write_splits(tmp_path, nan=True)
     code, _, err = run_cli(capsys, ["emsco", "fit", "--train", tr, "--val", va, "--test", te,
                                     "--costs", "1,1,1", "--confidence", "0.8", *FAST])
-    assert code == 2 and "NaN (row 4, feature 'noise1')" in err and err.count("\n") == 1
+    # data row 4 (0-based) is line 6 of the file: line 1 is the header
+    assert code == 2 and err.count("\n") == 1
+    assert f"train file {tr} (--train), line 6: feature 'noise1' is missing (NaN)" in err
+
+
+def test_nan_line_counts_blank_lines_of_the_file(tmp_path, capsys):
+    tr, va, te = write_splits(tmp_path)
+    lines = open(tr).read().splitlines()
+    lines[3] = lines[3].split(",", 1)[0] + ",,," + lines[3].split(",")[-1]  # noise1, noise2 empty
+    with open(tr, "w") as fh:
+        fh.write("\n".join(lines[:2] + ["", "  "] + lines[2:]) + "\n")    # blank lines 3 and 4
+    code, _, err = run_cli(capsys, ["emsco", "fit", "--train", tr, "--val", va, "--test", te,
+                                    "--costs", "1,1,1", "--confidence", "0.8", *FAST])
+    assert code == 2 and "line 6: feature 'noise1' is missing (NaN)" in err
+
+
+def base_args(tmp_path, **kw):
+    tr, va, te = write_splits(tmp_path, **kw)
+    return ["emsco", "fit", "--train", tr, "--val", va, "--test", te, "--confidence", "0.8"]
+
+
+def test_empty_train_file_is_named(tmp_path, capsys):
+    args = base_args(tmp_path)
+    (tmp_path / "empty.csv").write_text("")
+    args[args.index("--train") + 1] = str(tmp_path / "empty.csv")
+    code, _, err = run_cli(capsys, args + ["--costs", "1,1,1", *FAST])
+    assert code == 2 and err.count("\n") == 1
+    assert f"train file {tmp_path / 'empty.csv'} (--train) is empty" in err
+
+
+def test_header_only_file_is_named(tmp_path, capsys):
+    args = base_args(tmp_path)
+    (tmp_path / "head.csv").write_text("cheap,noise1,noise2,label\n")
+    args[args.index("--test") + 1] = str(tmp_path / "head.csv")
+    code, _, err = run_cli(capsys, args + ["--costs", "1,1,1", *FAST])
+    assert code == 2 and f"test file {tmp_path / 'head.csv'} (--test) has a header but no data rows" in err
+
+
+def test_single_class_names_the_file_and_label_column(tmp_path, capsys):
+    args = base_args(tmp_path, single_class=True)
+    code, _, err = run_cli(capsys, args + ["--costs", "1,1,1", *FAST])
+    tr = args[args.index("--train") + 1]
+    assert code == 2 and err.count("\n") == 1
+    assert f"train file {tr} (--train): label column 'label' has only one class (1)" in err
+
+
+@pytest.mark.parametrize("option, value, match", [
+    ("--seed", "-1", r"--seed must be a non-negative integer; got -1"),
+    ("--generations", "-1", r"--generations must be an integer >= 0 .*; got -1"),
+    ("--n-jobs", "0", r"--n-jobs must be a positive number of jobs, or negative .*; got 0"),
+    ("--population", "1", r"--population must be an integer >= 2; got 1"),
+    ("--max-stages", "0", r"--max-stages must be an integer >= 1; got 0"),
+])
+def test_bad_numeric_options_are_named(tmp_path, capsys, option, value, match):
+    out = tmp_path / "out"
+    code, _, err = run_cli(capsys, base_args(tmp_path) + ["--costs", "1,1,1", *FAST, option, value,
+                                                          "--out", str(out)])
+    assert code == 2 and err.count("\n") == 1 and re.search(match, err)
+    assert not out.exists()
+
+
+def test_dataset_seed_minus_one_is_named(capsys):
+    code, _, err = run_cli(capsys, ["emsco", "fit", "--dataset", "breast_cancer", "--seed", "-1",
+                                    *FAST])
+    assert code == 2 and "--seed must be a non-negative integer; got -1" in err
+
+
+def test_generations_zero_and_negative_n_jobs_run(tmp_path, capsys):
+    args = base_args(tmp_path) + ["--costs", "1,1,1", "--population", "8", "--generations", "0",
+                                  "--n-jobs", "-5", "--out", str(tmp_path / "o")]
+    code, _, err = run_cli(capsys, args)
+    assert code == 0, err
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["generations"] == 0
+
+
+@pytest.mark.parametrize("costs, match", [
+    ("1,abc,3", r"--costs 1,abc,3: value 2 of 3 is not a number: 'abc'"),
+    ("1,nan,3", r"--costs 1,nan,3: cost of feature 'noise1' is not finite: 'nan'"),
+    ("1,inf,3", r"cost of feature 'noise1' is not finite: 'inf'"),
+])
+def test_costs_not_a_number_or_not_finite(tmp_path, capsys, costs, match):
+    code, _, err = run_cli(capsys, base_args(tmp_path) + ["--costs", costs, *FAST])
+    assert code == 2 and err.count("\n") == 1 and re.search(match, err)
+
+
+def test_costs_file_with_a_non_finite_cost(tmp_path, capsys):
+    c = tmp_path / "c.csv"
+    c.write_text("feature,cost\ncheap,1\nnoise1,nan\nnoise2,3\n")
+    code, _, err = run_cli(capsys, base_args(tmp_path) + ["--costs", str(c), *FAST])
+    assert code == 2 and f"costs file {c}: cost of feature 'noise1' is not finite" in err
+
+
+@pytest.mark.parametrize("option", ["--train", "--test"])
+def test_folder_given_as_csv_is_named(tmp_path, capsys, option):
+    args = base_args(tmp_path)
+    args[args.index(option) + 1] = str(tmp_path)
+    code, _, err = run_cli(capsys, args + ["--costs", "1,1,1", *FAST])
+    assert code == 2 and f"({option}) is a folder, not a CSV file" in err
+
+
+def test_costs_folder_is_named(tmp_path, capsys):
+    code, _, err = run_cli(capsys, base_args(tmp_path) + ["--costs", str(tmp_path), *FAST])
+    assert code == 2 and f"--costs {tmp_path} is a folder" in err
+
+
+def test_unwritable_out_is_refused_before_the_fit(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    out = blocker / "sub"                       # a folder under a file: cannot be created
+    code, stdout, err = run_cli(capsys, base_args(tmp_path) + ["--costs", "1,1,1", *FAST,
+                                                               "--out", str(out)])
+    assert code == 2 and err.count("\n") == 1
+    assert f"--out {out}: cannot create or write to this folder" in err
+    assert stdout == ""                          # no fit ran, nothing printed
+
+
+def test_out_folder_created_for_a_failed_fit_is_removed(tmp_path, capsys):
+    out = tmp_path / "new" / "deeper"
+    code, _, _ = run_cli(capsys, base_args(tmp_path, single_class=True)
+                         + ["--costs", "1,1,1", *FAST, "--out", str(out)])
+    assert code == 2 and not (tmp_path / "new").exists()
+
+
+def test_train_from_stdin(tmp_path, capsys, monkeypatch):
+    import io
+    args = base_args(tmp_path)
+    tr = args[args.index("--train") + 1]
+    args[args.index("--train") + 1] = "-"
+    monkeypatch.setattr("sys.stdin", io.StringIO(open(tr).read()))
+    code, _, err = run_cli(capsys, args + ["--costs", "1,1,1", "--seed", "1", *FAST,
+                                           "--out", str(tmp_path / "a")])
+    assert code == 0, err
+    args[args.index("--train") + 1] = tr
+    code, _, err = run_cli(capsys, args + ["--costs", "1,1,1", "--seed", "1", *FAST,
+                                           "--out", str(tmp_path / "b")])
+    a = json.loads((tmp_path / "a" / "summary.json").read_text())
+    b = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert a["stages"] == b["stages"] and a["test"] == b["test"] and a["train"] == "-"
+
+
+def test_two_stdin_inputs_are_refused(tmp_path, capsys):
+    args = base_args(tmp_path)
+    args[args.index("--train") + 1] = "-"
+    code, _, err = run_cli(capsys, args + ["--costs", "-", *FAST])
+    assert code == 2 and "only one input can be read from stdin ('-'); got --train and --costs" in err
+
+
+def test_nan_from_stdin_names_stdin(tmp_path, capsys, monkeypatch):
+    import io
+    args = base_args(tmp_path, nan=True)
+    tr = args[args.index("--train") + 1]
+    args[args.index("--train") + 1] = "-"
+    monkeypatch.setattr("sys.stdin", io.StringIO(open(tr).read()))
+    code, _, err = run_cli(capsys, args + ["--costs", "1,1,1", *FAST])
+    assert code == 2 and "train file <stdin> (--train), line 6: feature 'noise1'" in err
 
 
 def test_missing_label_column_exit_2(tmp_path, capsys):

@@ -64,6 +64,18 @@ def test_data_home_order(tmp_path, monkeypatch):
     assert ds.data_home() == Path.home() / ".subsel" / "data"
 
 
+@pytest.mark.parametrize("seed, error, match", [
+    (-1, ValueError, r"seed must be a non-negative integer; got -1"),
+    ("1", TypeError, r"seed must be a non-negative integer; got str '1'"),
+])
+def test_bad_seed_is_named(seed, error, match):
+    with pytest.raises(error, match=match):
+        ds.load_dataset("breast_cancer", seed=seed)
+    data = ds.breast_cancer()
+    with pytest.raises(error, match=match):
+        data.split(seed=seed)
+
+
 def test_unknown_name():
     with pytest.raises(ValueError, match="unknown data set 'iris'"):
         ds.load_dataset("iris")

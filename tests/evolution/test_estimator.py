@@ -124,11 +124,26 @@ X0, y0, C0 = easy_problem(2, 60)
     ({"elite_fraction": 2}, r"elite_fraction must be a number in \[0, 1\]"),
     ({"beta": 0}, r"beta must be a number > 0"),
     ({"validation_fraction": 1.0}, r"validation_fraction must be a number in \(0, 1\)"),
+    ({"n_jobs": 0}, r"n_jobs must be None or a non-zero integer .*; got 0"),
+    ({"n_jobs": 1.5}, r"n_jobs must be None or a non-zero integer .*; got 1\.5"),
+    ({"random_state": -1}, r"random_state must be a non-negative integer.*; got -1"),
 ])
 def test_bad_parameters(params, match):
     clf = EMSCOClassifier(**{"feature_costs": C0, **SMALL, **params})
     with pytest.raises(ValueError, match=match):
         clf.fit(X0, y0)
+
+
+def test_random_state_of_a_wrong_kind_is_a_type_error():
+    clf = EMSCOClassifier(**{"feature_costs": C0, **SMALL, "random_state": "abc"})
+    with pytest.raises(TypeError, match=r"random_state must be .*; got str 'abc'"):
+        clf.fit(X0, y0)
+
+
+def test_generator_random_state_is_accepted_and_reproducible():
+    a = EMSCOClassifier(**{"feature_costs": C0, **SMALL, "random_state": np.random.default_rng(3)})
+    b = EMSCOClassifier(**{"feature_costs": C0, **SMALL, "random_state": np.random.default_rng(3)})
+    assert a.fit(X0, y0).stages_ == b.fit(X0, y0).stages_
 
 
 def test_confidence_range_depends_on_classes():

@@ -123,3 +123,15 @@ def test_feasible_rows_dominate_infeasible_rows_after_normalize():
 def test_bad_options_raise(kwargs, message):
     with pytest.raises(ValueError, match=message):
         get_solver("emsco", **kwargs)
+
+
+@pytest.mark.parametrize("seed, error, message", [
+    ("abc", TypeError, r"seed must be a non-negative integer, a numpy\.random\.Generator or None; "
+                       r"got str 'abc'"),
+    (1.5, TypeError, r"seed must be .*; got float 1\.5"),
+    (True, TypeError, r"seed must be .*; got bool True"),
+    (-1, ValueError, r"seed must be a non-negative integer; got -1"),
+])
+def test_bad_seed_raises_at_construction(seed, error, message):
+    with pytest.raises(error, match=message):
+        get_solver("emsco", seed=seed)

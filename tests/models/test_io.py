@@ -90,3 +90,45 @@ def test_from_knapsack_real_data(instance):
     problem = SubsetSelectionProblem.from_knapsack(values, weights, capacity)
     sol = get_solver("dpss").solve(problem)
     assert sol.objective == pytest.approx(knapsack_brute_force(values, weights, capacity), abs=1e-6)
+
+
+@pytest.mark.parametrize("content, match", [
+    ("name,quality,cost\na,0.5,0.1\nb,0.6,0.2,9\n", r"agents.csv: line 3: 4 fields but the header has 3"),
+    ("name,quality,cost\na,0.5\n", r"agents.csv: line 2: 2 fields but the header has 3"),
+    ("name,quality,cost,quality\na,0.5,0.1,0.7\n",
+     r"agents.csv: line 1: column 4 repeats the header 'quality' of column 2"),
+    ("name,quality,cost\na,0.5,0.1\n,0.6,0.2\n", r"agents.csv: line 3, column 'name': must be a non-empty"),
+])
+def test_csv_shape_errors_name_the_line(tmp_path, content, match):
+    path = tmp_path / "agents.csv"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=match):
+        SubsetSelectionProblem.from_csv(path, alpha=0.5)
+
+
+def test_atomic_write_errors_name_the_users_path(tmp_path):
+    """Errors name the destination, never the temporary file next to it; nothing is left behind."""
+    from subsel.models._io import atomic_write_text
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    with pytest.raises(IsADirectoryError) as exc:
+        atomic_write_text(folder, "x")
+    assert exc.value.filename == str(folder)
+    with pytest.raises(IsADirectoryError, match="path separator") as exc:
+        atomic_write_text(str(tmp_path / "new") + "/", "x")
+    assert not (tmp_path / "new").exists()
+    missing = tmp_path / "nope" / "x.csv"
+    with pytest.raises(FileNotFoundError, match="does not exist") as exc:
+        atomic_write_text(missing, "x")
+    assert exc.value.filename == str(missing)
+
+    def failing_writer(tmp):
+        raise PermissionError(13, "Permission denied", tmp)
+
+    from subsel.models._io import atomic_write_with
+    target = tmp_path / "y.csv"
+    with pytest.raises(PermissionError) as exc:
+        atomic_write_with(target, failing_writer)
+    assert exc.value.filename == str(target)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

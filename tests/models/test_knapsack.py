@@ -1,4 +1,6 @@
 """Knapsack benchmark readers (issue #2 item 7) on small files in both formats, with known optima."""
+import io
+
 import numpy as np
 import pytest
 
@@ -97,7 +99,8 @@ def test_format_b_several_instances(tmp_path):
     (b"2.5 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': must be a positive integer"),
     (b"2 5\n1 2\n3 4\n1 1\n", r"bad.txt: line 4: the 0/1 vector weighs 6 > W = 5"),
     (b"", r"bad.txt: the file is empty"),
-    (b"inst\nn 2\nc 5\n1,2,3,0\n", r"bad.txt: line 1: instance inst states n = 2 but has 1 item rows"),
+    # the line of the wrong 'n', not the name line
+    (b"inst\nn 2\nc 5\n1,2,3,0\n", r"bad.txt: line 2: instance inst states n = 2 but has 1 item rows"),
     (b"inst\nn 1\nc 5\n1,2,3,7\n", r"bad.txt: line 4, column 'x': must be 0 or 1; got '7'"),
     (b"inst\nn 1\n1,2,3,0\n", r"bad.txt: line 1: the instance starting here has no 'c' line"),
 ])
@@ -118,3 +121,16 @@ def test_optimum_file_errors(tmp_path):
         read_optimum(o)
     with pytest.raises(FileNotFoundError):
         read_optimum(tmp_path / "missing")
+
+
+def test_read_knapsack_from_a_stream():
+    """An open stream (the CLI passes ``sys.stdin`` for ``-``) reads like a file, named by its name."""
+    z1 = knapsack_brute_force([5, 4, 9, 2], [4, 3, 6, 5], 10)
+    stream = io.StringIO(PISINGER.format(z1=int(z1), z2=0))
+    stream.name = "<stdin>"
+    a, b = read_knapsack(stream)
+    assert (a.name, a.m, a.optimum, b.m) == ("knapPI_1_4_20_1", 4, z1, 3)
+    bad = io.StringIO("inst\nn 3\nc 5\n1,2,3,0\n")
+    bad.name = "<stdin>"
+    with pytest.raises(ValueError, match=r"^<stdin>: line 2: instance inst states n = 3"):
+        read_knapsack(bad)

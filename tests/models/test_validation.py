@@ -116,3 +116,26 @@ def test_problem_is_immutable():
     with pytest.raises(AttributeError):
         p.alpha = 0.1
     assert np.array_equal(p.quality, Q)
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("quality", [True, False, True], r"^quality\[0\] must be a number, not a boolean; got True"),
+    ("cost", [0.1, np.True_, 0.3], r"^cost\[1\] must be a number, not a boolean"),
+    ("quality", np.array([True, False, True]), r"^quality must be an array of numbers, not booleans"),
+])
+def test_booleans_are_not_numbers_here(field, value, match):
+    """numpy reads True as 1.0; a quality or cost given as booleans is a mistake, so a TypeError."""
+    with pytest.raises(TypeError, match=match):
+        make(**{field: value})
+
+
+@pytest.mark.parametrize("bad", ["", "  "])
+def test_empty_agent_name(bad):
+    with pytest.raises(ValueError, match=r"^names\[1\] must be a non-empty name"):
+        make(names=["a", bad, "c"])
+
+
+def test_huge_integer_demand_is_kept_exactly():
+    """A Python int demand never goes through float (1e23 + 1 would round)."""
+    d = 10 ** 23 + 1
+    assert make(demand=d).demand == d

@@ -1,0 +1,197 @@
+"""Core CLI behaviour found in a newcomer's test: one-line usage errors, output paths, no selection
+written without an answer, knapsack from stdin, LP/MPS to stdout, the solvers table."""
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from subsel.cli import main
+from subsel.cli import core as cli_core
+from subsel.solvers import solver_info
+from subsel.solvers.base import RawResult, Solver, Status
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture()
+def agents(tmp_path):
+    path = tmp_path / "agents.csv"
+    assert main(["generate", "--n", "6", "--seed", "2", "-o", str(path)]) == 0
+    return path
+
+
+def one_error_line(capsys):
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1, captured.err
+    assert err[0].startswith("subsel: error: ")
+    return err[0], captured.out
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    ([], "the following arguments are required: COMMAND (see 'subsel --help')"),
+    (["solve", "{agents}", "--alpha", "abc"], "argument --alpha: invalid float value: 'abc' (see 'subsel solve --help')"),
+    (["generate", "--n", "1e3"], "argument --n: invalid int value: '1e3'"),
+    (["solve", "{agents}", "--alpha", "0.5", "--demand", "1.5"], "argument --demand: invalid int value"),
+    (["generate", "--n", "3", "--seed", "abc"], "argument --seed: invalid int value"),
+    (["export", "{agents}", "--alpha", "0.5"], "required: -o/--output (see 'subsel export --help')"),
+    (["nosuchcommand"], "invalid choice: 'nosuchcommand'"),
+])
+def test_usage_errors_are_one_line_exit_2(agents, capsys, argv, fragment):
+    argv = [a.replace("{agents}", str(agents)) for a in argv]
+    assert main(argv) == 2
+    line, out = one_error_line(capsys)
+    assert fragment in line and out == ""
+
+
+def test_help_still_exits_0(capsys):
+    assert main(["solve", "--help"]) == 0
+    assert "--knapsack" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("make_output, fragment", [
+    (lambda tmp: ".", ".: is a folder; give a file name"),
+    (lambda tmp: str(tmp / "folder") + "/", "folder/: ends in a path separator"),
+    (lambda tmp: str(tmp / "no" / "dir" / "x.csv"), "x.csv: cannot write: folder"),
+])
+def test_bad_output_paths_name_the_users_path(agents, tmp_path, capsys, make_output, fragment):
+    before = sorted(p.name for p in tmp_path.iterdir())
+    output = make_output(tmp_path)
+    assert main(["solve", str(agents), "--alpha", "0.6", "-o", output]) == 2
+    line, _ = one_error_line(capsys)
+    assert fragment in line and ".tmp" not in line and "/." not in line.replace("./", "")
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_generate_and_export_into_a_folder_fail_cleanly(agents, tmp_path, capsys):
+    folder = tmp_path / "results"
+    folder.mkdir()
+    assert main(["generate", "--n", "5", "-o", str(folder)]) == 2
+    assert "results: is a folder" in one_error_line(capsys)[0]
+    model = tmp_path / "d.lp"
+    model.mkdir()
+    assert main(["export", str(agents), "--alpha", "0.6", "-o", str(model)]) == 2
+    assert "d.lp: is a folder" in one_error_line(capsys)[0]
+    assert list(folder.iterdir()) == [] and list(model.iterdir()) == []
+
+
+def test_generate_too_many_agents_is_a_one_line_error(capsys):
+    assert main(["generate", "--n", str(10 ** 12), "-o", "-"]) == 2
+    line, out = one_error_line(capsys)
+    assert f"--n {10 ** 12}: not enough memory" in line and out == ""
+
+
+class _NothingInTime(Solver):
+    name = "nothing-in-time"
+    exact = False
+    supports = frozenset()
+    complexity = "-"
+
+    def _solve(self, problem):
+        return RawResult(None, Status.TIME_LIMIT)
+
+
+def test_time_limit_without_a_selection_writes_nothing_and_exits_1(agents, tmp_path, capsys,
+                                                                   monkeypatch):
+    monkeypatch.setattr(cli_core, "get_solver", lambda name, **options: _NothingInTime(**options))
+    sel = tmp_path / "tl.csv"
+    code = main(["solve", str(agents), "--alpha", "0.6", "--solver", "highs", "--time-limit", "0.001",
+                 "-o", str(sel), "--json"])
+    captured = capsys.readouterr()
+    assert code == 1 and not sel.exists()
+    d = json.loads(captured.out)
+    assert d["status"] == "time_limit" and d["x"] is None and d["objective"] is None
+    assert "no selection written: status time_limit" in captured.err
+
+
+def test_huge_demand_is_infeasible_not_a_solver_failure(agents, capsys):
+    code = main(["solve", str(agents), "--alpha", "0.6", "--solver", "highs",
+                 "--demand", "99999999999999999999999", "--json"])
+    assert code == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "infeasible"
+
+
+@pytest.mark.parametrize("value", [",", "a0,,a1", " "])
+def test_empty_must_take_names_are_errors(agents, capsys, value):
+    assert main(["solve", str(agents), "--alpha", "0.6", "--must-take", value]) == 2
+    assert "--must-take: name" in one_error_line(capsys)[0]
+
+
+KNAPSACK = b"4 10\n10 5\n40 4\n30 6\n50 3\n"  # optimum 90: items 2 and 4
+
+
+def test_known_optimum_mismatch_is_flagged(tmp_path, capsys):
+    f, o = tmp_path / "kp.txt", tmp_path / "kp.opt"
+    f.write_bytes(KNAPSACK)
+    o.write_text("99\n")
+    # an exact solver that says optimal but disagrees with the stated optimum: exit 1
+    assert main(["solve", str(f), "--knapsack", "--optimum", str(o), "--solver", "cbc", "--json"]) == 1
+    captured = capsys.readouterr()
+    d = json.loads(captured.out)
+    assert d["known_optimum"] == 99 and d["known_optimum_matches"] is False
+    assert "differs from the known optimum 99" in captured.err
+    # a heuristic below the optimum is no contradiction: flagged, exit 0
+    assert main(["solve", str(f), "--knapsack", "--optimum", str(o), "--solver", "gss", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["known_optimum_matches"] is False
+
+
+PISINGER = b"first\nn 2\nc 5\nz 4\n1,4,5,1\n2,3,5,0\n-----\nsecond\nn 1\nc 5\nz 7\n1,7,2,1\n-----\n"
+
+
+def test_knapsack_from_stdin_and_instance_index_from_0(monkeypatch, capsys):
+    for index, name, optimum in (("0", "first", 4), ("1", "second", 7)):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(PISINGER), encoding="utf-8"))
+        assert main(["solve", "-", "--knapsack", "--instance", index, "--solver", "cbc",
+                     "--json"]) == 0
+        d = json.loads(capsys.readouterr().out)
+        assert d["known_optimum"] == optimum and d["objective"] == pytest.approx(optimum)
+
+
+@pytest.mark.parametrize("fmt, last", [("lp", "End"), ("mps", "ENDATA")])
+def test_export_to_stdout_with_format(agents, tmp_path, capsys, fmt, last):
+    assert main(["export", str(agents), "--alpha", "0.6", "-o", "-", "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    ref = tmp_path / f"m.{fmt}"
+    assert main(["export", str(agents), "--alpha", "0.6", "-o", str(ref)]) == 0
+    capsys.readouterr()
+    assert out == ref.read_text() and out.strip().splitlines()[-1] == last
+
+
+def test_export_to_stdout_needs_a_format(agents, capsys):
+    assert main(["export", str(agents), "--alpha", "0.6", "-o", "-"]) == 2
+    assert "needs --format lp or --format mps" in one_error_line(capsys)[0]
+    assert main(["export", str(agents), "--alpha", "0.6", "-o", "m.lp", "--format", "mps"]) == 2
+    assert "contradicts" in one_error_line(capsys)[0]
+
+
+def test_selection_csv_quotes_names_with_commas(tmp_path, capsys):
+    f = tmp_path / "a.csv"
+    f.write_text('name,quality,cost\n"x,1",0.9,0.1\ny,0.8,0.1\n')
+    sel = tmp_path / "sel.csv"
+    assert main(["solve", str(f), "--alpha", "0.5", "--solver", "dpss", "-o", str(sel)]) == 0
+    assert sel.read_text() == 'name,units\n"x,1",1\ny,1\n'
+
+
+def test_solvers_table_is_aligned_and_matches_the_readme(capsys):
+    assert main(["solvers"]) == 0
+    lines = capsys.readouterr().out.rstrip("\n").splitlines()
+    header = lines[0]
+    starts = [header.index(col) for col in ("exact", "complexity", "extensions", "available")]
+    rows = {r.name: r for r in solver_info()}
+    assert len(lines) == len(rows) + 1
+    for line in lines[1:]:
+        for s in starts:  # every column starts at the header's column, after a blank
+            assert line[s - 1] == " " and line[s] != " ", line
+    # the README's solver table states the same name, exact and complexity for every backend
+    readme = (ROOT / "README.md").read_text()
+    table = {}
+    for m in re.finditer(r"^\| `([\w-]+)` \| (yes|no) \| (.*?) \| ([\w,]+) \|$", readme, re.M):
+        table[m.group(1)] = (m.group(2), m.group(3).replace("\\|", "|"), m.group(4))
+    assert set(table) == set(rows)
+    for name, r in rows.items():
+        assert table[name] == ("yes" if r.exact else "no", r.complexity,
+                               ",".join(sorted(r.supports))), name

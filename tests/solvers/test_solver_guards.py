@@ -1,0 +1,61 @@
+"""Guards of the solver layer: DPSS refuses hopeless enumerations, a time limit without a selection
+is not feasible, an impossible demand is infeasible for every backend."""
+import numpy as np
+import pytest
+
+from subsel.models import SubsetSelectionProblem
+from subsel.solvers import get_solver
+from subsel.solvers.base import RawResult, Solver, Status
+from subsel.solvers.dpss import MAX_ENUMERATION, DPSS
+
+
+def wide_problem(n_free=40):
+    """Every agent in S2 ∪ S3 (S2: q >= alpha at a loss, S3: q < alpha at a profit): 2^n_free."""
+    even = np.arange(n_free) % 2 == 0
+    q = np.where(even, 0.9, 0.3)
+    c = np.where(even, 0.95, 0.01)
+    return SubsetSelectionProblem(quality=q, cost=c, alpha=0.6)
+
+
+def test_dpss_refuses_more_than_2_to_the_32_without_a_time_limit(monkeypatch):
+    def no_enumeration(*args):
+        raise RuntimeError("the enumeration started")
+
+    monkeypatch.setattr("subsel.solvers.dpss._enumerate", no_enumeration)
+    p = wide_problem(40)
+    assert DPSS.enumeration_size(p) > MAX_ENUMERATION
+    with pytest.raises(ValueError, match=r"about 2\^40\.0 selections over 40 free agents.*'exact'"):
+        get_solver("dpss").solve(p)
+
+
+def test_dpss_runs_a_big_enumeration_with_a_time_limit():
+    sol = get_solver("dpss", time_limit_s=0.01).solve(wide_problem(40))
+    assert sol.status in (Status.TIME_LIMIT, Status.OPTIMAL)
+    assert sol.is_feasible
+
+
+def test_dpss_still_solves_at_the_limit():
+    p = wide_problem(12)
+    assert get_solver("dpss").solve(p).objective == pytest.approx(get_solver("cbc").solve(p).objective)
+
+
+class _NothingInTime(Solver):
+    name = "nothing-in-time"
+    exact = False
+    supports = frozenset()
+    complexity = "-"
+
+    def _solve(self, problem):
+        return RawResult(None, Status.TIME_LIMIT)
+
+
+def test_time_limit_without_a_selection_is_not_feasible():
+    sol = _NothingInTime().solve(wide_problem(3))
+    assert sol.status is Status.TIME_LIMIT and not sol.is_feasible
+
+
+@pytest.mark.parametrize("name", ["cbc", "highs", "ortools-scip", "ortools-cpsat"])
+def test_impossible_demand_is_infeasible_exactly(name):
+    p = wide_problem(5).with_changes(demand=10 ** 23 + 1)
+    sol = get_solver(name).solve(p)
+    assert sol.status is Status.INFEASIBLE and not sol.is_feasible
