@@ -172,17 +172,40 @@ class OnlinePlanner:
         Raises
         ------
         ValueError
-            Not an online-planner state or an unsupported version.
+            Not an online-planner state, an unsupported version, a missing key, or a damaged
+            entry (names that are not a list of strings; a pending order that is not ``n``
+            integers in ``0..capacity`` for round ``t + 1``), naming the key.
         """
         if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
             raise ValueError(f"not a subsel online bandit state (expected format {STATE_FORMAT!r})")
         if state.get("version") != STATE_VERSION:
             raise ValueError(f"unsupported online state version {state.get('version')!r}")
-        planner = cls(state["names"], policy_from_state(state["policy"]))
+        for key in ("names", "policy"):
+            if key not in state:
+                raise ValueError(f"online state: key {key!r} is missing")
+        names = state["names"]
+        if not isinstance(names, list) or not all(isinstance(s, str) for s in names):
+            raise ValueError(f"online state: 'names' must be a list of strings; got {names!r}")
+        planner = cls(names, policy_from_state(state["policy"]))
         pending = state.get("pending")
         if pending is not None:
-            planner.pending = np.asarray(pending["units"], dtype=np.int64)
-            planner.pending_round = int(pending["round"])
+            pol = planner.policy
+            if not isinstance(pending, dict) or "units" not in pending or "round" not in pending:
+                raise ValueError(f"online state: 'pending' must hold 'round' and 'units'; got {pending!r}")
+            units, rnd = pending["units"], pending["round"]
+            if (not isinstance(units, list) or len(units) != pol.n
+                    or not all(isinstance(u, int) and not isinstance(u, bool) for u in units)):
+                raise ValueError(f"online state: pending 'units' must be {pol.n} integers; got {units!r}")
+            u = np.asarray(units, dtype=np.int64)
+            bad = np.flatnonzero((u < 0) | (u > pol.capacity))
+            if bad.size:
+                i = int(bad[0])
+                raise ValueError(f"online state: pending units[{i}] = {units[i]} is outside 0..capacity "
+                                 f"{int(pol.capacity[i])}")
+            if rnd != pol.t + 1 or isinstance(rnd, bool):
+                raise ValueError(f"online state: pending round {rnd!r} is not the next round {pol.t + 1}")
+            planner.pending = u
+            planner.pending_round = int(rnd)
         return planner
 
 
@@ -192,7 +215,11 @@ def _count(value: Any, row: int, col: str) -> int:
     except ValueError:
         raise ValueError(f"observations row {row}, column {col!r}: expected a non-negative integer; "
                          f"got {value!r}") from None
-    if not np.isfinite(v) or v < 0 or v != round(v):
-        raise ValueError(f"observations row {row}, column {col!r}: expected a non-negative integer; "
-                         f"got {value!r}")
+    if not np.isfinite(v) or v < 0 or v != round(v) or v > _MAX_COUNT:
+        raise ValueError(f"observations row {row}, column {col!r}: expected a non-negative integer"
+                         f"{' up to 2^53' if np.isfinite(v) and v > _MAX_COUNT else ''}; got {value!r}")
     return int(v)
+
+
+#: Largest count read from an observations cell (integers beyond it are not exact as floats).
+_MAX_COUNT = 2 ** 53

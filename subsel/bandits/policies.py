@@ -145,9 +145,14 @@ class Policy:
                  runs: int | None = None):
         self.oracle = resolve_oracle(oracle)
         self.runs = None if runs is None else _check_int(runs, "runs", 1)
-        c = np.array(cost, dtype=float)
+        try:
+            c = np.array(cost, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"cost must be an array of numbers; got {cost!r}") from None
         if c.ndim not in (1, 2) or (c.ndim == 2 and c.shape[0] != (self.runs or 1)):
             raise ValueError(f"cost must have shape (n,) or (runs, n); got {c.shape}")
+        if c.shape[-1] == 0:
+            raise ValueError(f"cost must hold at least one agent; got shape {c.shape}")
         if c.ndim == 2 and self.runs is None:
             raise ValueError("cost has one row per run but runs is None")
         n = c.shape[-1]
@@ -289,13 +294,20 @@ class Policy:
                 "w": _intlist(self.w), "good": _intlist(self.good)}
 
     def _load_stats(self, state: dict[str, Any]) -> None:
-        w = np.array(state["w"], dtype=float)
-        good = np.array(state["good"], dtype=float)
+        try:
+            w = np.array(state["w"], dtype=float)
+            good = np.array(state["good"], dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError("state statistics 'w' and 'good' must be arrays of numbers; got "
+                             f"w {state['w']!r}, good {state['good']!r}") from None
         if w.shape != self.w.shape or good.shape != self.w.shape:
             raise ValueError(f"state statistics must have shape {self.w.shape}; got w {w.shape}, "
                              f"good {good.shape}")
-        if np.any(good > w) or np.any(w < 0) or np.any(good < 0):
-            raise ValueError("state statistics must satisfy 0 <= good <= w")
+        bad = np.argwhere(~np.isfinite(w) | ~np.isfinite(good) | (good > w) | (w < 0) | (good < 0))
+        if bad.size:
+            i = tuple(int(v) for v in bad[0])
+            raise ValueError(f"state statistics must satisfy 0 <= good <= w; got w{list(i)} = {w[i]:g}, "
+                             f"good{list(i)} = {good[i]:g}")
         t = state["t"]
         self.t = _check_int(t, "t", 0)
         self.w, self.good = w, good
@@ -423,7 +435,8 @@ class CautiousUCB(CUCB):
 
     Parameters
     ----------
-    As :class:`CUCB`.
+    oracle, cost, alpha, R, capacity, epsilon, runs
+        As :class:`CUCB`.
     """
 
     name = "cautious-ucb"
@@ -572,7 +585,8 @@ def policy_from_state(state: dict[str, Any], oracle: Solver | None = None) -> Po
     Raises
     ------
     ValueError
-        Not a policy state, unknown version or policy, or inconsistent statistics.
+        Not a policy state, unknown version or policy, a missing key, or inconsistent
+        statistics (naming the key or field).
     """
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
         raise ValueError(f"not a subsel bandit policy state (expected format {STATE_FORMAT!r})")
@@ -582,6 +596,11 @@ def policy_from_state(state: dict[str, Any], oracle: Solver | None = None) -> Po
     name = state.get("policy")
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r} in state; known: {', '.join(POLICIES)}")
+    missing = [k for k in ("params", "oracle", "t", "w", "good") if k not in state]
+    if missing:
+        raise ValueError(f"policy state: key {missing[0]!r} is missing")
+    if not isinstance(state["params"], dict):
+        raise ValueError(f"policy state: 'params' must be a mapping; got {state['params']!r}")
     params = dict(state["params"])
     policy = make_policy(name, oracle if oracle is not None else state["oracle"], **params)
     policy._load_stats(state)

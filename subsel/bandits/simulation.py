@@ -38,10 +38,17 @@ def paper_instances(n: int, runs: int, alpha: float, seed: int | np.random.SeedS
     -------
     (quality, cost) : two ndarrays of shape (runs, n)
     """
+    for name, value in (("n", n), ("runs", runs)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
     children = np.random.SeedSequence(seed).spawn(int(runs)) if not isinstance(
         seed, np.random.SeedSequence) else seed.spawn(int(runs))
-    probs = [SubsetSelectionProblem.random(n, alpha, np.random.default_rng(s), R=R) for s in children]
-    return np.array([p.quality for p in probs]), np.array([p.cost for p in probs])
+    quality = np.empty((len(children), int(n)))
+    cost = np.empty_like(quality)
+    for j, s in enumerate(children):  # one problem at a time: memory O(runs n), not O(runs) objects
+        p = SubsetSelectionProblem.random(n, alpha, np.random.default_rng(s), R=R)
+        quality[j], cost[j] = p.quality, p.cost
+    return quality, cost
 
 
 def regret_constants(quality: np.ndarray, cost: np.ndarray, alpha: float, R: float = 1.0,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -24,13 +25,64 @@ from . import CLIError
 
 
 # ---------------------------------------------------------------------------------------- simulate
+def _check_writable_dir(path: Path, option: str) -> None:
+    """Fail before any work when ``path`` cannot become a writable folder."""
+    if path.exists() and not path.is_dir():
+        raise CLIError(f"{option} {path} exists and is not a folder")
+    parent = path
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise CLIError(f"{option} {path}: cannot write into {parent}")
+
+
+def _check_writable_file(path: Path, option: str) -> None:
+    """Fail before any work when the file ``path`` cannot be written (missing or read-only folder)."""
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise CLIError(f"{option} {path} is a folder, not a file")
+    if not parent.is_dir():
+        raise CLIError(f"{option} {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise CLIError(f"{option} {path}: cannot write into folder {parent}")
+
+
+def _available_memory() -> int | None:
+    """Bytes of physical memory available now, or None where the platform does not say."""
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _check_memory(n: int, runs: int) -> None:
+    """Refuse before any work a simulation whose arrays cannot fit in the memory available.
+
+    About 16 float64 arrays of shape (runs, n) live at once (instances, statistics, selections,
+    outcomes), plus about 1 kB per run for its seed sequence and per-run constants.
+    """
+    need = runs * (16 * 8 * n + 1024)
+    avail = _available_memory()
+    if avail is not None and need > avail:
+        raise CLIError(f"--runs {runs} with --n {n} needs about {need / 2**30:.1f} GiB of memory; "
+                       f"{avail / 2**30:.1f} GiB are available")
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise CLIError(f"--out {out} exists and is not a folder")
     for name, value, low in (("--n", args.n, 1), ("--T", args.T, 1), ("--runs", args.runs, 1)):
         if value < low:
             raise CLIError(f"{name} must be >= {low}; got {value}")
+    _check_memory(args.n, args.runs)
+    _check_writable_dir(out, "--out")
+    try:
+        return _simulate(args, out)
+    except MemoryError:
+        raise CLIError(f"out of memory for --n {args.n} --runs {args.runs} --T {args.T}; "
+                       "use fewer runs or agents") from None
+
+
+def _simulate(args: argparse.Namespace, out: Path) -> int:
     seq = np.random.SeedSequence(args.seed)
     inst_seq, env_seq, pol_seq = seq.spawn(3)
     quality, cost = paper_instances(args.n, args.runs, args.alpha, inst_seq, R=args.R)
@@ -40,7 +92,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     env = BernoulliEnvironment(quality, cost, R=args.R, seed=env_seq)
     result = simulate(policy, env, args.T, args.epsilon, tau=getattr(policy, "tau", 0),
                       progress=args.progress)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CLIError(f"--out {out}: cannot create the folder ({exc.strerror})") from None
     curves = result.curves()
     atomic_write_text(out / "curves.csv", curves.to_csv(index=False, float_format="%.10g"))
     runs = pd.DataFrame({"run": np.arange(args.runs), "optimum": result.optimum, "L": result.L})
@@ -101,6 +156,9 @@ def _read_csv(path: str, what: str) -> pd.DataFrame:
         df = pd.read_csv(p, dtype=str, keep_default_na=False, skipinitialspace=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise CLIError(f"{p}: not a readable CSV file ({exc})".splitlines()[0]) from None
+    if not isinstance(df.index, pd.RangeIndex):
+        # pandas silently turns the first fields into an index when rows are longer than the header
+        raise CLIError(f"{p}: row 0 has more fields than the header {list(map(str, df.columns))}")
     df.columns = [str(c).strip() for c in df.columns]
     return df
 
@@ -115,6 +173,8 @@ def _load_state(path: str) -> OnlinePlanner:
         raise CLIError(f"{p}: not a JSON state file ({exc})") from None
     try:
         return OnlinePlanner.from_state(state)
+    except ValueError as exc:
+        raise CLIError(f"{p}: {exc}") from None
     except (KeyError, TypeError) as exc:
         raise CLIError(f"{p}: damaged state file ({type(exc).__name__}: {exc})") from None
 
@@ -127,6 +187,13 @@ def _cmd_init(args: argparse.Namespace) -> int:
     state = Path(args.state)
     if state.exists() and not args.force:
         raise CLIError(f"state file {state} exists; use --force to replace it")
+    _check_writable_file(state, "--state")
+    try:  # the settings first, on a placeholder agent, so their errors do not blame the CSV
+        OnlinePlanner.create(pd.DataFrame({"name": ["x"], "cost": ["0"]}), alpha=args.alpha,
+                             epsilon=args.epsilon, horizon=args.horizon, policy=args.policy,
+                             oracle=args.oracle, R=args.R, seed=args.seed)
+    except TypeError as exc:  # e.g. a --seed the policy rejects
+        raise CLIError(str(exc)) from None
     agents = _read_csv(args.agents, "agents")
     try:
         planner = OnlinePlanner.create(agents, alpha=args.alpha, epsilon=args.epsilon,
@@ -143,6 +210,8 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 def _cmd_next(args: argparse.Namespace) -> int:
     planner = _load_state(args.state)
+    if args.output != "-":
+        _check_writable_file(Path(args.output), "--output")
     order = planner.next_order()
     text = order.to_csv(index=False)
     if args.output == "-":

@@ -63,6 +63,23 @@ def _datasets(args: argparse.Namespace, name: str) -> list[str] | None:
     return names
 
 
+def _check_data_files(names: list[str], scale: str, datasets: list[str] | None) -> None:
+    """Load the real data sets the chosen experiments need, before touching ``--out``."""
+    from ..experiments.registry import DATASET_EXPERIMENTS
+
+    needed: list[str] = []
+    for exp in names:
+        if exp in DATASET_EXPERIMENTS:
+            from ..experiments.emsco import experiment_datasets
+
+            chosen = None if datasets is None else (datasets[:1] if exp == "emsco-sweep" else datasets)
+            needed += [d for d in experiment_datasets(exp, scale, chosen) if d not in needed]
+    if needed:
+        from ..experiments.emsco import check_data_files
+
+        check_data_files(needed)
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from ..experiments import EXPERIMENTS, run_experiment
     from ..experiments.registry import DATASET_EXPERIMENTS
@@ -72,8 +89,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         raise CLIError(f"unknown experiment {args.name!r}; choose one of {', '.join(EXPERIMENTS)}, all")
     datasets = _datasets(args, name)
     backend = _backend(args)
-    out = _out_dir(args.out)
     names = list(EXPERIMENTS) if name == "all" else [name]
+    _check_data_files(names, args.scale, datasets)  # a missing data file fails before any grid runs
+    out = _out_dir(args.out)
     total = time.perf_counter()
     for exp in names:
         start = time.perf_counter()
@@ -81,10 +99,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         if datasets is not None and exp in DATASET_EXPERIMENTS:
             extra["datasets"] = datasets[:1] if exp == "emsco-sweep" else datasets
         files = run_experiment(exp, out, scale=args.scale, seed=args.seed, **backend, **extra)
-        print(f"{exp}: {time.perf_counter() - start:.1f} s -> " + ", ".join(str(f) for f in files),
-              flush=True)
+        print(f"{exp}: {time.perf_counter() - start:.1f} s in all (task grid, tables, figure, markdown) -> "
+              + ", ".join(str(f) for f in files), flush=True)
     if len(names) > 1:
-        print(f"all: {time.perf_counter() - total:.1f} s", flush=True)
+        print(f"all: {time.perf_counter() - total:.1f} s in all", flush=True)
     return 0
 
 
@@ -94,7 +112,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     solvers = _split(args.solvers, str, "--solvers")
     n = _split(args.n, int, "--n")
     alpha = _split(args.alpha, float, "--alpha")
-    check_comparison(solvers, n, alpha, args.instances, args.reference)  # before touching --out
+    _, reference = check_comparison(solvers, n, alpha, args.instances, args.reference)  # before --out
+    if reference not in [s.strip().lower() for s in solvers]:
+        why = "from --reference" if args.reference is not None else "none of the listed solvers is exact"
+        print(f"compare: reference {reference} added to the solvers ({why}); ratios are z / z_{reference}",
+              flush=True)
     if args.time_limit is not None and not args.time_limit > 0:
         raise CLIError(f"--time-limit must be a positive number of seconds; got {args.time_limit}")
     backend = _backend(args)
@@ -102,7 +124,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     files = compare(solvers, n, alpha, args.instances, out_dir=out, reference=args.reference,
                     seed=args.seed, time_limit_s=args.time_limit, table_format=args.format, **backend)
-    print(f"compare: {time.perf_counter() - start:.1f} s -> " + ", ".join(str(f) for f in files))
+    print(f"compare: {time.perf_counter() - start:.1f} s in all (task grid, ratios, figure, markdown) -> "
+          + ", ".join(str(f) for f in files))
     return 0
 
 
@@ -156,7 +179,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--instances", type=int, default=10, metavar="K",
                    help="instances per (n, alpha) (default 10)")
     c.add_argument("--reference", metavar="NAME",
-                   help="solver in the ratios' denominator (default: the first exact solver listed)")
+                   help="solver in the ratios' denominator (default: the first exact solver listed, else "
+                        "'exact', added automatically)")
     c.add_argument("--time-limit", type=float, metavar="SECONDS", help="per-solve time limit")
     c.add_argument("--format", choices=("csv", "parquet"), default="csv", help="table format")
     c.add_argument("--out", default="results/compare", metavar="DIR",

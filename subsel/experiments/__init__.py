@@ -8,7 +8,8 @@ nothing in ``models``, ``solvers``, ``bandits`` or ``evolution`` imports it.
 - :mod:`subsel.experiments.registry` — :data:`EXPERIMENTS`, the ``subsel reproduce`` table.
 """
 from .registry import EXPERIMENTS, SCALES, ExperimentConfig, get_experiment, run_experiment
-from .runner import Task, TaskError, checkpoint_path, grid, run_grid, write_table
+from .runner import (Task, TaskError, TaskFileNotFoundError, TaskInputError, checkpoint_path, grid,
+                     run_grid, write_table)
 
 __all__ = [
     "EXPERIMENTS",
@@ -16,6 +17,8 @@ __all__ = [
     "ExperimentConfig",
     "Task",
     "TaskError",
+    "TaskFileNotFoundError",
+    "TaskInputError",
     "checkpoint_path",
     "get_experiment",
     "grid",

@@ -149,8 +149,9 @@ def _header(config: ExperimentConfig, name: str, title: str, size: dict, elapsed
             f"Reproduces {_PAPER}. Command: `subsel reproduce {name} {flag} --seed {config.seed}`.",
             f"Scale `{config.scale}`: n = {N_AGENTS}, q, c ~ U[0, 1], α = {ALPHA}, R = {R:g}, "
             f"{_horizons(size)} rounds, {size['runs']} independent runs per curve (paper: T = 100,000, "
-            f"1000 runs). This invocation took {elapsed:.1f} s ({backend}; tasks finished by an earlier "
-            "run into the same folder are reused, not re-timed).", ""]
+            f"1000 runs). The task grid took {elapsed:.1f} s ({backend}; tasks finished by an earlier "
+            "run into the same folder are reused, not re-timed; the `subsel reproduce` line's time "
+            "also counts the tables, figure and this file).", ""]
 
 
 def _per_task(table: pd.DataFrame) -> pd.DataFrame:

@@ -12,8 +12,6 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import pandas as pd
-
 from ..models._io import atomic_write_text
 from ..solvers import get_solver
 from ..solvers.registry import SOLVERS
@@ -22,7 +20,24 @@ from .plots import plot_comparison
 from .runner import grid, run_grid, write_table
 from .tasks import solve_instance
 
-__all__ = ["compare", "check_comparison"]
+__all__ = ["compare", "check_comparison", "default_reference"]
+
+
+def default_reference() -> str:
+    """The reference used when no exact solver is listed: the first available exact solver of the
+    registry other than ``dpss`` (exponential enumeration), normally ``exact``.
+
+    Raises
+    ------
+    ValueError
+        No exact solver is available here.
+    """
+    from ..solvers import solver_info
+
+    for info in solver_info():
+        if info.exact and info.available and info.name != "dpss":
+            return info.name
+    raise ValueError("no exact solver is available for the ratios' reference; pass --reference NAME")
 
 
 def check_comparison(solvers: Sequence[str], n: Sequence[int], alpha: Sequence[float], instances: int,
@@ -40,19 +55,23 @@ def check_comparison(solvers: Sequence[str], n: Sequence[int], alpha: Sequence[f
     instances : int
         Instances per (n, α), ``>= 1``.
     reference : str, optional
-        The denominator of the ratios.  Default: the first exact solver of ``solvers``, else the
-        first solver.  A reference not in ``solvers`` is added to the front.
+        The denominator of the ratios.  Default: the first exact solver of ``solvers``; when none
+        is exact, the first available exact solver of the registry other than the exponential
+        ``dpss`` (:func:`default_reference`; normally ``exact``), so a ratio is always measured
+        against an optimum.  A reference not in ``solvers`` is added to the front.
 
     Returns
     -------
     (list of str, str)
-        Normalised solver names (reference included) and the reference.
+        Normalised solver names (reference included, first when it was added) and the reference.
 
     Raises
     ------
     ValueError
         Unknown or unavailable solver (naming it and listing the known ones), repeats, empty lists,
-        ``n < 1``, α outside [0, 1], ``instances < 1``.
+        only the reference to compare (its ratios to itself would all be 1: nothing is run),
+        no exact solver available for the default reference, ``n < 1``, α outside [0, 1],
+        ``instances < 1``.
     """
     names = [str(s).strip().lower() for s in solvers]
     if not names or any(not s for s in names):
@@ -70,7 +89,13 @@ def check_comparison(solvers: Sequence[str], n: Sequence[int], alpha: Sequence[f
         get_solver(s)  # unavailable here -> ValueError saying why
     if reference is None:
         exact = [s for s in names if type(get_solver(s)).exact]
-        reference = exact[0] if exact else names[0]
+        reference = exact[0] if exact else default_reference()
+        if reference not in names:
+            names.insert(0, reference)
+    if len(names) < 2:
+        raise ValueError(f"solvers: only the reference {reference!r} is listed; its ratios to itself "
+                         "would all be 1. List at least one more solver (e.g. "
+                         f"'{reference},{'exact' if reference == 'gss' else 'gss'}')")
     if not list(n):
         raise ValueError("n: give at least one instance size")
     for i, v in enumerate(n):
@@ -133,12 +158,8 @@ def compare(solvers: Sequence[str], n: Sequence[int], alpha: Sequence[float], in
     elapsed = time.perf_counter() - start
 
     files = [out / f"compare.{table_format}"]
-    if len(names) > 1:
-        ratios = add_ratios(table, reference)
-        summary = summarize(ratios, by=("n", "alpha", "solver"))
-    else:
-        ratios = pd.DataFrame()
-        summary = pd.DataFrame(columns=["n", "alpha", "solver", "mean_ratio"])
+    ratios = add_ratios(table, reference)  # check_comparison guarantees a solver besides the reference
+    summary = summarize(ratios, by=("n", "alpha", "solver"))
     times = (table.groupby(["n", "alpha", "solver"], sort=True)["wall_time_s"].median()
              .rename("median_wall_time_s").reset_index())
     status = (table.groupby(["solver", "status"]).size().unstack(fill_value=0))
@@ -151,12 +172,16 @@ def compare(solvers: Sequence[str], n: Sequence[int], alpha: Sequence[float], in
              f"--alpha {','.join(f'{a:g}' for a in alpha)} --instances {instances} --reference {reference} "
              f"--seed {seed}`.",
              f"{len(tasks)} random instances (q, c ~ U[0, 1], R = 1), every solver on every instance; "
-             f"this invocation took {elapsed:.1f} s.", "",
-             "## Median wall time per solve [s]", "",
-             to_markdown(times.pivot_table(index=["n", "alpha"], columns="solver",
-                                           values="median_wall_time_s").reset_index(), ".3g"),
-             "Statuses: " + "; ".join(f"{s}: " + ", ".join(f"{k} {int(v)}" for k, v in row.items() if v)
-                                      for s, row in status.iterrows()) + ".", ""]
+             f"the task grid took {elapsed:.1f} s (the `subsel compare` line's time also counts the "
+             "ratios, figure and this file).", ""]
+    if reference not in {str(x).strip().lower() for x in solvers}:
+        lines += [f"Reference `{reference}` was added automatically: none of the listed solvers is "
+                  "exact (pass `--reference NAME` to choose another).", ""]
+    lines += ["## Median wall time per solve [s]", "",
+              to_markdown(times.pivot_table(index=["n", "alpha"], columns="solver",
+                                            values="median_wall_time_s").reset_index(), ".3g"),
+              "Statuses: " + "; ".join(f"{s}: " + ", ".join(f"{k} {int(v)}" for k, v in row.items() if v)
+                                       for s, row in status.iterrows()) + ".", ""]
     if len(summary):
         cols = ["n", "alpha", "solver", "instances", "defined", "zero_reference", "reference_failed",
                 "solver_failed", "mean_ratio", "median_ratio", "min_ratio", "share_at_1",

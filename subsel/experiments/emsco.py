@@ -39,7 +39,7 @@ from .registry import ExperimentConfig
 from .runner import Task, grid, run_grid, write_table
 
 __all__ = ["TABLE2_DATASETS", "TABLE2_SCALES", "SWEEP_SCALES", "SWEEP_CONFIDENCES", "METHODS",
-           "check_datasets", "emsco_sweep", "emsco_table2", "margin_of_error", "nondominated_methods",
+           "check_datasets", "check_data_files", "experiment_datasets", "emsco_sweep", "emsco_table2", "margin_of_error", "nondominated_methods",
            "summarize_methods", "check_claims"]
 
 #: The paper's five data sets, in Table II's order.
@@ -290,6 +290,58 @@ def check_datasets(names) -> list[str]:
     return out
 
 
+def experiment_datasets(experiment: str, scale: str, datasets=None) -> list[str]:
+    """The data sets ``experiment`` (``emsco-table2`` or ``emsco-sweep``) will load at ``scale``.
+
+    Parameters
+    ----------
+    experiment : {"emsco-table2", "emsco-sweep"}
+    scale : {"tiny", "quick", "full"}
+    datasets : sequence of str, optional
+        The user's choice (``--datasets``); ``None`` gives the scale's default.
+
+    Returns
+    -------
+    list of str
+        Normalised names (see :func:`check_datasets`).
+
+    Raises
+    ------
+    ValueError
+        Unknown experiment, scale or data set; more than one data set for ``emsco-sweep``.
+    """
+    table = {"emsco-table2": TABLE2_SCALES, "emsco-sweep": SWEEP_SCALES}.get(experiment)
+    if table is None:
+        raise ValueError(f"experiment {experiment!r} loads no data set (only emsco-table2, emsco-sweep)")
+    if scale not in table:
+        raise ValueError(f"scale must be one of {', '.join(table)}; got {scale!r}")
+    size = table[scale]
+    names = check_datasets(datasets or (size["datasets"] if "datasets" in size else [size["dataset"]]))
+    if experiment == "emsco-sweep" and len(names) != 1:
+        raise ValueError(f"emsco-sweep takes one data set (--dataset NAME); got {', '.join(names)}")
+    return names
+
+
+def check_data_files(names, seed: int = 0) -> None:
+    """Load every real data set of ``names`` once, so a missing file fails before a grid starts.
+
+    The synthetic sets need no file and are skipped.  The data home is
+    ``subsel.evolution.datasets.data_home()`` (``$SUBSEL_DATA``, else ``~/.subsel/data``).
+
+    Raises
+    ------
+    FileNotFoundError
+        A real data set's file is missing (the message names the file, the folder and its source).
+    ValueError
+        Unknown data set, or a file that cannot be read as that data set.
+    """
+    from ..evolution.datasets import load_dataset
+
+    for name in check_datasets(names):
+        if name not in SYNTHETIC and name != "breast_cancer":
+            load_dataset(name, seed=seed)
+
+
 def _setup(dataset: str, data_seed: int, confidence: float | None = None):
     """Load, split and wrap a data set in a :class:`StagedClassificationProblem` (validation split)."""
     from ..evolution.datasets import load_dataset
@@ -489,11 +541,13 @@ def emsco_table2(config: ExperimentConfig) -> list[Path]:
     ValueError
         Unknown data set.
     FileNotFoundError
-        A real data set's file is missing (see ``subsel.evolution.datasets.data_home``).
+        A real data set's file is missing (see ``subsel.evolution.datasets.data_home``); checked
+        before any task runs, so nothing is written.
     """
     name = "emsco-table2"
     size = _scale_settings(config, TABLE2_SCALES)
-    datasets = check_datasets(config.datasets or size["datasets"])
+    datasets = experiment_datasets(name, config.scale, config.datasets)
+    check_data_files(datasets, config.seed)  # a missing file fails here, before any task runs
     common = {"data_seed": config.seed, "population": size["population"],
               "generations": size["generations"]}
     tasks = grid(config.seed, {"dataset": datasets, "part": ["baselines"], "run": [0]}, fixed=common)
@@ -539,9 +593,10 @@ def _table2_markdown(config, size, datasets, table, summary, claims, elapsed) ->
                            "converged and only show that the pipeline works; use `--full` for the "
                            "paper's settings."),
         f"One train / validation / test split (60/20/20, seed {config.seed}) per data set, shared "
-        "by every run and method; objectives below are on the test split. This invocation took "
+        "by every run and method; objectives below are on the test split. The task grid took "
         f"{elapsed:.1f} s ({_backend_text(config)}; tasks finished by an earlier run into the same "
-        "folder are reused, not re-timed).", "",
+        "folder are reused, not re-timed; the `subsel reproduce` line's time also counts the data "
+        "check, tables, figure and this file).", "",
         "Methods: `emsco` (the paper's EMSCO), `emsco+ilp` (initial population partly seeded by "
         "feature subsets from the subset-selection ILP, solved through the solver registry), "
         "`nsga2` (pymoo's NSGA-II, same encoding, operators, objectives and evaluation budget; "
@@ -612,13 +667,13 @@ def emsco_sweep(config: ExperimentConfig) -> list[Path]:
     ------
     ValueError
         Unknown data set, or more than one.
+    FileNotFoundError
+        The data set's file is missing (checked before any task runs).
     """
     name = "emsco-sweep"
     size = _scale_settings(config, SWEEP_SCALES)
-    datasets = check_datasets(config.datasets or [size["dataset"]])
-    if len(datasets) != 1:
-        raise ValueError(f"emsco-sweep takes one data set (--dataset NAME); got {', '.join(datasets)}")
-    dataset = datasets[0]
+    dataset = experiment_datasets(name, config.scale, config.datasets)[0]
+    check_data_files([dataset], config.seed)  # a missing file fails here, before any task runs
     tasks = grid(config.seed, {"confidence": list(size["confidences"]), "run": range(size["runs"])},
                  fixed={"dataset": dataset, "data_seed": config.seed,
                         "population": size["population"], "generations": size["generations"]})
@@ -648,8 +703,9 @@ def emsco_sweep(config: ExperimentConfig) -> list[Path]:
              f"Command: `subsel reproduce emsco-sweep {_flag(config)} --seed {config.seed} --dataset "
              f"{dataset}`. {size['runs']} EMSCO run(s) per p̂, population {pop}, "
              f"{size['generations']} generations, the data set's other settings (SPEC §3); one "
-             f"split (seed {config.seed}); test-split objectives. Took {elapsed:.1f} s "
-             f"({_backend_text(config)}).", "",
+             f"split (seed {config.seed}); test-split objectives. The task grid took {elapsed:.1f} s "
+             f"({_backend_text(config)}; the `subsel reproduce` line's time also counts the data "
+             "check, tables, figure and this file).", "",
              to_markdown(summary[["confidence", "runs", "g1", "moe_g1", "g2", "moe_g2", "g3*",
                                   "moe_g3*", "mean_wall_time_s"]]),
              f"Correlation of p̂ with mean accuracy: {corr:.3f}; coverage from {summary['g1'].max():.3f} "

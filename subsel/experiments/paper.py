@@ -102,8 +102,9 @@ def _header(config: ExperimentConfig, name: str, title: str, size: dict, elapsed
         "",
         f"Reproduces {_PAPER}. Command: `subsel reproduce {name} {flag} --seed {config.seed}`.",
         f"Scale `{config.scale}`: {size['instances']} instances per (n, α) cell, {instances} instances in "
-        f"all; q, c ~ U[0, 1], R = 1. This invocation took {elapsed:.1f} s ({backend}; tasks finished "
-        "by an earlier run into the same folder are reused, not re-timed).",
+        f"all; q, c ~ U[0, 1], R = 1. The task grid took {elapsed:.1f} s ({backend}; tasks finished "
+        "by an earlier run into the same folder are reused, not re-timed; the `subsel reproduce` line's "
+        "time also counts the tables, figure and this file).",
         "",
     ]
 

@@ -41,7 +41,8 @@ import pandas as pd
 
 from ..models._io import atomic_write_text, atomic_write_with
 
-__all__ = ["Task", "TaskError", "grid", "run_grid", "checkpoint_path", "write_table"]
+__all__ = ["Task", "TaskError", "TaskInputError", "TaskFileNotFoundError", "grid", "run_grid",
+           "checkpoint_path", "write_table"]
 
 #: Table formats by file extension.
 TABLE_FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
@@ -51,6 +52,43 @@ _SCALARS = (bool, int, float, str, type(None))
 
 class TaskError(RuntimeError):
     """A task function raised; the message names the task.  Finished tasks stay in the checkpoint."""
+
+
+class TaskInputError(TaskError, ValueError):
+    """A task function raised :class:`ValueError` (bad input, not a bug).
+
+    Also a :class:`ValueError`, so callers that report user errors in one line (the CLI) catch it;
+    its message is the task's own message followed by ``(task ...)``, and ``task_id`` names the task.
+    """
+
+    def __init__(self, message: str, task_id: str = "") -> None:
+        super().__init__(message)
+        self.task_id = task_id
+
+    def __reduce__(self):  # picklable across joblib / Dask workers
+        return (type(self), (str(self), self.task_id))
+
+
+class TaskFileNotFoundError(TaskError, FileNotFoundError):
+    """A task function raised :class:`FileNotFoundError` (e.g. a data file is missing).
+
+    Also a :class:`FileNotFoundError`, so the CLI prints it in one line; see :class:`TaskInputError`.
+    """
+
+    def __init__(self, message: str, task_id: str = "") -> None:
+        super().__init__(message)
+        self.task_id = task_id
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.task_id))
+
+    def __str__(self) -> str:  # OSError's str would show "(None, ...)" forms otherwise
+        return self.args[0] if self.args else ""
+
+
+#: Exceptions of a task function that are the user's to fix, re-raised as these TaskError types.
+_USER_ERRORS: tuple[tuple[type[Exception], type[TaskError]], ...] = (
+    (FileNotFoundError, TaskFileNotFoundError), (ValueError, TaskInputError))
 
 
 def _json_default(value: Any) -> Any:
@@ -233,6 +271,16 @@ def _table_format(out: Path) -> str:
     return fmt
 
 
+def _check_writer(fmt: str) -> None:
+    """Fail before any work when the table could not be written at the end (Parquet needs pyarrow)."""
+    if fmt == "parquet":
+        try:
+            pd.io.parquet.get_engine("auto")
+        except ImportError as exc:
+            raise ValueError(f"writing Parquet tables needs pyarrow (or fastparquet) installed; "
+                             f"use a .csv output instead ({str(exc).splitlines()[0]})") from None
+
+
 def write_table(df: pd.DataFrame, out: str | os.PathLike) -> Path:
     """Write ``df`` atomically as CSV or Parquet, chosen by ``out``'s extension.
 
@@ -249,10 +297,11 @@ def write_table(df: pd.DataFrame, out: str | os.PathLike) -> Path:
     Raises
     ------
     ValueError
-        Unknown extension.
+        Unknown extension; Parquet without pyarrow (or fastparquet).
     """
     out = Path(out)
     fmt = _table_format(out)
+    _check_writer(fmt)
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "csv":
         atomic_write_text(out, df.to_csv(index=False))
@@ -265,7 +314,13 @@ def _call(fn: Callable[[Task], Iterable[Mapping[str, Any]]], task: Task) -> tupl
     """Run one task where it lands (any process) and return plain-JSON rows."""
     try:
         rows = fn(task)
+    except TaskError:
+        raise
     except Exception as exc:
+        for kind, wrapper in _USER_ERRORS:
+            if isinstance(exc, kind):
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                raise wrapper(f"{first} (task {task.id}, seed {task.seed})", task.id) from exc
         raise TaskError(f"task {task.id} (seed {task.seed}) failed: {type(exc).__name__}: {exc}") from exc
     if isinstance(rows, Mapping) or not isinstance(rows, Iterable):
         raise TaskError(f"task {task.id}: the task function must return a list of row dicts; "
@@ -404,10 +459,15 @@ def run_grid(tasks: Sequence[Task], fn: Callable[[Task], Iterable[Mapping[str, A
     TypeError
         A task is not a :class:`Task`; ``fn`` is not callable; a row is not a dict.
     ValueError
-        Duplicate task ids; bad ``jobs``; unknown table extension; unreachable scheduler.
+        Duplicate task ids; bad ``jobs``; unknown table extension or Parquet without pyarrow
+        (checked before any task runs); unreachable scheduler.
     TaskError
         A task function raised: tasks finished before it are kept in the checkpoint, so a re-run
-        continues from there.
+        continues from there.  A run that finished no task leaves no checkpoint file.
+    TaskInputError, TaskFileNotFoundError
+        The task function raised :class:`ValueError` / :class:`FileNotFoundError` (a user error such
+        as a missing data file): a :class:`TaskError` that is also that built-in type, with the
+        task's message first, so a command line can print it in one line.
 
     Examples
     --------
@@ -433,7 +493,7 @@ def run_grid(tasks: Sequence[Task], fn: Callable[[Task], Iterable[Mapping[str, A
     done: dict[tuple[str, int], list[dict]] = {}
     if out is not None:
         out = Path(out)
-        _table_format(out)
+        _check_writer(_table_format(out))  # before any task: a run that cannot end leaves nothing
         out.parent.mkdir(parents=True, exist_ok=True)
         ckpt = checkpoint_path(out)
         if resume:
@@ -445,11 +505,13 @@ def run_grid(tasks: Sequence[Task], fn: Callable[[Task], Iterable[Mapping[str, A
     pending = [t for t in tasks if (t.id, t.seed) not in done]
 
     bar = _progress_bar(progress, len(tasks), len(tasks) - len(pending), desc)
-    fh = open(ckpt, "a", encoding="utf-8") if ckpt is not None else None
+    fh = None  # opened at the first finished task: a run that finishes none leaves no file behind
     try:
         for task_id, seed, rows in _execute(fn, pending, jobs, scheduler):
             done[(task_id, seed)] = rows
-            if fh is not None:
+            if ckpt is not None:
+                if fh is None:
+                    fh = open(ckpt, "a", encoding="utf-8")
                 fh.write(json.dumps({"task": task_id, "seed": seed, "rows": rows}) + "\n")
                 fh.flush()
             bar.update(1)

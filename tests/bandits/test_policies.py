@@ -200,3 +200,27 @@ def test_invalid_update(x, good, match):
 def test_invalid_state(state, match):
     with pytest.raises(ValueError, match=match):
         policy_from_state(state)
+
+
+@pytest.mark.parametrize("cost, match", [
+    ([], r"cost must hold at least one agent; got shape \(0,\)"),
+    ([0.1, "x"], r"cost must be an array of numbers; got \[0.1, 'x'\]"),
+])
+def test_policy_cost_errors_name_the_field(cost, match):
+    with pytest.raises(ValueError, match=match):
+        SSUCB("dpss", cost=cost, alpha=0.7, epsilon=0.1, horizon=10)
+
+
+@pytest.mark.parametrize("key", ["params", "oracle", "t", "w", "good"])
+def test_policy_state_missing_key_is_a_value_error_naming_it(key):
+    state = SSUCB("dpss", cost=[0.1, 0.2], alpha=0.7, epsilon=0.1, horizon=10).to_state()
+    del state[key]
+    with pytest.raises(ValueError, match=f"policy state: key '{key}' is missing"):
+        policy_from_state(state)
+
+
+def test_policy_state_bad_statistics_name_the_index():
+    state = SSUCB("dpss", cost=[0.1, 0.2], alpha=0.7, epsilon=0.1, horizon=10).to_state()
+    state["good"] = [0, 3]
+    with pytest.raises(ValueError, match=r"got w\[1\] = 0, good\[1\] = 3"):
+        policy_from_state(state)

@@ -155,3 +155,10 @@ def test_simulate_rejects_mismatched_runs():
     pol = make_policy("cucb", cost=c[:1], alpha=0.5, runs=1)
     with pytest.raises(ValueError, match="runs=1 but the environment has 2 runs"):
         simulate(pol, BernoulliEnvironment(q, c, seed=0), 5, 0.1)
+
+
+@pytest.mark.parametrize("n, runs, match", [(0, 2, "n must be an integer >= 1; got 0"),
+                                            (3, -1, "runs must be an integer >= 1; got -1")])
+def test_paper_instances_size_errors(n, runs, match):
+    with pytest.raises(ValueError, match=match):
+        paper_instances(n, runs, 0.7, 0)

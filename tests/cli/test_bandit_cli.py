@@ -2,6 +2,7 @@
 code 2 and leaves the state file byte-identical."""
 import json
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -125,3 +126,127 @@ def test_online_damaged_state(tmp_path, capsys):
     code = main(["bandit", "next", "--state", str(state), "-o", str(tmp_path / "o.csv")])
     assert code == 2 and "not a JSON state file" in capsys.readouterr().err
     assert state.read_text() == "{not json"
+
+
+def _one_line_error(capsys, code):
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("subsel: error:") and len(err.strip().splitlines()) == 1
+    return err
+
+
+@pytest.mark.parametrize("text", ["name,cost\nfarm_a,1,2\n", "name,cost\nfarm_a,1,2,3\n"])
+def test_init_rejects_rows_longer_than_the_header(tmp_path, capsys, text):
+    # pandas would silently read "farm_a,1,2" as name "1", cost 2 (first field as the index)
+    agents = tmp_path / "agents.csv"
+    agents.write_text(text)
+    state = tmp_path / "state.json"
+    code = main(["bandit", "init", "--agents", str(agents), "--alpha", "0.6", "--epsilon", "0.4",
+                 "--horizon", "20", "--state", str(state)])
+    err = _one_line_error(capsys, code)
+    assert str(agents) in err and "row 0 has more fields than the header" in err
+    assert not state.exists()
+
+
+def test_init_setting_errors_do_not_blame_the_agents_file(tmp_path, capsys):
+    agents = tmp_path / "agents.csv"
+    agents.write_text("name,cost\nfarm_a,0.1\n")
+    code = main(["bandit", "init", "--agents", str(agents), "--alpha", "0.6", "--epsilon", "0",
+                 "--horizon", "20", "--state", str(tmp_path / "s.json")])
+    err = _one_line_error(capsys, code)
+    assert "epsilon must be > 0; got 0" in err and str(agents) not in err
+
+
+@pytest.mark.parametrize("command", ["init", "next"])
+def test_missing_output_folder_is_named_before_any_work(online, capsys, command):
+    tmp_path, state = online
+    target = tmp_path / "nodir" / "file"
+    if command == "init":
+        args = ["bandit", "init", "--agents", str(tmp_path / "agents.csv"), "--alpha", "0.6",
+                "--epsilon", "0.4", "--horizon", "20", "--state", str(target)]
+    else:
+        args = ["bandit", "next", "--state", str(state), "-o", str(target)]
+    before = state.read_bytes()
+    err = _one_line_error(capsys, main(args))
+    assert f"{target}: folder {tmp_path / 'nodir'} does not exist" in err
+    assert state.read_bytes() == before
+
+
+def _damage(state, change):
+    s = json.loads(state.read_text())
+    change(s)
+    state.write_text(json.dumps(s))
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda s: s.update(pending={"round": 1, "units": [5, 5, 5]}), r"pending units\[0\] = 5 is outside 0..capacity 2"),
+    (lambda s: s.update(pending={"round": 1, "units": [1]}), "pending 'units' must be 3 integers"),
+    (lambda s: s.update(pending={"round": 7, "units": [1, 1, 1]}), "pending round 7 is not the next round 1"),
+    (lambda s: s["policy"].pop("params"), "policy state: key 'params' is missing"),
+    (lambda s: s["policy"].update(w=[-1, 0, 0]), r"0 <= good <= w; got w\[0\] = -1"),
+    (lambda s: s["policy"].update(w=["a", "b", "c"]), "'w' and 'good' must be arrays of numbers"),
+    (lambda s: s.update(names=5), "'names' must be a list of strings"),
+    (lambda s: s.update(version=7), "unsupported online state version 7"),
+])
+def test_damaged_state_is_named_and_left_alone(online, capsys, change, match):
+    tmp_path, state = online
+    _damage(state, change)
+    before = state.read_bytes()
+    order = tmp_path / "order.csv"
+    err = _one_line_error(capsys, main(["bandit", "next", "--state", str(state), "-o", str(order)]))
+    assert err.startswith(f"subsel: error: {state}: ")
+    assert re.search(match, err), err
+    assert state.read_bytes() == before and not order.exists()
+
+
+def test_feedback_with_a_huge_count_is_one_short_line(online, capsys):
+    tmp_path, state = online
+    _next(tmp_path, state)
+    obs = tmp_path / "obs.csv"
+    obs.write_text("name,received,good\nfarm_a,2,1e300\nfarm_b,1,1\nfarm_c,1,1\n")
+    before = state.read_bytes()
+    err = _one_line_error(capsys, main(["bandit", "feedback", "--state", str(state),
+                                        "--observations", str(obs)]))
+    assert "row 0, column 'good': expected a non-negative integer up to 2^53; got '1e300'" in err
+    assert len(err) < 300 and state.read_bytes() == before
+
+
+def test_simulate_checks_the_output_folder_first(tmp_path, capsys, monkeypatch):
+    import subsel.cli.bandit as cli_bandit
+
+    def boom(*a, **k):  # the simulation must not start
+        raise AssertionError("simulated before checking --out")
+
+    monkeypatch.setattr(cli_bandit, "paper_instances", boom)
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    err = _one_line_error(capsys, main(["bandit", "simulate", "--policy", "ss-ucb", "--T", "5",
+                                        "--out", str(afile / "sub")]))
+    assert f"--out {afile / 'sub'}: cannot write into {afile}" in err
+
+
+def test_simulate_out_of_memory_is_one_line(tmp_path, capsys, monkeypatch):
+    import subsel.cli.bandit as cli_bandit
+
+    def no_memory(*a, **k):
+        raise MemoryError()
+
+    monkeypatch.setattr(cli_bandit, "paper_instances", no_memory)
+    err = _one_line_error(capsys, main(["bandit", "simulate", "--policy", "ss-ucb", "--T", "5",
+                                        "--runs", "7", "--out", str(tmp_path / "o")]))
+    assert "out of memory for --n 10 --runs 7 --T 5" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_simulate_refuses_runs_that_cannot_fit_in_memory(tmp_path, capsys, monkeypatch):
+    import subsel.cli.bandit as cli_bandit
+
+    monkeypatch.setattr(cli_bandit, "_available_memory", lambda: 2 ** 30)  # 1 GiB free
+    err = _one_line_error(capsys, main(["bandit", "simulate", "--policy", "ss-ucb", "--n", "10",
+                                        "--T", "5", "--runs", "10000000", "--out", str(tmp_path / "o")]))
+    need = 10_000_000 * (16 * 8 * 10 + 1024) / 2 ** 30  # 16 float64 (runs, n) arrays + 1 kB a run
+    assert f"--runs 10000000 with --n 10 needs about {need:.1f} GiB of memory; 1.0 GiB are available" in err
+    assert not (tmp_path / "o").exists()
+    # a run that fits still goes through with the same (patched) memory
+    assert main(["bandit", "simulate", "--policy", "ss-ucb", "--n", "3", "--T", "5", "--runs", "2",
+                 "--out", str(tmp_path / "ok")]) == 0

@@ -46,6 +46,8 @@ def test_reproduce_resumes_into_the_same_folder(tmp_path, capsys):
     (["compare", "--solvers", "gss", "--instances", "0"], "instances must be a positive integer"),
     (["compare", "--solvers", "gss", "--reference", "zzz"], "unknown solver 'zzz'"),
     (["compare", "--solvers", "gss", "--time-limit", "-1"], "--time-limit must be a positive number"),
+    (["compare", "--solvers", "gss", "--reference", "gss"], "only the reference 'gss' is listed"),
+    (["compare", "--solvers", "dpss"], "only the reference 'dpss' is listed; its ratios to itself"),
 ])
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path, capsys, argv, message):
     out = tmp_path / "out"
@@ -122,3 +124,43 @@ def test_unreachable_scheduler_exits_2(tmp_path, capsys):
         code, _, err = run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path),
                            "--scheduler", "tcp://127.0.0.1:9")
     assert code == 2 and "cannot connect to the Dask scheduler" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("name", ["emsco-table2", "all"])
+def test_a_missing_data_file_exits_2_in_one_line_before_any_grid(tmp_path, capsys, monkeypatch, name):
+    monkeypatch.setenv("SUBSEL_DATA", str(tmp_path / "nonexistent"))
+    out = tmp_path / "out"
+    code, stdout, err = run(capsys, "reproduce", name, "--scale", "tiny", "--datasets", "pima",
+                            "--out", str(out))
+    assert code == 2 and stdout == ""
+    assert err.count("\n") == 1 and err.startswith("subsel: error: data file pima_diabetes.csv not found")
+    assert not out.exists()  # not even fig1a ran for 'all'
+
+
+def test_a_missing_data_file_through_the_python_api_leaves_no_checkpoint(tmp_path, monkeypatch):
+    from subsel.experiments import run_experiment
+
+    monkeypatch.setenv("SUBSEL_DATA", str(tmp_path / "nonexistent"))
+    with pytest.raises(FileNotFoundError, match="data file heart_failure.csv not found"):
+        run_experiment("emsco-sweep", tmp_path / "out", scale="tiny", datasets=("heart",))
+    assert not (tmp_path / "out").exists()  # checked before the grid: no folder, no checkpoint
+
+
+def test_compare_without_an_exact_solver_adds_one_as_reference_and_says_so(tmp_path, capsys):
+    code, out, err = run(capsys, "compare", "--solvers", "gss", "--n", "6", "--instances", "2",
+                         "--out", str(tmp_path))
+    assert code == 0, err
+    assert "reference exact added to the solvers (none of the listed solvers is exact)" in out
+    ratios = pd.read_csv(tmp_path / "compare_ratios.csv")
+    assert len(ratios) == 2 and set(ratios["solver"]) == {"gss"} and set(ratios["reference"]) == {"exact"}
+    assert (ratios["ratio"] <= 1 + 1e-9).all()  # exact is optimal: gss can only tie or lose
+    summary = pd.read_csv(tmp_path / "compare_summary.csv")
+    assert len(summary) == 1 and summary.loc[0, "instances"] == 2
+    assert "was added automatically" in (tmp_path / "compare.md").read_text()
+
+
+def test_times_are_labelled_task_grid_in_the_md_and_in_all_on_the_cli_line(tmp_path, capsys):
+    code, out, err = run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path))
+    assert code == 0, err
+    assert pytest.importorskip("re").match(r"fig2: \d+\.\d s in all \(task grid, tables, figure, markdown\)", out)
+    assert "The task grid took " in (tmp_path / "fig2.md").read_text()

@@ -227,3 +227,50 @@ def test_progress_bar_only_when_asked_or_on_a_terminal(capsys):
     assert capsys.readouterr().err == ""
     run_grid(tasks, solve_instance, progress=True, desc="demo")
     assert "demo" in capsys.readouterr().err
+
+
+# -- user errors inside a task, and no stray checkpoint --------------------------------------------
+
+def missing_file_task(task):
+    raise FileNotFoundError(f"data file d{task.params['i']}.csv not found at /nowhere")
+
+
+def bad_value_task(task):
+    raise ValueError("alpha must be in [0, 1]; got 2")
+
+
+def test_a_task_user_error_is_reraised_as_that_builtin_type_in_one_line(tmp_path):
+    from subsel.experiments import TaskFileNotFoundError, TaskInputError
+
+    with pytest.raises(TaskFileNotFoundError, match=r"^data file d0\.csv not found at /nowhere \(task") as info:
+        run_grid(grid(0, {"i": [0, 1]}), missing_file_task, tmp_path / "t.csv")
+    assert isinstance(info.value, FileNotFoundError) and isinstance(info.value, TaskError)
+    assert "\n" not in str(info.value) and info.value.task_id == '{"i":0}'
+    with pytest.raises(ValueError, match=r"^alpha must be in \[0, 1\]; got 2 \(task") as info:
+        run_grid(grid(0, {"i": [0]}), bad_value_task, tmp_path / "v.csv")
+    assert isinstance(info.value, TaskInputError)
+
+
+def test_a_user_error_survives_the_trip_from_a_worker_process(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"^data file d\d\.csv not found"):
+        run_grid(grid(0, {"i": [0, 1]}), missing_file_task, tmp_path / "t.csv", jobs=2)
+
+
+def test_a_run_that_finishes_no_task_leaves_no_checkpoint(tmp_path):
+    out = tmp_path / "t.csv"
+    with pytest.raises(FileNotFoundError):
+        run_grid(grid(0, {"i": [0, 1]}), missing_file_task, out)
+    assert not checkpoint_path(out).exists() and not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_parquet_without_an_engine_fails_before_any_task(tmp_path, monkeypatch, markers):
+    def no_engine(engine):
+        raise ImportError("Unable to find a usable engine")
+
+    monkeypatch.setattr(pd.io.parquet, "get_engine", no_engine)
+    out = tmp_path / "t.parquet"
+    with pytest.raises(ValueError, match="Parquet tables needs pyarrow"):
+        run_grid(grid(0, {"instance": range(3)}), counting_task, out)
+    assert list(markers.iterdir()) == []  # no task ran
+    assert not checkpoint_path(out).exists() and not out.exists()
