@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         run_solver(s, warm, 10.0)
     print(f"# bench_exact: median wall seconds over {args.reps} instance(s); MILP time limit "
           f"{args.milp_time_limit:g} s, exact time limit {args.exact_time_limit:g} s")
-    print(f"# MILP backends: " + ", ".join(
+    print("# MILP backends: " + ", ".join(
         f"{m} ({'registry' if m in SOLVERS else 'direct model'})" for m in sorted(milp)
         if m in args.solvers))
     groups = []

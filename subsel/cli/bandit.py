@@ -117,7 +117,8 @@ def _simulate(args: argparse.Namespace, out: Path) -> int:
               f"{row['correct_fraction']:>8.3f} {row['feasible_fraction']:>9.3f} {row['utility_mean']:>8.3f}")
     def fmt(v):
         return "n/a" if v is None else f"{v:.4f}"
-    print(f"regret at T: {summary['regret_at_T']:.2f}; after tau: correct {fmt(summary['correct_fraction_after_tau'])}, "
+    print(f"regret at T: {summary['regret_at_T']:.2f}; "
+          f"after tau: correct {fmt(summary['correct_fraction_after_tau'])}, "
           f"feasible {fmt(summary['feasible_fraction_after_tau'])}; {summary['run_rounds_per_s']:.0f} run-rounds/s; "
           f"wrote {out}")
     return 0

@@ -155,7 +155,8 @@ class EvolutionResult:
         One row per generation ``0..max_iter``: ``generation, front_size`` (unique solutions in the
         first front), ``best_<objective>`` (raw objectives of the best-fitness solution),
         ``evaluations`` and ``cache_hits`` (solutions evaluated / served from the engine's cache to
-        build that generation; generation 0 is the initial population), plus the problem's cumulative :meth:`EvolutionProblem.stats`.
+        build that generation; generation 0 is the initial population), plus the problem's cumulative
+        :meth:`EvolutionProblem.stats`.
     evaluations, cache_hits : int
         Totals over the run.
     wall_time_s : float

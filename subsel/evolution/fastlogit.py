@@ -29,8 +29,7 @@ from sklearn.compose import ColumnTransformer
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import (MaxAbsScaler, MinMaxScaler, OneHotEncoder, RobustScaler,
-                                   StandardScaler)
+from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, OneHotEncoder, RobustScaler, StandardScaler
 
 __all__ = ["ColumnEncoders", "ColumnwiseLogit", "columnwise_spec", "expit", "fit_binary_logistic"]
 

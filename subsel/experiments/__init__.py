@@ -8,8 +8,7 @@ nothing in ``models``, ``solvers``, ``bandits`` or ``evolution`` imports it.
 - :mod:`subsel.experiments.registry` — :data:`EXPERIMENTS`, the ``subsel reproduce`` table.
 """
 from .registry import EXPERIMENTS, SCALES, ExperimentConfig, get_experiment, run_experiment
-from .runner import (Task, TaskError, TaskFileNotFoundError, TaskInputError, checkpoint_path, grid,
-                     run_grid, write_table)
+from .runner import Task, TaskError, TaskFileNotFoundError, TaskInputError, checkpoint_path, grid, run_grid, write_table
 
 __all__ = [
     "EXPERIMENTS",

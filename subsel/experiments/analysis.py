@@ -120,8 +120,8 @@ def summarize(ratios: pd.DataFrame, by: Sequence[str] = ("n", "alpha", "solver")
         ``reference_not_optimal`` (reference feasible but not proven optimal), ``mean_ratio,
         median_ratio, min_ratio, share_at_1`` (share of defined ratios >= 1 - 1e-9; NaN when none
         is defined), ``negative_ratio`` (defined ratios below 0: the solver lost money where the
-        reference did not — GSS can, when rounding an S2 fraction up), ``median_time_ratio, mean_time_ratio, median_wall_time_s,
-        median_reference_wall_time_s``.
+        reference did not — GSS can, when rounding an S2 fraction up), ``median_time_ratio,
+        mean_time_ratio, median_wall_time_s, median_reference_wall_time_s``.
     """
     by = list(by)
 

@@ -39,7 +39,8 @@ from .registry import ExperimentConfig
 from .runner import Task, grid, run_grid, write_table
 
 __all__ = ["TABLE2_DATASETS", "TABLE2_SCALES", "SWEEP_SCALES", "SWEEP_CONFIDENCES", "METHODS",
-           "check_datasets", "check_data_files", "experiment_datasets", "emsco_sweep", "emsco_table2", "margin_of_error", "nondominated_methods",
+           "check_datasets", "check_data_files", "experiment_datasets", "emsco_sweep", "emsco_table2",
+           "margin_of_error", "nondominated_methods",
            "summarize_methods", "check_claims"]
 
 #: The paper's five data sets, in Table II's order.

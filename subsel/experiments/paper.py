@@ -295,7 +295,8 @@ def table1(config: ExperimentConfig) -> list[Path]:
               "- Paper: DPSS's time grows exponentially relative to GSS, and GSS is \"almost 50x\" faster "
               "than the ILP solver (the table's numbers are not legible in our copy of the paper).",
               f"- Ours: t_dpss : t_gss from {wide['t_dpss:t_gss'].min():.3g} to "
-              f"{wide['t_dpss:t_gss'].max():.3g} for n = {min(size['n'])}..{max(size['n'])}; t_ilp : t_gss from {ilp.min():.3g} "
+              f"{wide['t_dpss:t_gss'].max():.3g} for n = {min(size['n'])}..{max(size['n'])}; "
+              f"t_ilp : t_gss from {ilp.min():.3g} "
               f"(n = {int(wide.loc[ilp.idxmin(), 'n'])}) to {ilp.max():.3g} "
               f"(n = {int(wide.loc[ilp.idxmax(), 'n'])}).",
               "- Why ours differ: our GSS is vectorised numpy (tens of microseconds plus Python overhead), "

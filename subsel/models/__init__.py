@@ -1,7 +1,12 @@
-"""The known-quality subset-selection model (SPEC §1) and its declarative MILP formulations.
+"""The known-quality subset-selection model and its declarative MILP formulations.
 
-This subpackage imports nothing else of subsel: every other layer builds on it.
+Deva, Abhishek, Gujar, *A Multi-Arm Bandit Approach To Subset Selection Under Constraints*
+(AAMAS 2021), Section 3.  This subpackage imports nothing else of subsel: every other layer builds
+on it.
 """
+from .formulations import LinearForm, LinearRow, linear_form, to_ortools, to_pulp, write_lp, write_mps
+from .instances import KNAPSACK_CLASSES, knapsack_instance
+from .knapsack import KnapsackInstance, read_knapsack, read_optimum
 from .problem import (
     EXTENSIONS,
     FEASIBILITY_TOL,
@@ -16,13 +21,7 @@ __all__ = [
     "Evaluation",
     "Partition",
     "SubsetSelectionProblem",
+    "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "write_lp", "write_mps",
+    "KnapsackInstance", "read_knapsack", "read_optimum",
+    "KNAPSACK_CLASSES", "knapsack_instance",
 ]
-from .formulations import LinearForm, LinearRow, linear_form, to_ortools, to_pulp, write_lp, write_mps
-
-__all__ += ["LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "write_lp", "write_mps"]
-from .knapsack import KnapsackInstance, read_knapsack, read_optimum
-
-__all__ += ["KnapsackInstance", "read_knapsack", "read_optimum"]
-from .instances import KNAPSACK_CLASSES, knapsack_instance
-
-__all__ += ["KNAPSACK_CLASSES", "knapsack_instance"]

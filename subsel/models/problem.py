@@ -114,7 +114,7 @@ def _as_float_array(value: Any, field_name: str) -> np.ndarray:
         for i, v in enumerate(value):
             if isinstance(v, (bool, np.bool_)):
                 raise TypeError(f"{field_name}[{i}] must be a number, not a boolean; got {v!r}")
-    elif getattr(value, "dtype", None) == bool:
+    elif getattr(value, "dtype", None) == np.dtype(bool):
         raise TypeError(f"{field_name} must be an array of numbers, not booleans; got {value!r}")
     try:
         arr = np.array(value, dtype=float)
@@ -263,7 +263,8 @@ class SubsetSelectionProblem:
                 raise TypeError("names must be a sequence of strings, not one string")
             names = tuple(str(s) for s in names)
             if len(names) != n:
-                raise ValueError(f"names has {len(names)} entries but quality has {n}; arrays must have the same length")
+                raise ValueError(f"names has {len(names)} entries but quality has {n}; "
+                                 "arrays must have the same length")
             seen: dict[str, int] = {}
             for i, s in enumerate(names):
                 if not s.strip():

@@ -21,8 +21,8 @@ from typing import ClassVar
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
-from ..models.problem import weighted_sum
 from ..models.formulations import LinearForm, linear_form
+from ..models.problem import weighted_sum
 from .base import RawResult, Solver, SolverError, Status
 
 #: Row scalings tried in turn when a backend's answer fails ``evaluate`` (SPEC §5).

@@ -119,7 +119,8 @@ class DPSS(Solver):
             if log2_size > math.log2(MAX_ENUMERATION):
                 raise ValueError(
                     f"dpss would enumerate about 2^{log2_size:.1f} selections over "
-                    f"{int(np.count_nonzero(free))} free agents (limit 2^32 without a time limit); use the 'exact' solver or a MILP "
+                    f"{int(np.count_nonzero(free))} free agents (limit 2^32 without a time limit); "
+                    "use the 'exact' solver or a MILP "
                     "backend, or give dpss a time limit")
         start = time.perf_counter()
         S1, S2, S3, S4 = problem.partition()

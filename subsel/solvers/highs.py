@@ -45,7 +45,8 @@ class HiGHS(MILPSolver):
     The model is the linear form of SPEC §1 (:func:`subsel.models.linear_form`) passed as a
     column-compressed matrix with ``passModel``.  Options: ``mip_rel_gap = mip_abs_gap = 0``;
     ``time_limit_s`` maps to ``time_limit`` (a stop there is status ``time_limit`` with HiGHS's dual
-    bound); ``threads`` (HiGHS's thread pool is process-wide: setting it resets that pool); ``verbose`` turns HiGHS's log on.  Answers failing the 1e-9 feasibility
+    bound); ``threads`` (HiGHS's thread pool is process-wide: setting it resets that pool);
+    ``verbose`` turns HiGHS's log on.  Answers failing the 1e-9 feasibility
     check are re-solved with scaled rows and tolerances 1e-10, then repaired (SPEC §5;
     :mod:`subsel.solvers._milp`).
 

@@ -5,8 +5,17 @@ import math
 import numpy as np
 import pytest
 
-from subsel.bandits import (CUCB, SSUCB, BernoulliEnvironment, CautiousUCB, KnownQuality,
-                            ThompsonSampling, exploration_rounds, make_policy, policy_from_state)
+from subsel.bandits import (
+    CUCB,
+    SSUCB,
+    BernoulliEnvironment,
+    CautiousUCB,
+    KnownQuality,
+    ThompsonSampling,
+    exploration_rounds,
+    make_policy,
+    policy_from_state,
+)
 from subsel.solvers import get_solver
 from subsel.solvers.dpss import DPSS
 

@@ -5,8 +5,15 @@ import itertools
 import numpy as np
 import pytest
 
-from subsel.bandits import (BernoulliEnvironment, KnownQuality, Policy, make_policy, paper_instances,
-                            regret_constants, simulate)
+from subsel.bandits import (
+    BernoulliEnvironment,
+    KnownQuality,
+    Policy,
+    make_policy,
+    paper_instances,
+    regret_constants,
+    simulate,
+)
 from subsel.bandits.environment import surplus_ok
 from tests.strategies import brute_force
 

@@ -63,7 +63,8 @@ def test_solve_human_output_and_selection_csv(agents, tmp_path, capsys):
     assert main(["solve", str(agents), "--alpha", "0.7", "--solver", "highs", "--budget", "1.5",
                  "--must-not-take", "3", "-o", str(sel)]) == 0
     out = capsys.readouterr().out
-    for word in ("solver       highs", "status       optimal", "objective", "avg_quality", "extensions budget,must_not_take"):
+    for word in ("solver       highs", "status       optimal", "objective", "avg_quality",
+                 "extensions budget,must_not_take"):
         assert word in out
     rows = sel.read_text().splitlines()
     assert rows[0] == "name,units" and len(rows) == 10

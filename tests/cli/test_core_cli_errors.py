@@ -6,11 +6,10 @@ import re
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from subsel.cli import main
 from subsel.cli import core as cli_core
+from subsel.cli import main
 from subsel.solvers import solver_info
 from subsel.solvers.base import RawResult, Solver, Status
 
@@ -34,7 +33,8 @@ def one_error_line(capsys):
 
 @pytest.mark.parametrize("argv, fragment", [
     ([], "the following arguments are required: COMMAND (see 'subsel --help')"),
-    (["solve", "{agents}", "--alpha", "abc"], "argument --alpha: invalid float value: 'abc' (see 'subsel solve --help')"),
+    (["solve", "{agents}", "--alpha", "abc"],
+     "argument --alpha: invalid float value: 'abc' (see 'subsel solve --help')"),
     (["generate", "--n", "1e3"], "argument --n: invalid int value: '1e3'"),
     (["solve", "{agents}", "--alpha", "0.5", "--demand", "1.5"], "argument --demand: invalid int value"),
     (["generate", "--n", "3", "--seed", "abc"], "argument --seed: invalid int value"),

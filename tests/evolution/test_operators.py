@@ -10,7 +10,6 @@ from scipy import stats
 from subsel.evolution import operators as ops
 from tests.strategies import objective_matrices, stage_vectors
 
-
 # -- realignment ------------------------------------------------------------------------------------
 
 @given(stage_vectors())

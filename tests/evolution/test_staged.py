@@ -7,8 +7,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
-from subsel.evolution import StagedClassificationProblem, StagedClassifier
-from subsel.evolution import fastlogit
+from subsel.evolution import StagedClassificationProblem, StagedClassifier, fastlogit
 from subsel.evolution.staged import cumulative_sets, route, stage_costs, staged_objectives
 
 
@@ -110,6 +109,7 @@ def test_fast_logistic_warm_start_and_full_steps_reach_the_same_optimum():
 def test_columnwise_spec_recognises_only_columnwise_logistic_pipelines():
     from sklearn.decomposition import PCA
     from sklearn.tree import DecisionTreeClassifier
+
     from subsel.evolution.datasets import credit_base_estimator
     from subsel.evolution.staged import default_base_estimator
     assert fastlogit.columnwise_spec(default_base_estimator()) is not None
@@ -126,6 +126,7 @@ def test_fast_path_equals_the_scikit_learn_pipeline(which):
     """The stage model of the fast path predicts what the base pipeline fitted on the same columns
     predicts (imputation and one-hot encoding included)."""
     import pandas as pd
+
     from subsel.evolution.datasets import credit_base_estimator
     from subsel.evolution.staged import default_base_estimator
     rng = np.random.default_rng(1)

@@ -8,8 +8,7 @@ import pytest
 from subsel.cli import main
 from subsel.evolution.datasets import data_home
 from subsel.experiments import run_experiment
-from subsel.experiments.emsco import (check_claims, margin_of_error, nondominated_methods,
-                                      summarize_methods)
+from subsel.experiments.emsco import check_claims, margin_of_error, nondominated_methods, summarize_methods
 
 HAVE_HEART = (data_home() / "heart_failure.csv").is_file()
 

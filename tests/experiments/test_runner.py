@@ -110,7 +110,8 @@ def test_identical_tables_serial_joblib_dask(tmp_path, dask_cluster):
 def test_unreachable_scheduler_is_a_clear_error():
     import dask
 
-    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}), pytest.raises(ValueError, match="cannot connect to the Dask scheduler"):
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}), \
+            pytest.raises(ValueError, match="cannot connect to the Dask scheduler"):
         run_grid(small_grid()[:1], solve_instance, scheduler="tcp://127.0.0.1:9")
 
 

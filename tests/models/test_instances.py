@@ -3,10 +3,16 @@ import numpy as np
 import pytest
 
 from subsel import SubsetSelectionProblem
-from subsel.models.instances import (KNAPSACK_CLASSES, almost_strongly_correlated,
-                                     inverse_strongly_correlated, knapsack_instance,
-                                     strongly_correlated, subset_sum, uncorrelated,
-                                     weakly_correlated)
+from subsel.models.instances import (
+    KNAPSACK_CLASSES,
+    almost_strongly_correlated,
+    inverse_strongly_correlated,
+    knapsack_instance,
+    strongly_correlated,
+    subset_sum,
+    uncorrelated,
+    weakly_correlated,
+)
 
 
 @pytest.mark.parametrize("R", [1000, 10000])

@@ -10,8 +10,7 @@ from subsel.models.instances import KNAPSACK_CLASSES, knapsack_instance
 from subsel.solvers import Status, UnsupportedExtensionError, get_solver, solver_info
 from subsel.solvers._knapsack import solve_knapsack
 from subsel.solvers.exact import _binary_pieces
-from tests.strategies import (brute_force, knapsack_brute_force, knapsack_dp, knapsacks,
-                              problems_with_must_lists)
+from tests.strategies import brute_force, knapsack_brute_force, knapsack_dp, knapsacks, problems_with_must_lists
 
 
 def highs_optimum(problem: SubsetSelectionProblem) -> tuple[float, np.ndarray]:

@@ -6,7 +6,7 @@ import pytest
 from subsel.models import SubsetSelectionProblem
 from subsel.solvers import get_solver
 from subsel.solvers.base import RawResult, Solver, Status
-from subsel.solvers.dpss import MAX_ENUMERATION, DPSS
+from subsel.solvers.dpss import DPSS, MAX_ENUMERATION
 
 
 def wide_problem(n_free=40):
