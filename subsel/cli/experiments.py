@@ -80,6 +80,43 @@ def _check_data_files(names: list[str], scale: str, datasets: list[str] | None) 
         check_data_files(needed)
 
 
+SPLIT_OPTIONS = (("--train", "train"), ("--val", "val"), ("--test", "test"), ("--costs", "costs"))
+
+
+def _user_data(args: argparse.Namespace, name: str):
+    """The ``--train/--val/--test/--costs`` data set of ``emsco-sweep``, or None when not given.
+
+    Read before ``--out`` is touched: every error names the option, the file and the line."""
+    given = [o for o, a in SPLIT_OPTIONS if getattr(args, a) is not None]
+    if not given:
+        return None
+    if name != "emsco-sweep":
+        raise CLIError(f"{given[0]} is for emsco-sweep only (your own train / validation / test "
+                       f"splits); got experiment {name}")
+    if args.dataset is not None or args.datasets is not None:
+        raise CLIError("give either --dataset or --train/--val/--test/--costs, not both")
+    missing = [o for o, a in SPLIT_OPTIONS if getattr(args, a) is None]
+    if missing:
+        raise CLIError(f"emsco-sweep on your own data needs --train, --val, --test and --costs "
+                       f"(missing: {', '.join(missing)})")
+    stdin = [o for o, a in SPLIT_OPTIONS if getattr(args, a) == "-"]
+    if len(stdin) > 1:
+        raise CLIError(f"only one input can be read from stdin ('-'); got {' and '.join(stdin)}")
+    from ..evolution.datasets import Dataset
+    from .emsco import _read_split, parse_costs
+
+    splits = [_read_split(getattr(args, a), args.label_column, what)
+              for a, what in (("train", "train"), ("val", "validation"), ("test", "test"))]
+    names = [str(c) for c in splits[0][0].columns]
+    costs = parse_costs(args.costs, names)
+    label = "stdin" if args.train == "-" else Path(args.train).stem
+    data = Dataset.from_splits(label, *splits, costs)
+    data.extra["files"] = {a: getattr(args, a) for _, a in SPLIT_OPTIONS}
+    if args.label_column != "label":
+        data.extra["files"]["label-column"] = args.label_column
+    return data
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from ..experiments import EXPERIMENTS, run_experiment
     from ..experiments.registry import DATASET_EXPERIMENTS
@@ -87,10 +124,12 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     name = args.name.strip().lower()
     if name != "all" and name not in EXPERIMENTS:
         raise CLIError(f"unknown experiment {args.name!r}; choose one of {', '.join(EXPERIMENTS)}, all")
+    data = _user_data(args, name)
     datasets = _datasets(args, name)
     backend = _backend(args)
     names = list(EXPERIMENTS) if name == "all" else [name]
-    _check_data_files(names, args.scale, datasets)  # a missing data file fails before any grid runs
+    if data is None:
+        _check_data_files(names, args.scale, datasets)  # a missing data file fails before any grid runs
     out = _out_dir(args.out)
     total = time.perf_counter()
     for exp in names:
@@ -98,6 +137,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         extra = {}
         if datasets is not None and exp in DATASET_EXPERIMENTS:
             extra["datasets"] = datasets[:1] if exp == "emsco-sweep" else datasets
+        if data is not None:
+            extra["data"] = data
         files = run_experiment(exp, out, scale=args.scale, seed=args.seed, **backend, **extra)
         print(f"{exp}: {time.perf_counter() - start:.1f} s in all (task grid, tables, figure, markdown) -> "
               + ", ".join(str(f) for f in files), flush=True)
@@ -166,6 +207,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     ds.add_argument("--dataset", metavar="NAME",
                     help="emsco-sweep only: the data set of the sweep (default synthetic15); with "
                          "'all', the sweep uses the first of --datasets")
+    own = p.add_argument_group(
+        "emsco-sweep on your own data",
+        "train / validation / test CSVs (feature columns and a label column) and feature costs in "
+        "the formats of 'subsel emsco fit' (the EMSCO authors' formats); the sweep then uses "
+        "EMSCO's default settings (population 300, mutation rate 0.075, crossover rate 0.8, "
+        "elite fraction 0.2, beta 2.0) and writes emsco-sweep_authors.csv in the authors' layout")
+    own.add_argument("--train", help="training CSV (- reads stdin)")
+    own.add_argument("--val", help="validation CSV (the search's objectives are measured on it)")
+    own.add_argument("--test", help="test CSV (the reported objectives)")
+    own.add_argument("--costs", help="costs: one comma-separated line in feature order, a CSV "
+                                     "feature,cost, or the numbers inline")
+    own.add_argument("--label-column", default="label", help="label column of the CSVs (label)")
     _add_backend_options(p)
     p.set_defaults(func=_cmd_reproduce)
 

@@ -29,6 +29,7 @@ resume checkpoint beside it), ``NAME_summary.csv``, ``NAME.png`` and ``NAME.md``
 """
 from __future__ import annotations
 
+import functools
 import time
 from pathlib import Path
 
@@ -41,7 +42,7 @@ from .analysis import to_markdown
 from .registry import ExperimentConfig
 from .runner import Task, grid, run_grid, write_table
 
-__all__ = ["TABLE2_DATASETS", "TABLE2_SCALES", "SWEEP_SCALES", "SWEEP_CONFIDENCES", "METHODS",
+__all__ = ["authors_layout", "TABLE2_DATASETS", "TABLE2_SCALES", "SWEEP_SCALES", "SWEEP_CONFIDENCES", "METHODS",
            "check_datasets", "check_data_files", "experiment_datasets", "emsco_sweep", "emsco_table2",
            "margin_of_error", "nondominated_methods",
            "summarize_methods", "check_claims"]
@@ -370,19 +371,20 @@ def check_data_files(names, seed: int = 0) -> None:
             load_dataset(name, seed=seed)
 
 
-def _setup(dataset: str, data_seed: int, confidence: float | None = None):
-    """Load, split and wrap a data set in a :class:`StagedClassificationProblem` (validation split)."""
+def _setup(dataset: str, data_seed: int, confidence: float | None = None, data=None):
+    """Load (or take ``data``), split and wrap a data set in a :class:`StagedClassificationProblem`."""
     from ..evolution.datasets import load_dataset
     from ..evolution.estimator import default_max_stages
     from ..evolution.staged import StagedClassificationProblem
 
-    ds = load_dataset(dataset, seed=data_seed)
+    ds = load_dataset(dataset, seed=data_seed) if data is None else data
     X_tr, X_va, X_te, y_tr, y_va, y_te = ds.split()
     s = ds.settings
     p_hat = s["confidence"] if confidence is None else float(confidence)
     problem = StagedClassificationProblem(
         X_tr, y_tr, X_va, y_va, ds.costs, p_hat, ds.base_estimator,
-        default_max_stages(ds.costs.size), s["mutation_rate"], s["beta"], 2, seed=data_seed)
+        default_max_stages(ds.costs.size), s["mutation_rate"], s["beta"], int(np.max(y_tr)) + 1,
+        seed=data_seed)
     return ds, problem, (X_te, np.asarray(y_te))
 
 
@@ -693,13 +695,18 @@ def _table2_markdown(config, size, datasets, table, summary, claims, elapsed) ->
 
 # -- the confidence sweep ------------------------------------------------------------------------
 
-def sweep_task(task: Task) -> list[dict]:
-    """One EMSCO run of ``emsco-sweep`` at ``params["confidence"]``; one row of test objectives."""
+def sweep_task(task: Task, data=None) -> list[dict]:
+    """One EMSCO run of ``emsco-sweep`` at ``params["confidence"]``; one row of test objectives.
+
+    ``data``: a :class:`~subsel.evolution.datasets.Dataset` given by the user (bound with
+    :func:`functools.partial`, so it travels with the task to any worker); None loads
+    ``params["dataset"]`` by name.
+    """
     from threadpoolctl import threadpool_limits
 
     p = task.params
     with threadpool_limits(limits=1, user_api="blas"):
-        ds, problem, test = _setup(p["dataset"], int(p["data_seed"]), p["confidence"])
+        ds, problem, test = _setup(p["dataset"], int(p["data_seed"]), p["confidence"], data)
         s = ds.settings
         start = time.perf_counter()
         res = _run_emsco(problem, int(p["population"] or s["population_size"]),
@@ -709,19 +716,54 @@ def sweep_task(task: Task) -> list[dict]:
                  "wall_time_s": time.perf_counter() - start}]
 
 
+def authors_layout(table: pd.DataFrame) -> pd.DataFrame:
+    """The sweep's per-p̂ summary in the EMSCO authors' layout, to set beside their published table.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per run: ``confidence, g1, g2, g3*`` (test split).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per p̂ (ascending): ``runs, p_hat, test_accuracy`` (mean g2), ``test_coverage`` (mean g1),
+        ``test_cost`` (mean g3*), ``acc_std, cov_std, cost_std`` (standard deviations over the runs
+        as ``numpy.std`` computes them, ddof = 0: 0 for a single run).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"confidence": [0.7, 0.7], "g1": [0.5, 0.7], "g2": [0.8, 0.9],
+    ...                   "g3*": [10.0, 20.0]})
+    >>> authors_layout(t).iloc[0].to_dict()["cost_std"]
+    5.0
+    """
+    rows = []
+    for conf, g in table.groupby("confidence", sort=True):
+        rows.append({"runs": int(len(g)), "p_hat": float(conf),
+                     "test_accuracy": float(np.mean(g["g2"])), "test_coverage": float(np.mean(g["g1"])),
+                     "test_cost": float(np.mean(g["g3*"])), "acc_std": float(np.std(g["g2"])),
+                     "cov_std": float(np.std(g["g1"])), "cost_std": float(np.std(g["g3*"]))})
+    return pd.DataFrame(rows, columns=["runs", "p_hat", "test_accuracy", "test_coverage", "test_cost",
+                                       "acc_std", "cov_std", "cost_std"])
+
+
 def emsco_sweep(config: ExperimentConfig) -> list[Path]:
     """EMSCO's cost–accuracy curve over p̂ in {0.55, ..., 0.95} on one data set, colored by coverage.
 
     Parameters
     ----------
     config : ExperimentConfig
-        ``datasets``: one name (default Synthetic15).  The other settings are the data set's
-        (SPEC §3); only p̂ varies.
+        ``datasets``: one name (default Synthetic15), or ``data``: a data set given as three splits
+        (:meth:`subsel.evolution.datasets.Dataset.from_splits`, e.g. the authors' CSV files).  The
+        other settings are the data set's (the paper's, §V-A; defaults for user data); only p̂
+        varies.
 
     Returns
     -------
     list of Path
-        ``emsco-sweep.csv``, ``emsco-sweep_summary.csv``, ``emsco-sweep.png``, ``emsco-sweep.md``.
+        ``emsco-sweep.csv``, ``emsco-sweep_summary.csv``, ``emsco-sweep.png``, ``emsco-sweep.md``
+        and ``emsco-sweep_authors.csv`` (the summary in the authors' layout, :func:`authors_layout`).
 
     Raises
     ------
@@ -732,13 +774,19 @@ def emsco_sweep(config: ExperimentConfig) -> list[Path]:
     """
     name = "emsco-sweep"
     size = _scale_settings(config, SWEEP_SCALES)
-    dataset = experiment_datasets(name, config.scale, config.datasets)[0]
-    check_data_files([dataset], config.seed)  # a missing file fails here, before any task runs
+    data = config.data
+    if data is None:
+        dataset = experiment_datasets(name, config.scale, config.datasets)[0]
+        check_data_files([dataset], config.seed)  # a missing file fails here, before any task runs
+        task_fn = sweep_task
+    else:
+        dataset = data.name
+        task_fn = functools.partial(sweep_task, data=data)
     tasks = grid(config.seed, {"confidence": list(size["confidences"]), "run": range(size["runs"])},
                  fixed={"dataset": dataset, "data_seed": config.seed,
                         "population": size["population"], "generations": size["generations"]})
     start = time.perf_counter()
-    table = run_grid(tasks, sweep_task, config.out_dir / f"{name}.csv", desc=name, **config.run_kwargs())
+    table = run_grid(tasks, task_fn, config.out_dir / f"{name}.csv", desc=name, **config.run_kwargs())
     elapsed = time.perf_counter() - start
     rows = []
     for conf, g in table.groupby("confidence", sort=True):
@@ -759,11 +807,21 @@ def emsco_sweep(config: ExperimentConfig) -> list[Path]:
                             title=f"EMSCO on {dataset}: cost vs accuracy over p̂ ({config.scale})"))
     pop = "the paper's" if size["population"] is None else str(size["population"])
     corr = summary[["confidence", "g2"]].corr().iloc[0, 1] if len(summary) > 2 else float("nan")
+    if data is None:
+        source = f"--dataset {dataset}"
+        settings = "the data set's other settings (the paper's, §V-A); one split (seed " \
+                   f"{config.seed})"
+    else:
+        files_given = data.extra.get("files", {})
+        source = " ".join(f"--{k} {v}" for k, v in files_given.items()) or f"(data set {dataset})"
+        settings = "the other settings " + ", ".join(
+            f"{k} {v:g}" for k, v in data.settings.items() if k not in ("confidence", "population_size"))
+        settings += "; the given splits"
     lines = [f"# emsco-sweep: EMSCO's cost–accuracy curve over p̂ on {dataset}", "",
-             f"Command: `subsel reproduce emsco-sweep {_flag(config)} --seed {config.seed} --dataset "
-             f"{dataset}`. {size['runs']} EMSCO run(s) per p̂, population {pop}, "
-             f"{size['generations']} generations, the data set's other settings (SPEC §3); one "
-             f"split (seed {config.seed}); test-split objectives. The task grid took {elapsed:.1f} s "
+             f"Command: `subsel reproduce emsco-sweep {_flag(config)} --seed {config.seed} "
+             f"{source}`. {size['runs']} EMSCO run(s) per p̂, population {pop}, "
+             f"{size['generations']} generations, {settings}; "
+             f"test-split objectives. The task grid took {elapsed:.1f} s "
              f"({_backend_text(config)}; the `subsel reproduce` line's time also counts the data "
              "check, tables, figure and this file).", "",
              to_markdown(summary[["confidence", "runs", "g1", "moe_g1", "g2", "moe_g2", "g3*",
@@ -772,7 +830,11 @@ def emsco_sweep(config: ExperimentConfig) -> list[Path]:
              f"(p̂ = {summary.loc[summary['g1'].idxmax(), 'confidence']:g}) to "
              f"{summary['g1'].min():.3f} (p̂ = {summary.loc[summary['g1'].idxmin(), 'confidence']:g}). "
              "A stricter p̂ rejects more inputs (lower coverage) and should raise the accuracy on "
-             "the accepted ones; the cost follows from how many stages the inputs need."]
+             "the accepted ones; the cost follows from how many stages the inputs need.", "",
+             "## In the authors' layout", "",
+             f"`{name}_authors.csv` (standard deviations over runs with ddof = 0, as `numpy.std`):", "",
+             to_markdown(authors_layout(table))]
     files.append(out / f"{name}.md")
     atomic_write_text(files[-1], "\n".join(lines) + "\n")
+    files.append(write_table(authors_layout(table), out / f"{name}_authors.csv"))
     return files

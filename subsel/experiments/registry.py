@@ -64,6 +64,9 @@ class ExperimentConfig:
     datasets : tuple of str or None
         Data sets, for the experiments of :data:`DATASET_EXPERIMENTS` (None: the experiment's
         default); the others ignore it.
+    data : subsel.evolution.datasets.Dataset or None
+        A data set given by the user as train / validation / test splits
+        (``Dataset.from_splits``), for ``emsco-sweep`` in place of a named one; the others ignore it.
 
     Raises
     ------
@@ -79,6 +82,7 @@ class ExperimentConfig:
     progress: bool | None = None
     resume: bool = True
     datasets: tuple[str, ...] | None = None
+    data: Any = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out_dir", Path(self.out_dir))

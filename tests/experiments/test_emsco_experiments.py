@@ -150,3 +150,82 @@ def test_cli_sweep_writes_its_files(tmp_path, capsys):
     assert "emsco-sweep: " in out
     for suffix in (".csv", "_summary.csv", ".png", ".md"):
         assert (tmp_path / f"emsco-sweep{suffix}").is_file()
+
+
+def test_authors_layout_on_hand_made_numbers():
+    from subsel.experiments.emsco import authors_layout
+
+    t = pd.DataFrame({"confidence": [0.8, 0.7, 0.7, 0.7], "g1": [0.2, 0.5, 0.7, 0.6],
+                      "g2": [0.9, 0.8, 0.9, 1.0], "g3*": [5.0, 10.0, 20.0, 30.0]})
+    out = authors_layout(t)
+    assert list(out.columns) == ["runs", "p_hat", "test_accuracy", "test_coverage", "test_cost",
+                                 "acc_std", "cov_std", "cost_std"]
+    assert out["p_hat"].tolist() == [0.7, 0.8] and out["runs"].tolist() == [3, 1]
+    first = out.iloc[0]
+    assert first["test_accuracy"] == pytest.approx(0.9) and first["test_coverage"] == pytest.approx(0.6)
+    assert first["test_cost"] == pytest.approx(20.0)
+    assert first["cost_std"] == pytest.approx(math.sqrt(200 / 3))        # ddof = 0, as numpy.std
+    assert first["acc_std"] == pytest.approx(math.sqrt(0.02 / 3))
+    assert out.iloc[1]["cov_std"] == 0.0                                 # one run
+
+
+def _write_own_splits(folder):
+    from subsel.evolution.datasets import synthetic15
+
+    d = synthetic15()
+    X_tr, X_va, X_te, y_tr, y_va, y_te = d.split()
+    paths = []
+    for name, X, y in (("train", X_tr, y_tr), ("val", X_va, y_va), ("test", X_te, y_te)):
+        f = X.copy()
+        f["label"] = np.where(y == 1, "yes", "no")           # any label type; coded in sorted order
+        f.to_csv(folder / f"{name}.csv", index=False)
+        paths.append(str(folder / f"{name}.csv"))
+    (folder / "costs.txt").write_text(",".join(f"{c:g}" for c in d.costs) + "\n")
+    return [*paths, str(folder / "costs.txt")]
+
+
+def test_cli_sweep_on_own_splits_equals_the_named_data_set(tmp_path, capsys):
+    train, val, test, costs = _write_own_splits(tmp_path)
+    code, _, err = run(capsys, "reproduce", "emsco-sweep", "--scale", "tiny", "--train", train,
+                       "--val", val, "--test", test, "--costs", costs, "--out", str(tmp_path / "own"))
+    assert code == 0, err
+    code, _, err = run(capsys, "reproduce", "emsco-sweep", "--scale", "tiny", "--dataset",
+                       "synthetic15", "--out", str(tmp_path / "named"))
+    assert code == 0, err
+    cols = ["confidence", "run", "g1", "g2", "g3*", "val_g1", "val_g2", "val_g3*"]
+    own = pd.read_csv(tmp_path / "own" / "emsco-sweep.csv")
+    named = pd.read_csv(tmp_path / "named" / "emsco-sweep.csv")
+    pd.testing.assert_frame_equal(own[cols], named[cols])   # same data, settings and seeds
+    authors = pd.read_csv(tmp_path / "own" / "emsco-sweep_authors.csv")
+    assert authors["p_hat"].tolist() == [0.6, 0.8, 0.95] and (authors["runs"] == 2).all()
+    assert authors["test_cost"].tolist() == pytest.approx(own.groupby("confidence")["g3*"].mean().tolist())
+    text = (tmp_path / "own" / "emsco-sweep.md").read_text()
+    assert f"--train {train}" in text and "## In the authors' layout" in text
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--costs", None], "missing: --costs"),
+    (["--dataset", "synthetic15"], "either --dataset or --train"),
+])
+def test_cli_sweep_own_splits_errors(tmp_path, capsys, extra, message):
+    train, val, test, costs = _write_own_splits(tmp_path)
+    argv = ["reproduce", "emsco-sweep", "--train", train, "--val", val, "--test", test]
+    if extra[1] is not None:
+        argv += ["--costs", costs, *extra]
+    out = tmp_path / "out"
+    code, _, err = run(capsys, *argv, "--out", str(out))
+    assert code == 2 and err.count("\n") == 1 and message in err
+    assert not out.exists()
+
+
+def test_cli_own_splits_are_for_the_sweep_only(tmp_path, capsys):
+    out = tmp_path / "out"
+    code, _, err = run(capsys, "reproduce", "emsco-table2", "--train", "a.csv", "--out", str(out))
+    assert code == 2 and "--train is for emsco-sweep only" in err and not out.exists()
+
+
+def test_cli_own_splits_bad_costs_name_the_file(tmp_path, capsys):
+    train, val, test, _ = _write_own_splits(tmp_path)
+    code, _, err = run(capsys, "reproduce", "emsco-sweep", "--train", train, "--val", val, "--test",
+                       test, "--costs", "1,2,3", "--out", str(tmp_path / "out"))
+    assert code == 2 and "3 values for 15 features" in err
