@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..models._io import atomic_write_text
+from ..models.io import atomic_write_text
 
 
 def _read_text(path: str, what: str, option: str) -> tuple[str, str]:
