@@ -1,0 +1,135 @@
+"""Argument checks shared by every layer: numbers and arrays, with messages that name the field.
+
+One place for the rules "a finite number", "an array of numbers in [low, high]", "a positive
+integer capacity", so that the problem model (:class:`subsel.models.SubsetSelectionProblem`), its
+batched form (:class:`subsel.models.ProblemBatch`), the bandit policies and the evolutionary
+estimator say the same thing about the same mistake.  Messages name the field, the first offending
+index (``cost[3]``, or ``quality[2, 5]`` for a row of a batch) and the value.
+
+Private: the public contract is the messages of the classes that use these helpers.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["as_float_array", "check_array_range", "check_capacity", "check_number", "readonly"]
+
+
+def _reject_booleans(value: Any, field_name: str) -> None:
+    # Booleans are numbers to numpy (True -> 1.0) but never a quality, a cost or a capacity.
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            if isinstance(v, (bool, np.bool_)):
+                raise TypeError(f"{field_name}[{i}] must be a number, not a boolean; got {v!r}")
+            if isinstance(v, (list, tuple)):
+                for k, w in enumerate(v):
+                    if isinstance(w, (bool, np.bool_)):
+                        raise TypeError(f"{field_name}[{i}, {k}] must be a number, not a boolean; "
+                                        f"got {w!r}")
+    elif getattr(value, "dtype", None) == np.dtype(bool):
+        raise TypeError(f"{field_name} must be an array of numbers, not booleans; got {value!r}")
+
+
+def _where(field_name: str, mask: np.ndarray) -> str:
+    """``field[i]`` or ``field[j, i]`` of the first True entry of ``mask`` (``field`` when 0-d)."""
+    if mask.ndim == 0:
+        return field_name
+    idx = np.unravel_index(int(np.argmax(mask.ravel())), mask.shape)
+    return f"{field_name}[{', '.join(str(int(i)) for i in idx)}]"
+
+
+def as_float_array(value: Any, field_name: str, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
+    """``value`` as a new, finite float64 array whose number of dimensions is in ``ndim``.
+
+    Parameters
+    ----------
+    value : array-like of numbers
+    field_name : str
+        Name used in messages.
+    ndim : tuple of int, default (1,)
+        Accepted numbers of dimensions.
+
+    Returns
+    -------
+    ndarray of float64
+        A fresh (owned, writable) copy.
+
+    Raises
+    ------
+    TypeError
+        Not numbers at all, or booleans.
+    ValueError
+        Wrong number of dimensions, or a NaN / infinite entry (naming its index and value).
+    """
+    _reject_booleans(value, field_name)
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{field_name} must be an array of numbers; got {value!r}") from exc
+    if arr.ndim not in ndim:
+        if ndim == (1,):
+            raise ValueError(f"{field_name} must be one-dimensional; got shape {arr.shape}")
+        dims = " or ".join(str(d) for d in ndim)
+        raise ValueError(f"{field_name} must have {dims} dimensions; got shape {arr.shape}")
+    if arr.size and not np.isfinite(arr).all():  # one fused pass; details only on failure
+        bad = ~np.isfinite(arr)
+        raise ValueError(f"{_where(field_name, bad)} must be a finite number; got {arr[bad][0]}")
+    return arr
+
+
+def check_array_range(arr: np.ndarray, field_name: str, low: float = -math.inf, high: float = math.inf,
+                      rule: str = "") -> np.ndarray:
+    """Check ``low <= arr <= high`` elementwise (``arr`` finite); return ``arr``.
+
+    Raises
+    ------
+    ValueError
+        ``"{field}[i] must be {rule}; got {value}"`` for the first entry outside the range.
+    """
+    if arr.size and (arr.min() < low or arr.max() > high):
+        bad = (arr < low) | (arr > high)
+        raise ValueError(f"{_where(field_name, bad)} must be {rule}; got {arr[bad][0]}")
+    return arr
+
+
+def check_capacity(value: Any, field_name: str = "capacity", ndim: tuple[int, ...] = (1,)) -> np.ndarray:
+    """Units per agent: positive integers, returned as a fresh int64 array.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`as_float_array`; an entry below 1 or not an integer (naming its index).
+    """
+    kf = as_float_array(value, field_name, ndim)
+    if kf.size and (kf.min() < 1 or not (kf == np.round(kf)).all()):
+        bad = (kf < 1) | (kf != np.round(kf))
+        raise ValueError(f"{_where(field_name, bad)} must be a positive integer; got {kf[bad][0]:g}")
+    return kf.astype(np.int64)
+
+
+def check_number(value: Any, field_name: str) -> float:
+    """A finite real number (not a boolean) as a Python float.
+
+    Raises
+    ------
+    TypeError
+        Not a number, or a boolean.
+    ValueError
+        NaN or infinite.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{field_name} must be a number; got {value!r}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"{field_name} must be a finite number; got {v}")
+    return v
+
+
+def readonly(arr: np.ndarray, copy: bool = True) -> np.ndarray:
+    """A read-only array: a copy of ``arr`` (or ``arr`` itself when ``copy=False`` and it is ours)."""
+    out = np.array(arr, copy=True) if copy else arr
+    out.setflags(write=False)
+    return out
