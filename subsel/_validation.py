@@ -33,12 +33,25 @@ def _reject_booleans(value: Any, field_name: str) -> None:
         raise TypeError(f"{field_name} must be an array of numbers, not booleans; got {value!r}")
 
 
-def _where(field_name: str, mask: np.ndarray) -> str:
-    """``field[i]`` or ``field[j, i]`` of the first True entry of ``mask`` (``field`` when 0-d)."""
+def _entry_error(field_name: str, mask: np.ndarray, values: np.ndarray, rule: str, value: Any = None
+                 ) -> ValueError:
+    """The error for the first True entry of ``mask``: ``field[i] must ...; got v``.
+
+    An entry of a 1-D array gives a :class:`subsel.models.io.InputError` (a ``ValueError`` that
+    knows the field and index, so a file reader can point at the line); a 0-d value or a 2-D entry
+    ``field[j, i]`` a plain ``ValueError`` with the same wording.
+    """
+    flat = int(np.argmax(mask.ravel()))
+    got = values.ravel()[flat] if value is None else value
+    if mask.ndim == 1:
+        from .models.io import InputError  # here, not at the top: models imports this module
+
+        return InputError(rule, column=field_name, row=flat, value=got)
+    got_text = str(got.item()) if isinstance(got, np.generic) else str(got)
     if mask.ndim == 0:
-        return field_name
-    idx = np.unravel_index(int(np.argmax(mask.ravel())), mask.shape)
-    return f"{field_name}[{', '.join(str(int(i)) for i in idx)}]"
+        return ValueError(f"{field_name} {rule}; got {got_text}")
+    idx = ", ".join(str(int(i)) for i in np.unravel_index(flat, mask.shape))
+    return ValueError(f"{field_name}[{idx}] {rule}; got {got_text}")
 
 
 def as_float_array(value: Any, field_name: str, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
@@ -75,8 +88,7 @@ def as_float_array(value: Any, field_name: str, ndim: tuple[int, ...] = (1,)) ->
         dims = " or ".join(str(d) for d in ndim)
         raise ValueError(f"{field_name} must have {dims} dimensions; got shape {arr.shape}")
     if arr.size and not np.isfinite(arr).all():  # one fused pass; details only on failure
-        bad = ~np.isfinite(arr)
-        raise ValueError(f"{_where(field_name, bad)} must be a finite number; got {arr[bad][0]}")
+        raise _entry_error(field_name, ~np.isfinite(arr), arr, "must be a finite number")
     return arr
 
 
@@ -90,8 +102,7 @@ def check_array_range(arr: np.ndarray, field_name: str, low: float = -math.inf, 
         ``"{field}[i] must be {rule}; got {value}"`` for the first entry outside the range.
     """
     if arr.size and (arr.min() < low or arr.max() > high):
-        bad = (arr < low) | (arr > high)
-        raise ValueError(f"{_where(field_name, bad)} must be {rule}; got {arr[bad][0]}")
+        raise _entry_error(field_name, (arr < low) | (arr > high), arr, f"must be {rule}")
     return arr
 
 
@@ -106,7 +117,8 @@ def check_capacity(value: Any, field_name: str = "capacity", ndim: tuple[int, ..
     kf = as_float_array(value, field_name, ndim)
     if kf.size and (kf.min() < 1 or not (kf == np.round(kf)).all()):
         bad = (kf < 1) | (kf != np.round(kf))
-        raise ValueError(f"{_where(field_name, bad)} must be a positive integer; got {kf[bad][0]:g}")
+        v = float(kf[bad][0])
+        raise _entry_error(field_name, bad, kf, "must be a positive integer", int(v) if v == round(v) else v)
     return kf.astype(np.int64)
 
 

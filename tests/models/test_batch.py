@@ -64,7 +64,7 @@ def test_the_input_is_copied():
     (dict(objective_quality=[0.5, 0.5, 2.0]), ValueError, r"^objective_quality\[2\] must be in \[0, 1\]"),
     (dict(quality=[[True, False, True]] * 2), TypeError, r"^quality\[0, 0\] must be a number, not a boolean"),
     (dict(cost="abc"), TypeError, r"^cost must be an array of numbers"),
-    (dict(names=["a", "b", "a"]), ValueError, r"^names\[2\] duplicates names\[0\]: 'a'"),
+    (dict(names=["a", "b", "a"]), ValueError, r"^names\[2\] duplicates names\[0\]; got 'a'"),
     (dict(budget=-1.0), ValueError, r"^budget must be >= 0; got -1.0"),
     (dict(demand=1.5), ValueError, r"^demand must be a non-negative integer; got 1.5"),
     (dict(must_take=[5]), ValueError, r"^must_take\[0\] must be an agent index in \[0, 2\]; got 5"),
