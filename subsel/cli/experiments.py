@@ -63,7 +63,8 @@ def _datasets(args: argparse.Namespace, name: str) -> list[str] | None:
     return names
 
 
-def _check_data_files(names: list[str], scale: str, datasets: list[str] | None) -> None:
+def _check_data_files(names: list[str], scale: str, datasets: list[str] | None,
+                      data_home: str | None = None) -> None:
     """Load the real data sets the chosen experiments need, before touching ``--out``."""
     from ..experiments.registry import DATASET_EXPERIMENTS
 
@@ -77,7 +78,7 @@ def _check_data_files(names: list[str], scale: str, datasets: list[str] | None) 
     if needed:
         from ..experiments.emsco import check_data_files
 
-        check_data_files(needed)
+        check_data_files(needed, data_home=data_home)
 
 
 SPLIT_OPTIONS = (("--train", "train"), ("--val", "val"), ("--test", "test"), ("--costs", "costs"))
@@ -128,8 +129,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     datasets = _datasets(args, name)
     backend = _backend(args)
     names = list(EXPERIMENTS) if name == "all" else [name]
+    if args.data_home is not None and not Path(args.data_home).expanduser().is_dir():
+        raise CLIError(f"--data-home {args.data_home!r} is not a folder")
     if data is None:
-        _check_data_files(names, args.scale, datasets)  # a missing data file fails before any grid runs
+        _check_data_files(names, args.scale, datasets, args.data_home)  # a missing file fails before any grid
     out = _out_dir(args.out)
     total = time.perf_counter()
     for exp in names:
@@ -139,6 +142,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             extra["datasets"] = datasets[:1] if exp == "emsco-sweep" else datasets
         if data is not None:
             extra["data"] = data
+        if args.data_home is not None and exp in DATASET_EXPERIMENTS:
+            extra["data_home"] = args.data_home
         files = run_experiment(exp, out, scale=args.scale, seed=args.seed, **backend, **extra)
         print(f"{exp}: {time.perf_counter() - start:.1f} s in all (task grid, tables, figure, markdown) -> "
               + ", ".join(str(f) for f in files), flush=True)
@@ -212,13 +217,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "train / validation / test CSVs (feature columns and a label column) and feature costs in "
         "the formats of 'subsel emsco fit' (the EMSCO authors' formats); the sweep then uses "
         "EMSCO's default settings (population 300, mutation rate 0.075, crossover rate 0.8, "
-        "elite fraction 0.2, beta 2.0) and writes emsco-sweep_authors.csv in the authors' layout")
+        "elite fraction 0.2, beta 2.0) and names its files after the training file; every sweep also "
+        "writes emsco-sweep-DATASET_authors.csv in the authors' layout")
     own.add_argument("--train", help="training CSV (- reads stdin)")
     own.add_argument("--val", help="validation CSV (the search's objectives are measured on it)")
     own.add_argument("--test", help="test CSV (the reported objectives)")
     own.add_argument("--costs", help="costs: one comma-separated line in feature order, a CSV "
                                      "feature,cost, or the numbers inline")
     own.add_argument("--label-column", default="label", help="label column of the CSVs (label)")
+    p.add_argument("--data-home", metavar="DIR",
+                   help="folder with other copies of the real data sets (pima_diabetes.csv, "
+                        "credit_approval.csv, heart_failure.csv); default: $SUBSEL_DATA, else the "
+                        "copies shipped with subsel")
     _add_backend_options(p)
     p.set_defaults(func=_cmd_reproduce)
 

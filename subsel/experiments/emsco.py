@@ -351,11 +351,11 @@ def experiment_datasets(experiment: str, scale: str, datasets=None) -> list[str]
     return names
 
 
-def check_data_files(names, seed: int = 0) -> None:
+def check_data_files(names, seed: int = 0, data_home: str | None = None) -> None:
     """Load every real data set of ``names`` once, so a missing file fails before a grid starts.
 
-    The synthetic sets need no file and are skipped.  The data home is
-    ``subsel.evolution.datasets.data_home()`` (``$SUBSEL_DATA``, else ``~/.subsel/data``).
+    The synthetic sets need no file and are skipped.  ``data_home`` (else ``$SUBSEL_DATA``, else the
+    copies shipped with the package) is the folder, as in ``subsel.evolution.datasets.data_home``.
 
     Raises
     ------
@@ -368,16 +368,23 @@ def check_data_files(names, seed: int = 0) -> None:
 
     for name in check_datasets(names):
         if name not in SYNTHETIC and name != "breast_cancer":
-            load_dataset(name, seed=seed)
+            load_dataset(name, seed=seed, data_home=data_home)
 
 
-def _setup(dataset: str, data_seed: int, confidence: float | None = None, data=None):
+def _data_home_param(config: ExperimentConfig) -> dict:
+    """``{"data_home": ...}`` for the tasks when the run names a data home, else nothing (so the
+    tasks of a run on the shipped data keep their identity in the checkpoint)."""
+    return {} if config.data_home is None else {"data_home": config.data_home}
+
+
+def _setup(dataset: str, data_seed: int, confidence: float | None = None, data_home: str | None = None,
+           data=None):
     """Load (or take ``data``), split and wrap a data set in a :class:`StagedClassificationProblem`."""
     from ..evolution.datasets import load_dataset
     from ..evolution.estimator import default_max_stages
     from ..evolution.staged import StagedClassificationProblem
 
-    ds = load_dataset(dataset, seed=data_seed) if data is None else data
+    ds = load_dataset(dataset, seed=data_seed, data_home=data_home) if data is None else data
     X_tr, X_va, X_te, y_tr, y_va, y_te = ds.split()
     s = ds.settings
     p_hat = s["confidence"] if confidence is None else float(confidence)
@@ -505,7 +512,7 @@ def table2_task(task: Task) -> list[dict]:
 
     p = task.params
     with threadpool_limits(limits=1, user_api="blas"):
-        ds, problem, test = _setup(p["dataset"], int(p["data_seed"]))
+        ds, problem, test = _setup(p["dataset"], int(p["data_seed"]), data_home=p.get("data_home"))
         s = ds.settings
         rows = []
         if p["part"] == "baselines":
@@ -598,9 +605,9 @@ def emsco_table2(config: ExperimentConfig) -> list[Path]:
     name = "emsco-table2"
     size = _scale_settings(config, TABLE2_SCALES)
     datasets = experiment_datasets(name, config.scale, config.datasets)
-    check_data_files(datasets, config.seed)  # a missing file fails here, before any task runs
+    check_data_files(datasets, config.seed, config.data_home)  # a missing file fails here, before any task
     common = {"data_seed": config.seed, "population": size["population"],
-              "generations": size["generations"]}
+              "generations": size["generations"], **_data_home_param(config)}
     tasks = grid(config.seed, {"dataset": datasets, "part": ["baselines"], "run": [0]}, fixed=common)
     tasks += grid(config.seed, {"dataset": datasets, "part": ["ea"], "run": range(size["runs"])},
                   fixed=common)
@@ -706,7 +713,8 @@ def sweep_task(task: Task, data=None) -> list[dict]:
 
     p = task.params
     with threadpool_limits(limits=1, user_api="blas"):
-        ds, problem, test = _setup(p["dataset"], int(p["data_seed"]), p["confidence"], data)
+        ds, problem, test = _setup(p["dataset"], int(p["data_seed"]), p["confidence"], p.get("data_home"),
+                                   data)
         s = ds.settings
         start = time.perf_counter()
         res = _run_emsco(problem, int(p["population"] or s["population_size"]),
@@ -756,14 +764,16 @@ def emsco_sweep(config: ExperimentConfig) -> list[Path]:
     config : ExperimentConfig
         ``datasets``: one name (default Synthetic15), or ``data``: a data set given as three splits
         (:meth:`subsel.evolution.datasets.Dataset.from_splits`, e.g. the authors' CSV files).  The
-        other settings are the data set's (the paper's, §V-A; defaults for user data); only p̂
-        varies.
+        other settings are the data set's (Hamilton and Fulp 2022, Section V-A; defaults for user
+        data); only p̂ varies.
 
     Returns
     -------
     list of Path
-        ``emsco-sweep.csv``, ``emsco-sweep_summary.csv``, ``emsco-sweep.png``, ``emsco-sweep.md``
-        and ``emsco-sweep_authors.csv`` (the summary in the authors' layout, :func:`authors_layout`).
+        ``emsco-sweep-DATASET.csv``, ``emsco-sweep-DATASET_summary.csv``, ``emsco-sweep-DATASET.png``,
+        ``emsco-sweep-DATASET.md``: named after the data set, so sweeps of different data sets
+        share an output folder; and ``emsco-sweep-DATASET_authors.csv``, the summary in the
+        authors' layout (:func:`authors_layout`).
 
     Raises
     ------
@@ -777,16 +787,18 @@ def emsco_sweep(config: ExperimentConfig) -> list[Path]:
     data = config.data
     if data is None:
         dataset = experiment_datasets(name, config.scale, config.datasets)[0]
-        check_data_files([dataset], config.seed)  # a missing file fails here, before any task runs
+        check_data_files([dataset], config.seed, config.data_home)  # a missing file fails here
         task_fn = sweep_task
     else:
         dataset = data.name
         task_fn = functools.partial(sweep_task, data=data)
+    stem = f"{name}-{dataset}"
     tasks = grid(config.seed, {"confidence": list(size["confidences"]), "run": range(size["runs"])},
                  fixed={"dataset": dataset, "data_seed": config.seed,
-                        "population": size["population"], "generations": size["generations"]})
+                        "population": size["population"], "generations": size["generations"],
+                        **_data_home_param(config)})
     start = time.perf_counter()
-    table = run_grid(tasks, task_fn, config.out_dir / f"{name}.csv", desc=name, **config.run_kwargs())
+    table = run_grid(tasks, task_fn, config.out_dir / f"{stem}.csv", desc=stem, **config.run_kwargs())
     elapsed = time.perf_counter() - start
     rows = []
     for conf, g in table.groupby("confidence", sort=True):
@@ -800,16 +812,16 @@ def emsco_sweep(config: ExperimentConfig) -> list[Path]:
         rows.append(row)
     summary = pd.DataFrame(rows)
     out = config.out_dir
-    files = [out / f"{name}.csv", write_table(summary, out / f"{name}_summary.csv")]
+    files = [out / f"{stem}.csv", write_table(summary, out / f"{stem}_summary.csv")]
     from .plots_emsco import plot_sweep
 
-    files.append(plot_sweep(summary, table, out / f"{name}.png",
+    files.append(plot_sweep(summary, table, out / f"{stem}.png",
                             title=f"EMSCO on {dataset}: cost vs accuracy over p̂ ({config.scale})"))
     pop = "the paper's" if size["population"] is None else str(size["population"])
     corr = summary[["confidence", "g2"]].corr().iloc[0, 1] if len(summary) > 2 else float("nan")
     if data is None:
         source = f"--dataset {dataset}"
-        settings = "the data set's other settings (the paper's, §V-A); one split (seed " \
+        settings = "the data set's other settings (Hamilton and Fulp 2022, Section V-A); one split (seed " \
                    f"{config.seed})"
     else:
         files_given = data.extra.get("files", {})
@@ -832,9 +844,9 @@ def emsco_sweep(config: ExperimentConfig) -> list[Path]:
              "A stricter p̂ rejects more inputs (lower coverage) and should raise the accuracy on "
              "the accepted ones; the cost follows from how many stages the inputs need.", "",
              "## In the authors' layout", "",
-             f"`{name}_authors.csv` (standard deviations over runs with ddof = 0, as `numpy.std`):", "",
+             f"`{stem}_authors.csv` (standard deviations over runs with ddof = 0, as `numpy.std`):", "",
              to_markdown(authors_layout(table))]
-    files.append(out / f"{name}.md")
+    files.append(out / f"{stem}.md")
     atomic_write_text(files[-1], "\n".join(lines) + "\n")
-    files.append(write_table(authors_layout(table), out / f"{name}_authors.csv"))
+    files.append(write_table(authors_layout(table), out / f"{stem}_authors.csv"))
     return files

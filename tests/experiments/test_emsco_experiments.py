@@ -6,11 +6,8 @@ import pandas as pd
 import pytest
 
 from subsel.cli import main
-from subsel.evolution.datasets import data_home
 from subsel.experiments import run_experiment
 from subsel.experiments.emsco import check_claims, margin_of_error, nondominated_methods, summarize_methods
-
-HAVE_HEART = (data_home() / "heart_failure.csv").is_file()
 
 
 def test_margin_of_error_on_hand_made_numbers():
@@ -89,7 +86,7 @@ def test_check_claims_on_hand_made_numbers():
 
 
 def test_table2_tiny_end_to_end_writes_every_file(tmp_path):
-    datasets = ("synthetic15", "heart") if HAVE_HEART else ("synthetic15",)
+    datasets = ("synthetic15", "heart")
     files = run_experiment("emsco-table2", tmp_path, scale="tiny", datasets=datasets)
     assert [f.name for f in files] == ["emsco-table2.csv", "emsco-table2_summary.csv",
                                        "emsco-table2.png", "emsco-table2.md"]
@@ -149,7 +146,7 @@ def test_cli_sweep_writes_its_files(tmp_path, capsys):
     assert code == 0, err
     assert "emsco-sweep: " in out
     for suffix in (".csv", "_summary.csv", ".png", ".md"):
-        assert (tmp_path / f"emsco-sweep{suffix}").is_file()
+        assert (tmp_path / f"emsco-sweep-synthetic15{suffix}").is_file()   # named after the data set
 
 
 def test_authors_layout_on_hand_made_numbers():
@@ -193,13 +190,13 @@ def test_cli_sweep_on_own_splits_equals_the_named_data_set(tmp_path, capsys):
                        "synthetic15", "--out", str(tmp_path / "named"))
     assert code == 0, err
     cols = ["confidence", "run", "g1", "g2", "g3*", "val_g1", "val_g2", "val_g3*"]
-    own = pd.read_csv(tmp_path / "own" / "emsco-sweep.csv")
-    named = pd.read_csv(tmp_path / "named" / "emsco-sweep.csv")
+    own = pd.read_csv(tmp_path / "own" / "emsco-sweep-train.csv")       # named after the train file
+    named = pd.read_csv(tmp_path / "named" / "emsco-sweep-synthetic15.csv")
     pd.testing.assert_frame_equal(own[cols], named[cols])   # same data, settings and seeds
-    authors = pd.read_csv(tmp_path / "own" / "emsco-sweep_authors.csv")
+    authors = pd.read_csv(tmp_path / "own" / "emsco-sweep-train_authors.csv")
     assert authors["p_hat"].tolist() == [0.6, 0.8, 0.95] and (authors["runs"] == 2).all()
     assert authors["test_cost"].tolist() == pytest.approx(own.groupby("confidence")["g3*"].mean().tolist())
-    text = (tmp_path / "own" / "emsco-sweep.md").read_text()
+    text = (tmp_path / "own" / "emsco-sweep-train.md").read_text()
     assert f"--train {train}" in text and "## In the authors' layout" in text
 
 
