@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._extras import require
 from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_instances, policy_names, simulate
 from ..models._io import atomic_write_text
 from . import CLIError
@@ -75,6 +76,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             raise CLIError(f"{name} must be >= {low}; got {value}")
     _check_memory(args.n, args.runs)
     _check_writable_dir(out, "--out")
+    require("matplotlib", *(["tqdm"] if args.progress else []), extra="bandits",
+            feature="subsel bandit simulate (the regret figure and --progress)")
     try:
         return _simulate(args, out)
     except MemoryError:

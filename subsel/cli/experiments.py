@@ -81,7 +81,7 @@ def _check_data_files(names: list[str], scale: str, datasets: list[str] | None) 
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from ..experiments import EXPERIMENTS, run_experiment
+    from ..experiments import EXPERIMENTS, get_experiment, run_experiment
     from ..experiments.registry import DATASET_EXPERIMENTS
 
     name = args.name.strip().lower()
@@ -91,6 +91,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     backend = _backend(args)
     names = list(EXPERIMENTS) if name == "all" else [name]
     _check_data_files(names, args.scale, datasets)  # a missing data file fails before any grid runs
+    for exp in names:  # so does a missing library (the message names the pip install to run)
+        get_experiment(exp)
     out = _out_dir(args.out)
     total = time.perf_counter()
     for exp in names:
