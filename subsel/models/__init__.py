@@ -13,6 +13,7 @@ from .problem import (
     Evaluation,
     Partition,
     SubsetSelectionProblem,
+    weighted_sum,
 )
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "Evaluation",
     "Partition",
     "SubsetSelectionProblem",
+    "weighted_sum",
     "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "write_lp", "write_mps",
     "KnapsackInstance", "read_knapsack", "read_optimum",
     "KNAPSACK_CLASSES", "knapsack_instance",
