@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .._extras import require
-from ..models._io import atomic_write_text
+from ..models.io import atomic_write_text
 from ..solvers import get_solver
 from ..solvers.registry import SOLVERS
 from .analysis import add_ratios, summarize, to_markdown
