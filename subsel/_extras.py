@@ -3,8 +3,8 @@
 The core install (``pip install subsel``) holds the modelling library and the solvers: numpy,
 pandas, PuLP, OR-Tools and HiGHS.  Everything else comes with an extra::
 
-    pip install "subsel[bandits]"      # progress bars and figures of the bandit simulations
-    pip install "subsel[evolution]"    # EMSCO: scikit-learn, SciPy, threadpoolctl, joblib, LightGBM
+    pip install "subsel[bandits]"      # bandit simulations' progress and figures, state file locks
+    pip install "subsel[evolution]"    # EMSCO: scikit-learn, SciPy, threadpoolctl, joblib, matplotlib
     pip install "subsel[experiments]"  # reproduce the papers: joblib, tqdm, matplotlib, pymoo, pyarrow
     pip install "subsel[dask]"         # run experiment grids on a Dask cluster
     pip install "subsel[all]"          # all of the above
@@ -28,6 +28,7 @@ MODULE_EXTRA: dict[str, tuple[str, str]] = {
     "joblib": ("joblib", "evolution"),
     "tqdm": ("tqdm", "bandits"),
     "matplotlib": ("matplotlib", "bandits"),
+    "filelock": ("filelock", "bandits"),
     "pymoo": ("pymoo", "experiments"),
     "pyarrow": ("pyarrow", "experiments"),
     "dask": ("dask[distributed]", "dask"),

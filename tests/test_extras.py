@@ -49,7 +49,7 @@ def test_require_passes_for_installed_modules_and_names_the_extra_otherwise(monk
 def test_core_works_without_any_extra():
     code = ("import sys\n"
             "for m in ('sklearn', 'scipy', 'dask', 'distributed', 'matplotlib', 'tqdm', 'joblib', 'pymoo',\n"
-            "          'pyarrow', 'threadpoolctl'):\n"
+            "          'pyarrow', 'threadpoolctl', 'filelock'):\n"
             "    sys.modules[m] = None\n"
             "import subsel, subsel.bandits\n"
             "from subsel.cli import main\n"
@@ -114,6 +114,13 @@ def test_bandit_simulate_without_matplotlib_is_exit_2_before_any_work(monkeypatc
                                       "--progress) needs matplotlib, which is not installed: "
                                       'pip install "subsel[bandits]"')
     assert not out.exists()
+
+
+def test_bandit_state_commands_without_filelock_are_exit_2(monkeypatch, capsys, tmp_path):
+    block(monkeypatch, "filelock")
+    assert main(["bandit", "next", "--state", str(tmp_path / "state.json"), "-o", "-"]) == 2
+    assert one_line_error(capsys) == ("subsel: error: subsel bandit init / next / feedback (the state file "
+                                      'lock) needs filelock, which is not installed: pip install "subsel[bandits]"')
 
 
 # ------------------------------------------------------------------------------ evolution
