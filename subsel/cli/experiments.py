@@ -119,7 +119,7 @@ def _user_data(args: argparse.Namespace, name: str):
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from ..experiments import EXPERIMENTS, run_experiment
+    from ..experiments import EXPERIMENTS, get_experiment, run_experiment
     from ..experiments.registry import DATASET_EXPERIMENTS
 
     name = args.name.strip().lower()
@@ -133,6 +133,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         raise CLIError(f"--data-home {args.data_home!r} is not a folder")
     if data is None:
         _check_data_files(names, args.scale, datasets, args.data_home)  # a missing file fails before any grid
+    for exp in names:  # so does a missing library (the message names the pip install to run)
+        get_experiment(exp)
     out = _out_dir(args.out)
     total = time.perf_counter()
     for exp in names:

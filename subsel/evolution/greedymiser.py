@@ -37,11 +37,11 @@ DEFAULT_TRADEOFFS = (0.0, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)
 
 
 def _lightgbm():
-    try:
-        import lightgbm
-    except ImportError:  # pragma: no cover - depends on the installation
-        raise ImportError('the GreedyMiser baseline needs LightGBM: pip install "subsel[evolution]"'
-                          ) from None
+    from .._extras import require
+
+    require("lightgbm", extra="evolution", feature="the GreedyMiser baseline")
+    import lightgbm
+
     return lightgbm
 
 
