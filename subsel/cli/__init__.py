@@ -58,20 +58,31 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 2 on bad input (one line on stderr), 130 when interrupted.
+        0 on success, 1 when the work ran but failed (see each command), 2 on bad input (one
+        line on stderr), 130 when interrupted (Ctrl-C), 143 when terminated (SIGTERM); in both
+        last cases the files and folders the run had started are removed.
     """
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version (0) and usage errors (2, one line already printed)
         return exc.code if isinstance(exc.code, int) else 2
+    from .guards import Terminated, shutdown_worker_pools, terminate_as_interrupt
+
     try:
-        code = args.func(args)
+        with terminate_as_interrupt():  # SIGTERM stops as cleanly as Ctrl-C
+            try:
+                code = args.func(args)
+            finally:
+                shutdown_worker_pools()  # no idle worker processes left behind
     except BrokenPipeError:
         return 0
     except (CLIError, ValueError, TypeError, OSError, MemoryError) as exc:
         print(f"subsel: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except Terminated:
+        print("subsel: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("subsel: interrupted", file=sys.stderr)
         return 130

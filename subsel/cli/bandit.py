@@ -23,6 +23,7 @@ import pandas as pd
 from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_instances, policy_names, simulate
 from ..models.io import CSVTable, InputError, atomic_write_text, read_csv
 from . import CLIError
+from .guards import check_memory, check_paths
 
 
 # ---------------------------------------------------------------------------------------- simulate
@@ -48,14 +49,6 @@ def _check_writable_file(path: Path, option: str) -> None:
         raise CLIError(f"{option} {path}: cannot write into folder {parent}")
 
 
-def _available_memory() -> int | None:
-    """Bytes of physical memory available now, or None where the platform does not say."""
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
 def _check_memory(n: int, runs: int) -> None:
     """Refuse before any work a simulation whose arrays cannot fit in the memory available.
 
@@ -63,10 +56,7 @@ def _check_memory(n: int, runs: int) -> None:
     outcomes), plus about 1 kB per run for its seed sequence and per-run constants.
     """
     need = runs * (16 * 8 * n + 1024)
-    avail = _available_memory()
-    if avail is not None and need > avail:
-        raise CLIError(f"--runs {runs} with --n {n} needs about {need / 2**30:.1f} GiB of memory; "
-                       f"{avail / 2**30:.1f} GiB are available")
+    check_memory(need, f"--runs {runs} with --n {n}")
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
@@ -186,6 +176,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
     state = Path(args.state)
     if state.exists() and not args.force:
         raise CLIError(f"state file {state} exists; use --force to replace it")
+    check_paths([("--agents", args.agents)], [("--state", args.state)])
     _check_writable_file(state, "--state")
     try:  # the settings first, on a placeholder agent, so their errors do not blame the CSV
         OnlinePlanner.create(pd.DataFrame({"name": ["x"], "cost": ["0"]}), alpha=args.alpha,
@@ -205,6 +196,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 
 def _cmd_next(args: argparse.Namespace) -> int:
+    check_paths([("--state", args.state)], [("--output", args.output)])
     planner = _load_state(args.state)
     if args.output != "-":
         _check_writable_file(Path(args.output), "--output")
@@ -222,6 +214,7 @@ def _cmd_next(args: argparse.Namespace) -> int:
 
 
 def _cmd_feedback(args: argparse.Namespace) -> int:
+    check_paths([("--observations", args.observations)], [("--state", args.state)])
     planner = _load_state(args.state)
     obs = _read_csv(args.observations, "--observations")
     rnd = planner.pending_round
