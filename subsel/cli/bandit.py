@@ -223,6 +223,7 @@ def _save_state(planner: OnlinePlanner, path: str) -> None:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
+    check_paths([("--agents", args.agents)], [("--state", args.state)])
     with _state_lock(args.state):
         return _init(args)
 
@@ -231,7 +232,6 @@ def _init(args: argparse.Namespace) -> int:
     state = Path(args.state)
     if state.exists() and not args.force:
         raise CLIError(f"state file {state} exists; use --force to replace it")
-    check_paths([("--agents", args.agents)], [("--state", args.state)])
     _check_writable_file(state, "--state")
     try:  # the settings first, on a placeholder agent, so their errors do not blame the CSV
         OnlinePlanner.create(pd.DataFrame({"name": ["x"], "cost": ["0"]}), alpha=args.alpha,
