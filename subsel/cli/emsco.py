@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._extras import require
 from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, read_text
 from .guards import CreatedFiles, check_memory, check_paths
 
@@ -302,6 +303,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
                              f"(missing: {', '.join(missing + ([] if args.costs else ['--costs']))})")
         if args.confidence is None:
             raise ValueError("--confidence is required with --train/--val/--test")
+    require("sklearn", "scipy", "threadpoolctl", "joblib", *(["matplotlib"] if args.out else []),
+            extra="evolution", feature="subsel emsco fit")
     if args.population is not None:  # a first bound before reading any data (1 feature)
         _check_population_memory(args.population, None)
     created = CreatedFiles()
@@ -414,8 +417,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "coverage g1, accuracy g2 and mean cost g3*.  p̂ must lie in "
                     "(1/n_classes, 1] ((0.5, 1] for binary labels).")
     f.add_argument("--dataset", help="breast_cancer, synthetic50, synthetic15, pima, credit, heart")
-    f.add_argument("--data-home", help="folder of the real data sets (else $SUBSEL_DATA, "
-                                       "else ~/.subsel/data)")
+    f.add_argument("--data-home", metavar="DIR",
+                   help="folder with other copies of the real data sets (default: $SUBSEL_DATA, else "
+                        "the copies shipped with subsel)")
     f.add_argument("--train", help="training CSV (feature columns and a label column; - reads "
                                    "stdin)")
     f.add_argument("--val", help="validation CSV (the objectives are measured on it; - reads stdin)")

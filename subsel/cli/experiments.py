@@ -88,7 +88,8 @@ def _datasets(args: argparse.Namespace, name: str) -> list[str] | None:
     return names
 
 
-def _check_data_files(names: list[str], scale: str, datasets: list[str] | None) -> None:
+def _check_data_files(names: list[str], scale: str, datasets: list[str] | None,
+                      data_home: str | None = None) -> None:
     """Load the real data sets the chosen experiments need, before touching ``--out``."""
     from ..experiments.registry import DATASET_EXPERIMENTS
 
@@ -102,11 +103,11 @@ def _check_data_files(names: list[str], scale: str, datasets: list[str] | None) 
     if needed:
         from ..experiments.emsco import check_data_files
 
-        check_data_files(needed)
+        check_data_files(needed, data_home=data_home)
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from ..experiments import EXPERIMENTS
+    from ..experiments import EXPERIMENTS, get_experiment
 
     name = args.name.strip().lower()
     if name != "all" and name not in EXPERIMENTS:
@@ -114,9 +115,13 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     datasets = _datasets(args, name)
     backend = _backend(args)
     names = list(EXPERIMENTS) if name == "all" else [name]
-    _check_data_files(names, args.scale, datasets)  # a missing data file fails before any grid runs
+    if args.data_home is not None and not Path(args.data_home).expanduser().is_dir():
+        raise CLIError(f"--data-home {args.data_home!r} is not a folder")
+    _check_data_files(names, args.scale, datasets, args.data_home)  # a missing file fails before any grid
+    for exp in names:  # so does a missing library (the message names the pip install to run)
+        get_experiment(exp)
     # the results are written among the data files: refused (a table could replace a data file)
-    check_paths([("--data-home", getattr(args, "data_home", None))], [("--out", args.out)])
+    check_paths([("--data-home", args.data_home)], [("--out", args.out)])
     return _run_in(args.out, lambda out: _reproduce(args, names, datasets, backend, out))
 
 
@@ -131,6 +136,8 @@ def _reproduce(args: argparse.Namespace, names: list[str], datasets: list[str] |
         extra = {}
         if datasets is not None and exp in DATASET_EXPERIMENTS:
             extra["datasets"] = datasets[:1] if exp == "emsco-sweep" else datasets
+        if args.data_home is not None and exp in DATASET_EXPERIMENTS:
+            extra["data_home"] = args.data_home
         files = run_experiment(exp, out, scale=args.scale, seed=args.seed, **backend, **extra)
         print(f"{exp}: {time.perf_counter() - start:.1f} s in all (task grid, tables, figure, markdown) -> "
               + ", ".join(str(f) for f in files), flush=True)
@@ -209,6 +216,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     ds.add_argument("--dataset", metavar="NAME",
                     help="emsco-sweep only: the data set of the sweep (default synthetic15); with "
                          "'all', the sweep uses the first of --datasets")
+    p.add_argument("--data-home", metavar="DIR",
+                   help="folder with other copies of the real data sets (pima_diabetes.csv, "
+                        "credit_approval.csv, heart_failure.csv); default: $SUBSEL_DATA, else the "
+                        "copies shipped with subsel")
     _add_backend_options(p)
     p.set_defaults(func=_cmd_reproduce)
 
