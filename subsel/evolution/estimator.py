@@ -22,6 +22,7 @@ from threadpoolctl import threadpool_limits
 
 from . import operators as ops
 from .engine import GeneticEngine
+from .selection import check_select, select_design
 from .staged import StagedClassificationProblem, default_base_estimator, staged_objectives
 
 __all__ = ["EMSCOClassifier", "accepts_missing", "default_max_stages"]
@@ -88,7 +89,7 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
     leaves at the first stage whose top class probability is ``>= confidence`` (p̂) and is rejected
     after the last stage.  The search maximises coverage ``g1``, accuracy on accepted inputs ``g2``
     and inverse mean acquisition cost ``g3`` on a validation split, and keeps the highest-fitness
-    solution of the last generation (ties: fewer stages).
+    design of the last generation's front chosen by ``select`` (default: the paper's highest fitness).
 
     Parameters
     ----------
@@ -128,21 +129,32 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
         estimator, threads for the fast path of column-wise logistic pipelines); negative values
         follow joblib (-1: all cores, -2: all but one, at least 1), 0 is refused.  Results do not
         depend on it.
+    select : {"fitness", "accuracy", "coverage", "cost", "knee"}, default "fitness"
+        Which member of the last generation's Pareto front becomes the fitted classifier (judged
+        on the validation split): ``fitness`` the paper's highest-fitness design (Eq. 12; ties:
+        fewer stages), ``accuracy`` the highest ``g2``, ``coverage`` the highest ``g1``, ``cost``
+        the lowest ``g3*``, ``knee`` the design closest to the ideal point once each objective is
+        scaled to [0, 1] over the front (see :data:`subsel.evolution.selection.SELECT_RULES` for
+        the tie-breaks).  Every front member keeps its stage models, so changing the rule needs no
+        new search: :meth:`evaluate_front` scores them all.
 
     Attributes
     ----------
     stages_ : list of list of int
-        Feature indices of each stage of the chosen solution.
+        Feature indices of each stage of the selected design (see ``select``).
     estimators_ : list
         Fitted classifier of each stage (trained on the training split).
     pareto_front_ : pandas.DataFrame
         Unique solutions of the last generation's first front, best fitness first: ``stages``,
-        ``n_stages``, ``g1``, ``g2``, ``g3*`` (validation) and ``g3``.
+        ``n_stages``, ``g1``, ``g2``, ``g3*`` (validation), ``g3`` and ``selected`` (True on the
+        design chosen by ``select``).
+    selected_index_ : int
+        Row of ``pareto_front_`` chosen by ``select``.
     history_ : pandas.DataFrame
         Per generation: ``generation, front_size, best_g1, best_g2, best_g3*, evaluations,
         cache_hits, set_lookups, set_fits`` (see :class:`~subsel.evolution.engine.EvolutionResult`).
     validation_scores_ : dict
-        ``{"g1", "g2", "g3*"}`` of the chosen solution on the validation split.
+        ``{"g1", "g2", "g3*"}`` of the selected design on the validation split.
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -176,7 +188,7 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, feature_costs=None, confidence=0.75, max_stages=None, population_size=300,
                  max_iter=150, mutation_rate=0.075, crossover_rate=0.8, elite_fraction=0.2,
                  beta=2.0, base_estimator=None, validation_fraction=0.25, random_state=None,
-                 n_jobs=None):
+                 n_jobs=None, select="fitness"):
         self.feature_costs = feature_costs
         self.confidence = confidence
         self.max_stages = max_stages
@@ -190,6 +202,7 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
         self.validation_fraction = validation_fraction
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.select = select
 
     # -- scikit-learn plumbing ------------------------------------------------------------------
     def __sklearn_tags__(self):
@@ -233,6 +246,7 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_params(self, n_features: int, n_classes: int) -> dict:
         p = {}
+        p["select"] = check_select(self.select)
         p["population_size"] = _check_int("population_size", self.population_size, 2)
         p["max_iter"] = _check_int("max_iter", self.max_iter, 0)
         p["mutation_rate"] = _check_fraction("mutation_rate", self.mutation_rate)
@@ -360,25 +374,33 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
                                p["elite_fraction"])
         with threadpool_limits(limits=1, user_api="blas"):  # small matrices: threads only contend
             result = engine.run(problem, rng)
-        staged = problem.staged_classifier(result.best)
+        idx = result.pareto_indices()
+        idx = idx[np.lexsort(([problem.complexity(result.population[i]) for i in idx],
+                              -result.log_fitness[idx]))]
+        raw = result.raw_objectives[idx]
+        chosen = select_design(raw[:, 0], raw[:, 1], raw[:, 2], p["select"])
+        staged = problem.staged_classifier(result.population[idx[chosen]])
+        # the cache statistics of the search and of the selected design's models, as before
+        cache_hit_rate = 1.0 - problem.fits / problem.lookups if problem.lookups else 0.0
+        front_stages = [problem.stages(result.population[i]) for i in idx]
+        self._front_staged = [staged if j == chosen else problem.classifier_for_stages(st)
+                              for j, st in enumerate(front_stages)]
         self.feature_costs_ = p["costs"]
         self.max_stages_ = p["max_stages"]
         self._staged = staged
         self.stages_ = staged.stages
         self.estimators_ = staged.estimators
-        self.validation_scores_ = dict(zip(("g1", "g2", "g3*"), map(float, result.best_objectives)))
-        idx = result.pareto_indices()
-        idx = idx[np.lexsort(([problem.complexity(result.population[i]) for i in idx],
-                              -result.log_fitness[idx]))]
+        self.selected_index_ = int(chosen)
+        self.validation_scores_ = dict(zip(("g1", "g2", "g3*"), map(float, raw[chosen])))
         self.pareto_front_ = pd.DataFrame({
-            "stages": [problem.stages(result.population[i]) for i in idx],
+            "stages": front_stages,
             "n_stages": [ops.n_stages(result.population[i]) for i in idx],
-            "g1": result.raw_objectives[idx, 0], "g2": result.raw_objectives[idx, 1],
-            "g3*": result.raw_objectives[idx, 2], "g3": result.objectives[idx, 2]})
+            "g1": raw[:, 0], "g2": raw[:, 1], "g3*": raw[:, 2], "g3": result.objectives[idx, 2],
+            "selected": np.arange(idx.size) == chosen})
         self.history_ = result.history
         self.n_iter_ = p["max_iter"]
         self.n_evaluations_ = result.evaluations
-        self.cache_hit_rate_ = 1.0 - problem.fits / problem.lookups if problem.lookups else 0.0
+        self.cache_hit_rate_ = cache_hit_rate
         self.wall_time_s_ = result.wall_time_s
         return self
 
@@ -449,6 +471,40 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
         index = Xv.index if isinstance(Xv, pd.DataFrame) else None
         return pd.DataFrame({"label": self.classes_[r["label"]], "accepted": r["accepted"],
                              "exit_stage": r["exit_stage"], "cost": r["cost"]}, index=index)
+
+    def evaluate_front(self, X, y) -> pd.DataFrame:
+        """Objectives of every member of :attr:`pareto_front_` on ``(X, y)``, with no refit.
+
+        Each front member keeps the stage models trained during the search, so this shows how
+        the other trade-offs of the front generalise (e.g. on a test split).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per row of ``pareto_front_`` (same order and index): ``g1`` (coverage),
+            ``g2`` (accuracy on accepted inputs, 0 if none), ``g3*`` (mean cost per input).
+
+        Raises
+        ------
+        ValueError
+            ``X`` and ``y`` of different lengths, or ``X`` not like the training inputs.
+        """
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
+        y = np.asarray(y).ravel()
+        if y.size != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} samples but y has {y.size}")
+        rows = []
+        for staged in self._front_staged:
+            r = staged.route(X)
+            g1, g2, g3 = staged_objectives(self.classes_[r["label"]] == y, r["accepted"], r["cost"])
+            rows.append({"g1": g1, "g2": g2, "g3*": g3})
+        return pd.DataFrame(rows, columns=["g1", "g2", "g3*"], index=self.pareto_front_.index)
 
     def evaluate(self, X, y) -> dict:
         """Objectives of the fitted stages on ``(X, y)``: coverage, accuracy, mean cost.

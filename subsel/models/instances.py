@@ -1,4 +1,4 @@
-"""The knapsack literature's benchmark classes, to test exact solvers (SPEC §1, "Reduction to knapsack").
+"""The knapsack literature's benchmark classes, to test exact solvers of the knapsack form of subset selection.
 
 Each generator draws a 0-1 knapsack instance ``(values, weights, capacity)`` with integer data in the
 range ``1..R``; :meth:`SubsetSelectionProblem.from_knapsack` turns it into a subset-selection

@@ -59,6 +59,8 @@ _BLOCK = 64
 #: Items flipped together in one step while the expanded list stays below _BATCH_STATES states.
 _MAX_BATCH = 8
 _BATCH_STATES = 4096
+#: Peak bytes per state of one core step (the state list, the merged list and its temporaries).
+_BYTES_PER_STATE = 200
 
 
 class KnapsackResult(NamedTuple):
@@ -75,9 +77,11 @@ class KnapsackResult(NamedTuple):
     bound : float
         The best proven upper bound (``<= lp_bound``); equals ``value`` when ``optimal``.
     optimal : bool
-        False when the deadline struck before the search ended.
+        False when the deadline or the memory limit struck before the search ended.
     core_size : int
         Number of items the core grew to.
+    stopped : str
+        Why the search stopped early: ``""`` (it did not), ``"time"`` or ``"memory"``.
     """
 
     take: np.ndarray
@@ -86,6 +90,7 @@ class KnapsackResult(NamedTuple):
     bound: float
     optimal: bool
     core_size: int
+    stopped: str = ""
 
 
 def _merge(W: np.ndarray, P: np.ndarray, W2: np.ndarray, P2: np.ndarray
@@ -149,7 +154,7 @@ def _expand(W: np.ndarray, P: np.ndarray, batch: np.ndarray, b: int, w: np.ndarr
 
 
 def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
-                   deadline: float | None = None) -> KnapsackResult:
+                   deadline: float | None = None, memory_limit: int | None = None) -> KnapsackResult:
     """Solve ``max p.y  s.t.  w.y <= c, y in {0,1}^m`` exactly (minknap-style core DP).
 
     Parameters
@@ -163,6 +168,9 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     deadline : float or None
         A ``time.perf_counter()`` value; past it the best solution found is returned with
         ``optimal=False``.
+    memory_limit : int or None
+        Bytes the state lists (and the saved solution history) may take; when the next core step
+        would need more, the best solution found is returned with ``optimal=False``.
 
     Returns
     -------
@@ -220,6 +228,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     free_idx, min_left, min_right = refresh(z)
     last_refresh = 0
     optimal = False
+    stopped = ""
+    saved = 0                                                 # bytes of the saved history
     side = 1
     # Next unprocessed free item on each side (-1 / m when exhausted).
     k = int(np.searchsorted(free_idx, b - 1, side="right")) - 1
@@ -234,6 +244,10 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
             optimal = True
             break
         if deadline is not None and time.perf_counter() > deadline:
+            stopped = "time"
+            break
+        if memory_limit is not None and saved + W.size * _BYTES_PER_STATE > memory_limit:
+            stopped = "memory"
             break
         if z > z_fresh and len(items) - last_refresh >= _REFRESH_EVERY:
             free_idx, min_left, min_right = refresh(z)
@@ -278,6 +292,7 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
             W, P, anc, bits = W[alive], P[alive], anc[alive], bits[alive]
         if len(items) % _BLOCK == 0:
             blocks.append((anc, bits))
+            saved += anc.nbytes + bits.nbytes
             anc = np.arange(W.size, dtype=np.int64)
             bits = np.zeros(W.size, dtype=np.uint64)
     take_sorted = _backtrack(take_sorted, items, blocks, z_ref, b)
@@ -287,7 +302,7 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     else:
         ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m) if W.size else np.zeros(0)
         bound = min(lp, max(z, float(ub.max()) if ub.size else z))
-    return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, core)
+    return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, core, stopped)
 
 
 def _state_bounds(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.ndarray,

@@ -1,15 +1,20 @@
-"""An exact solver that scales: subset selection as a 0-1 knapsack (SPEC §1, "Reduction to knapsack").
+"""An exact solver that scales: subset selection as a 0-1 knapsack.
 
-Take S1 (and S4 at its lower bound); *complement* S2: start with all its units taken, so removing a
-unit of agent ``j`` frees the loss ``-r_j > 0`` and costs ``q_j - alpha`` of quality surplus; S3 units
-are items of weight ``alpha - q_i`` and value ``r_i``.  The capacity is the surplus of that starting
-selection, ``d + sum_{S2} k_j (q_j - alpha)``.  Agents with several units are split into binary
-pieces (1, 2, 4, ..., rest units), which keeps the item count at ``O(sum log k_i)`` and represents every
-unit count exactly.  The knapsack is solved exactly by a dynamic program over an expanding core
-around the break item (Pisinger's minknap; :mod:`subsel.solvers._knapsack`).
+Deva, Abhishek, Gujar, "A Multi-Arm Bandit Approach To Subset Selection Under Constraints", AAMAS
+2021, Section 3, define the problem; it is a knapsack in disguise.  Take S1 (and S4 at its lower
+bound); *complement* S2: start with all its units taken, so removing a unit of agent ``j`` frees the
+loss ``-r_j > 0`` and costs ``q_j - alpha`` of quality surplus; S3 units are items of weight
+``alpha - q_i`` and value ``r_i``.  The capacity is the surplus of that starting selection,
+``d + sum_{S2} k_j (q_j - alpha)``.  Agents with several units are bounded-knapsack items: their unit
+counts are first confined to the range an optimal selection can use (:func:`_unit_ranges`), and the
+rest of the range is split into binary pieces (1, 2, 4, ..., rest units), which represents every unit
+count exactly with ``O(log k)`` items.  The 0-1 knapsack is solved exactly by a dynamic program over an
+expanding core around the break item (Pisinger, Operations Research 45(5), 1997; Martello, Pisinger,
+Toth, Management Science 45(3), 1999; :mod:`subsel.solvers._knapsack`).
 """
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -18,6 +23,8 @@ from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
 from ._knapsack import solve_knapsack
 from .base import RawResult, Solver, Status
 
+#: Default of ``memory_limit_mb``: the state lists of the dynamic program stay below 1 GiB.
+DEFAULT_MEMORY_LIMIT_MB = 1024.0
 #: How many times the capacity is tightened when a solution fails the final check (rounding).
 _MAX_REPAIRS = 5
 
@@ -51,11 +58,96 @@ def _binary_pieces(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(owners), np.concatenate(sizes)
 
 
+def _unit_ranges(value: np.ndarray, weight: np.ndarray, free: np.ndarray, capacity: float
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The unit counts an optimal selection can take of each bounded-knapsack item.
+
+    Item ``i`` offers ``free[i]`` units of value ``value[i] > 0`` and weight ``weight[i] >= 0``
+    against one capacity.  With the LP solution (efficiency order; break item ``b``, efficiency
+    ``e_b``) as the reference, any selection ``y`` satisfies
+
+        ``U - v.y >= e_b (c - w.y) + sum_{e_i > e_b} rc_i (k_i - y_i) + sum_{e_i < e_b} |rc_i| y_i``
+
+    with the reduced costs ``rc_i = v_i - e_b w_i`` and the LP value ``U`` (the Lagrangian form of the
+    Dantzig bound; Martello and Toth, *Knapsack Problems*, 1990, Section 2.2, the reduction of
+    Dembo and Hammer applied to unit counts).  Every term is non-negative, so a selection at least as
+    good as the greedy one (gap ``G = U - z``) moves an item with ``rc_i != 0`` by at most
+    ``G / |rc_i|`` units and leaves a slack of at most ``G / e_b``.  The items whose range this does not
+    cut (the break item and its ties in efficiency) share the weight that is left, which bounds each of
+    them too.  The ranges therefore depend on ``G`` and the items, never on the capacity.
+
+    Parameters
+    ----------
+    value, weight : ndarray of float, shape (m,)
+        Per-unit value (``> 0``) and weight (``>= 0``).
+    free : ndarray of int64, shape (m,)
+        Units per item (``>= 1``).
+    capacity : float
+        ``c >= 0``.
+
+    Returns
+    -------
+    (lo, hi) : two ndarrays of int64, shape (m,)
+        ``lo <= y* <= hi`` for an optimal ``y*``; ``0 <= lo <= hi <= free``.
+    """
+    m = value.size
+    kf = free.astype(float)
+    lo = np.zeros(m, dtype=np.int64)
+    hi = free.copy()
+    with np.errstate(divide="ignore", over="ignore"):
+        e = np.where(weight > 0, value / np.where(weight > 0, weight, 1.0), np.inf)
+    order = np.argsort(-e, kind="stable")
+    cum = np.cumsum((weight * kf)[order])
+    pos = int(np.searchsorted(cum, capacity, side="right"))
+    if pos == m:  # everything fits
+        return free.copy(), free.copy()
+    b = int(order[pos])
+    left = order[:pos]
+    w_before = float(cum[pos - 1]) if pos else 0.0
+    v_before = float((value[left] * kf[left]).sum())
+    f = min(max((capacity - w_before) / float(weight[b]), 0.0), float(free[b]))
+    eb = float(value[b] / weight[b])
+    U = v_before + f * float(value[b])
+    # Gap to the greedy selection (break item rounded down), widened for the rounding of the sums.
+    scale = abs(U) + eb * abs(capacity) + float(value.max())
+    G = (f - np.floor(f)) * float(value[b]) * (1 + 1e-9) + 1e-14 * scale
+    rc = value - eb * weight
+    arc = np.abs(rc)
+    with np.errstate(divide="ignore", over="ignore"):
+        move = np.where(arc > 0, np.floor(G / np.where(arc > 0, arc, 1.0)), np.inf)
+    move = np.minimum(move, kf).astype(np.int64)
+    is_left = np.zeros(m, dtype=bool)
+    is_left[left] = True
+    is_left &= weight > 0
+    is_right = ~is_left & (weight > 0)
+    is_right[b] = False
+    lo[is_left] = free[is_left] - move[is_left]
+    hi[is_right] = move[is_right]
+    zero = weight == 0  # free units of value: always all taken
+    lo[zero] = free[zero]
+    # The break item and its ties: bound each by the weight the other items leave.
+    tie = (lo == 0) & (hi == free) & (free > 1) & (weight > 0)
+    if tie.any():
+        rest = ~tie
+        A = capacity - G / eb - float((weight[rest] * hi[rest]).sum())
+        B = capacity - float((weight[rest] * lo[rest]).sum())
+        wt, kt = weight[tie], kf[tie]
+        others = float((wt * kt).sum()) - wt * kt
+        top = np.floor(B / wt) + 1.0
+        bottom = np.ceil((A - others) / wt) - 1.0
+        hi[tie] = np.minimum(np.maximum(top, 0.0), kt).astype(np.int64)
+        lo[tie] = np.minimum(np.maximum(bottom, 0.0), hi[tie]).astype(np.int64)
+    return lo, hi
+
+
 class Exact(Solver):
     """Exact subset selection by reduction to a 0-1 knapsack and a core dynamic program.
 
-    SPEC §1 "Reduction to knapsack"; Pisinger (1997), "A minimal algorithm for the 0-1 knapsack
-    problem", Operations Research 45(5); Martello & Toth (1990), *Knapsack Problems*, Ch. 2.
+    Deva, Abhishek, Gujar (AAMAS 2021), Section 3 (the problem); the knapsack is solved by the
+    expanding-core dynamic program of Pisinger, "A minimal algorithm for the 0-1 knapsack problem",
+    Operations Research 45(5), 1997, with the bounds of Martello, Pisinger and Toth, "Dynamic
+    programming and strong bounds for the 0-1 knapsack problem", Management Science 45(3), 1999
+    (:mod:`subsel.solvers._knapsack`).
 
     The answer is optimal among the selections that pass ``problem.evaluate`` (quality surplus
     ``>= -FEASIBILITY_TOL``): the tolerance is added to the knapsack capacity once, the data are never
@@ -64,9 +156,14 @@ class Exact(Solver):
     either selection.  On integer data (``SubsetSelectionProblem.from_knapsack`` with its power-of-two
     scale) every sum is exact and so is the optimum.
 
+    Agents with several units are bounded-knapsack items.  Their unit counts are first confined to the
+    range an optimal selection can use (:func:`_unit_ranges`: reduced costs against the LP solution,
+    and for the break agent the weight the others leave), so the work and memory depend on the agents
+    and on that range, not on the capacities; the rest is split into binary pieces (1, 2, 4, ...).
+
     ``bound`` is the value of the LP relaxation (Dantzig bound) of the reduced knapsack, the
-    certificate of the gap closed; after a time limit it is the best proven bound (at most the LP
-    value) and the status is ``time_limit``.
+    certificate of the gap closed; after a time or memory limit it is the best proven bound (at most
+    the LP value) and the status is ``time_limit``.
 
     Parameters
     ----------
@@ -74,6 +171,15 @@ class Exact(Solver):
         Stop after this many seconds with the best selection found (status ``time_limit``).
     threads, verbose
         Accepted for interface compatibility; the solver is single-threaded and silent.
+    memory_limit_mb : float or None, default 1024
+        Most memory (MiB) the dynamic program's state lists may take.  When the next step would pass
+        it, the search stops with the best selection found, status ``time_limit`` and a proven bound,
+        instead of growing further; ``None`` means no limit.
+
+    Raises
+    ------
+    ValueError
+        ``memory_limit_mb`` not a positive number (and as :class:`~subsel.solvers.base.Solver`).
 
     Notes
     -----
@@ -97,9 +203,19 @@ class Exact(Solver):
     supports = frozenset({"must_take", "must_not_take"})
     complexity = "O(n log n + core·states)"
 
+    def __init__(self, time_limit_s: float | None = None, threads: int | None = None,
+                 verbose: bool = False, memory_limit_mb: float | None = DEFAULT_MEMORY_LIMIT_MB):
+        super().__init__(time_limit_s=time_limit_s, threads=threads, verbose=verbose)
+        if memory_limit_mb is not None:
+            if isinstance(memory_limit_mb, bool) or not isinstance(memory_limit_mb, (int, float)) \
+                    or not math.isfinite(memory_limit_mb) or memory_limit_mb <= 0:
+                raise ValueError(f"memory_limit_mb must be a positive number of MiB; got {memory_limit_mb!r}")
+        self.memory_limit_mb = None if memory_limit_mb is None else float(memory_limit_mb)
+
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         start = time.perf_counter()
         deadline = None if self.time_limit_s is None else start + self.time_limit_s
+        memory = None if self.memory_limit_mb is None else int(self.memory_limit_mb * 2 ** 20)
         S1, S2, S3, S4 = problem.partition()
         lb, ub = problem.lower_bounds(), problem.upper_bounds()
         r, margin = problem.utility, problem.quality_margin
@@ -122,13 +238,24 @@ class Exact(Solver):
         useful = (free > 0) & (unit_value > 0)
         agents, sign, free = agents[useful], sign[useful], free[useful]
         unit_value, unit_weight = unit_value[useful], unit_weight[useful]
+        capacity = surplus0 + FEASIBILITY_TOL
+        if free.size and free.max() > 1:
+            # Bounded-knapsack items: fix the units every optimal selection takes, keep the range.
+            fixed, top = _unit_ranges(unit_value, unit_weight, free, capacity)
+            x0[agents] += sign * fixed
+            free = top - fixed
+            keep = free > 0
+            agents, sign, free = agents[keep], sign[keep], free[keep]
+            unit_value, unit_weight = unit_value[keep], unit_weight[keep]
+            capacity = float(problem.quality_surplus(x0)) + FEASIBILITY_TOL
+            if capacity < 0:  # pragma: no cover - the ranges keep a feasible selection
+                capacity = 0.0
         owner, size = _binary_pieces(free)
         values = unit_value[owner] * size
         weights = unit_weight[owner] * size
         base = float((x0 * r).sum())
-        capacity = surplus0 + FEASIBILITY_TOL
         for _ in range(_MAX_REPAIRS):
-            res = solve_knapsack(values, weights, capacity, deadline)
+            res = solve_knapsack(values, weights, capacity, deadline, memory)
             x = x0.copy()
             units = np.bincount(owner[res.take], weights=size[res.take], minlength=agents.size)
             x[agents] += sign * np.rint(units).astype(np.int64)

@@ -301,3 +301,44 @@ def test_missing_inputs_exit_2(tmp_path, capsys):
     code, _, err = run_cli(capsys, ["emsco", "fit", "--dataset", "pima", "--data-home",
                                     str(tmp_path), *FAST])
     assert code == 2 and "pima_diabetes.csv not found" in err
+
+
+def test_select_choices_are_the_library_s_rules():
+    from subsel.cli.emsco import SELECT_CHOICES
+    from subsel.evolution.selection import SELECT_RULES
+
+    assert SELECT_CHOICES == tuple(SELECT_RULES)
+
+
+@pytest.mark.parametrize("rule", ["fitness", "cost", "knee"])
+def test_select_is_recorded_and_front_has_test_columns(tmp_path, capsys, rule):
+    out = tmp_path / rule
+    code, stdout, err = run_cli(capsys, ["emsco", "fit", "--dataset", "breast_cancer", "--seed", "2",
+                                         "--select", rule, "--out", str(out), *FAST])
+    assert code == 0, err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["select"] == rule
+    front = pd.read_csv(out / "front.csv")
+    assert list(front.columns) == ["stages", "n_stages", "g1_val", "g2_val", "g3*_val", "g3_val",
+                                   "g1_test", "g2_test", "g3*_test", "selected"]
+    assert front["selected"].sum() == 1 and summary["front_size"] == len(front)
+    row = front[front["selected"]].iloc[0]
+    assert int(front.index[front["selected"]][0]) == summary["selected_front_row"]
+    # the reported design is the selected row, on validation and on test
+    assert json.loads(row["stages"]) == summary["stages"]
+    assert summary["test"] == pytest.approx({"coverage": row["g1_test"], "accuracy": row["g2_test"],
+                                             "cost": row["g3*_test"]})
+    assert summary["validation"] == pytest.approx({"coverage": row["g1_val"],
+                                                   "accuracy": row["g2_val"], "cost": row["g3*_val"]})
+    assert front[["g1_test", "g2_test", "g3*_test"]].notna().all().all()
+    assert front["g1_test"].between(0, 1).all() and front["g2_test"].between(0, 1).all()
+    if rule == "cost":
+        assert row["g3*_val"] == front["g3*_val"].min()
+    if rule == "fitness":
+        assert front["selected"].iloc[0]
+    assert (out / "front.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bad_select_exit_2(capsys):
+    code, _, err = run_cli(capsys, ["emsco", "fit", "--dataset", "breast_cancer", "--select", "best"])
+    assert code == 2 and "--select" in err and "knee" in err

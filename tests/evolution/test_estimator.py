@@ -47,7 +47,7 @@ def test_fitted_attributes(fitted):
     assert clf.n_features_in_ == 30 and list(clf.classes_) == [0, 1]
     assert sorted(i for s in clf.stages_ for i in s) == list(range(30))
     assert len(clf.stages_) <= clf.max_stages_ == 10
-    assert list(clf.pareto_front_.columns) == ["stages", "n_stages", "g1", "g2", "g3*", "g3"]
+    assert list(clf.pareto_front_.columns) == ["stages", "n_stages", "g1", "g2", "g3*", "g3", "selected"]
     assert len(clf.history_) == SMALL["max_iter"] + 1
     assert 0.0 <= clf.cache_hit_rate_ < 1.0 and clf.n_evaluations_ > 0
     assert clf.feature_names_in_[0] == "mean_radius"
@@ -187,3 +187,73 @@ def test_fast_path_threads_give_the_same_result():
     assert b.stages_ == a.stages_
     pd.testing.assert_frame_equal(b.pareto_front_, a.pareto_front_)
     pd.testing.assert_frame_equal(b.history_, a.history_)
+
+
+# -- select: which front member is the fitted classifier ------------------------------------------
+
+@pytest.mark.parametrize("rule", ["fitness", "accuracy", "coverage", "cost", "knee"])
+def test_select_picks_the_rule_s_design_of_the_same_front(fitted, rule):
+    from subsel.evolution.selection import select_design
+
+    clf, X_te, y_te = fitted
+    other = clone(clf).set_params(select=rule)
+    d = breast_cancer()
+    X_tr, X_va, _, y_tr, y_va, _ = d.split()
+    other.fit(X_tr, y_tr, X_va, y_va)
+    front = other.pareto_front_
+    # the search does not depend on the rule: same front, same validation objectives
+    pd.testing.assert_frame_equal(front.drop(columns="selected"),
+                                  clf.pareto_front_.drop(columns="selected"))
+    j = other.selected_index_
+    assert front["selected"].sum() == 1 and front["selected"].iloc[j]
+    assert j == select_design(front["g1"], front["g2"], front["g3*"], rule)
+    assert other.stages_ == front["stages"].iloc[j]
+    assert other.validation_scores_ == {k: front[k].iloc[j] for k in ("g1", "g2", "g3*")}
+    if rule == "accuracy":
+        assert other.validation_scores_["g2"] == front["g2"].max()
+    if rule == "coverage":
+        assert other.validation_scores_["g1"] == front["g1"].max()
+    if rule == "cost":
+        assert other.validation_scores_["g3*"] == front["g3*"].min()
+    if rule == "fitness":
+        assert j == 0 and other.stages_ == clf.stages_
+    # predict* use the selected design: its test row of evaluate_front is what evaluate reports
+    on_test = other.evaluate_front(X_te, y_te)
+    assert on_test.iloc[j].to_dict() == pytest.approx(other.evaluate(X_te, y_te))
+    table = other.predict_with_cost(X_te)
+    assert table["cost"].mean() == pytest.approx(on_test["g3*"].iloc[j])
+
+
+def test_evaluate_front_scores_every_member_without_refit(fitted):
+    clf, X_te, y_te = fitted
+    d = breast_cancer()
+    _, X_va, _, _, y_va, _ = d.split()
+    # on the validation split the stored models reproduce the search's objectives exactly
+    on_val = clf.evaluate_front(X_va, y_va)
+    assert len(on_val) == len(clf.pareto_front_)
+    np.testing.assert_allclose(on_val.to_numpy(), clf.pareto_front_[["g1", "g2", "g3*"]].to_numpy())
+    with pytest.raises(ValueError, match="samples but y has"):
+        clf.evaluate_front(X_te, y_te[:-1])
+
+
+@pytest.mark.parametrize("bad", ["best", "", None, 3])
+def test_bad_select_is_named(bad):
+    X, y, costs = easy_problem(0, 60)
+    with pytest.raises(ValueError, match="select must be one of fitness, accuracy, coverage, cost, knee"):
+        EMSCOClassifier(costs, select=bad, **SMALL).fit(X, y)
+
+
+def test_select_design_rules_on_hand_made_fronts():
+    from subsel.evolution.selection import select_design
+
+    g1, g2, g3 = [0.9, 0.5, 0.7, 0.5], [0.80, 0.95, 0.90, 0.95], [10.0, 30.0, 12.0, 25.0]
+    assert select_design(g1, g2, g3) == 0
+    assert select_design(g1, g2, g3, "accuracy") == 3        # tie on g2 and g1: lower cost
+    assert select_design(g1, g2, g3, " Coverage ") == 0
+    assert select_design(g1, g2, g3, "cost") == 0
+    assert select_design(g1, g2, g3, "knee") == 2
+    assert select_design([0.5, 0.5], [0.9, 0.9], [3.0, 3.0], "knee") == 0   # flat front: first
+    with pytest.raises(ValueError, match="empty front"):
+        select_design([], [], [], "cost")
+    with pytest.raises(ValueError, match="same length"):
+        select_design([1.0], [1.0, 0.5], [1.0], "cost")

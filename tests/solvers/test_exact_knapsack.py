@@ -14,7 +14,8 @@ from tests.strategies import brute_force, knapsack_brute_force, knapsack_dp, kna
 
 
 def highs_optimum(problem: SubsetSelectionProblem) -> tuple[float, np.ndarray]:
-    """The MILP of SPEC §1 solved by HiGHS at gap 0 with tight tolerances (an independent reference)."""
+    """The MILP of the problem (Deva et al., AAMAS 2021, Section 3) solved by HiGHS at gap 0 with tight
+    tolerances (an independent reference)."""
     highspy = pytest.importorskip("highspy")
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
@@ -69,7 +70,7 @@ def test_exact_equals_brute_force_with_ties(problem):
 @settings(max_examples=100)
 @given(knapsacks(m_max=8))
 def test_exact_solves_encoded_knapsack_exactly(data):
-    """SPEC §1: a knapsack encoded by from_knapsack has the knapsack optimum, to the unit."""
+    """A knapsack encoded by from_knapsack has the knapsack optimum, to the unit."""
     p, w, c = data
     problem = SubsetSelectionProblem.from_knapsack(p, w, c)
     sol = get_solver("exact").solve(problem)
@@ -166,9 +167,9 @@ def test_knapsack_core_on_real_valued_data_matches_dp():
     assert res.lp_bound >= res.value
 
 
-# ------------------------------------------------------------------ SPEC cases and contract
+# ------------------------------------------------------------------ the paper's cases and contract
 def test_spec_gss_worst_case_solved_optimally():
-    """SPEC §1: alpha=0.99, q=(1, .98, .97), r=(eps, R/4, .9R): the optimum takes agents 1 and 2."""
+    """The GSS worst case: alpha=0.99, q=(1, .98, .97), r=(eps, R/4, .9R): the optimum takes agents 1 and 2."""
     eps, R = 1e-4, 1.0
     q = [1.00, 0.98, 0.97]
     r = [eps, R / 4, 0.9 * R]
