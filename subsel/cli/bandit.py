@@ -14,13 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_instances, policy_names, simulate
-from ..models._io import atomic_write_text
+from ..models.io import CSVTable, InputError, atomic_write_text, read_csv
 from . import CLIError
 
 
@@ -149,19 +150,16 @@ def _plot_run(result, args: argparse.Namespace, path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------- online
-def _read_csv(path: str, what: str) -> pd.DataFrame:
+def _read_csv(path: str, option: str) -> CSVTable:
+    """The CSV given to ``option`` (``-``: stdin), read with line numbers for every row."""
+    if path == "-":
+        return read_csv(sys.stdin)
     p = Path(path)
+    if p.is_dir():
+        raise CLIError(f"{option} {path} is a folder, not a CSV file")
     if not p.is_file():
-        raise FileNotFoundError(f"{what} file {p} does not exist")
-    try:
-        df = pd.read_csv(p, dtype=str, keep_default_na=False, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise CLIError(f"{p}: not a readable CSV file ({exc})".splitlines()[0]) from None
-    if not isinstance(df.index, pd.RangeIndex):
-        # pandas silently turns the first fields into an index when rows are longer than the header
-        raise CLIError(f"{p}: row 0 has more fields than the header {list(map(str, df.columns))}")
-    df.columns = [str(c).strip() for c in df.columns]
-    return df
+        raise CLIError(f"{option} {path}: no such file")
+    return read_csv(path)
 
 
 def _load_state(path: str) -> OnlinePlanner:
@@ -195,13 +193,10 @@ def _cmd_init(args: argparse.Namespace) -> int:
                              oracle=args.oracle, R=args.R, seed=args.seed)
     except TypeError as exc:  # e.g. a --seed the policy rejects
         raise CLIError(str(exc)) from None
-    agents = _read_csv(args.agents, "agents")
-    try:
-        planner = OnlinePlanner.create(agents, alpha=args.alpha, epsilon=args.epsilon,
-                                       horizon=args.horizon, policy=args.policy, oracle=args.oracle,
-                                       R=args.R, seed=args.seed)
-    except ValueError as exc:
-        raise CLIError(f"{args.agents}: {exc}") from None
+    agents = _read_csv(args.agents, "--agents")
+    planner = OnlinePlanner.create(agents, alpha=args.alpha, epsilon=args.epsilon,
+                                   horizon=args.horizon, policy=args.policy, oracle=args.oracle,
+                                   R=args.R, seed=args.seed)
     _save_state(planner, args.state)
     pol = planner.policy
     extra = f", tau={pol.tau}" if hasattr(pol, "tau") else ""
@@ -228,12 +223,14 @@ def _cmd_next(args: argparse.Namespace) -> int:
 
 def _cmd_feedback(args: argparse.Namespace) -> int:
     planner = _load_state(args.state)
-    obs = _read_csv(args.observations, "observations")
+    obs = _read_csv(args.observations, "--observations")
     rnd = planner.pending_round
     try:
         planner.feedback(obs)
+    except InputError as exc:
+        raise CLIError(f"{exc}; state left unchanged") from None
     except ValueError as exc:
-        raise CLIError(f"{args.observations}: {exc}; state left unchanged") from None
+        raise CLIError(f"{obs.source}: {exc}; state left unchanged") from None
     _save_state(planner, args.state)
     print(f"round {rnd} recorded; {planner.policy.t} rounds so far")
     return 0

@@ -85,8 +85,10 @@ def test_online_cycle(online):
 
 @pytest.mark.parametrize("obs_text, match", [
     ("name,received,good\nfarm_a,1,1\nfarm_b,1,1\nfarm_c,1,1\n", "does not match the last order"),
-    ("name,received,good\nfarm_a,2,3\nfarm_b,1,1\nfarm_c,1,1\n", "good = 3 exceeds received = 2"),
-    ("name,received,good\nfarm_a,2,2\nfarm_b,1,1\nfarm_x,1,1\n", "unknown agent 'farm_x'"),
+    ("name,received,good\nfarm_a,2,3\nfarm_b,1,1\nfarm_c,1,1\n",
+     "obs.csv: line 2, column 'good': exceeds received = 2 for agent 'farm_a'; got 3"),
+    ("name,received,good\nfarm_a,2,2\nfarm_b,1,1\nfarm_x,1,1\n",
+     "obs.csv: line 4, column 'name': unknown agent; got 'farm_x'"),
     ("name,received\nfarm_a,2\n", "column 'good' is missing"),
     ("name,received,good\nfarm_a,2,2\nfarm_b,1,1\nfarm_c,1,1\n", "repeated"),
 ])
@@ -144,7 +146,7 @@ def test_init_rejects_rows_longer_than_the_header(tmp_path, capsys, text):
     code = main(["bandit", "init", "--agents", str(agents), "--alpha", "0.6", "--epsilon", "0.4",
                  "--horizon", "20", "--state", str(state)])
     err = _one_line_error(capsys, code)
-    assert str(agents) in err and "row 0 has more fields than the header" in err
+    assert str(agents) in err and ": line 2: " in err and "fields but the header has 2 (name,cost)" in err
     assert not state.exists()
 
 
@@ -207,7 +209,7 @@ def test_feedback_with_a_huge_count_is_one_short_line(online, capsys):
     before = state.read_bytes()
     err = _one_line_error(capsys, main(["bandit", "feedback", "--state", str(state),
                                         "--observations", str(obs)]))
-    assert "row 0, column 'good': expected a non-negative integer up to 2^53; got '1e300'" in err
+    assert "obs.csv: line 2, column 'good': expected a non-negative integer up to 2^53; got '1e300'" in err
     assert len(err) < 300 and state.read_bytes() == before
 
 
