@@ -1,4 +1,5 @@
-"""One real round at a time: a planner that keeps its bandit policy in a JSON state (SPEC §2).
+"""One real round at a time: a planner that keeps its bandit policy in a JSON state (Deva
+et al., AAMAS 2021, Section 4: one round of SS-UCB at a time).
 
 The planner's cycle is ``next`` (this round's order: units per agent) → procure and inspect →
 ``feedback`` (units received and units good per agent).  :class:`OnlinePlanner` holds the agents'
@@ -199,12 +200,11 @@ class OnlinePlanner:
             if (not isinstance(units, list) or len(units) != pol.n
                     or not all(isinstance(u, int) and not isinstance(u, bool) for u in units)):
                 raise ValueError(f"online state: pending 'units' must be {pol.n} integers; got {units!r}")
+            for i, v in enumerate(units):  # in Python integers: 10^30 must not overflow int64 first
+                if not 0 <= v <= int(pol.capacity[i]):
+                    raise ValueError(f"online state: pending units[{i}] = {v} is outside 0..capacity "
+                                     f"{int(pol.capacity[i])}")
             u = np.asarray(units, dtype=np.int64)
-            bad = np.flatnonzero((u < 0) | (u > pol.capacity))
-            if bad.size:
-                i = int(bad[0])
-                raise ValueError(f"online state: pending units[{i}] = {units[i]} is outside 0..capacity "
-                                 f"{int(pol.capacity[i])}")
             if rnd != pol.t + 1 or isinstance(rnd, bool):
                 raise ValueError(f"online state: pending round {rnd!r} is not the next round {pol.t + 1}")
             planner.pending = u

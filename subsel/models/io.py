@@ -53,6 +53,7 @@ __all__ = [
     "problem_to_csv_text",
     "atomic_write_text",
     "atomic_write_with",
+    "stale_temporaries",
 ]
 
 _NO_VALUE: Any = object()
@@ -671,3 +672,23 @@ def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8
             fh.write(text)
 
     atomic_write_with(path, write)
+
+
+def stale_temporaries(path: str | os.PathLike) -> list[Path]:
+    """Temporary files :func:`atomic_write_with` left next to ``path`` when killed mid-write.
+
+    They are named ``.<stem>.<8 random characters><suffix>`` in the folder of ``path``.  Only
+    call this while no other writer of ``path`` can be running (e.g. under a lock on it).
+
+    Returns
+    -------
+    list of Path
+        The leftovers, sorted (possibly empty).
+    """
+    path = Path(path)
+    pattern = re.compile(rf"^\.{re.escape(path.stem)}\.[A-Za-z0-9_]{{8}}{re.escape(path.suffix or '.tmp')}$")
+    try:
+        entries = list(path.parent.iterdir())
+    except OSError:
+        return []
+    return sorted(p for p in entries if pattern.match(p.name) and p.is_file())
