@@ -84,17 +84,20 @@ def solver_form(problem: SubsetSelectionProblem, delta: float) -> tuple[LinearFo
     obj_scale = _pow2_scale(base.objective[live])
     rows = []
     for row in base.rows:
+        # Agents fixed at 0 get coefficient 0: scaled for the others, theirs could overflow.
+        coef = np.where(live, row.coef, 0.0)
         if row.name == "quality":
-            s = _pow2_scale(row.coef[live])
-            rows.append(LinearRow("quality", row.coef * s, row.lower * s + delta, np.inf))
+            s = _pow2_scale(coef)
+            rows.append(LinearRow("quality", coef * s, row.lower * s + delta, np.inf))
         elif row.name == "budget":
             if linear_at_least(base.upper, -np.asarray(problem.cost), 0.0, (-problem.budget,)):
                 continue  # every selection keeps the budget
-            s = _pow2_scale(row.coef[live])
-            rows.append(LinearRow("budget", row.coef * s, -np.inf, row.upper * s - delta))
+            s = _pow2_scale(coef)
+            rows.append(LinearRow("budget", coef * s, -np.inf, row.upper * s - delta))
         else:
             rows.append(row)
-    return LinearForm(base.objective * obj_scale, base.lower, base.upper, tuple(rows)), obj_scale
+    objective = np.where(live, base.objective, 0.0) * obj_scale
+    return LinearForm(objective, base.lower, base.upper, tuple(rows)), obj_scale
 
 
 def integral(x: np.ndarray, form: LinearForm, solver: str) -> np.ndarray:
