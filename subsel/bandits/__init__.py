@@ -1,16 +1,20 @@
-"""Unknown qualities: SS-UCB and baseline bandit policies, their environment and simulator (SPEC §2).
+"""Unknown qualities: SS-UCB and baseline bandit policies, their environment and simulator
+(Deva, Abhishek, Gujar, "A Multi-Arm Bandit Approach To Subset Selection Under Constraints", AAMAS
+2021, Section 4).
 
 - :class:`BernoulliEnvironment` — agents with hidden qualities, semi-bandit feedback;
 - policies with ``select()`` / ``update(x, good)``: :class:`SSUCB` (DPSS-UCB, GSS-UCB with the
   ``dpss`` / ``gss`` oracles), :class:`CUCB`, :class:`CautiousUCB`, :class:`ThompsonSampling`,
   :class:`KnownQuality`; :func:`make_policy` by name, :func:`policy_from_state` from JSON;
+- :func:`paper_instances`, :func:`separated_instances` — the paper's random instances and their
+  epsilon-separated variant, one seed child per run (:func:`run_seeds`);
 - :func:`simulate` — many runs at once with batched oracles, regret and correctness curves;
 - :class:`OnlinePlanner` — one real round at a time, with a JSON state file.
 
 The oracle of every policy is a :class:`subsel.solvers.Solver`, used only through ``solve`` and
 ``solve_batch``.
 """
-from .environment import BernoulliEnvironment
+from .environment import BernoulliEnvironment, run_seeds
 from .online import OnlinePlanner
 from .policies import (
     CUCB,
@@ -25,7 +29,15 @@ from .policies import (
     policy_from_state,
     policy_names,
 )
-from .simulation import SimulationResult, default_checkpoints, paper_instances, regret_constants, simulate
+from .simulation import (
+    SimulationResult,
+    default_checkpoints,
+    paper_instances,
+    regret_constants,
+    separated_instances,
+    separation_gaps,
+    simulate,
+)
 
 __all__ = [
     "CUCB",
@@ -45,5 +57,8 @@ __all__ = [
     "policy_from_state",
     "policy_names",
     "regret_constants",
+    "run_seeds",
+    "separated_instances",
+    "separation_gaps",
     "simulate",
 ]

@@ -1,4 +1,5 @@
-"""Bernoulli agents with hidden qualities: the bandit environment of SS-UCB (SPEC §2).
+"""Bernoulli agents with hidden qualities: the bandit environment of SS-UCB (Deva, Abhishek, Gujar,
+"A Multi-Arm Bandit Approach To Subset Selection Under Constraints", AAMAS 2021, Section 4.1).
 
 Every unit procured from agent ``i`` is good with probability ``q_i`` (Deva et al., Section 4.1:
 ``E[X_i^j] = q_i``), independently of everything else.  Playing a selection ``x`` (units per agent)
@@ -13,7 +14,7 @@ from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
 
 
 def as_generator(seed: int | np.random.Generator | np.random.SeedSequence | None) -> np.random.Generator:
-    """Normalise a public ``seed`` argument to a ``numpy.random.Generator`` (STYLE.md item 7).
+    """Normalise a public ``seed`` argument to a ``numpy.random.Generator``.
 
     Raises
     ------
@@ -28,8 +29,85 @@ def as_generator(seed: int | np.random.Generator | np.random.SeedSequence | None
     raise TypeError(f"seed must be an int, a numpy Generator, a SeedSequence or None; got {seed!r}")
 
 
+def run_seeds(seed: int | np.random.Generator | np.random.SeedSequence | None, runs: int,
+              start: int = 0) -> list[np.random.SeedSequence]:
+    """One seed sequence per run index: children ``start .. start + runs - 1`` of ``seed``.
+
+    Child ``j`` is ``SeedSequence(entropy, spawn_key=root.spawn_key + (j,))``, exactly what
+    ``SeedSequence(seed).spawn(J)[j]`` gives for any ``J > j``, but computed from ``j`` alone: run
+    ``j``'s stream is the same whatever the number of runs, and runs ``500..999`` of an experiment
+    split over jobs or cluster workers are ``run_seeds(seed, 500, start=500)``.
+
+    Parameters
+    ----------
+    seed : int, SeedSequence, Generator or None
+        The root.  A Generator gives a root from four 64-bit words drawn from it (so the result
+        depends on its state); None gives fresh entropy.
+    runs : int
+        Number of children, ``>= 0``.
+    start : int, default 0
+        Index of the first child, ``>= 0``.
+
+    Returns
+    -------
+    list of numpy.random.SeedSequence, length ``runs``
+
+    Raises
+    ------
+    TypeError
+        ``seed`` is not one of the accepted types.
+    ValueError
+        ``runs`` or ``start`` negative (or a negative int seed, by numpy).
+
+    Examples
+    --------
+    >>> a = run_seeds(7, 40)[3].generate_state(2)
+    >>> b = run_seeds(7, 1, start=3)[0].generate_state(2)
+    >>> bool((a == b).all())
+    True
+    """
+    for name, value in (("runs", runs), ("start", start)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name} must be an integer >= 0; got {value!r}")
+    if isinstance(seed, np.random.Generator):
+        root = np.random.SeedSequence(seed.integers(0, 2 ** 63, size=4).tolist())
+    elif isinstance(seed, np.random.SeedSequence):
+        root = seed
+    elif seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
+        root = np.random.SeedSequence(None if seed is None else int(seed))
+    else:
+        raise TypeError(f"seed must be an int, a numpy Generator, a SeedSequence or None; got {seed!r}")
+    return [np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + (int(j),),
+                                   pool_size=root.pool_size)
+            for j in range(int(start), int(start) + int(runs))]
+
+
+def run_generators(seed, runs: int) -> list[np.random.Generator]:
+    """One generator per run: from ``run_seeds(seed, runs)``, or from a sequence of per-run seeds.
+
+    Parameters
+    ----------
+    seed : int, Generator, SeedSequence, None, or a list/tuple of ``runs`` of them
+        A single seed gives run ``j`` the generator of child ``j`` (:func:`run_seeds`); a
+        sequence gives run ``j`` its ``j``-th entry.
+    runs : int
+
+    Raises
+    ------
+    ValueError
+        A sequence whose length is not ``runs``.
+    TypeError
+        An entry of an unaccepted type.
+    """
+    if isinstance(seed, (list, tuple)):
+        if len(seed) != runs:
+            raise ValueError(f"seed has {len(seed)} per-run entries but quality has {runs} runs")
+        return [as_generator(s) for s in seed]
+    return [np.random.default_rng(s) for s in run_seeds(seed, runs)]
+
+
 class BernoulliEnvironment:
-    """Agents whose units are good with hidden probabilities ``q`` (SPEC §2; Deva et al., §4.1).
+    """Agents whose units are good with hidden probabilities ``q`` (Deva et al., Section 4.1).
 
     One environment holds ``m`` independent runs at once when ``quality`` has shape (m, n) (the
     batched simulation); a 1-D ``quality`` is a single run.
@@ -44,16 +122,20 @@ class BernoulliEnvironment:
         Units per agent ``k_i >= 1``, shared by every run; default 1.
     R : float, default 1.0
         Revenue per good unit (``> 0``); per-unit utility ``r_i = R q_i - c_i``.
-    seed : int, Generator, SeedSequence or None
-        Source of the outcomes.
+    seed : int, Generator, SeedSequence, None, or a sequence of them (one per run)
+        Source of the outcomes.  For a batched environment a single seed gives run ``j`` the
+        stream ``run_seeds(seed, m)[j]``; a sequence of ``m`` seeds gives each run its own (e.g.
+        ``run_seeds(seed, m, start=s)`` for runs ``s .. s + m - 1`` of a larger experiment).
 
     Notes
     -----
     Outcomes use common random numbers: each round draws one uniform number per unit slot
-    (shape ``quality.shape + (max k,)``) whether or not the unit is played, and unit ``u`` of
-    agent ``i`` is good when its number is below ``q_i``.  Two policies run against environments
-    with the same seed therefore see the same luck, and a run's outcomes do not depend on how the
-    other runs play.
+    (``n x max k`` per run) whether or not the unit is played, and unit ``u`` of agent ``i`` is
+    good when its number is below ``q_i``.  Two policies run against environments with the same
+    seed therefore see the same luck.  Every run has its own random stream, consumed in round
+    order, so run ``j``'s outcomes depend neither on how the other runs play nor on how many runs
+    there are or how they are split over jobs.  The batched draws are made in blocks of rounds
+    (one generator call per run and block), which changes no number.
 
     Raises
     ------
@@ -90,8 +172,14 @@ class BernoulliEnvironment:
         self.capacity = (np.ones(q.shape[-1], dtype=np.int64) if capacity is None
                          else np.asarray(capacity, dtype=float).astype(np.int64))
         self.R = float(R)
-        self.rng = as_generator(seed)
         self._kmax = int(self.capacity.max())
+        m = self.runs
+        self.rngs = [as_generator(seed)] if m is None else run_generators(seed, m)
+        self.rng = self.rngs[0]
+        width = self.n * self._kmax
+        self._block = 1 if m is None else int(min(1024, max(1, _BLOCK_VALUES // (m * width))))
+        self._buffer = np.empty((0,))
+        self._next = self._block  # empty buffer: the first draw fills it
 
     @property
     def n(self) -> int:
@@ -152,21 +240,43 @@ class BernoulliEnvironment:
             raise ValueError(f"x{bad.tolist()} must be an integer in [0, capacity]; got {xa[tuple(bad)]}")
         return xi, self._good(xi)
 
+    def _uniforms(self) -> np.ndarray:
+        """This round's uniform numbers, shape ``quality.shape`` (+ ``(max k,)`` if some k > 1)."""
+        shape = self.quality.shape + ((self._kmax,) if self._kmax > 1 else ())
+        if self.runs is None:
+            return self.rng.random(shape)
+        if self._next == self._block:  # refill: one call per run for the next block of rounds
+            m, B = self.runs, self._block
+            per_run = np.empty((m, B * self.n * self._kmax))
+            for j, g in enumerate(self.rngs):
+                g.random(out=per_run[j])
+            self._buffer = np.ascontiguousarray(
+                per_run.reshape((m, B) + shape[1:]).swapaxes(0, 1))
+            self._next = 0
+        u = self._buffer[self._next]
+        self._next += 1
+        return u
+
     def _good(self, x: np.ndarray) -> np.ndarray:
         """Draw the good units of an already checked selection (the simulator's fast path)."""
         if self._kmax == 1:
-            return (self.rng.random(self.quality.shape) < self.quality) * x
-        u = self.rng.random(self.quality.shape + (self._kmax,))
+            return (self._uniforms() < self.quality) * x
+        u = self._uniforms()
         ok = u < self.quality[..., None]
         played = np.arange(self._kmax) < x[..., None]
         return (ok & played).sum(axis=-1).astype(np.int64)
 
 
-def surplus_ok(x: np.ndarray, quality: np.ndarray, threshold: float) -> np.ndarray:
-    """Whether ``sum_i (q_i - threshold) x_i >= -FEASIBILITY_TOL`` per run (SPEC §1 linear form).
+#: Uniform numbers drawn per block of a batched environment (about 16 MB of float64).
+_BLOCK_VALUES = 2 ** 21
 
-    With ``threshold = alpha`` this is feasibility; with ``alpha - epsilon`` it is SPEC §2's
-    "correct" super-arm.  An empty selection passes (its surplus is 0).
+
+def surplus_ok(x: np.ndarray, quality: np.ndarray, threshold: float) -> np.ndarray:
+    """Whether ``sum_i (q_i - threshold) x_i >= -FEASIBILITY_TOL`` per run (the linear form of the
+    quality constraint, Deva et al., Section 3).
+
+    With ``threshold = alpha`` this is feasibility; with ``alpha - epsilon`` it is the "correct"
+    super-arm of Deva et al., Section 4.  An empty selection passes (its surplus is 0).
 
     Parameters
     ----------

@@ -1,4 +1,5 @@
-"""One real round at a time: a planner that keeps its bandit policy in a JSON state (SPEC §2).
+"""One real round at a time: a planner that keeps its bandit policy in a JSON state (Deva
+et al., AAMAS 2021, Section 4: one round of SS-UCB at a time).
 
 The planner's cycle is ``next`` (this round's order: units per agent) → procure and inspect →
 ``feedback`` (units received and units good per agent).  :class:`OnlinePlanner` holds the agents'
@@ -12,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..models import SubsetSelectionProblem
+from ..models.io import CSVTable, problem_from_table
 from ..solvers import Solver
 from .policies import Policy, make_policy, policy_from_state
 
@@ -62,31 +63,34 @@ class OnlinePlanner:
         self.pending_round: int | None = None
 
     @classmethod
-    def create(cls, agents: pd.DataFrame, alpha: float, epsilon: float, horizon: int,
+    def create(cls, agents: pd.DataFrame | CSVTable, alpha: float, epsilon: float, horizon: int,
                policy: str = "ss-ucb", oracle: Solver | str | None = None, R: float = 1.0,
                seed: int | None = None) -> "OnlinePlanner":
         """A fresh planner for agents given as a table with columns ``name, cost`` and ``capacity``.
 
         ``capacity`` is optional (default 1); a ``quality`` column is not expected (unknown).
-        Columns are validated by :meth:`SubsetSelectionProblem.from_dataframe` (with a
-        placeholder quality), so bad cells are reported by row and column.
+        The cells are checked by the model's rules (:func:`subsel.models.io.problem_from_table`
+        with a placeholder quality), so a bad cell is reported by its line and column (a
+        :class:`~subsel.models.io.CSVTable` read from a file) or its 0-based row (a DataFrame).
+
+        Parameters
+        ----------
+        agents : pandas.DataFrame or CSVTable
+            One row per agent.
 
         Raises
         ------
+        subsel.models.io.InputError
+            Missing ``name`` or ``cost`` column, a ``quality`` column, bad cells.
         ValueError
-            Missing ``name`` or ``cost`` column, bad cells, bad settings, unknown policy.
+            Bad settings, unknown policy.
         """
-        for col in ("name", "cost"):
-            if col not in agents.columns:
-                raise ValueError(f"agents: column {col!r} is missing; columns are {list(agents.columns)}")
-        if "quality" in agents.columns:
-            raise ValueError("agents: a 'quality' column is not expected (qualities are learned)")
+        table = agents if isinstance(agents, CSVTable) else CSVTable.from_frame(agents)
+        table.require("name", "cost")
         if str(policy).strip().lower() == "known-quality":
             raise ValueError("policy 'known-quality' needs the true qualities, which an online planner "
                              "does not have; choose ss-ucb, dpss-ucb, gss-ucb, cucb, cts or cautious-ucb")
-        table = agents.copy()
-        table["quality"] = 1.0
-        problem = SubsetSelectionProblem.from_dataframe(table, alpha=alpha, R=R)
+        problem = problem_from_table(table, alpha=alpha, R=R, quality=1.0)
         pol = make_policy(policy, oracle, cost=problem.cost, alpha=alpha, epsilon=epsilon,
                           horizon=horizon, R=R, capacity=problem.capacity, seed=seed)
         return cls(problem.names, pol)
@@ -102,50 +106,50 @@ class OnlinePlanner:
             self.pending_round = self.policy.t + 1
         return pd.DataFrame({"name": list(self.names), "units": self.pending.tolist()})
 
-    def feedback(self, observations: pd.DataFrame) -> None:
+    def feedback(self, observations: pd.DataFrame | CSVTable) -> None:
         """Record the pending round's outcome; on any error nothing changes.
 
         Parameters
         ----------
-        observations : pandas.DataFrame
+        observations : pandas.DataFrame or CSVTable
             Columns ``name, received, good`` (units received and good units per agent); rows for
             agents ordered 0 units may be left out.  An optional ``round`` column must equal the
             pending round.
 
         Raises
         ------
+        subsel.models.io.InputError
+            A missing column, an unknown or repeated agent, a value that is not a non-negative
+            integer, ``good > received``, a stale ``round``: naming the line of the file (a
+            :class:`~subsel.models.io.CSVTable`) or the 0-based row (a DataFrame) and the column.
         ValueError
-            No pending order (feedback already recorded: a repeated round), a missing column, an
-            unknown or repeated agent, a value that is not a non-negative integer, ``good >
-            received``, or received units that differ from the pending order.
+            No pending order (feedback already recorded: a repeated round), or received units that
+            differ from the pending order.
         """
         if self.pending is None:
             raise ValueError(f"no order is pending: round {self.policy.t} was already recorded "
                              "(repeated feedback?); run 'next' first")
-        for col in ("name", "received", "good"):
-            if col not in observations.columns:
-                raise ValueError(f"observations: column {col!r} is missing; columns are "
-                                 f"{list(map(str, observations.columns))}")
+        table = observations if isinstance(observations, CSVTable) else CSVTable.from_frame(observations)
+        table.require("name", "received", "good")
         index = {s: i for i, s in enumerate(self.names)}
         received = np.zeros(len(self.names), dtype=np.int64)
         good = np.zeros(len(self.names), dtype=np.int64)
         seen: dict[str, int] = {}
-        for row, rec in enumerate(observations.to_dict("records")):
-            name = str(rec["name"]).strip()
+        cols = ("received", "good") + (("round",) if table.has("round") else ())
+        cells = {col: table.column(col) for col in cols}
+        for row, name in enumerate(table.column("name")):
             if name not in index:
-                raise ValueError(f"observations row {row}: unknown agent {name!r}")
+                raise table.error(row, "name", "unknown agent", name)
             if name in seen:
-                raise ValueError(f"observations row {row}: agent {name!r} repeats row {seen[name]}")
+                raise table.error(row, "name", "repeats the agent of {other}", name, other=seen[name])
             seen[name] = row
-            vals = {}
-            for col in ("received", "good") + (("round",) if "round" in observations.columns else ()):
-                vals[col] = _count(rec[col], row, col)
+            vals = {col: _count(table, row, col, cells[col][row]) for col in cols}
             if "round" in vals and vals["round"] != self.pending_round:
-                raise ValueError(f"observations row {row}: round {vals['round']} is not the pending "
-                                 f"round {self.pending_round} (repeated or stale feedback?)")
+                raise table.error(row, "round", f"is not the pending round {self.pending_round} "
+                                  "(repeated or stale feedback?)", vals["round"])
             if vals["good"] > vals["received"]:
-                raise ValueError(f"observations row {row}: good = {vals['good']} exceeds received = "
-                                 f"{vals['received']} for agent {name!r}")
+                raise table.error(row, "good", f"exceeds received = {vals['received']} for agent "
+                                  f"{name!r}", vals["good"])
             received[index[name]] = vals["received"]
             good[index[name]] = vals["good"]
         diff = np.flatnonzero(received != self.pending)
@@ -196,12 +200,11 @@ class OnlinePlanner:
             if (not isinstance(units, list) or len(units) != pol.n
                     or not all(isinstance(u, int) and not isinstance(u, bool) for u in units)):
                 raise ValueError(f"online state: pending 'units' must be {pol.n} integers; got {units!r}")
+            for i, v in enumerate(units):  # in Python integers: 10^30 must not overflow int64 first
+                if not 0 <= v <= int(pol.capacity[i]):
+                    raise ValueError(f"online state: pending units[{i}] = {v} is outside 0..capacity "
+                                     f"{int(pol.capacity[i])}")
             u = np.asarray(units, dtype=np.int64)
-            bad = np.flatnonzero((u < 0) | (u > pol.capacity))
-            if bad.size:
-                i = int(bad[0])
-                raise ValueError(f"online state: pending units[{i}] = {units[i]} is outside 0..capacity "
-                                 f"{int(pol.capacity[i])}")
             if rnd != pol.t + 1 or isinstance(rnd, bool):
                 raise ValueError(f"online state: pending round {rnd!r} is not the next round {pol.t + 1}")
             planner.pending = u
@@ -209,15 +212,14 @@ class OnlinePlanner:
         return planner
 
 
-def _count(value: Any, row: int, col: str) -> int:
+def _count(table: CSVTable, row: int, col: str, value: str) -> int:
     try:
-        v = float(str(value).strip())
+        v = float(value)
     except ValueError:
-        raise ValueError(f"observations row {row}, column {col!r}: expected a non-negative integer; "
-                         f"got {value!r}") from None
+        raise table.error(row, col, "expected a non-negative integer", value) from None
     if not np.isfinite(v) or v < 0 or v != round(v) or v > _MAX_COUNT:
-        raise ValueError(f"observations row {row}, column {col!r}: expected a non-negative integer"
-                         f"{' up to 2^53' if np.isfinite(v) and v > _MAX_COUNT else ''}; got {value!r}")
+        big = " up to 2^53" if np.isfinite(v) and v > _MAX_COUNT else ""
+        raise table.error(row, col, f"expected a non-negative integer{big}", value)
     return int(v)
 
 

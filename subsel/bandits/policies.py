@@ -1,4 +1,5 @@
-"""Bandit policies with an ask/tell interface: SS-UCB and baselines (SPEC §2; Deva et al., §4).
+"""Bandit policies with an ask/tell interface: SS-UCB and baselines (Deva, Abhishek, Gujar, "A
+Multi-Arm Bandit Approach To Subset Selection Under Constraints", AAMAS 2021, Section 4).
 
 Every policy keeps, per agent, the units observed ``w_i`` and the good units among them, from which
 ``q̂_i = good_i / w_i``.  ``select()`` asks the policy for this round's selection; ``update(x, good)``
@@ -23,21 +24,21 @@ import numpy as np
 
 from ..models import SubsetSelectionProblem
 from ..solvers import Solver, SolverError, get_solver
-from .environment import as_generator
+from .environment import as_generator, run_generators
 
 STATE_FORMAT = "subsel-bandit-policy"
 STATE_VERSION = 1
 
 
 def exploration_rounds(horizon: int, epsilon: float) -> int:
-    """SS-UCB's exploration length ``tau = ceil(3 ln T / (2 eps^2))`` (SPEC §2; Lemma 3).
+    """SS-UCB's exploration length ``tau = ceil(3 ln T / (2 eps^2))`` (Deva et al., Algorithm 2; Lemma 3).
 
     Parameters
     ----------
     horizon : int
-        ``T >= 1`` rounds.
+        ``T``, an integer in ``1 .. 2^53``.
     epsilon : float
-        Tolerance ``eps > 0``.
+        Tolerance ``eps``, in ``(0, 1]``.
 
     Returns
     -------
@@ -48,27 +49,90 @@ def exploration_rounds(horizon: int, epsilon: float) -> int:
     Raises
     ------
     ValueError
-        ``horizon < 1`` or ``epsilon <= 0``.
+        ``horizon`` outside ``1 .. 2^53``, ``epsilon`` outside ``(0, 1]``, or an ``epsilon`` so
+        small that ``tau`` would exceed ``2^53`` rounds.
 
     Examples
     --------
     >>> exploration_rounds(100_000, 0.05)
     6908
     """
-    T = _check_int(horizon, "horizon", 1)
+    T = _check_int(horizon, "horizon", 1, MAX_COUNT)
     eps = _check_float(epsilon, "epsilon")
-    if eps <= 0:
-        raise ValueError(f"epsilon must be > 0; got {eps}")
-    return int(math.ceil(3.0 * math.log(T) / (2.0 * eps * eps)))
+    if not 0.0 < eps <= 1.0:
+        raise ValueError(f"epsilon must be in (0, 1]; got {eps}")
+    if T == 1:
+        return 0
+    tau = 3.0 * math.log(T) / (2.0 * eps * eps) if eps > 1e-150 else math.inf
+    if not tau <= MAX_COUNT:
+        raise ValueError(f"epsilon = {eps:g} is too small: tau = 3 ln T / (2 eps^2) would exceed 2^53 "
+                         f"rounds for horizon {T}")
+    return int(math.ceil(tau))
+
+
+def fitting_epsilon(horizon: int) -> float | None:
+    """The smallest ``eps`` (4 significant digits, rounded up) with ``tau < T`` for horizon ``T``.
+
+    With a smaller ``eps`` SS-UCB explores for the whole horizon (Deva et al., Algorithm 2):
+    ``ceil(3 ln T / (2 eps^2)) < T`` needs ``eps >= sqrt(3 ln T / (2 (T - 1)))``.
+
+    Returns
+    -------
+    float or None
+        That ``eps``; 0.0 for ``T = 1`` (``tau = 0`` for every ``eps``); None when no
+        ``eps <= 1`` fits (``T = 2``).
+
+    Raises
+    ------
+    ValueError
+        ``horizon`` outside ``1 .. 2^53``.
+
+    Examples
+    --------
+    >>> fitting_epsilon(1000)
+    0.1019
+    """
+    T = _check_int(horizon, "horizon", 1, MAX_COUNT)
+    if T == 1:
+        return 0.0
+    eps = math.sqrt(3.0 * math.log(T) / (2.0 * (T - 1)))
+    if eps > 1.0:
+        return None
+    digits = 3 - math.floor(math.log10(eps))
+    eps = math.ceil(eps * 10 ** digits) / 10 ** digits
+    while eps <= 1.0 and exploration_rounds(T, eps) >= T:
+        eps = round(eps + 10 ** -digits, digits)
+    return eps if eps <= 1.0 else None
 
 
 def ucb_bonus(t: int, w: np.ndarray) -> np.ndarray:
-    """UCB exploration bonus ``sqrt(3 ln t / (2 w_i))`` (SPEC §2; Deva et al., §4.1).
+    """UCB exploration bonus ``sqrt(3 ln t / (2 w_i))`` (Deva et al., Section 4.1, Algorithm 2).
 
-    ``w_i = 0`` gives ``inf`` (no division warning).
+    Parameters
+    ----------
+    t : int
+        Round ``t >= 1`` (values below 1 count as 1).
+    w : ndarray of float, any shape
+        Units observed per agent, ``>= 0``.
+
+    Returns
+    -------
+    ndarray of float, shape like ``w``
+        The bonus; ``inf`` where ``w_i = 0`` at every round, including ``t = 1`` where
+        ``ln t = 0`` (no division warning, never NaN), so an agent never observed has an
+        optimistic quality of 1.
+
+    Examples
+    --------
+    >>> ucb_bonus(1, np.array([0.0, 1.0])).tolist()
+    [inf, 0.0]
     """
-    with np.errstate(divide="ignore"):
-        return np.sqrt(3.0 * math.log(max(t, 1)) / (2.0 * w))
+    w = np.asarray(w, dtype=float)
+    c = 3.0 * math.log(max(t, 1))
+    if c > 0.0:  # c / 0 = inf: no NaN possible
+        with np.errstate(divide="ignore"):
+            return np.sqrt(c / (2.0 * w))
+    return np.where(w > 0, 0.0, np.inf)  # round 1: ln t = 0, and 0 / 0 would be NaN
 
 
 def _check_float(value: Any, name: str) -> float:
@@ -80,12 +144,19 @@ def _check_float(value: Any, name: str) -> float:
     return v
 
 
-def _check_int(value: Any, name: str, minimum: int) -> int:
+def _check_int(value: Any, name: str, minimum: int, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an integer; got {value!r}")
     if int(value) < minimum:
         raise ValueError(f"{name} must be >= {minimum}; got {value}")
+    if maximum is not None and int(value) > maximum:
+        raise ValueError(f"{name} must be <= {maximum}; got {value}")
     return int(value)
+
+
+#: Largest count (rounds, units, horizon) a policy accepts: integers beyond it are not exact as
+#: float64, in which the statistics are kept.
+MAX_COUNT = 2 ** 53
 
 
 def resolve_oracle(oracle: Solver | str) -> Solver:
@@ -156,13 +227,19 @@ class Policy:
         if c.ndim == 2 and self.runs is None:
             raise ValueError("cost has one row per run but runs is None")
         n = c.shape[-1]
+        try:
+            kf = np.ones(n) if capacity is None else np.asarray(capacity, dtype=float)
+        except (TypeError, ValueError):
+            kf = None  # the problem model's rules below name the bad entry
+        if kf is not None and kf.ndim == 1 and kf.size and np.nanmax(kf) > MAX_COUNT:
+            i = int(np.nanargmax(kf))
+            raise ValueError(f"capacity[{i}] must be <= 2^53; got {kf[i]:g}")
         rows = c.reshape(-1, n)
         for j in range(rows.shape[0]):
             SubsetSelectionProblem(quality=np.ones(n), cost=rows[j], alpha=alpha, capacity=capacity, R=R)
         self.alpha = float(alpha)
         self.R = float(R)
-        self.capacity = (np.ones(n, dtype=np.int64) if capacity is None
-                         else np.asarray(capacity, dtype=float).astype(np.int64))
+        self.capacity = np.asarray(kf, dtype=float).astype(np.int64)
         self.cost = c
         m = self.runs or 1
         self._cost2 = np.broadcast_to(c, (m, n))
@@ -190,7 +267,10 @@ class Policy:
         return self.q_hat + ucb_bonus(t, self.w)
 
     def optimistic_quality(self, t: int | None = None) -> np.ndarray:
-        """``min(q̂⁺, 1)``, and 1 for an agent never observed (SPEC §2): never NaN."""
+        """``min(q̂⁺, 1)``, and 1 for an agent never observed at every round ``t >= 1``: never NaN.
+
+        Deva et al., Algorithm 2 (the optimistic estimate handed to the oracle).
+        """
         return np.minimum(self.ucb(t), 1.0)
 
     def pessimistic_quality(self, t: int | None = None) -> np.ndarray:
@@ -294,22 +374,43 @@ class Policy:
                 "w": _intlist(self.w), "good": _intlist(self.good)}
 
     def _load_stats(self, state: dict[str, Any]) -> None:
-        try:
-            w = np.array(state["w"], dtype=float)
-            good = np.array(state["good"], dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError("state statistics 'w' and 'good' must be arrays of numbers; got "
-                             f"w {state['w']!r}, good {state['good']!r}") from None
-        if w.shape != self.w.shape or good.shape != self.w.shape:
-            raise ValueError(f"state statistics must have shape {self.w.shape}; got w {w.shape}, "
-                             f"good {good.shape}")
-        bad = np.argwhere(~np.isfinite(w) | ~np.isfinite(good) | (good > w) | (w < 0) | (good < 0))
+        """Read ``t``, ``w`` and ``good`` from a state, every number range-checked first.
+
+        Raises
+        ------
+        ValueError
+            Naming the key: ``t`` not an integer in ``0 .. 2^53``; ``w`` / ``good`` not arrays of
+            integers of the policy's shape with ``0 <= good <= w <= t * capacity``.
+        """
+        t = state["t"]
+        if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= MAX_COUNT:
+            raise ValueError(f"policy state: 't' must be an integer in 0..2^53; got {t!r}")
+        arrays = {}
+        for key in ("w", "good"):
+            try:
+                arr = np.array(state[key], dtype=float)
+            except (TypeError, ValueError, OverflowError):
+                raise ValueError(f"policy state: {key!r} must be an array of numbers; got "
+                                 f"{_short(state[key])}") from None
+            if arr.shape != self.w.shape:
+                raise ValueError(f"policy state: {key!r} must have shape {self.w.shape}; got {arr.shape}")
+            bad = np.argwhere(~np.isfinite(arr) | (arr < 0) | (arr != np.round(arr)))
+            if bad.size:
+                i = tuple(int(v) for v in bad[0])
+                raise ValueError(f"policy state: {key}{list(i)} must be a non-negative integer; got {arr[i]:g}")
+            arrays[key] = arr
+        w, good = arrays["w"], arrays["good"]
+        most = float(t) * self.capacity  # each round delivers at most capacity units per agent
+        bad = np.argwhere(w > most)
         if bad.size:
             i = tuple(int(v) for v in bad[0])
-            raise ValueError(f"state statistics must satisfy 0 <= good <= w; got w{list(i)} = {w[i]:g}, "
-                             f"good{list(i)} = {good[i]:g}")
-        t = state["t"]
-        self.t = _check_int(t, "t", 0)
+            raise ValueError(f"policy state: w{list(i)} = {w[i]:g} exceeds t x capacity = "
+                             f"{t} x {self.capacity[i[-1]]} (units observed in {t} rounds)")
+        bad = np.argwhere(good > w)
+        if bad.size:
+            i = tuple(int(v) for v in bad[0])
+            raise ValueError(f"policy state: good{list(i)} = {good[i]:g} exceeds w{list(i)} = {w[i]:g}")
+        self.t = int(t)
         self.w, self.good = w, good
 
     def __repr__(self) -> str:
@@ -317,12 +418,17 @@ class Policy:
                 f"runs={self.runs}, t={self.t})")
 
 
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _intlist(a: np.ndarray) -> list:
     return np.asarray(a).astype(np.int64).tolist()
 
 
 class SSUCB(Policy):
-    """SS-UCB: explore ``tau`` rounds, then the oracle on optimistic qualities (SPEC §2).
+    """SS-UCB: explore ``tau`` rounds, then the oracle on optimistic qualities (Deva et al., Algorithm 2).
 
     Deva et al., Algorithm 2.  Rounds ``t = 1..tau`` play every unit of every agent (``x = k``:
     "every agent" means all its units, so each agent has ``w_i >= tau`` after the exploration,
@@ -391,7 +497,7 @@ class CUCB(Policy):
 
     Round 1 plays one unit of every agent; from round 2 on, the oracle is asked every round with
     ``min(q̂⁺, 1)`` and threshold ``min(alpha + epsilon, 1)`` (``epsilon`` defaults to 0: the plain
-    constraint).  An agent never observed has ``q̂⁺ = 1`` (SPEC §2).
+    constraint).  An agent never observed has ``q̂⁺ = 1`` at every round.
 
     Parameters
     ----------
@@ -403,7 +509,7 @@ class CUCB(Policy):
     Raises
     ------
     ValueError
-        ``epsilon < 0``, and as :class:`Policy`.
+        ``epsilon`` outside [0, 1], and as :class:`Policy`.
     """
 
     name = "cucb"
@@ -412,8 +518,8 @@ class CUCB(Policy):
                  epsilon: float = 0.0, runs: int | None = None):
         super().__init__(oracle, cost, alpha, R, capacity, runs)
         self.epsilon = _check_float(epsilon, "epsilon")
-        if self.epsilon < 0:
-            raise ValueError(f"epsilon must be >= 0; got {self.epsilon}")
+        if not 0.0 <= self.epsilon <= 1.0:
+            raise ValueError(f"epsilon must be in [0, 1]; got {self.epsilon}")
         self.threshold = min(self.alpha + self.epsilon, 1.0)
 
     def _select2(self) -> np.ndarray:
@@ -460,8 +566,10 @@ class ThompsonSampling(CUCB):
         As :class:`CUCB`.
     prior : (float, float), default (1.0, 1.0)
         Beta prior ``(a0, b0)``, both ``> 0`` (uniform by default).
-    seed : int, Generator, SeedSequence or None
-        Source of the posterior draws; its state is part of :meth:`to_state`.
+    seed : int, Generator, SeedSequence or None (or, batched, a list of one per run)
+        Source of the posterior draws; its state is part of :meth:`to_state`.  Batched
+        (``runs=m``), run ``j`` draws from its own stream, child ``j`` of the seed
+        (:func:`~subsel.bandits.environment.run_generators`), so its draws do not depend on ``m``.
 
     Raises
     ------
@@ -479,26 +587,72 @@ class ThompsonSampling(CUCB):
         if a0 <= 0 or b0 <= 0:
             raise ValueError(f"prior parameters must be > 0; got {tuple(prior)}")
         self.prior = (a0, b0)
-        self.rng = as_generator(seed)
+        if self.runs is None:
+            self.rng = as_generator(seed)
+            self.rngs = [self.rng]
+        else:
+            self.rngs = run_generators(seed, self.runs)
+            self.rng = self.rngs[0]
 
     def _select2(self) -> np.ndarray:
-        theta = self.rng.beta(self.prior[0] + self.good, self.prior[1] + self.w - self.good)
-        return self._ask_oracle(self._as2(theta), self.threshold)
+        a = self.prior[0] + self.good
+        b = self.prior[1] + self.w - self.good
+        if self.runs is None:
+            return self._ask_oracle(self.rng.beta(a, b)[None, :], self.threshold)
+        theta = np.empty_like(self.w)
+        for j, g in enumerate(self.rngs):  # one stream per run: run j's draws do not depend on m
+            theta[j] = g.beta(a[j], b[j])
+        return self._ask_oracle(theta, self.threshold)
 
     def _params(self) -> dict[str, Any]:
         return {**super()._params(), "prior": list(self.prior)}
 
     def to_state(self) -> dict[str, Any]:
         state = super().to_state()
-        state["rng"] = {"bit_generator": type(self.rng.bit_generator).__name__,
-                        "state": self.rng.bit_generator.state}
+        rngs = [{"bit_generator": type(g.bit_generator).__name__, "state": g.bit_generator.state}
+                for g in self.rngs]
+        state["rng"] = rngs[0] if self.runs is None else rngs
         return state
+
+    def _load_rng(self, value: Any) -> None:
+        """Restore the generator(s) of :meth:`to_state`, bit generators from an allow-list only."""
+        entries = [value] if self.runs is None else value
+        if not isinstance(entries, list) or len(entries) != len(self.rngs):
+            raise ValueError(f"policy state: 'rng' must hold {len(self.rngs)} generator state(s); "
+                             f"got {_short(value)}")
+        gens = [_generator_from_state(e) for e in entries]
+        self.rngs = gens
+        self.rng = gens[0]
+
+
+#: Bit generators a policy state may name (numpy's; nothing else is ever called).
+BIT_GENERATORS: dict[str, type] = {cls.__name__: cls for cls in (
+    np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64, np.random.MT19937)}
+
+
+def _generator_from_state(entry: Any) -> np.random.Generator:
+    if not isinstance(entry, dict) or "bit_generator" not in entry or "state" not in entry:
+        raise ValueError(f"policy state: 'rng' must hold 'bit_generator' and 'state'; got {_short(entry)}")
+    name = entry["bit_generator"]
+    if not isinstance(name, str) or name not in BIT_GENERATORS:
+        raise ValueError(f"policy state: rng.bit_generator {_short(name)} is not one of "
+                         f"{', '.join(BIT_GENERATORS)}")
+    bg = BIT_GENERATORS[name]()
+    inner = entry["state"]
+    if not isinstance(inner, dict) or inner.get("bit_generator") != name:
+        raise ValueError(f"policy state: rng.state must be a {name} state; got {_short(inner)}")
+    try:
+        bg.state = inner
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
+        raise ValueError(f"policy state: rng.state is not a valid {name} state ({type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
+    return np.random.Generator(bg)
 
 
 class KnownQuality(Policy):
     """The benchmark that knows ``q``: plays the oracle's answer for the true qualities every round.
 
-    With an exact oracle its regret is zero (SPEC §2's regret is measured against it).
+    With an exact oracle its regret is zero (Deva et al.'s regret, eq. (2), is measured against it).
 
     Parameters
     ----------
@@ -539,8 +693,20 @@ def policy_names() -> list[str]:
     return list(POLICIES) + list(ALIASES)
 
 
+def policy_settings() -> list[str]:
+    """Every setting some policy takes (the keywords :func:`make_policy` accepts)."""
+    names: set[str] = set()
+    for cls in POLICIES.values():
+        names |= set(inspect.signature(cls.__init__).parameters) - {"self", "oracle"}
+    return sorted(names)
+
+
 def make_policy(name: str, oracle: Solver | str | None = None, **settings: Any) -> Policy:
-    """Create a policy by name with the settings it takes (others are ignored).
+    """Create a policy by name with the settings it takes.
+
+    One settings mapping can serve every policy: a setting another policy takes (``horizon`` for
+    CUCB, ``seed`` for SS-UCB, ...) is ignored; a setting no policy takes (a typo such as
+    ``epsilonn``) is an error.
 
     Parameters
     ----------
@@ -556,7 +722,13 @@ def make_policy(name: str, oracle: Solver | str | None = None, **settings: Any) 
     ------
     ValueError
         Unknown name, or an alias given a different oracle.
+    TypeError
+        A setting no policy takes, naming it; a required setting missing.
     """
+    unknown = sorted(set(settings) - set(policy_settings()))
+    if unknown:
+        raise TypeError(f"make_policy: unknown setting{'s' if len(unknown) > 1 else ''} "
+                        f"{', '.join(map(repr, unknown))}; known: {', '.join(policy_settings())}")
     key = str(name).strip().lower()
     if key in ALIASES:
         key, fixed = ALIASES[key]
@@ -602,10 +774,13 @@ def policy_from_state(state: dict[str, Any], oracle: Solver | None = None) -> Po
     if not isinstance(state["params"], dict):
         raise ValueError(f"policy state: 'params' must be a mapping; got {state['params']!r}")
     params = dict(state["params"])
-    policy = make_policy(name, oracle if oracle is not None else state["oracle"], **params)
+    if oracle is None and not isinstance(state["oracle"], str):
+        raise ValueError(f"policy state: 'oracle' must be a solver name; got {_short(state['oracle'])}")
+    try:
+        policy = make_policy(name, oracle if oracle is not None else state["oracle"], **params)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"policy state 'params': {str(exc).splitlines()[0]}") from None
     policy._load_stats(state)
     if isinstance(policy, ThompsonSampling) and "rng" in state:
-        bg = getattr(np.random, state["rng"]["bit_generator"])()
-        bg.state = state["rng"]["state"]
-        policy.rng = np.random.Generator(bg)
+        policy._load_rng(state["rng"])
     return policy

@@ -1,4 +1,5 @@
-"""Regret and constraint-satisfaction simulation of bandit policies (SPEC §2; Deva et al., §6.2).
+"""Regret and constraint-satisfaction simulation of bandit policies (Deva, Abhishek, Gujar, "A
+Multi-Arm Bandit Approach To Subset Selection Under Constraints", AAMAS 2021, Section 6.2).
 
 :func:`simulate` plays a policy against a :class:`BernoulliEnvironment` for ``T`` rounds and ``m``
 runs at once (arrays of shape (m, n), one batched oracle call per round), or — given a list of
@@ -7,12 +8,17 @@ the cumulative regret (mean, spread), the fraction of runs whose selection is co
 average quality ``>= alpha - eps``) and strictly feasible (``>= alpha``), and the mean utility, at
 a compact set of checkpoint rounds (log-spaced, evenly spaced, and every round near ``tau``).
 
-Regret of round t (SPEC §2; Deva et al., eq. (2)): ``r_q(S*) - r_q(S_t)`` when S_t is correct,
+Regret of round t (Deva et al., Section 4, eq. (2)): ``r_q(S*) - r_q(S_t)`` when S_t is correct,
 else ``L = r_q(S*) - min_{S feasible} r_q(S)``; S* and the minimum come from an exact solver on
 the true qualities.
+
+Every run has its own random streams (instances, outcomes, a randomised policy's draws), child
+``j`` of the seed for run ``j`` (:func:`~subsel.bandits.environment.run_seeds`): run ``j`` is the
+same whatever the number of runs and however the runs are split over jobs.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -23,26 +29,48 @@ import pandas as pd
 
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
 from ..solvers import Solver
-from .environment import BernoulliEnvironment
+from .environment import BernoulliEnvironment, run_seeds
 from .policies import Policy, resolve_oracle
 
 
-def paper_instances(n: int, runs: int, alpha: float, seed: int | np.random.SeedSequence | None,
-                    R: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """The paper's random instances, one per run: ``q, c ~ U[0, 1]`` (Deva et al., §6.2).
+def _check_sizes(**values: Any) -> None:
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
 
-    Run ``j`` is :meth:`SubsetSelectionProblem.random` with the ``j``-th child of
-    ``SeedSequence(seed)``.
+
+def _check_start(start: Any) -> int:
+    if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or start < 0:
+        raise ValueError(f"start must be an integer >= 0; got {start!r}")
+    return int(start)
+
+
+def paper_instances(n: int, runs: int, alpha: float, seed: int | np.random.SeedSequence | None,
+                    R: float = 1.0, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The paper's random instances, one per run: ``q, c ~ U[0, 1]`` (Deva et al., Section 6.2).
+
+    Run ``j`` is :meth:`SubsetSelectionProblem.random` with the generator of
+    ``run_seeds(seed, ...)[j]``, child ``j`` of ``SeedSequence(seed)``, so it does not depend on
+    ``runs``.
+
+    Parameters
+    ----------
+    n, runs : int
+        Agents and runs, ``>= 1``.
+    alpha : float
+        Quality threshold in [0, 1].
+    seed : int, SeedSequence or None
+        Root of the per-run seeds.
+    R : float, default 1.0
+    start : int, default 0
+        Index of the first run (runs ``start .. start + runs - 1`` of a larger experiment).
 
     Returns
     -------
     (quality, cost) : two ndarrays of shape (runs, n)
     """
-    for name, value in (("n", n), ("runs", runs)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
-    children = np.random.SeedSequence(seed).spawn(int(runs)) if not isinstance(
-        seed, np.random.SeedSequence) else seed.spawn(int(runs))
+    _check_sizes(n=n, runs=runs)
+    children = run_seeds(seed, int(runs), _check_start(start))
     quality = np.empty((len(children), int(n)))
     cost = np.empty_like(quality)
     for j, s in enumerate(children):  # one problem at a time: memory O(runs n), not O(runs) objects
@@ -51,11 +79,131 @@ def paper_instances(n: int, runs: int, alpha: float, seed: int | np.random.SeedS
     return quality, cost
 
 
+#: Largest number of agents of an epsilon-separated instance (the check enumerates 2^n subsets).
+MAX_SEPARATED_AGENTS = 16
+#: Margin below alpha kept free as well: an average within it counts as feasible for the solvers.
+SEPARATION_MARGIN = 1e-6
+
+
+def _subset_matrix(n: int) -> np.ndarray:
+    """Every non-empty subset of ``n`` agents as a 0/1 row, shape (2^n - 1, n)."""
+    return np.array(list(itertools.product((0.0, 1.0), repeat=n))[1:])
+
+
+def separation_gaps(quality, alpha: float, epsilon: float) -> np.ndarray:
+    """How many non-empty subsets have an average quality in ``[alpha - margin, alpha + epsilon)``.
+
+    An instance with none is *epsilon-separated* in the sense used here: every subset of agents
+    (one unit each) either misses the threshold ``alpha`` or clears ``alpha + epsilon``, so the
+    optimum at ``alpha`` is also the optimum at ``alpha + epsilon``, the threshold SS-UCB hands its
+    oracle (Deva et al., Algorithm 2; the separation behind their O(ln T) regret bound).
+
+    Parameters
+    ----------
+    quality : array-like of float, shape (n,) or (m, n)
+        True qualities, ``n <= 16``.
+    alpha, epsilon : float
+
+    Returns
+    -------
+    ndarray of int64, shape () or (m,)
+        Subsets in the band, per instance (0: separated).
+
+    Raises
+    ------
+    ValueError
+        More than 16 agents.
+    """
+    q = np.asarray(quality, dtype=float)
+    n = q.shape[-1]
+    if n > MAX_SEPARATED_AGENTS:
+        raise ValueError(f"separation is checked over all 2^n subsets: n must be <= "
+                         f"{MAX_SEPARATED_AGENTS}; got {n}")
+    subsets = _subset_matrix(n)
+    avg = (q @ subsets.T) / subsets.sum(axis=1)
+    band = (avg >= alpha - SEPARATION_MARGIN) & (avg < alpha + epsilon)
+    return band.sum(axis=-1).astype(np.int64)
+
+
+def separated_instances(n: int, runs: int, alpha: float, epsilon: float,
+                        seed: int | np.random.SeedSequence | None, R: float = 1.0, start: int = 0,
+                        max_draws: int = 100_000) -> tuple[np.ndarray, np.ndarray]:
+    """Epsilon-separated random instances: the paper's ``q, c ~ U[0, 1]``, redrawn until separated.
+
+    Run ``j`` draws ``q`` then ``c`` (``n`` uniforms each, as :func:`paper_instances`) from the
+    generator of child ``j`` of ``seed`` until no non-empty subset of agents (one unit each) has
+    an average quality in ``[alpha, alpha + epsilon)`` (nor within ``1e-6`` below ``alpha``):
+    the paper's distribution conditioned on separation, by rejection.  On such an instance the
+    optimum at ``alpha`` is the optimum at ``alpha + epsilon``, so SS-UCB's tightened threshold
+    costs nothing once it has learned, and its regret after ``tau`` grows like ``ln T``
+    (Deva et al., Section 4, Theorem 2).
+
+    Parameters
+    ----------
+    n, runs : int
+        Agents (``1 <= n <= 16``) and runs (``>= 1``).
+    alpha : float
+        Quality threshold in [0, 1].
+    epsilon : float
+        Separation ``> 0`` (SS-UCB's tolerance).
+    seed : int, SeedSequence or None
+        Root of the per-run seeds (run ``j`` does not depend on ``runs``).
+    R : float, default 1.0
+        Revenue per good unit (unused by the draw; kept for symmetry with
+        :func:`paper_instances`).
+    start : int, default 0
+        Index of the first run.
+    max_draws : int, default 100000
+        Draws allowed per run before giving up.
+
+    Returns
+    -------
+    (quality, cost) : two ndarrays of shape (runs, n)
+
+    Raises
+    ------
+    ValueError
+        Bad sizes, or no separated instance within ``max_draws`` draws (naming the run).
+
+    Examples
+    --------
+    >>> q, c = separated_instances(6, 2, 0.7, 0.05, seed=1)
+    >>> separation_gaps(q, 0.7, 0.05).tolist()
+    [0, 0]
+    """
+    _check_sizes(n=n, runs=runs, max_draws=max_draws)
+    if n > MAX_SEPARATED_AGENTS:
+        raise ValueError(f"separated instances are checked over all 2^n subsets: n must be <= "
+                         f"{MAX_SEPARATED_AGENTS}; got {n}")
+    if not (isinstance(epsilon, (int, float, np.number)) and 0 < float(epsilon) <= 1):
+        raise ValueError(f"epsilon must be in (0, 1]; got {epsilon!r}")
+    SubsetSelectionProblem(quality=np.ones(1), cost=np.zeros(1), alpha=alpha, R=R)  # alpha, R rules
+    subsets = _subset_matrix(int(n))
+    size = subsets.sum(axis=1)
+    low, high = float(alpha) - SEPARATION_MARGIN, float(alpha) + float(epsilon)
+    quality = np.empty((int(runs), int(n)))
+    cost = np.empty_like(quality)
+    for j, s in enumerate(run_seeds(seed, int(runs), _check_start(start))):
+        rng = np.random.default_rng(s)
+        for _ in range(int(max_draws)):
+            q = rng.random(int(n))
+            c = rng.random(int(n))
+            avg = (subsets @ q) / size
+            if not ((avg >= low) & (avg < high)).any():
+                break
+        else:
+            raise ValueError(f"run {start + j}: no {epsilon:g}-separated instance of {n} agents at "
+                             f"alpha = {alpha:g} in {max_draws} draws; use fewer agents or a smaller "
+                             "epsilon")
+        quality[j], cost[j] = q, c
+    return quality, cost
+
+
 def regret_constants(quality: np.ndarray, cost: np.ndarray, alpha: float, R: float = 1.0,
                      capacity=None, exact: Solver | str = "dpss") -> tuple[np.ndarray, np.ndarray]:
     """Per run, the optimal utility ``r_q(S*)`` and the regret of an incorrect round ``L``.
 
-    ``L = r_q(S*) - min_{S feasible} r_q(S)`` (SPEC §2).  The minimum is a maximisation of ``-r``
+    ``L = r_q(S*) - min_{S feasible} r_q(S)`` (Deva et al., eq. (2)).  The minimum is a maximisation of ``-r``
     by the same exact solver, through ``objective_quality``: with objective qualities 1, revenue
     ``R' = max(R, max(c - R q))`` and costs ``c' = R' - c + R q >= 0`` the per-unit utility is
     ``R' - c' = c - R q = -r`` while the quality constraint is untouched.
@@ -199,11 +347,16 @@ class SimulationResult:
                 "wall_time_s": float(self.wall_time_s), "run_rounds_per_s": float(self.run_rounds_per_s)}
 
 
+#: The per-checkpoint curves :func:`simulate` records (the :class:`SimulationResult` fields).
+_RECORDED = ("regret_mean", "regret_std", "regret_p05", "regret_p95", "regret_after_tau_mean",
+             "regret_after_tau_std", "correct_fraction", "feasible_fraction", "utility_mean")
+
+
 def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironment, horizon: int,
              epsilon: float, *, tau: int | None = None, exact: Solver | str = "dpss",
              checkpoints: Sequence[int] | None = None, keep_selections: bool = False,
              progress: bool = False) -> SimulationResult:
-    """Play ``policy`` for ``horizon`` rounds and record regret and correctness (SPEC §2).
+    """Play ``policy`` for ``horizon`` rounds and record regret and correctness (Deva et al., Section 4).
 
     Parameters
     ----------
@@ -258,7 +411,7 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
     cps = default_checkpoints(T, tau) if checkpoints is None else np.unique(np.asarray(checkpoints, int))
     cps = cps[(cps >= 1) & (cps <= T)]
     K = cps.size
-    rec = {k: np.zeros(K) for k in ("rm", "rs", "r05", "r95", "am", "as", "cf", "ff", "um")}
+    rec = {k: np.zeros(K) for k in _RECORDED}
     margin_c = q - (alpha - epsilon)
     margin_f = q - alpha
     cum = np.zeros(m)
@@ -296,9 +449,12 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
         if ci < K and cps[ci] == t:
             after = cum - cum_tau if t > tau else np.zeros(m)
             p05, p95 = np.percentile(cum, [5, 95])
-            for key, val in (("rm", cum.mean()), ("rs", cum.std()), ("r05", p05), ("r95", p95),
-                             ("am", after.mean()), ("as", after.std()), ("cf", correct.mean()),
-                             ("ff", feasible.mean()), ("um", util.mean())):
+            for key, val in (("regret_mean", cum.mean()), ("regret_std", cum.std()),
+                             ("regret_p05", p05), ("regret_p95", p95),
+                             ("regret_after_tau_mean", after.mean()),
+                             ("regret_after_tau_std", after.std()),
+                             ("correct_fraction", correct.mean()),
+                             ("feasible_fraction", feasible.mean()), ("utility_mean", util.mean())):
                 rec[key][ci] = val
             ci += 1
         if bar is not None and (t % 1000 == 0 or t == T):
@@ -308,10 +464,7 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
         bar.close()
     n_after = T - tau
     return SimulationResult(
-        rounds=cps, regret_mean=rec["rm"], regret_std=rec["rs"], regret_p05=rec["r05"],
-        regret_p95=rec["r95"], regret_after_tau_mean=rec["am"], regret_after_tau_std=rec["as"],
-        correct_fraction=rec["cf"], feasible_fraction=rec["ff"], utility_mean=rec["um"],
-        tau=int(tau), horizon=T, runs=int(m), alpha=float(alpha), epsilon=float(epsilon),
+        rounds=cps, **rec, tau=int(tau), horizon=T, runs=int(m), alpha=float(alpha), epsilon=float(epsilon),
         optimum=optimum, L=L,
         correct_fraction_after_tau=correct_after / n_after if n_after > 0 else float("nan"),
         feasible_fraction_after_tau=feasible_after / n_after if n_after > 0 else float("nan"),

@@ -8,20 +8,33 @@
 - ``subsel bandit next --state state.json -o order.csv`` — this round's order (name, units);
 - ``subsel bandit feedback --state state.json --observations obs.csv`` — the round's outcome
   (name, received, good).  Rejected feedback leaves the state file byte-identical (exit code 2).
+
+One writer per state: ``init``, ``next`` and ``feedback`` hold an exclusive lock (the file
+``.STATE.lock`` beside the state, via ``filelock``) for the whole read-check-write, so two commands
+on one state never both record a round; the second waits up to :data:`LOCK_TIMEOUT_S` seconds
+and is then refused (exit code 2).  Temporary files a killed write left beside the state are
+removed by the next command that holds the lock.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import sys
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pandas as pd
 
 from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_instances, policy_names, simulate
-from ..models._io import atomic_write_text
+from ..bandits.policies import exploration_rounds, fitting_epsilon
+from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, stale_temporaries
 from . import CLIError
+
+#: Seconds a command waits for another command's lock on the same state before refusing.
+LOCK_TIMEOUT_S = 30.0
 
 
 # ---------------------------------------------------------------------------------------- simulate
@@ -100,7 +113,7 @@ def _simulate(args: argparse.Namespace, out: Path) -> int:
     atomic_write_text(out / "curves.csv", curves.to_csv(index=False, float_format="%.10g"))
     runs = pd.DataFrame({"run": np.arange(args.runs), "optimum": result.optimum, "L": result.L})
     atomic_write_text(out / "runs.csv", runs.to_csv(index=False, float_format="%.10g"))
-    _plot_run(result, args, out / "regret.png")
+    _plot_run(result, args, out / "regret.png", policy.oracle.name)
     summary = {"policy": policy.name if args.policy not in ("dpss-ucb", "gss-ucb") else args.policy,
                "oracle": policy.oracle.name, "n": args.n, "alpha": args.alpha,
                "epsilon": args.epsilon, "R": args.R, "T": args.T, "runs": args.runs, "seed": args.seed}
@@ -124,7 +137,7 @@ def _simulate(args: argparse.Namespace, out: Path) -> int:
     return 0
 
 
-def _plot_run(result, args: argparse.Namespace, path: Path) -> None:
+def _plot_run(result, args: argparse.Namespace, path: Path, oracle: str) -> None:
     from ..experiments.plots import new_figure, save_figure
 
     _, (fig, (ax1, ax2)) = new_figure(1, 2, figsize=(10, 3.8))
@@ -142,26 +155,61 @@ def _plot_run(result, args: argparse.Namespace, path: Path) -> None:
         if 0 < result.tau <= result.horizon:
             ax.axvline(result.tau, ls=":", color="k", label=f"tau = {result.tau}")
         ax.legend(fontsize=8)
-    fig.suptitle(f"{args.policy} (oracle {args.oracle or 'dpss'}), n={args.n}, alpha={args.alpha:g}, "
+    fig.suptitle(f"{args.policy} (oracle {oracle}), n={args.n}, alpha={args.alpha:g}, "
                  f"eps={args.epsilon:g}, runs={args.runs}")
     fig.tight_layout()
     save_figure(fig, path)
 
 
 # ---------------------------------------------------------------------------------------- online
-def _read_csv(path: str, what: str) -> pd.DataFrame:
+def _read_csv(path: str, option: str) -> CSVTable:
+    """The CSV given to ``option`` (``-``: stdin), read with line numbers for every row."""
+    if path == "-":
+        return read_csv(sys.stdin)
     p = Path(path)
+    if p.is_dir():
+        raise CLIError(f"{option} {path} is a folder, not a CSV file")
     if not p.is_file():
-        raise FileNotFoundError(f"{what} file {p} does not exist")
+        raise CLIError(f"{option} {path}: no such file")
+    return read_csv(path)
+
+
+def _lock_path(state: Path) -> Path:
+    return state.with_name(f".{state.name}.lock")
+
+
+@contextlib.contextmanager
+def _state_lock(path: str) -> Iterator[None]:
+    """Hold the state's exclusive lock for a read-check-write; clean a killed write's leftovers.
+
+    Raises
+    ------
+    CLIError
+        Another command holds the lock for longer than :data:`LOCK_TIMEOUT_S`, or the lock file
+        cannot be created.
+    """
+    from filelock import FileLock, Timeout
+
+    state = Path(path)
+    lock_file = _lock_path(state)
+    if not state.parent.is_dir():
+        yield  # nothing to lock: the command reports the missing folder or state itself
+        return
+    lock = FileLock(str(lock_file), timeout=LOCK_TIMEOUT_S)
     try:
-        df = pd.read_csv(p, dtype=str, keep_default_na=False, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise CLIError(f"{p}: not a readable CSV file ({exc})".splitlines()[0]) from None
-    if not isinstance(df.index, pd.RangeIndex):
-        # pandas silently turns the first fields into an index when rows are longer than the header
-        raise CLIError(f"{p}: row 0 has more fields than the header {list(map(str, df.columns))}")
-    df.columns = [str(c).strip() for c in df.columns]
-    return df
+        lock.acquire()
+    except Timeout:
+        raise CLIError(f"{state}: in use by another subsel command (lock {lock_file} held for more "
+                       f"than {LOCK_TIMEOUT_S:g} s); nothing was changed, try again") from None
+    except OSError as exc:
+        raise CLIError(f"{state}: cannot create the lock file {lock_file} ({exc.strerror})") from None
+    try:
+        for tmp in stale_temporaries(state):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        yield
+    finally:
+        lock.release()
 
 
 def _load_state(path: str) -> OnlinePlanner:
@@ -176,8 +224,8 @@ def _load_state(path: str) -> OnlinePlanner:
         return OnlinePlanner.from_state(state)
     except ValueError as exc:
         raise CLIError(f"{p}: {exc}") from None
-    except (KeyError, TypeError) as exc:
-        raise CLIError(f"{p}: damaged state file ({type(exc).__name__}: {exc})") from None
+    except (KeyError, TypeError, OverflowError) as exc:
+        raise CLIError(f"{p}: damaged state file ({type(exc).__name__}: {exc})".splitlines()[0]) from None
 
 
 def _save_state(planner: OnlinePlanner, path: str) -> None:
@@ -185,6 +233,11 @@ def _save_state(planner: OnlinePlanner, path: str) -> None:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
+    with _state_lock(args.state):
+        return _init(args)
+
+
+def _init(args: argparse.Namespace) -> int:
     state = Path(args.state)
     if state.exists() and not args.force:
         raise CLIError(f"state file {state} exists; use --force to replace it")
@@ -195,21 +248,29 @@ def _cmd_init(args: argparse.Namespace) -> int:
                              oracle=args.oracle, R=args.R, seed=args.seed)
     except TypeError as exc:  # e.g. a --seed the policy rejects
         raise CLIError(str(exc)) from None
-    agents = _read_csv(args.agents, "agents")
-    try:
-        planner = OnlinePlanner.create(agents, alpha=args.alpha, epsilon=args.epsilon,
-                                       horizon=args.horizon, policy=args.policy, oracle=args.oracle,
-                                       R=args.R, seed=args.seed)
-    except ValueError as exc:
-        raise CLIError(f"{args.agents}: {exc}") from None
+    agents = _read_csv(args.agents, "--agents")
+    planner = OnlinePlanner.create(agents, alpha=args.alpha, epsilon=args.epsilon,
+                                   horizon=args.horizon, policy=args.policy, oracle=args.oracle,
+                                   R=args.R, seed=args.seed)
     _save_state(planner, args.state)
     pol = planner.policy
     extra = f", tau={pol.tau}" if hasattr(pol, "tau") else ""
     print(f"{pol.name} (oracle {pol.oracle.name}) for {pol.n} agents{extra}; state in {args.state}")
+    if getattr(pol, "tau", 0) >= args.horizon > 1:
+        eps = fitting_epsilon(args.horizon)
+        fit = (f"epsilon >= {eps:g} gives tau = {exploration_rounds(args.horizon, eps)} < {args.horizon}"
+               if eps is not None else "no epsilon <= 1 leaves a round after tau")
+        print(f"subsel: warning: tau = {pol.tau} >= horizon {args.horizon}: every round explores (plays "
+              f"every unit) and nothing learned is used; {fit}", file=sys.stderr)
     return 0
 
 
 def _cmd_next(args: argparse.Namespace) -> int:
+    with _state_lock(args.state):
+        return _next(args)
+
+
+def _next(args: argparse.Namespace) -> int:
     planner = _load_state(args.state)
     if args.output != "-":
         _check_writable_file(Path(args.output), "--output")
@@ -227,13 +288,20 @@ def _cmd_next(args: argparse.Namespace) -> int:
 
 
 def _cmd_feedback(args: argparse.Namespace) -> int:
+    with _state_lock(args.state):
+        return _feedback(args)
+
+
+def _feedback(args: argparse.Namespace) -> int:
     planner = _load_state(args.state)
-    obs = _read_csv(args.observations, "observations")
+    obs = _read_csv(args.observations, "--observations")
     rnd = planner.pending_round
     try:
         planner.feedback(obs)
+    except InputError as exc:
+        raise CLIError(f"{exc}; state left unchanged") from None
     except ValueError as exc:
-        raise CLIError(f"{args.observations}: {exc}; state left unchanged") from None
+        raise CLIError(f"{obs.source}: {exc}; state left unchanged") from None
     _save_state(planner, args.state)
     print(f"round {rnd} recorded; {planner.policy.t} rounds so far")
     return 0

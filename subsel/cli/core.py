@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..models import SubsetSelectionProblem, read_knapsack, write_lp, write_mps
-from ..models._io import atomic_write_text
+from ..models.io import InputError, atomic_write_text
 from ..solvers import SolverError, get_solver, solver_info
 from . import CLIError
 
@@ -105,23 +105,60 @@ def _emit(text: str, output: str) -> None:
 
 
 # ---------------------------------------------------------------------------------- problem input
-def _names(value: str | None, option: str) -> list[str] | None:
-    """Agent names of a comma-separated option value; an empty name is an error, not skipped."""
-    if value is None:
+def _names(values: list[str] | None, option: str) -> list[str] | None:
+    """Agent names of a repeatable option whose values are CSV lists (``"Smith, Inc.",C``).
+
+    Each value is one CSV record: names are separated by commas, a name holding a comma or a
+    quote is written in double quotes (``""`` for a quote inside), spaces around names are dropped.
+    An empty name is an error, not skipped.
+    """
+    if values is None:
         return None
-    names = [s.strip() for s in value.split(",")]
-    for pos, name in enumerate(names):
-        if not name:
-            raise CLIError(f"{option}: name {pos + 1} of {value!r} is empty; give agent names "
-                           "separated by commas, e.g. a1,a7")
+    names: list[str] = []
+    for value in values:
+        try:
+            records = list(csv.reader(io.StringIO(value, newline=""), strict=True,
+                                      skipinitialspace=True))
+        except csv.Error as exc:
+            raise CLIError(f"{option} {value!r}: not a comma-separated list of names ({exc}); quote "
+                           'a name holding a comma: \'"Smith, Inc.",C\'') from None
+        if len(records) != 1:
+            raise CLIError(f"{option} {value!r}: a name list is one line; got {len(records)} lines")
+        for pos, name in enumerate(records[0]):
+            name = name.strip()
+            if not name:
+                raise CLIError(f"{option}: name {pos + 1} of {value!r} is empty; give agent names "
+                               "separated by commas, e.g. a1,a7")
+            names.append(name)
     return names
+
+
+_MUST_OPTIONS = {"must_take": "--must-take", "must_not_take": "--must-not-take"}
+
+
+def _with_options(exc: InputError) -> CLIError | InputError:
+    """An error about a must list entry, told in terms of the option rather than the field."""
+    option = _MUST_OPTIONS.get(exc.column or "")
+    if option is None or exc.row is None or exc.in_table:
+        return exc
+    return CLIError(f"{option}: name {exc.row + 1} ({exc.value!r}) {exc.rule}")
 
 
 def _load_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, float | None, str]:
     """The problem described by FILE and the options; also the known optimum and a label."""
+    try:
+        return _read_problem(args)
+    except InputError as exc:
+        raise _with_options(exc) from None
+
+
+def _read_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, float | None, str]:
     ext = dict(budget=args.budget, demand=args.demand, must_take=_names(args.must_take, "--must-take"),
                must_not_take=_names(args.must_not_take, "--must-not-take"))
     ext = {k: v for k, v in ext.items() if v is not None}
+    both = set(ext.get("must_take", ())) & set(ext.get("must_not_take", ()))
+    if both:
+        raise CLIError(f"agent {sorted(both)[0]!r} is in both --must-take and --must-not-take")
     if args.knapsack:
         if args.alpha is not None:
             raise CLIError("--alpha does not apply with --knapsack: the conversion sets alpha")
@@ -164,8 +201,12 @@ def _add_problem_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--R", type=float, default=1.0, help="revenue per good unit (default 1)")
     p.add_argument("--budget", type=float, help="extension: total cost sum c x <= B")
     p.add_argument("--demand", type=int, help="extension: at least D units")
-    p.add_argument("--must-take", metavar="NAMES", help="extension: comma-separated agent names with x >= 1")
-    p.add_argument("--must-not-take", metavar="NAMES", help="extension: comma-separated agent names with x = 0")
+    p.add_argument("--must-take", metavar="NAMES", action="append",
+                   help="extension: agents with x >= 1, as comma-separated names; quote a name "
+                        "holding a comma as in CSV ('\"Smith, Inc.\",C'); the option may be repeated")
+    p.add_argument("--must-not-take", metavar="NAMES", action="append",
+                   help="extension: agents with x = 0, as comma-separated names (CSV quoting, "
+                        "repeatable, as --must-take)")
     p.add_argument("--knapsack", action="store_true",
                    help="FILE is a 0-1 knapsack file (format 'n W' or Pisinger's); alpha comes from "
                         "the conversion")
@@ -185,8 +226,10 @@ def _fmt(v: float | None, digits: int = 10) -> str:
 def _cmd_solve(args: argparse.Namespace) -> int:
     if args.json and args.output == "-":
         raise CLIError("--json and -o - would both write to stdout; give -o a file name")
+    if args.solver is not None and not args.solver.strip():
+        raise CLIError("--solver must name a backend (see 'subsel solvers'); got ''")
     problem, optimum, label = _load_problem(args)
-    name = args.solver or default_solver(problem)
+    name = args.solver if args.solver is not None else default_solver(problem)
     options = {}
     if args.time_limit is not None:
         options["time_limit_s"] = args.time_limit

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..models._io import atomic_write_text
+from ..models.io import atomic_write_text
 
 #: ``--select`` rules: the keys of ``subsel.evolution.selection.SELECT_RULES`` (spelled out here so
 #: that building the parser does not import scikit-learn; a test keeps both lists equal).

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..bandits import BernoulliEnvironment, exploration_rounds, make_policy, paper_instances, regret_constants, simulate
-from ..models._io import atomic_write_text
+from ..models.io import atomic_write_text
 from .analysis import to_markdown
 from .registry import ExperimentConfig
 from .runner import Task, grid, run_grid, write_table

@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..models._io import atomic_write_text
+from ..models.io import atomic_write_text
 from ..solvers import get_solver
 from ..solvers.registry import SOLVERS
 from .analysis import add_ratios, summarize, to_markdown

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..models._io import atomic_write_text
+from ..models.io import atomic_write_text
 from .analysis import to_markdown
 from .registry import ExperimentConfig
 from .runner import Task, grid, run_grid, write_table

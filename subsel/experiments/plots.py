@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..models._io import atomic_write_with
+from ..models.io import atomic_write_with
 
 __all__ = ["new_figure", "save_figure", "plot_mean_ratio", "plot_ratio_box", "plot_time_ratios", "plot_comparison"]
 

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..models._io import atomic_write_text, atomic_write_with
+from ..models.io import atomic_write_text, atomic_write_with
 
 __all__ = ["Task", "TaskError", "TaskInputError", "TaskFileNotFoundError", "grid", "run_grid",
            "checkpoint_path", "write_table"]

@@ -6,6 +6,7 @@ on it.
 """
 from .formulations import LinearForm, LinearRow, linear_form, to_ortools, to_pulp, write_lp, write_mps
 from .instances import KNAPSACK_CLASSES, knapsack_instance
+from .io import CSVTable, InputError, atomic_write_text, atomic_write_with, read_agents, read_csv
 from .knapsack import KnapsackInstance, read_knapsack, read_optimum
 from .problem import (
     EXTENSIONS,
@@ -24,4 +25,5 @@ __all__ = [
     "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "write_lp", "write_mps",
     "KnapsackInstance", "read_knapsack", "read_optimum",
     "KNAPSACK_CLASSES", "knapsack_instance",
+    "InputError", "CSVTable", "read_csv", "read_agents", "atomic_write_text", "atomic_write_with",
 ]

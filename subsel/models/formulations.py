@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._io import atomic_write_with
+from .io import atomic_write_with
 from .problem import SubsetSelectionProblem
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -13,9 +13,7 @@ and every answer of every solver is checked by :meth:`SubsetSelectionProblem.eva
 """
 from __future__ import annotations
 
-import csv
 import functools
-import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +21,8 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
+
+from .io import InputError
 
 #: Absolute tolerance on the left side of every linear constraint (quality, budget, demand).
 #: A selection is feasible when ``sum (q_i - alpha) x_i >= -FEASIBILITY_TOL`` (and likewise
@@ -125,7 +125,7 @@ def _as_float_array(value: Any, field_name: str) -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(arr))
     if bad.size:
         i = int(bad[0])
-        raise ValueError(f"{field_name}[{i}] must be a finite number; got {arr[i]}")
+        raise InputError("must be a finite number", column=field_name, row=i, value=arr[i])
     return arr
 
 
@@ -232,11 +232,11 @@ class SubsetSelectionProblem:
         bad = np.flatnonzero((q < 0) | (q > 1))
         if bad.size:
             i = int(bad[0])
-            raise ValueError(f"quality[{i}] must be in [0, 1]; got {q[i]}")
+            raise InputError("must be in [0, 1]", column="quality", row=i, value=q[i])
         bad = np.flatnonzero(c < 0)
         if bad.size:
             i = int(bad[0])
-            raise ValueError(f"cost[{i}] must be >= 0; got {c[i]}")
+            raise InputError("must be >= 0", column="cost", row=i, value=c[i])
         if self.capacity is None:
             k = np.ones(n, dtype=np.int64)
         else:
@@ -247,7 +247,8 @@ class SubsetSelectionProblem:
             bad = np.flatnonzero((kf < 1) | (kf != np.round(kf)))
             if bad.size:
                 i = int(bad[0])
-                raise ValueError(f"capacity[{i}] must be a positive integer; got {kf[i]:g}")
+                v = int(kf[i]) if kf[i] == round(kf[i]) else float(kf[i])
+                raise InputError("must be a positive integer", column="capacity", row=i, value=v)
             k = kf.astype(np.int64)
         alpha = _check_scalar(self.alpha, "alpha")
         if not 0.0 <= alpha <= 1.0:
@@ -268,9 +269,13 @@ class SubsetSelectionProblem:
             seen: dict[str, int] = {}
             for i, s in enumerate(names):
                 if not s.strip():
-                    raise ValueError(f"names[{i}] must be a non-empty name; got {s!r}")
+                    raise InputError("must be a non-empty name", column="names", row=i, value=s)
+                if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in s):
+                    raise InputError("must not hold control characters (NUL, tab, line ends, ...)",
+                                     column="names", row=i, value=s)
                 if s in seen:
-                    raise ValueError(f"names[{i}] duplicates names[{seen[s]}]: {s!r}")
+                    raise InputError("duplicates {other}", column="names", row=i, value=s,
+                                     other=seen[s])
                 seen[s] = i
         budget = None if self.budget is None else _check_scalar(self.budget, "budget")
         if budget is not None and budget < 0:
@@ -309,7 +314,8 @@ class SubsetSelectionProblem:
             bad = np.flatnonzero((oq < 0) | (oq > 1))
             if bad.size:
                 i = int(bad[0])
-                raise ValueError(f"objective_quality[{i}] must be in [0, 1]; got {oq[i]}")
+                raise InputError("must be in [0, 1]", column="objective_quality", row=i,
+                                 value=oq[i])
             set_("objective_quality", _readonly(oq))
 
     @staticmethod
@@ -322,11 +328,12 @@ class SubsetSelectionProblem:
         for pos, item in enumerate(value):
             if isinstance(item, str):
                 if item not in index:
-                    raise ValueError(f"{field_name}[{pos}] names no agent; got {item!r}")
+                    raise InputError("names no agent", column=field_name, row=pos, value=item)
                 out.append(index[item])
             elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
                 if not 0 <= int(item) < n:
-                    raise ValueError(f"{field_name}[{pos}] must be an agent index in [0, {n - 1}]; got {item}")
+                    raise InputError(f"must be an agent index in [0, {n - 1}]", column=field_name,
+                                     row=pos, value=item)
                 out.append(int(item))
             else:
                 raise TypeError(f"{field_name}[{pos}] must be an agent index or name; got {item!r}")
@@ -593,73 +600,38 @@ class SubsetSelectionProblem:
 
         Raises
         ------
+        subsel.models.io.InputError
+            A missing column, or a cell that is empty, not a number or breaks a constructor rule,
+            naming the row (0-based) and the column.  A subclass of ``ValueError``.
         ValueError
-            A missing column, or a cell that is empty or not a number, naming the row (0-based data
-            row) and the column; then every constructor rule.
+            A bad setting (``alpha``, ``R``, an extension).
         """
-        for col in ("quality", "cost"):
-            if col not in df.columns:
-                raise ValueError(f"column {col!r} is missing; columns are {list(map(str, df.columns))}")
-        cols: dict[str, np.ndarray] = {}
-        for col in ("quality", "cost", "capacity"):
-            if col not in df.columns:
-                continue
-            num = pd.to_numeric(df[col], errors="coerce")
-            bad = np.flatnonzero(num.isna().to_numpy())
-            if bad.size:
-                i = int(bad[0])
-                raise ValueError(f"row {i}, column {col!r}: expected a number; got {df[col].iloc[i]!r}")
-            cols[col] = num.to_numpy(dtype=float)
-        names = None
-        if "name" in df.columns:
-            names = [str(v) for v in df["name"].tolist()]
-        try:
-            return cls(quality=cols["quality"], cost=cols["cost"], capacity=cols.get("capacity"),
-                       alpha=alpha, R=R, names=names, **extensions)
-        except ValueError as exc:
-            raise ValueError(_rowify(str(exc))) from None
+        from .io import CSVTable, problem_from_table
+
+        return problem_from_table(CSVTable.from_frame(df), alpha, R, cls=cls, **extensions)
 
     @classmethod
     def from_csv(cls, path: str | Path | Any, alpha: float, R: float = 1.0, **extensions: Any
                  ) -> "SubsetSelectionProblem":
         """Read agents from a CSV file with a header ``name, quality, cost, capacity``.
 
-        ``name`` and ``capacity`` are optional columns.  See :meth:`from_dataframe`.
-        ``path`` may also be an open text stream (e.g. ``sys.stdin``); messages then name the
-        stream's ``name`` attribute (``<stdin>``).
+        ``name`` and ``capacity`` are optional columns.  ``path`` may also be an open stream (e.g.
+        ``sys.stdin``): it is read as bytes and decoded as UTF-8 exactly like a file, and messages
+        name the stream's ``name`` (``<stdin>``).  The format and its errors:
+        :func:`subsel.models.io.read_agents`.
 
         Raises
         ------
-        FileNotFoundError
-            When the file does not exist.
-        ValueError
-            Unreadable CSV, missing or repeated columns, a row with more or fewer fields than the
-            header, bad cells (naming the file, line and column).
+        FileNotFoundError, IsADirectoryError, PermissionError
+            The file cannot be opened.
+        subsel.models.io.InputError
+            Anything wrong in the file (not UTF-8, malformed quoting, missing or repeated columns,
+            a row with more or fewer fields than the header, a bad cell), naming the file, the
+            physical line and the column.  A subclass of ``ValueError``.
         """
-        if not hasattr(path, "read"):
-            path = Path(path)
-        else:
-            label = str(getattr(path, "name", "<stream>"))
-            path = _StreamLabel(path, label)
-        try:
-            if isinstance(path, _StreamLabel):
-                text = path.stream.read()
-                text = text.decode("utf-8") if isinstance(text, bytes) else text
-            else:
-                text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise ValueError(f"{path}: not a readable CSV file (not UTF-8 text)") from None
-        _check_csv_shape(text, path)
-        try:
-            df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
-                             skipinitialspace=True)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-            raise ValueError(f"{path}: not a readable CSV file ({exc})".splitlines()[0]) from None
-        df.columns = [str(c).strip() for c in df.columns]
-        try:
-            return cls.from_dataframe(df, alpha=alpha, R=R, **extensions)
-        except ValueError as exc:
-            raise ValueError(f"{path}: {_csv_rowify(str(exc))}") from None
+        from .io import read_agents
+
+        return read_agents(path, alpha=alpha, R=R, cls=cls, **extensions)
 
     def to_dataframe(self) -> pd.DataFrame:
         """The agents as a table with columns ``name, quality, cost, capacity`` (n rows)."""
@@ -667,71 +639,16 @@ class SubsetSelectionProblem:
                              "cost": self.cost, "capacity": self.capacity})
 
     def to_csv(self, path: str | Path) -> None:
-        """Write :meth:`to_dataframe` to ``path`` (atomically: a temporary file, then a rename)."""
-        from ._io import atomic_write_text
-        atomic_write_text(path, self.to_dataframe().to_csv(index=False, float_format="%.17g"))
+        """Write :meth:`to_dataframe` to ``path`` (atomically: a temporary file, then a rename).
+
+        Floats are written with 17 significant digits, so :meth:`from_csv` reads them back bit for
+        bit.
+        """
+        from .io import atomic_write_text, problem_to_csv_text
+
+        atomic_write_text(path, problem_to_csv_text(self))
 
     def __repr__(self) -> str:
         ext = ", ".join(sorted(self.extensions))
         return (f"SubsetSelectionProblem(n={self.n}, alpha={self.alpha:g}, R={self.R:g}"
                 + (f", extensions=[{ext}]" if ext else "") + ")")
-
-
-class _StreamLabel:
-    """An open stream with a printable name, so CSV errors can say where they come from."""
-
-    def __init__(self, stream: Any, label: str):
-        self.stream = stream
-        self.label = label
-
-    def __str__(self) -> str:
-        return self.label
-
-
-def _check_csv_shape(text: str, path: Any) -> None:
-    """Reject what pandas would silently reinterpret: duplicate column names (renamed ``x.1``) and
-    rows with more or fewer fields than the header (shifted or padded cells), naming the line.
-
-    Raises
-    ------
-    ValueError
-        ``"{path}: line L: ..."`` with the 1-based line of the file.
-    """
-    reader = csv.reader(io.StringIO(text), skipinitialspace=True)
-    header: list[str] | None = None
-    for row in reader:
-        if not row or all(not cell.strip() for cell in row) and len(row) <= 1:
-            continue  # blank line: pandas skips it too
-        if header is None:
-            header = [cell.strip() for cell in row]
-            seen: dict[str, int] = {}
-            for j, name in enumerate(header):
-                if name in seen:
-                    raise ValueError(f"{path}: line {reader.line_num}: column {j + 1} repeats the "
-                                     f"header {name!r} of column {seen[name] + 1}")
-                seen[name] = j
-            continue
-        if len(row) != len(header):
-            raise ValueError(f"{path}: line {reader.line_num}: {len(row)} fields but the header has "
-                             f"{len(header)} ({','.join(header)})")
-
-
-def _rowify(message: str) -> str:
-    """Rephrase ``field[i]`` messages from the constructor as ``row i, column 'field'``."""
-    import re
-
-    m = re.match(r"^(quality|cost|capacity|names)\[(\d+)\] (.*)$", message)
-    if not m:
-        return message
-    col = "name" if m.group(1) == "names" else m.group(1)
-    return f"row {m.group(2)}, column {col!r}: {m.group(3)}"
-
-
-def _csv_rowify(message: str) -> str:
-    """Turn 0-based data rows into the CSV's 1-based line numbers (line 1 is the header)."""
-    import re
-
-    m = re.match(r"^row (\d+), (.*)$", message)
-    if not m:
-        return message
-    return f"line {int(m.group(1)) + 2}, {m.group(2)}"

@@ -1,4 +1,5 @@
-"""SS-UCB and the baselines: exploration, UCB formula, validation, state round-trip (SPEC §2)."""
+"""SS-UCB and the baselines: exploration, UCB formula, validation, state round-trip (Deva et al.,
+AAMAS 2021, Section 4)."""
 import json
 import math
 
@@ -16,6 +17,7 @@ from subsel.bandits import (
     make_policy,
     policy_from_state,
 )
+from subsel.bandits.policies import fitting_epsilon, ucb_bonus
 from subsel.solvers import get_solver
 from subsel.solvers.dpss import DPSS
 
@@ -170,14 +172,19 @@ def test_make_policy_names_and_aliases():
      ValueError, "SS-UCB with the 'gss' oracle"),
     (lambda: SSUCB(42, [0.1], 0.5, 0.1, 10), TypeError, "oracle must be a Solver"),
     (lambda: SSUCB("nosuch", [0.1], 0.5, 0.1, 10), ValueError, "unknown solver"),
-    (lambda: SSUCB("dpss", [0.1], 0.5, 0.0, 10), ValueError, "epsilon must be > 0"),
+    (lambda: SSUCB("dpss", [0.1], 0.5, 0.0, 10), ValueError, r"epsilon must be in \(0, 1\]; got 0"),
+    (lambda: SSUCB("dpss", [0.1], 0.5, 1.5, 10), ValueError, r"epsilon must be in \(0, 1\]; got 1.5"),
+    (lambda: SSUCB("dpss", [0.1], 0.5, 1e-300, 10), ValueError, "epsilon = 1e-300 is too small"),
+    (lambda: SSUCB("dpss", [0.1], 0.5, 1e-160, 10), ValueError, "epsilon = 1e-160 is too small"),
+    (lambda: SSUCB("dpss", [0.1], 0.5, 0.1, 2 ** 53 + 1), ValueError, r"horizon must be <= 9007199254740992"),
+    (lambda: SSUCB("dpss", [0.1], 0.5, 0.1, 10, capacity=[1e30]), ValueError, r"capacity\[0\] must be <= 2\^53"),
     (lambda: SSUCB("dpss", [0.1], 0.5, 0.1, 0), ValueError, "horizon must be >= 1"),
     (lambda: SSUCB("dpss", [0.1], 0.5, 0.1, 2.5), TypeError, "horizon must be an integer"),
     (lambda: SSUCB("dpss", [-0.1], 0.5, 0.1, 10), ValueError, r"cost\[0\] must be >= 0"),
     (lambda: SSUCB("dpss", [0.1], 1.5, 0.1, 10), ValueError, r"alpha must be in \[0, 1\]"),
     (lambda: SSUCB("dpss", [0.1], 0.5, 0.1, 10, capacity=[0]), ValueError, "capacity"),
     (lambda: SSUCB("dpss", [[0.1], [0.2]], 0.5, 0.1, 10, runs=3), ValueError, "cost must have shape"),
-    (lambda: CUCB("dpss", [0.1], 0.5, epsilon=-0.1), ValueError, "epsilon must be >= 0"),
+    (lambda: CUCB("dpss", [0.1], 0.5, epsilon=-0.1), ValueError, r"epsilon must be in \[0, 1\]"),
     (lambda: ThompsonSampling("dpss", [0.1], 0.5, prior=(0.0, 1.0)), ValueError, "prior"),
     (lambda: KnownQuality("dpss", [0.1], 0.5, quality=[0.5, 0.5]), ValueError, "quality must have shape"),
 ])
@@ -231,5 +238,110 @@ def test_policy_state_missing_key_is_a_value_error_naming_it(key):
 def test_policy_state_bad_statistics_name_the_index():
     state = SSUCB("dpss", cost=[0.1, 0.2], alpha=0.7, epsilon=0.1, horizon=10).to_state()
     state["good"] = [0, 3]
-    with pytest.raises(ValueError, match=r"got w\[1\] = 0, good\[1\] = 3"):
+    with pytest.raises(ValueError, match=r"good\[1\] = 3 exceeds w\[1\] = 0"):
         policy_from_state(state)
+
+
+# ---------------------------------------------------------------- round one: never NaN
+def test_ucb_bonus_is_inf_for_zero_count_even_at_round_one():
+    with np.errstate(all="raise"):  # no 0/0 warning either
+        assert ucb_bonus(1, np.array([0.0, 1.0])).tolist() == [math.inf, 0.0]
+        assert ucb_bonus(5, np.array([0.0, 2.0])).tolist()[0] == math.inf
+
+
+@pytest.mark.parametrize("runs", [None, 3])
+def test_cucb_before_any_feedback_is_optimistic_not_nan(runs):
+    pol = CUCB("dpss", [0.3, 0.2, 0.01], 0.7, runs=runs)
+    for t in (None, 1, 2, 10):
+        assert (pol.optimistic_quality(t) == 1.0).all()
+        assert (pol.pessimistic_quality(t) == 0.0).all()
+
+
+def test_never_observed_agent_is_one_at_every_round():
+    pol = CUCB("dpss", [0.3, 0.2], 0.5)
+    pol.update([0, 1], [0, 0])
+    for t in range(1, 6):
+        q = pol.optimistic_quality(t)
+        assert q[0] == 1.0 and 0.0 <= q[1] <= 1.0 and not np.isnan(q).any()
+
+
+@pytest.mark.parametrize("oracle", ["dpss", "gss"])
+def test_ssucb_with_horizon_one_asks_the_oracle_with_all_ones(oracle):
+    pol = SSUCB(oracle, cost=[0.3, 0.2, 0.01], alpha=0.7, epsilon=0.1, horizon=1)
+    assert pol.tau == 0
+    assert pol.select().tolist() == [1, 1, 1]  # q̂⁺ = 1 for all: every agent with c <= R pays
+
+
+# ---------------------------------------------------------------- silent surprises
+def test_make_policy_rejects_an_unknown_setting_naming_it():
+    with pytest.raises(TypeError, match="unknown setting 'epsilonn'"):
+        make_policy("ss-ucb", cost=[0.1], alpha=0.5, epsilon=0.1, horizon=10, epsilonn=0.3)
+    with pytest.raises(TypeError, match="unknown settings 'a', 'b'"):
+        make_policy("cucb", cost=[0.1], alpha=0.5, b=1, a=2)
+    # a setting of another policy is fine: one mapping can drive every policy
+    assert make_policy("cucb", cost=[0.1], alpha=0.5, horizon=10, seed=1).name == "cucb"
+
+
+@pytest.mark.parametrize("T", [3, 10, 1000, 100_000])
+def test_fitting_epsilon_is_the_smallest_that_leaves_rounds_after_tau(T):
+    eps = fitting_epsilon(T)
+    assert exploration_rounds(T, eps) < T
+    assert exploration_rounds(T, eps * 0.99) >= T
+
+
+def test_fitting_epsilon_edge_horizons():
+    assert fitting_epsilon(1) == 0.0 and exploration_rounds(1, 0.01) == 0
+    assert fitting_epsilon(2) is None and exploration_rounds(2, 1.0) == 2  # no eps <= 1 fits
+
+
+# ---------------------------------------------------------------- damaged states
+def _cts_state():
+    pol = ThompsonSampling("dpss", [0.1, 0.2, 0.3], 0.5, seed=4)
+    pol.update([1, 1, 1], [1, 0, 1])
+    return pol.to_state()
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda s: s["rng"].update(bit_generator="seed"), "rng.bit_generator 'seed' is not one of"),
+    (lambda s: s["rng"].update(bit_generator="random"), "rng.bit_generator 'random' is not one of"),
+    (lambda s: s["rng"].update(bit_generator="Nope"), "rng.bit_generator 'Nope' is not one of"),
+    (lambda s: s["rng"].update(bit_generator=["PCG64"]), "rng.bit_generator"),
+    (lambda s: s["rng"].update(state={"bit_generator": "PCG64", "state": 5}), "rng.state is not a valid"),
+    (lambda s: s["rng"].update(state="x"), "rng.state must be a PCG64 state"),
+    (lambda s: s.update(rng=5), "'rng' must hold"),
+    (lambda s: s.update(w=[1e19, 0, 0]), r"w\[0\] = 1e\+19 exceeds t x capacity"),
+    (lambda s: s.update(w=[1.5, 1, 1]), r"w\[0\] must be a non-negative integer; got 1.5"),
+    (lambda s: s.update(t=10 ** 30), "'t' must be an integer in 0..2\\^53"),
+    (lambda s: s.update(t=True), "'t' must be an integer"),
+    (lambda s: s["params"].update(epsilon=-1), r"policy state 'params': epsilon must be in \[0, 1\]"),
+    (lambda s: s["params"].update(epsilonn=0.3), "policy state 'params': make_policy: unknown setting 'epsilonn'"),
+    (lambda s: s["params"].update(capacity=[10 ** 30, 1, 1]), r"capacity\[0\] must be <= 2\^53"),
+    (lambda s: s["params"].update(alpha="x"), "policy state 'params'"),
+    (lambda s: s.update(oracle=5), "'oracle' must be a solver name"),
+])
+def test_damaged_policy_state_is_a_value_error_naming_the_key(monkeypatch, change, match):
+    for name in ("seed", "random"):  # a damaged state must never call numpy.random functions
+        monkeypatch.setattr(np.random, name, lambda *a, **k: pytest.fail("numpy.random called"))
+    state = _cts_state()
+    change(state)
+    with pytest.raises(ValueError, match=match):
+        policy_from_state(state)
+
+
+def test_ssucb_state_with_a_tiny_epsilon_is_a_value_error():
+    state = SSUCB("dpss", cost=[0.1, 0.2], alpha=0.7, epsilon=0.1, horizon=10).to_state()
+    state["params"]["epsilon"] = 1e-300
+    with pytest.raises(ValueError, match="policy state 'params': epsilon = 1e-300 is too small"):
+        policy_from_state(state)
+
+
+def test_epsilon_too_small_for_any_horizon_is_a_value_error():
+    for eps in (1e-300, 1e-160):
+        with pytest.raises(ValueError, match="too small"):
+            exploration_rounds(1000, eps)
+
+
+def test_batched_thompson_state_round_trip_per_run_streams():
+    pol = ThompsonSampling("dpss", [0.1, 0.2, 0.3], 0.5, seed=4, runs=2)
+    back = policy_from_state(pol.to_state())
+    assert np.array_equal(pol.select(), back.select())

@@ -1,5 +1,6 @@
 """Simulator: regret bookkeeping, batched = per-run, zero regret of the known-quality policy,
-correctness after tau on an eps-separated instance (SPEC §2)."""
+correctness after tau on an eps-separated instance, per-run random streams (Deva et al., AAMAS 2021,
+Section 6.2)."""
 import itertools
 
 import numpy as np
@@ -14,7 +15,9 @@ from subsel.bandits import (
     regret_constants,
     simulate,
 )
-from subsel.bandits.environment import surplus_ok
+from subsel.bandits import environment as environment_module
+from subsel.bandits.environment import run_seeds, surplus_ok
+from subsel.bandits.simulation import separated_instances, separation_gaps
 from tests.strategies import brute_force
 
 
@@ -169,3 +172,89 @@ def test_simulate_rejects_mismatched_runs():
 def test_paper_instances_size_errors(n, runs, match):
     with pytest.raises(ValueError, match=match):
         paper_instances(n, runs, 0.7, 0)
+
+
+# ---------------------------------------------------------------- per-run random streams
+def _selections(policy, runs, seed=3, start=0, T=60, n=5, eps=0.4):
+    q, c = paper_instances(n, runs, 0.6, seed, start=start)
+    pol = make_policy(policy, "gss", cost=c, alpha=0.6, epsilon=eps, horizon=T, runs=runs,
+                      seed=run_seeds(seed + 1, runs, start) if policy == "cts" else None)
+    env = BernoulliEnvironment(q, c, seed=run_seeds(seed + 2, runs, start))
+    return simulate(pol, env, T, eps, keep_selections=True).selections
+
+
+@pytest.mark.parametrize("policy", ["ss-ucb", "cucb", "cts"])
+def test_run_i_is_the_same_whatever_the_number_of_runs(policy):
+    four = _selections(policy, 4)
+    forty = _selections(policy, 40)
+    assert np.array_equal(four, forty[:, :4])
+    # and however runs are split over jobs: runs 4..7 on their own
+    assert np.array_equal(_selections(policy, 4, start=4), forty[:, 4:8])
+
+
+def test_a_single_seed_gives_run_j_child_j():
+    q, c = paper_instances(4, 6, 0.6, seed=1)
+    a = BernoulliEnvironment(q, c, seed=9)
+    b = BernoulliEnvironment(q[2:5], c[2:5], seed=run_seeds(9, 3, start=2))
+    x = np.ones((6, 4), dtype=np.int64)
+    for _ in range(5):
+        assert np.array_equal(a.play(x)[1][2:5], b.play(x[2:5])[1])
+
+
+@pytest.mark.parametrize("capacity", [None, [3, 1, 2]])
+def test_block_size_changes_no_outcome(monkeypatch, capacity):
+    q = np.tile([0.3, 0.6, 0.9], (5, 1))
+    x = np.tile([1, 1, 1] if capacity is None else capacity, (5, 1))
+    draws = {}
+    for values in (7, 2 ** 21):  # blocks of 1 round vs. all rounds at once
+        monkeypatch.setattr(environment_module, "_BLOCK_VALUES", values)
+        env = BernoulliEnvironment(q, np.zeros_like(q), capacity=capacity, seed=4)
+        draws[values] = [env.play(x)[1] for _ in range(30)]
+    assert all(np.array_equal(u, v) for u, v in zip(*draws.values()))
+
+
+def test_run_seeds_match_spawn_and_reject_bad_sizes():
+    spawned = np.random.SeedSequence(5).spawn(10)
+    mine = run_seeds(5, 3, start=7)
+    assert [s.generate_state(2).tolist() for s in mine] == [s.generate_state(2).tolist() for s in spawned[7:]]
+    with pytest.raises(ValueError, match="start must be an integer >= 0"):
+        run_seeds(5, 3, start=-1)
+    with pytest.raises(TypeError, match="seed must be"):
+        run_seeds("x", 3)
+
+
+def test_environment_rejects_a_wrong_number_of_run_seeds():
+    with pytest.raises(ValueError, match="seed has 2 per-run entries but quality has 3 runs"):
+        BernoulliEnvironment(np.full((3, 2), 0.5), np.zeros((3, 2)), seed=run_seeds(0, 2))
+
+
+# ---------------------------------------------------------------- the epsilon-separated family
+def test_separation_gaps_match_brute_force():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        q = rng.random(6)
+        count = sum(1 for r in range(1, 7) for S in itertools.combinations(range(6), r)
+                    if 0.7 - 1e-6 <= np.mean(q[list(S)]) < 0.75)
+        assert int(separation_gaps(q, 0.7, 0.05)) == count
+
+
+def test_separated_instances_are_separated_and_per_run():
+    q, c = separated_instances(8, 6, 0.7, 0.05, seed=2)
+    assert (separation_gaps(q, 0.7, 0.05) == 0).all()
+    q3, c3 = separated_instances(8, 2, 0.7, 0.05, seed=2, start=3)
+    assert np.array_equal(q3, q[3:5]) and np.array_equal(c3, c[3:5])
+    # the optimum at alpha is the optimum at alpha + eps: the tightened threshold costs nothing
+    at_alpha, _ = regret_constants(q, c, 0.7)
+    at_tight, _ = regret_constants(q, c, 0.75)
+    assert np.allclose(at_alpha, at_tight)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(n=17), "n must be <= 16"),
+    (dict(epsilon=0.0), r"epsilon must be in \(0, 1\]"),
+    (dict(n=12, alpha=0.5, epsilon=0.2, max_draws=2), "run 0: no 0.2-separated instance of 12 agents"),
+])
+def test_separated_instances_errors(kwargs, match):
+    args = dict(n=8, runs=2, alpha=0.7, epsilon=0.05, seed=0) | kwargs
+    with pytest.raises(ValueError, match=match):
+        separated_instances(**args)

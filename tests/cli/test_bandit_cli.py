@@ -42,7 +42,9 @@ def test_simulate_same_seed_same_numbers(tmp_path):
 @pytest.mark.parametrize("extra, match", [
     (["--policy", "nope"], "unknown policy 'nope'"),
     (["--policy", "ss-ucb", "--oracle", "nosuch"], "unknown solver 'nosuch'"),
-    (["--policy", "ss-ucb", "--epsilon", "0"], "epsilon must be > 0"),
+    (["--policy", "ss-ucb", "--epsilon", "0"], "epsilon must be in (0, 1]"),
+    (["--policy", "ss-ucb", "--epsilon", "1e-160"], "epsilon = 1e-160 is too small"),
+    (["--policy", "ss-ucb", "--epsilon", "nan"], "epsilon must be a finite number"),
     (["--policy", "ss-ucb", "--runs", "0"], "--runs must be >= 1"),
 ])
 def test_simulate_errors(tmp_path, capsys, extra, match):
@@ -85,8 +87,10 @@ def test_online_cycle(online):
 
 @pytest.mark.parametrize("obs_text, match", [
     ("name,received,good\nfarm_a,1,1\nfarm_b,1,1\nfarm_c,1,1\n", "does not match the last order"),
-    ("name,received,good\nfarm_a,2,3\nfarm_b,1,1\nfarm_c,1,1\n", "good = 3 exceeds received = 2"),
-    ("name,received,good\nfarm_a,2,2\nfarm_b,1,1\nfarm_x,1,1\n", "unknown agent 'farm_x'"),
+    ("name,received,good\nfarm_a,2,3\nfarm_b,1,1\nfarm_c,1,1\n",
+     "obs.csv: line 2, column 'good': exceeds received = 2 for agent 'farm_a'; got 3"),
+    ("name,received,good\nfarm_a,2,2\nfarm_b,1,1\nfarm_x,1,1\n",
+     "obs.csv: line 4, column 'name': unknown agent; got 'farm_x'"),
     ("name,received\nfarm_a,2\n", "column 'good' is missing"),
     ("name,received,good\nfarm_a,2,2\nfarm_b,1,1\nfarm_c,1,1\n", "repeated"),
 ])
@@ -106,7 +110,8 @@ def test_online_rejects_bad_feedback_and_keeps_state_bytes(online, capsys, obs_t
     assert code == 2
     assert match in err and "state left unchanged" in err and len(err.strip().splitlines()) == 1
     assert state.read_bytes() == before
-    assert not list(tmp_path.glob(".state.json.*"))  # no temporary file left behind
+    # no temporary file left behind; the lock file (empty, reused by every command) stays
+    assert [p.name for p in tmp_path.glob(".state*")] == [".state.json.lock"]
 
 
 def test_online_missing_state_and_existing_state(online, capsys):
@@ -144,7 +149,7 @@ def test_init_rejects_rows_longer_than_the_header(tmp_path, capsys, text):
     code = main(["bandit", "init", "--agents", str(agents), "--alpha", "0.6", "--epsilon", "0.4",
                  "--horizon", "20", "--state", str(state)])
     err = _one_line_error(capsys, code)
-    assert str(agents) in err and "row 0 has more fields than the header" in err
+    assert str(agents) in err and ": line 2: " in err and "fields but the header has 2 (name,cost)" in err
     assert not state.exists()
 
 
@@ -154,7 +159,7 @@ def test_init_setting_errors_do_not_blame_the_agents_file(tmp_path, capsys):
     code = main(["bandit", "init", "--agents", str(agents), "--alpha", "0.6", "--epsilon", "0",
                  "--horizon", "20", "--state", str(tmp_path / "s.json")])
     err = _one_line_error(capsys, code)
-    assert "epsilon must be > 0; got 0" in err and str(agents) not in err
+    assert "epsilon must be in (0, 1]; got 0" in err and str(agents) not in err
 
 
 @pytest.mark.parametrize("command", ["init", "next"])
@@ -183,8 +188,8 @@ def _damage(state, change):
     (lambda s: s.update(pending={"round": 1, "units": [1]}), "pending 'units' must be 3 integers"),
     (lambda s: s.update(pending={"round": 7, "units": [1, 1, 1]}), "pending round 7 is not the next round 1"),
     (lambda s: s["policy"].pop("params"), "policy state: key 'params' is missing"),
-    (lambda s: s["policy"].update(w=[-1, 0, 0]), r"0 <= good <= w; got w\[0\] = -1"),
-    (lambda s: s["policy"].update(w=["a", "b", "c"]), "'w' and 'good' must be arrays of numbers"),
+    (lambda s: s["policy"].update(w=[-1, 0, 0]), r"policy state: w\[0\] must be a non-negative integer; got -1"),
+    (lambda s: s["policy"].update(w=["a", "b", "c"]), "policy state: 'w' must be an array of numbers"),
     (lambda s: s.update(names=5), "'names' must be a list of strings"),
     (lambda s: s.update(version=7), "unsupported online state version 7"),
 ])
@@ -207,7 +212,7 @@ def test_feedback_with_a_huge_count_is_one_short_line(online, capsys):
     before = state.read_bytes()
     err = _one_line_error(capsys, main(["bandit", "feedback", "--state", str(state),
                                         "--observations", str(obs)]))
-    assert "row 0, column 'good': expected a non-negative integer up to 2^53; got '1e300'" in err
+    assert "obs.csv: line 2, column 'good': expected a non-negative integer up to 2^53; got '1e300'" in err
     assert len(err) < 300 and state.read_bytes() == before
 
 
@@ -250,3 +255,136 @@ def test_simulate_refuses_runs_that_cannot_fit_in_memory(tmp_path, capsys, monke
     # a run that fits still goes through with the same (patched) memory
     assert main(["bandit", "simulate", "--policy", "ss-ucb", "--n", "3", "--T", "5", "--runs", "2",
                  "--out", str(tmp_path / "ok")]) == 0
+
+
+# ---------------------------------------------------------------- round one
+def test_horizon_one_init_then_next(tmp_path, capsys):
+    agents = tmp_path / "agents.csv"
+    agents.write_text("name,cost\na,0.3\nb,0.2\nc,0.01\n")
+    state = tmp_path / "state.json"
+    assert main(["bandit", "init", "--agents", str(agents), "--alpha", "0.7", "--epsilon", "0.1",
+                 "--horizon", "1", "--state", str(state)]) == 0
+    assert "warning" not in capsys.readouterr().err  # tau = 0 < 1
+    order = _next(tmp_path, state)
+    assert order["units"].tolist() == [1, 1, 1]  # never observed: q̂⁺ = 1 for every agent
+
+
+def test_simulate_one_round(tmp_path):
+    out = tmp_path / "sim"
+    assert main(["bandit", "simulate", "--policy", "ss-ucb", "--n", "4", "--T", "1", "--runs", "3",
+                 "--out", str(out)]) == 0
+    assert json.loads((out / "summary.json").read_text())["tau"] == 0
+
+
+def test_init_warns_when_tau_covers_the_horizon(tmp_path, capsys):
+    agents = tmp_path / "agents.csv"
+    agents.write_text("name,cost\na,0.3\nb,0.2\n")
+    assert main(["bandit", "init", "--agents", str(agents), "--alpha", "0.7", "--epsilon", "0.1",
+                 "--horizon", "1000", "--state", str(tmp_path / "s.json")]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("subsel: warning: tau = 1037 >= horizon 1000")
+    assert "epsilon >= 0.1019 gives tau = 998 < 1000" in err[0]
+
+
+def test_simulate_title_names_the_oracle_of_an_alias(tmp_path, monkeypatch):
+    import subsel.experiments.plots as plots
+
+    titles = []
+    real = plots.save_figure
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path: (titles.append(fig._suptitle.get_text()),
+                                                                 real(fig, path))[1])
+    assert main(["bandit", "simulate", "--policy", "gss-ucb", "--n", "3", "--T", "5", "--runs", "2",
+                 "--epsilon", "0.5", "--out", str(tmp_path / "o")]) == 0
+    assert titles and titles[0].startswith("gss-ucb (oracle gss)")
+
+
+# ---------------------------------------------------------------- damaged states
+def _cts_online(tmp_path):
+    agents = tmp_path / "agents.csv"
+    agents.write_text("name,cost,capacity\nfarm_a,0.1,2\nfarm_b,0.3,1\nfarm_c,0.2,1\n")
+    state = tmp_path / "state.json"
+    assert main(["bandit", "init", "--agents", str(agents), "--alpha", "0.6", "--policy", "cts",
+                 "--epsilon", "0.1", "--horizon", "20", "--seed", "3", "--state", str(state)]) == 0
+    return state
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda s: s["policy"]["rng"].update(bit_generator="seed"), "rng.bit_generator 'seed' is not one of"),
+    (lambda s: s["policy"]["rng"].update(bit_generator="random"), "rng.bit_generator 'random' is not one of"),
+    (lambda s: s["policy"]["rng"].update(bit_generator="Nope"), "rng.bit_generator 'Nope' is not one of"),
+    (lambda s: s["policy"]["params"].update(epsilon=2), r"'params': epsilon must be in \[0, 1\]; got 2"),
+    (lambda s: s.update(pending={"round": 1, "units": [10 ** 30, 0, 0]}), r"pending units\[0\] = 10{30} is outside"),
+    (lambda s: s["policy"].update(w=[1e19, 0, 0]), r"w\[0\] = 1e\+19 exceeds t x capacity"),
+    (lambda s: s["policy"].update(t=-1), "'t' must be an integer in 0..2\\^53"),
+])
+def test_damaged_cts_state_is_refused_and_left_alone(tmp_path, capsys, change, match):
+    state = _cts_online(tmp_path)
+    _damage(state, change)
+    before = state.read_bytes()
+    order = tmp_path / "order.csv"
+    err = _one_line_error(capsys, main(["bandit", "next", "--state", str(state), "-o", str(order)]))
+    assert err.startswith(f"subsel: error: {state}: ")
+    assert re.search(match, err), err
+    assert state.read_bytes() == before and not order.exists()
+
+
+def test_ssucb_state_with_tiny_epsilon_is_refused(online, capsys):
+    tmp_path, state = online
+    _damage(state, lambda s: s["policy"]["params"].update(epsilon=1e-300))
+    before = state.read_bytes()
+    err = _one_line_error(capsys, main(["bandit", "next", "--state", str(state), "-o", str(tmp_path / "o.csv")]))
+    assert f"{state}: policy state 'params': epsilon = 1e-300 is too small" in err
+    assert state.read_bytes() == before
+
+
+# ---------------------------------------------------------------- one writer per state
+def test_locked_state_is_refused_with_exit_2(online, capsys, monkeypatch):
+    from filelock import FileLock
+
+    import subsel.cli.bandit as cli_bandit
+
+    tmp_path, state = online
+    _next(tmp_path, state)
+    monkeypatch.setattr(cli_bandit, "LOCK_TIMEOUT_S", 0.2)
+    obs = tmp_path / "obs.csv"
+    obs.write_text("name,received,good\nfarm_a,2,1\nfarm_b,1,1\nfarm_c,1,0\n")
+    before = state.read_bytes()
+    with FileLock(str(tmp_path / ".state.json.lock")):  # another command holds the state
+        err = _one_line_error(capsys, main(["bandit", "feedback", "--state", str(state),
+                                            "--observations", str(obs)]))
+    assert f"{state}: in use by another subsel command" in err and "nothing was changed" in err
+    assert state.read_bytes() == before
+    assert main(["bandit", "feedback", "--state", str(state), "--observations", str(obs)]) == 0
+
+
+def test_two_concurrent_feedbacks_record_one_round(online):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tmp_path, state = online
+    _next(tmp_path, state)
+    obs = tmp_path / "obs.csv"
+    obs.write_text("name,received,good\nfarm_a,2,1\nfarm_b,1,1\nfarm_c,1,0\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    cmd = [sys.executable, "-m", "subsel", "bandit", "feedback", "--state", str(state), "--observations", str(obs)]
+    procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
+    codes = sorted(o[2] for o in outs)
+    assert codes == [0, 2], outs
+    loser = next(o for o in outs if o[2] == 2)
+    assert "no order is pending" in loser[1]
+    saved = json.loads(state.read_text())
+    assert saved["policy"]["t"] == 1 and saved["policy"]["w"] == [2, 1, 1]
+
+
+def test_next_removes_a_killed_write_leftover(online):
+    tmp_path, state = online
+    leftover = tmp_path / ".state.k1ll3d_x.json"  # what a write killed before its rename leaves
+    leftover.write_text("{half")
+    unrelated = tmp_path / ".state.json.bak"
+    unrelated.write_text("keep")
+    _next(tmp_path, state)
+    assert not leftover.exists() and unrelated.exists()

@@ -159,7 +159,7 @@ def test_bad_csv_cells_name_file_line_and_column(tmp_path, capsys, content, frag
     (["solve", "{agents}", "--alpha", "0.5", "--solver", "nope"], "unknown solver 'nope'"),
     (["solve", "{agents}", "--alpha", "0.5", "--solver", "dpss", "--budget", "1"],
      "does not support the 'budget' constraint"),
-    (["solve", "{agents}", "--alpha", "0.5", "--must-take", "zz"], "must_take[0] names no agent"),
+    (["solve", "{agents}", "--alpha", "0.5", "--must-take", "zz"], "--must-take: name 1 ('zz') names no agent"),
     (["export", "{agents}", "--alpha", "0.5", "-o", "{tmp}/model.txt"], "must end in .lp or .mps"),
     (["solve", "{agents}", "--alpha", "0.5", "--json", "-o", "-"], "both write to stdout"),
     (["generate", "--n", "0"], "--n must be a positive integer"),

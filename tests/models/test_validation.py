@@ -75,7 +75,7 @@ def test_no_agents():
 
 
 def test_duplicate_names():
-    with pytest.raises(ValueError, match=r"^names\[2\] duplicates names\[0\]: 'a'"):
+    with pytest.raises(ValueError, match=r"^names\[2\] duplicates names\[0\]; got 'a'"):
         make(names=["a", "b", "a"])
 
 
