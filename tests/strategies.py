@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 from hypothesis import strategies as st
 
-from subsel.models import SubsetSelectionProblem
+from subsel.models import ProblemBatch, SubsetSelectionProblem
 
 unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False, allow_infinity=False)
 
@@ -114,8 +114,8 @@ def knapsack_brute_force(values, weights, capacity) -> float:
 
 @st.composite
 def problem_batches(draw, n_max: int = 8, m_max: int = 6, cap_max: int = 1, grid: bool = False,
-                    objective: bool = False) -> dict:
-    """Keyword arguments of ``Solver.solve_batch``: m rows of (q, c, alpha) over the same n agents.
+                    objective: bool = False) -> ProblemBatch:
+    """Batches of m rows of (q, c, alpha) over the same n agents (per-row costs, shared capacities).
 
     ``grid=True`` draws on multiples of 1/20 (ties and ``q == alpha`` common); ``objective=True``
     adds an ``objective_quality`` matrix.
@@ -130,7 +130,7 @@ def problem_batches(draw, n_max: int = 8, m_max: int = 6, cap_max: int = 1, grid
            "capacity": np.array(draw(st.lists(st.integers(1, cap_max), min_size=n, max_size=n)))}
     if objective:
         out["objective_quality"] = np.array(draw(mat))
-    return out
+    return ProblemBatch(**out)
 
 
 # -- EMSCO (subsel.evolution) ---------------------------------------------------------------------

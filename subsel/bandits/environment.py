@@ -10,23 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._random import as_generator
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
-
-
-def as_generator(seed: int | np.random.Generator | np.random.SeedSequence | None) -> np.random.Generator:
-    """Normalise a public ``seed`` argument to a ``numpy.random.Generator``.
-
-    Raises
-    ------
-    TypeError
-        ``seed`` is not an int, a SeedSequence, a Generator or None.
-    """
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is None or isinstance(seed, np.random.SeedSequence) or (
-            isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
-        return np.random.default_rng(seed)
-    raise TypeError(f"seed must be an int, a numpy Generator, a SeedSequence or None; got {seed!r}")
 
 
 def run_seeds(seed: int | np.random.Generator | np.random.SeedSequence | None, runs: int,

@@ -22,9 +22,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..models import SubsetSelectionProblem
+from .._random import as_generator
+from .._validation import as_float_array, check_array_range, check_capacity, check_number
+from ..models import ProblemBatch, SubsetSelectionProblem
 from ..solvers import Solver, SolverError, get_solver
-from .environment import as_generator, run_generators
+from .environment import run_generators
 
 STATE_FORMAT = "subsel-bandit-policy"
 STATE_VERSION = 1
@@ -234,12 +236,18 @@ class Policy:
         if kf is not None and kf.ndim == 1 and kf.size and np.nanmax(kf) > MAX_COUNT:
             i = int(np.nanargmax(kf))
             raise ValueError(f"capacity[{i}] must be <= 2^53; got {kf[i]:g}")
-        rows = c.reshape(-1, n)
-        for j in range(rows.shape[0]):
-            SubsetSelectionProblem(quality=np.ones(n), cost=rows[j], alpha=alpha, capacity=capacity, R=R)
-        self.alpha = float(alpha)
-        self.R = float(R)
-        self.capacity = np.asarray(kf, dtype=float).astype(np.int64)
+        # The problem model's rules and messages, checked once (no throwaway problems).
+        check_array_range(as_float_array(c, "cost", (1, 2)), "cost", 0.0, rule=">= 0")
+        self.alpha = check_number(alpha, "alpha")
+        if not 0.0 <= self.alpha <= 1.0:
+            raise ValueError(f"alpha must be in [0, 1]; got {self.alpha}")
+        self.R = check_number(R, "R")
+        if self.R <= 0:
+            raise ValueError(f"R must be > 0; got {self.R}")
+        self.capacity = np.ones(n, dtype=np.int64) if capacity is None else check_capacity(capacity)
+        if self.capacity.shape != (n,):
+            raise ValueError(f"capacity has {self.capacity.size} entries but cost has {n}; "
+                             "arrays must have the same length")
         self.cost = c
         m = self.runs or 1
         self._cost2 = np.broadcast_to(c, (m, n))
@@ -339,8 +347,14 @@ class Policy:
                     objective_quality: np.ndarray | None = None) -> np.ndarray:
         """The oracle's selection on (m, n) qualities: ``solve_batch`` when batched, else ``solve``."""
         if self.runs:
-            return self.oracle.solve_batch(quality, self._cost2, threshold, self.R, self.capacity,
-                                           objective_quality)
+            answers = self.oracle.solve_batch(ProblemBatch(
+                quality=quality, cost=self._cost2, alpha=threshold, R=self.R, capacity=self.capacity,
+                objective_quality=objective_quality))
+            if not answers.is_feasible.all():
+                j = int(np.flatnonzero(~answers.is_feasible)[0])
+                raise SolverError(f"oracle {self.oracle.name} returned status {answers.status[j].value} "
+                                  f"for run {j}")
+            return answers.x
         problem = SubsetSelectionProblem(
             quality=quality[0], cost=self._cost2[0], alpha=threshold, capacity=self.capacity, R=self.R,
             objective_quality=None if objective_quality is None else objective_quality[0])

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
+from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem
 from ..solvers import Solver
 from .environment import BernoulliEnvironment, run_seeds
 from .policies import Policy, resolve_oracle
@@ -233,10 +233,11 @@ def regret_constants(quality: np.ndarray, cost: np.ndarray, alpha: float, R: flo
     q = np.atleast_2d(np.asarray(quality, dtype=float))
     c = np.broadcast_to(np.asarray(cost, dtype=float), q.shape)
     r = R * q - c
-    x_best = solver.solve_batch(q, c, alpha, R, capacity)
+    x_best = solver.solve_batch(ProblemBatch(q, c, alpha, R, capacity)).x
     R_min = float(max(R, np.max(c - R * q)))
     c_min = np.maximum(R_min - c + R * q, 0.0)
-    x_worst = solver.solve_batch(q, c_min, alpha, R_min, capacity, objective_quality=np.ones_like(q))
+    x_worst = solver.solve_batch(ProblemBatch(q, c_min, alpha, R_min, capacity,
+                                              objective_quality=np.ones_like(q))).x
     best = (x_best * r).sum(axis=1)
     worst = (x_worst * r).sum(axis=1)
     return best, best - worst

@@ -20,6 +20,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from threadpoolctl import threadpool_limits
 
+from .._random import as_generator
 from . import operators as ops
 from .engine import GeneticEngine
 from .selection import check_select, select_design
@@ -295,19 +296,10 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _generator(random_state) -> np.random.Generator:
-        if isinstance(random_state, np.random.Generator):
-            return random_state
-        if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-            if random_state < 0:
-                raise ValueError(f"random_state must be a non-negative integer, a RandomState, a "
-                                 f"Generator or None; got {random_state!r}")
-            return np.random.default_rng(int(random_state))
-        if random_state is not None and not isinstance(random_state, np.random.RandomState):
-            raise TypeError(f"random_state must be a non-negative integer, a RandomState, a "
-                            f"Generator or None; got {type(random_state).__name__} "
-                            f"{random_state!r}")
-        rs = check_random_state(random_state)
-        return np.random.default_rng(rs.randint(0, np.iinfo(np.int32).max))
+        # scikit-learn's convention: None means numpy's global RandomState, which seeds the run.
+        if random_state is None:
+            random_state = check_random_state(None)
+        return as_generator(random_state, "random_state", random_state=True)
 
     # -- fit ------------------------------------------------------------------------------------
     def fit(self, X, y, X_val=None, y_val=None):

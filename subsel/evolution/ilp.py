@@ -27,6 +27,7 @@ import time
 
 import numpy as np
 
+from .._random import as_generator, check_seed
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
 from ..solvers.base import RawResult, Solver, Status
 from .engine import EvolutionProblem, GeneticEngine
@@ -245,12 +246,7 @@ class EMSCOSolver(Solver):
         if mutation_rate is not None and not 0.0 <= float(mutation_rate) <= 1.0:
             raise ValueError(f"mutation_rate must be in [0, 1]; got {mutation_rate!r}")
         GeneticEngine(population_size, max_iter, crossover_rate, elite_fraction)  # validates
-        if seed is not None and not isinstance(seed, np.random.Generator):
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-                raise TypeError(f"seed must be a non-negative integer, a numpy.random.Generator "
-                                f"or None; got {type(seed).__name__} {seed!r}")
-            if seed < 0:
-                raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+        check_seed(seed)
         self.seed = seed
         self.population_size = population_size
         self.max_iter = max_iter
@@ -261,9 +257,7 @@ class EMSCOSolver(Solver):
         self.generations_run = 0
 
     def _rng(self) -> np.random.Generator:
-        if isinstance(self.seed, np.random.Generator):
-            return self.seed
-        return np.random.default_rng(self.seed)
+        return as_generator(self.seed)
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         lb, ub = problem.lower_bounds(), problem.upper_bounds()

@@ -4,6 +4,7 @@ Deva, Abhishek, Gujar, *A Multi-Arm Bandit Approach To Subset Selection Under Co
 (AAMAS 2021), Section 3.  This subpackage imports nothing else of subsel: every other layer builds
 on it.
 """
+from .batch import BatchEvaluation, BatchPartition, ProblemBatch, rowdot
 from .formulations import LinearForm, LinearRow, linear_form, to_ortools, to_pulp, write_lp, write_mps
 from .instances import KNAPSACK_CLASSES, knapsack_instance
 from .io import CSVTable, InputError, atomic_write_text, atomic_write_with, read_agents, read_csv
@@ -22,6 +23,7 @@ __all__ = [
     "Evaluation",
     "Partition",
     "SubsetSelectionProblem",
+    "BatchEvaluation", "BatchPartition", "ProblemBatch", "rowdot",
     "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "write_lp", "write_mps",
     "KnapsackInstance", "read_knapsack", "read_optimum",
     "KNAPSACK_CLASSES", "knapsack_instance",

@@ -22,6 +22,11 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
+from .._random import as_generator
+from .._validation import as_float_array as _as_float_array
+from .._validation import check_array_range, check_capacity
+from .._validation import check_number as _check_scalar
+from .._validation import readonly as _readonly
 from .io import InputError
 
 #: Absolute tolerance on the left side of every linear constraint (quality, budget, demand).
@@ -61,6 +66,34 @@ def weighted_sum(x: np.ndarray, v: np.ndarray) -> np.floating | np.ndarray:
     if x.ndim == 1 and x.shape == v.shape and x.size > _BLAS_DOT_MAX_N:
         return (x * v).sum()
     return x @ v
+
+
+def partition_masks(quality: np.ndarray, utility: np.ndarray, alpha: float | np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Boolean masks of the agent classes S1..S4 (Deva et al., Section 5.1), for any shape.
+
+    The one place where the partition rule is written: :meth:`SubsetSelectionProblem.partition`,
+    :meth:`subsel.models.ProblemBatch.partition` and the solvers built on them all call it.
+
+    Parameters
+    ----------
+    quality, utility : ndarray, shape (n,) or (m, n)
+        ``q`` and ``r = R q - c``.
+    alpha : float or ndarray broadcastable against ``quality`` (e.g. shape (m, 1))
+
+    Returns
+    -------
+    (s1, s2, s3, s4) : four disjoint boolean arrays shaped like ``quality``
+        ``s1 = q >= alpha & r >= 0``, ``s2 = q > alpha & r < 0``, ``s3 = q < alpha & r >= 0`` and
+        ``s4`` the rest (``q <= alpha & r < 0``): an agent with ``q == alpha`` goes to S1 when
+        ``r >= 0`` and to S4 when ``r < 0``.
+    """
+    gain = utility >= 0
+    s1 = (quality >= alpha) & gain
+    s2 = (quality > alpha) & ~gain
+    s3 = (quality < alpha) & gain
+    s4 = ~(s1 | s2 | s3)
+    return s1, s2, s3, s4
 
 
 class Partition(NamedTuple):
@@ -108,46 +141,93 @@ class Evaluation(NamedTuple):
     violations: tuple[str, ...]
 
 
-def _as_float_array(value: Any, field_name: str) -> np.ndarray:
-    # Booleans are numbers to numpy (True -> 1.0) but never a quality or a cost: reject them.
-    if isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            if isinstance(v, (bool, np.bool_)):
-                raise TypeError(f"{field_name}[{i}] must be a number, not a boolean; got {v!r}")
-    elif getattr(value, "dtype", None) == np.dtype(bool):
-        raise TypeError(f"{field_name} must be an array of numbers, not booleans; got {value!r}")
-    try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{field_name} must be an array of numbers; got {value!r}") from exc
-    if arr.ndim != 1:
-        raise ValueError(f"{field_name} must be one-dimensional; got shape {arr.shape}")
-    bad = np.flatnonzero(~np.isfinite(arr))
-    if bad.size:
-        i = int(bad[0])
-        raise InputError("must be a finite number", column=field_name, row=i, value=arr[i])
-    return arr
+def check_extensions(n: int, names: Any, budget: Any, demand: Any, must_take: Any, must_not_take: Any
+                     ) -> tuple[tuple[str, ...], float | None, int | None, np.ndarray, np.ndarray]:
+    """Validate the fields shared by a problem's agents beyond the arrays: names and extensions.
+
+    Used by :class:`SubsetSelectionProblem` and :class:`subsel.models.ProblemBatch` (whose rows
+    share them), so both say the same thing about the same mistake.
+
+    Returns
+    -------
+    (names, budget, demand, must_take, must_not_take)
+        ``names`` a tuple of n strings; the must lists as sorted unique int64 index arrays.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As the constructor of :class:`SubsetSelectionProblem`.
+    """
+    demand_arg = demand
+    if names is None:
+        names = tuple(str(i) for i in range(n))
+    else:
+        if isinstance(names, str):
+            raise TypeError("names must be a sequence of strings, not one string")
+        names = tuple(str(s) for s in names)
+        if len(names) != n:
+            raise ValueError(f"names has {len(names)} entries but quality has {n}; "
+                             "arrays must have the same length")
+        seen: dict[str, int] = {}
+        for i, s in enumerate(names):
+            if not s.strip():
+                raise InputError("must be a non-empty name", column="names", row=i, value=s)
+            if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in s):
+                raise InputError("must not hold control characters (NUL, tab, line ends, ...)",
+                                 column="names", row=i, value=s)
+            if s in seen:
+                raise InputError("duplicates {other}", column="names", row=i, value=s,
+                                 other=seen[s])
+            seen[s] = i
+    budget = None if budget is None else _check_scalar(budget, "budget")
+    if budget is not None and budget < 0:
+        raise ValueError(f"budget must be >= 0; got {budget}")
+    demand = None
+    if demand_arg is not None:
+        if isinstance(demand_arg, (int, np.integer)) and not isinstance(demand_arg, bool):
+            d = int(demand_arg)  # exact: no detour through float for huge integers
+        else:
+            d = _check_scalar(demand_arg, "demand")
+        if d < 0 or d != round(d):
+            raise ValueError(f"demand must be a non-negative integer; got {demand_arg}")
+        demand = int(d)
+    must_take = _index_list(must_take, "must_take", n, names)
+    must_not_take = _index_list(must_not_take, "must_not_take", n, names)
+    both = np.intersect1d(must_take, must_not_take)
+    if both.size:
+        i = int(both[0])
+        raise ValueError(f"agent {i} ({names[i]!r}) is in both must_take and must_not_take")
+    return names, budget, demand, must_take, must_not_take
 
 
-def _check_scalar(value: Any, field_name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{field_name} must be a number; got {value!r}")
-    v = float(value)
-    if not math.isfinite(v):
-        raise ValueError(f"{field_name} must be a finite number; got {v}")
-    return v
-
-
-def _readonly(arr: np.ndarray) -> np.ndarray:
-    arr = np.array(arr, copy=True)
-    arr.setflags(write=False)
-    return arr
-
-
-def _as_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    return np.random.default_rng(seed)
+def _index_list(value: Any, field_name: str, n: int, names: tuple[str, ...]) -> np.ndarray:
+    if value is None:
+        return np.zeros(0, dtype=np.int64)
+    if isinstance(value, (str, bytes)):
+        value = [value]
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iu":  # already indices (e.g. a copy)
+        if value.size and (value.min() < 0 or value.max() >= n):
+            pos = int(np.flatnonzero((value < 0) | (value >= n))[0])
+            raise InputError(f"must be an agent index in [0, {n - 1}]", column=field_name, row=pos,
+                             value=int(value[pos]))
+        return np.unique(value.astype(np.int64))
+    index: dict[str, int] = {}
+    out = []
+    for pos, item in enumerate(value):
+        if isinstance(item, str):
+            if not index:
+                index = {s: i for i, s in enumerate(names)}
+            if item not in index:
+                raise InputError("names no agent", column=field_name, row=pos, value=item)
+            out.append(index[item])
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            if not 0 <= int(item) < n:
+                raise InputError(f"must be an agent index in [0, {n - 1}]", column=field_name,
+                                 row=pos, value=item)
+            out.append(int(item))
+        else:
+            raise TypeError(f"{field_name}[{pos}] must be an agent index or name; got {item!r}")
+    return np.unique(np.array(out, dtype=np.int64))
 
 
 @dataclass(frozen=True, eq=False)
@@ -229,115 +309,55 @@ class SubsetSelectionProblem:
             raise ValueError("quality must hold at least one agent; got 0 agents")
         if c.size != n:
             raise ValueError(f"cost has {c.size} entries but quality has {n}; arrays must have the same length")
-        bad = np.flatnonzero((q < 0) | (q > 1))
-        if bad.size:
-            i = int(bad[0])
-            raise InputError("must be in [0, 1]", column="quality", row=i, value=q[i])
-        bad = np.flatnonzero(c < 0)
-        if bad.size:
-            i = int(bad[0])
-            raise InputError("must be >= 0", column="cost", row=i, value=c[i])
+        check_array_range(q, "quality", 0.0, 1.0, "in [0, 1]")
+        check_array_range(c, "cost", 0.0, rule=">= 0")
         if self.capacity is None:
             k = np.ones(n, dtype=np.int64)
         else:
-            kf = _as_float_array(self.capacity, "capacity")
-            if kf.size != n:
+            k = check_capacity(self.capacity)
+            if k.size != n:
                 raise ValueError(
-                    f"capacity has {kf.size} entries but quality has {n}; arrays must have the same length")
-            bad = np.flatnonzero((kf < 1) | (kf != np.round(kf)))
-            if bad.size:
-                i = int(bad[0])
-                v = int(kf[i]) if kf[i] == round(kf[i]) else float(kf[i])
-                raise InputError("must be a positive integer", column="capacity", row=i, value=v)
-            k = kf.astype(np.int64)
+                    f"capacity has {k.size} entries but quality has {n}; arrays must have the same length")
         alpha = _check_scalar(self.alpha, "alpha")
         if not 0.0 <= alpha <= 1.0:
             raise ValueError(f"alpha must be in [0, 1]; got {alpha}")
         R = _check_scalar(self.R, "R")
         if R <= 0:
             raise ValueError(f"R must be > 0; got {R}")
-        names = self.names
-        if names is None:
-            names = tuple(str(i) for i in range(n))
-        else:
-            if isinstance(names, str):
-                raise TypeError("names must be a sequence of strings, not one string")
-            names = tuple(str(s) for s in names)
-            if len(names) != n:
-                raise ValueError(f"names has {len(names)} entries but quality has {n}; "
-                                 "arrays must have the same length")
-            seen: dict[str, int] = {}
-            for i, s in enumerate(names):
-                if not s.strip():
-                    raise InputError("must be a non-empty name", column="names", row=i, value=s)
-                if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in s):
-                    raise InputError("must not hold control characters (NUL, tab, line ends, ...)",
-                                     column="names", row=i, value=s)
-                if s in seen:
-                    raise InputError("duplicates {other}", column="names", row=i, value=s,
-                                     other=seen[s])
-                seen[s] = i
-        budget = None if self.budget is None else _check_scalar(self.budget, "budget")
-        if budget is not None and budget < 0:
-            raise ValueError(f"budget must be >= 0; got {budget}")
-        demand = None
-        if self.demand is not None:
-            if isinstance(self.demand, (int, np.integer)) and not isinstance(self.demand, bool):
-                d = int(self.demand)  # exact: no detour through float for huge integers
-            else:
-                d = _check_scalar(self.demand, "demand")
-            if d < 0 or d != round(d):
-                raise ValueError(f"demand must be a non-negative integer; got {self.demand}")
-            demand = int(d)
-        index = {s: i for i, s in enumerate(names)}
-        must_take = self._index_list(self.must_take, "must_take", n, index)
-        must_not_take = self._index_list(self.must_not_take, "must_not_take", n, index)
-        both = np.intersect1d(must_take, must_not_take)
-        if both.size:
-            i = int(both[0])
-            raise ValueError(f"agent {i} ({names[i]!r}) is in both must_take and must_not_take")
-        set_("quality", _readonly(q))
-        set_("cost", _readonly(c))
-        set_("capacity", _readonly(k))
+        names, budget, demand, must_take, must_not_take = check_extensions(
+            n, self.names, self.budget, self.demand, self.must_take, self.must_not_take)
+        set_("quality", _readonly(q, copy=False))
+        set_("cost", _readonly(c, copy=False))
+        set_("capacity", _readonly(k, copy=False))
         set_("alpha", alpha)
         set_("R", R)
         set_("names", names)
         set_("budget", budget)
         set_("demand", demand)
-        set_("must_take", _readonly(must_take))
-        set_("must_not_take", _readonly(must_not_take))
+        set_("must_take", _readonly(must_take, copy=False))
+        set_("must_not_take", _readonly(must_not_take, copy=False))
         if self.objective_quality is not None:
             oq = _as_float_array(self.objective_quality, "objective_quality")
             if oq.size != n:
                 raise ValueError(f"objective_quality has {oq.size} entries but quality has {n}; "
                                  "arrays must have the same length")
-            bad = np.flatnonzero((oq < 0) | (oq > 1))
-            if bad.size:
-                i = int(bad[0])
-                raise InputError("must be in [0, 1]", column="objective_quality", row=i,
-                                 value=oq[i])
-            set_("objective_quality", _readonly(oq))
+            check_array_range(oq, "objective_quality", 0.0, 1.0, "in [0, 1]")
+            set_("objective_quality", _readonly(oq, copy=False))
 
-    @staticmethod
-    def _index_list(value: Any, field_name: str, n: int, index: dict[str, int]) -> np.ndarray:
-        if value is None:
-            return np.zeros(0, dtype=np.int64)
-        if isinstance(value, (str, bytes)):
-            value = [value]
-        out = []
-        for pos, item in enumerate(value):
-            if isinstance(item, str):
-                if item not in index:
-                    raise InputError("names no agent", column=field_name, row=pos, value=item)
-                out.append(index[item])
-            elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
-                if not 0 <= int(item) < n:
-                    raise InputError(f"must be an agent index in [0, {n - 1}]", column=field_name,
-                                     row=pos, value=item)
-                out.append(int(item))
-            else:
-                raise TypeError(f"{field_name}[{pos}] must be an agent index or name; got {item!r}")
-        return np.unique(np.array(out, dtype=np.int64))
+    @classmethod
+    def _trusted(cls, quality: np.ndarray, cost: np.ndarray, alpha: float, capacity: np.ndarray, R: float,
+                 names: tuple[str, ...], budget: float | None, demand: int | None, must_take: np.ndarray,
+                 must_not_take: np.ndarray, objective_quality: np.ndarray | None) -> "SubsetSelectionProblem":
+        """A problem from fields that are already valid (read-only arrays of the right shapes and
+        kinds, as the constructor stores them): a row of a validated batch.  No checks."""
+        self = object.__new__(cls)
+        set_ = functools.partial(object.__setattr__, self)
+        for key, value in (("quality", quality), ("cost", cost), ("alpha", alpha), ("capacity", capacity),
+                           ("R", R), ("names", names), ("budget", budget), ("demand", demand),
+                           ("must_take", must_take), ("must_not_take", must_not_take),
+                           ("objective_quality", objective_quality), ("_extras", {})):
+            set_(key, value)
+        return self
 
     # ------------------------------------------------------------------ derived quantities
     @property
@@ -394,12 +414,7 @@ class SubsetSelectionProblem:
             Four disjoint sorted index arrays covering ``0..n-1``.  An agent with ``q == alpha`` goes
             to S1 when ``r >= 0`` and to S4 when ``r < 0`` (it adds nothing and costs).
         """
-        q, r, a = self.quality, self.utility, self.alpha
-        s1 = (q >= a) & (r >= 0)
-        s2 = (q > a) & (r < 0)
-        s3 = (q < a) & (r >= 0)
-        s4 = ~(s1 | s2 | s3)
-        return Partition(*(np.flatnonzero(m) for m in (s1, s2, s3, s4)))
+        return Partition(*(np.flatnonzero(m) for m in partition_masks(self.quality, self.utility, self.alpha)))
 
     def quality_surplus(self, x: np.ndarray) -> np.ndarray | float:
         """Left side of the quality constraint, ``sum_i (q_i - alpha) x_i`` (SPEC §1, the linear form).
@@ -511,7 +526,7 @@ class SubsetSelectionProblem:
         """
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"n must be a positive integer; got {n!r}")
-        g = _as_rng(rng)
+        g = as_generator(rng, "rng")
         q = g.random(int(n))
         c = g.random(int(n))
         return cls(quality=q, cost=c, alpha=alpha, R=R)

@@ -10,12 +10,13 @@ from __future__ import annotations
 import enum
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, overload
 
 import numpy as np
 
-from ..models import SubsetSelectionProblem
+from ..models import BatchEvaluation, ProblemBatch, SubsetSelectionProblem
 
 
 class Status(str, enum.Enum):
@@ -130,6 +131,117 @@ class RawResult(NamedTuple):
     bound: float | None = None
 
 
+class RawBatch(NamedTuple):
+    """What a backend's ``_solve_batch`` returns before checking: the answers of ``m`` rows.
+
+    Attributes
+    ----------
+    x : ndarray, shape (m, n)
+        Units per agent and row (rows without a selection are ignored).
+    status : Status or sequence of Status (length m)
+        One status for every row, or one per row.
+    bound : float, None or sequence of (float or None), optional
+        Proven upper bounds, one for all rows or one per row.
+    found : ndarray of bool, shape (m,), optional
+        Which rows hold a selection; default every row whose status is not infeasible or error.
+    """
+
+    x: np.ndarray
+    status: Status | Sequence[Status]
+    bound: float | None | Sequence[float | None] = None
+    found: np.ndarray | None = None
+
+
+class SolutionBatch(Sequence[Solution]):
+    """The answers of :meth:`Solver.solve_batch`: one :class:`Solution` per row of a batch.
+
+    A read-only sequence (``answers[j]``, ``len(answers)``, iteration) whose ``j``-th element is
+    the :class:`Solution` of row ``j``, built when first asked for; the answers are also available
+    as arrays, which is what vectorised callers (the bandit simulation) read.
+
+    Attributes
+    ----------
+    x : ndarray of int64, shape (m, n)
+        Units taken per agent and row (read-only); all zeros in rows without a selection.
+    status : tuple of Status, length m
+    is_feasible : ndarray of bool, shape (m,)
+        ``answers[j].is_feasible`` for every row.
+    objective : ndarray of float, shape (m,)
+        Utility of each row's selection; NaN in rows without one.
+    avg_quality : ndarray of float, shape (m,)
+        Average quality of each row's selected units; NaN where nothing is selected.
+    bound : tuple of (float or None), length m
+    wall_time_s : float
+        Wall-clock seconds of the whole ``solve_batch`` call (every row's Solution carries it).
+    solver : str
+        Registry name of the backend.
+    """
+
+    def __init__(self, x: np.ndarray, status: Status | tuple[Status, ...], found: np.ndarray,
+                 evaluation: BatchEvaluation, wall_time_s: float, solver: str,
+                 bound: float | None | Sequence[float | None] = None):
+        self.x = x
+        self._status = status
+        self.is_feasible = found
+        self._evaluation = evaluation
+        self.wall_time_s = float(wall_time_s)
+        self.solver = solver
+        self._bound = bound
+        self._cache: dict[int, Solution] = {}
+
+    def __len__(self) -> int:
+        return int(self.x.shape[0])
+
+    @property
+    def status(self) -> tuple[Status, ...]:
+        s = self._status
+        return (s,) * len(self) if isinstance(s, Status) else s
+
+    @property
+    def bound(self) -> tuple[float | None, ...]:
+        b = self._bound
+        if b is None or isinstance(b, (int, float)):
+            return (None if b is None else float(b),) * len(self)
+        return tuple(None if v is None else float(v) for v in b)
+
+    @property
+    def objective(self) -> np.ndarray:
+        return np.where(self.is_feasible, self._evaluation.utility, np.nan)
+
+    @property
+    def avg_quality(self) -> np.ndarray:
+        return np.where(self.is_feasible, self._evaluation.avg_quality, np.nan)
+
+    @overload
+    def __getitem__(self, j: int) -> Solution: ...
+
+    @overload
+    def __getitem__(self, j: slice) -> list[Solution]: ...
+
+    def __getitem__(self, j: int | slice) -> Solution | list[Solution]:
+        if isinstance(j, slice):
+            return [self[i] for i in range(*j.indices(len(self)))]
+        if isinstance(j, bool) or not isinstance(j, (int, np.integer)):
+            raise TypeError(f"batch answers are indexed by row number; got {j!r}")
+        m = len(self)
+        if not -m <= j < m:
+            raise IndexError(f"row {j} is out of range for a batch of {m} answers")
+        j = int(j) % m
+        sol = self._cache.get(j)
+        if sol is None:
+            ok = bool(self.is_feasible[j])
+            objective = float(self._evaluation.utility[j]) if ok else float("nan")
+            avg = float(self._evaluation.avg_quality[j]) if ok else float("nan")
+            sol = Solution(self.x[j], objective, avg, self.status[j], self.wall_time_s, self.solver,
+                           self.bound[j])
+            self._cache[j] = sol
+        return sol
+
+    def __repr__(self) -> str:
+        return (f"SolutionBatch(solver={self.solver!r}, m={len(self)}, "
+                f"feasible={int(np.count_nonzero(self.is_feasible))}, wall_time_s={self.wall_time_s:.3g})")
+
+
 class Solver:
     """Base class of every backend (SPEC §4; STYLE.md item 5).
 
@@ -216,73 +328,78 @@ class Solver:
             raise TypeError(f"problem must be a SubsetSelectionProblem; got {type(problem).__name__}")
         self.check_supported(problem)
         start = time.perf_counter()
-        if problem.demand is not None and problem.demand > int(problem.upper_bounds().sum()):
-            # More units demanded than the agents may give: infeasible for every backend.  Decided
-            # here, in exact integers, because a backend sees the demand as a float (a huge one,
-            # e.g. 1e23, is rounded and its own infeasibility proof may then fail).
+        if _demand_exceeds_supply(problem):
             return self._finish(problem, RawResult(None, Status.INFEASIBLE),
                                 time.perf_counter() - start)
         raw = self._solve(problem)
         elapsed = time.perf_counter() - start
         return self._finish(problem, raw, elapsed)
 
-    def check_supported(self, problem: SubsetSelectionProblem) -> None:
+    def check_supported(self, problem: SubsetSelectionProblem | ProblemBatch) -> None:
         """Raise :class:`UnsupportedExtensionError` for the first extension not in :attr:`supports`."""
         missing = sorted(problem.extensions - self.supports)
         if missing:
             raise UnsupportedExtensionError(self.name, missing[0], self.supports)
 
-    def solve_batch(self, quality: np.ndarray, cost: np.ndarray, alpha: float | np.ndarray,
-                    R: float = 1.0, capacity: np.ndarray | None = None,
-                    objective_quality: np.ndarray | None = None) -> np.ndarray:
-        """Solve ``m`` problems that share their agents' structure, one per row; return only ``x``.
+    def solve_batch(self, batch: ProblemBatch) -> SolutionBatch:
+        """Solve every row of ``batch``; return one checked :class:`Solution` per row.
 
-        The batched oracle of the bandit layer (SPEC §2: SS-UCB calls its oracle once per round
-        and per run).  Row ``j`` is the problem ``SubsetSelectionProblem(quality[j], cost[j],
-        alpha[j], capacity, R, objective_quality=objective_quality[j])`` without extensions.  This
-        default loops over :meth:`solve`; backends override it with a vectorised method that returns
-        exactly what :meth:`solve` returns row by row.
+        The batched oracle of the bandit layer: SS-UCB asks its oracle once per round and per
+        simulated run (Deva et al., Section 4, Algorithm 2), i.e. ``m`` problems over the same
+        agents at a time.  Row ``j`` of the answer is what :meth:`solve` returns for
+        ``batch.row(j)`` (the same ``x``, status and objective; the wall time is that of the whole
+        call).  The default runs the backend on the rows one by one; GSS and DPSS solve all rows
+        with one vectorised computation.  Every answer is checked, all rows at once, with
+        :meth:`subsel.models.ProblemBatch.evaluate`.
 
         Parameters
         ----------
-        quality : array-like of float, shape (m, n)
-            Qualities in [0, 1] used by the quality constraint.
-        cost : array-like of float, shape (n,) or (m, n)
-            Per-unit costs ``>= 0`` (shared by every row, or one row per problem).
-        alpha : float or array-like of float, shape (m,)
-            Quality thresholds in [0, 1].
-        R : float, default 1.0
-            Revenue per good unit (``> 0``).
-        capacity : array-like of int, shape (n,), optional
-            Units per agent shared by every row; default all 1.
-        objective_quality : array-like of float, shape (m, n), optional
-            Qualities used in the objective only (see ``SubsetSelectionProblem.objective_quality``).
+        batch : ProblemBatch
+            ``m`` problems; never modified.
 
         Returns
         -------
-        ndarray of int64, shape (m, n)
-            Units taken per agent, one row per problem; every row is feasible for its problem.
+        SolutionBatch
+            A sequence of ``m`` :class:`Solution` (``answers[j]``, iteration, ``len``) that also
+            holds the answers as arrays: ``x`` of shape (m, n), ``objective``, ``is_feasible``.
 
         Raises
         ------
-        ValueError
-            Bad shapes or values (naming the argument, row and column).
+        TypeError
+            ``batch`` is not a :class:`~subsel.models.ProblemBatch`.
+        UnsupportedExtensionError
+            The batch uses an extension this solver does not support.
         SolverError
-            A row has no feasible answer (cannot happen without extensions: taking nothing is
-            feasible) or the backend failed.
+            The backend failed, or an answer does not pass ``batch.evaluate`` (naming the row).
         """
-        q, c, a, k, oq = check_batch_inputs(quality, cost, alpha, R, capacity, objective_quality)
-        m, n = q.shape
-        out = np.zeros((m, n), dtype=np.int64)
+        if not isinstance(batch, ProblemBatch):
+            raise TypeError(f"batch must be a ProblemBatch; got {type(batch).__name__}")
+        self.check_supported(batch)
+        start = time.perf_counter()
+        raw = self._solve_batch(batch)
+        return self._finish_batch(batch, raw, time.perf_counter() - start)
+
+    def _solve_batch(self, batch: ProblemBatch) -> RawBatch:
+        """Unchecked answers for every row: the default solves the rows one by one."""
+        m, n = batch.shape
+        x = np.zeros((m, n), dtype=float)
+        status: list[Status] = []
+        bound: list[float | None] = []
+        found = np.zeros(m, dtype=bool)
         for j in range(m):
-            problem = SubsetSelectionProblem(
-                quality=q[j], cost=c[j], alpha=float(a[j]), capacity=k, R=R,
-                objective_quality=None if oq is None else oq[j])
-            sol = self.solve(problem)
-            if not sol.is_feasible:
-                raise SolverError(f"{self.name}: row {j} of the batch has status {sol.status.value}")
-            out[j] = sol.x
-        return out
+            problem = batch.row(j)
+            raw = (RawResult(None, Status.INFEASIBLE) if _demand_exceeds_supply(problem)
+                   else self._solve(problem))
+            status.append(raw.status)
+            bound.append(raw.bound)
+            if raw.x is not None and raw.status not in (Status.INFEASIBLE, Status.ERROR):
+                xj = np.asarray(raw.x, dtype=float)
+                if xj.shape != (n,):
+                    raise SolverError(f"{self.name}: returned x of shape {xj.shape} for batch row {j}, "
+                                      f"expected ({n},)")
+                x[j] = xj
+                found[j] = True
+        return RawBatch(x, status, bound, found)
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:  # pragma: no cover - abstract
         raise NotImplementedError(f"{type(self).__name__} must implement _solve")
@@ -308,6 +425,50 @@ class Solver:
         x.setflags(write=False)
         return Solution(x, ev.utility, ev.avg_quality, raw.status, elapsed, self.name, raw.bound)
 
+    def _finish_batch(self, batch: ProblemBatch, raw: RawBatch, elapsed: float) -> SolutionBatch:
+        m, n = batch.shape
+        status = raw.status
+        uniform = isinstance(status, Status)
+        if not uniform:
+            status = tuple(status)
+            if len(status) != m:
+                raise SolverError(f"{self.name}: returned {len(status)} statuses for a batch of {m} rows")
+        found = np.ones(m, dtype=bool) if raw.found is None else np.array(raw.found, dtype=bool)
+        if uniform:
+            if status in (Status.INFEASIBLE, Status.ERROR):
+                found[:] = False
+        else:
+            found &= np.array([s not in (Status.INFEASIBLE, Status.ERROR) for s in status], dtype=bool)
+        if not found.all():
+            for j in np.flatnonzero(~found):
+                sj = status if uniform else status[j]
+                if sj in (Status.OPTIMAL, Status.FEASIBLE):
+                    raise SolverError(f"{self.name}: batch row {j} has status {sj.value} but no selection")
+        xr = np.asarray(raw.x)
+        if xr.shape != (m, n):
+            raise SolverError(f"{self.name}: returned x of shape {xr.shape}, expected ({m}, {n})")
+        if xr.dtype.kind in "iu":
+            x = xr.astype(np.int64)  # a copy: the answer must not share memory with the backend
+        else:
+            xf = xr.astype(float)
+            x = np.rint(xf).astype(np.int64)
+            frac = np.abs(xf - x) > 1e-6
+            frac &= found[:, None]
+            if frac.any():
+                j, i = (int(v) for v in np.argwhere(frac)[0])
+                raise SolverError(f"{self.name}: returned a fractional value x[{j}, {i}] = {xf[j, i]} "
+                                  f"(batch row {j})")
+        if not found.all():
+            x[~found] = 0
+        ev = batch.evaluate(x)
+        bad = found & ~ev.feasible
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            raise SolverError(f"{self.name}: returned an infeasible selection for batch row {j} "
+                              f"({'; '.join(ev.violations[j])})")
+        x.setflags(write=False)
+        return SolutionBatch(x, status, found, ev, elapsed, self.name, raw.bound)
+
     def __repr__(self) -> str:
         opts = []
         if self.time_limit_s is not None:
@@ -317,120 +478,13 @@ class Solver:
         return f"{type(self).__name__}({', '.join(opts)})"
 
 
-def check_batch_inputs(quality: Any, cost: Any, alpha: Any, R: Any, capacity: Any,
-                       objective_quality: Any = None
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    """Validate the arguments of :meth:`Solver.solve_batch` and broadcast them to full shapes.
+def _demand_exceeds_supply(problem: SubsetSelectionProblem) -> bool:
+    """More units demanded than the agents may give: infeasible for every backend.
 
-    Returns
-    -------
-    (quality, cost, alpha, capacity, objective_quality)
-        Float arrays of shapes (m, n), (m, n), (m,), int64 (n,), and (m, n) or None.
-
-    Raises
-    ------
-    ValueError
-        Wrong shapes, non-finite numbers, qualities or alpha outside [0, 1], negative costs,
-        capacities that are not positive integers, ``R <= 0``; the message names the argument and
-        the first offending (row, column).
+    Decided before any backend runs, in exact integers, because a backend sees the demand as a
+    float (a huge one, e.g. 1e23, is rounded and its own infeasibility proof may then fail).
     """
-    def arr(value: Any, name: str, low: float = -np.inf, high: float = np.inf, rule: str = "") -> np.ndarray:
-        try:
-            out = np.asarray(value, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be an array of numbers; got {type(value).__name__}") from exc
-        if out.size and low <= out.min() and out.max() <= high and -np.inf < out.min() \
-                and out.max() < np.inf:
-            return out  # the fast path: finite and in range (a NaN fails every comparison)
-        for mask, what in ((~np.isfinite(out), "a finite number"), ((out < low) | (out > high), rule)):
-            if mask.any():
-                if out.ndim == 0:
-                    raise ValueError(f"{name} must be {what}; got {float(out)}")
-                idx = tuple(int(i) for i in np.argwhere(mask)[0])
-                raise ValueError(f"{name}{list(idx)} must be {what}; got {out[idx]}")
-        return out
-
-    q = arr(quality, "quality", 0.0, 1.0, "in [0, 1]")
-    if q.ndim != 2 or q.shape[1] == 0:
-        raise ValueError(f"quality must have shape (m, n) with n >= 1; got {q.shape}")
-    m, n = q.shape
-    c = arr(cost, "cost", 0.0, np.inf, ">= 0")
-    if c.shape not in ((n,), (m, n)):
-        raise ValueError(f"cost must have shape ({n},) or ({m}, {n}); got {c.shape}")
-    if c.shape != (m, n):
-        c = np.broadcast_to(c, (m, n))
-    a = arr(alpha, "alpha", 0.0, 1.0, "in [0, 1]")
-    if a.shape not in ((), (m,)):
-        raise ValueError(f"alpha must be a number or have shape ({m},); got {a.shape}")
-    if a.shape != (m,):
-        a = np.broadcast_to(a, (m,))
-    if isinstance(R, bool) or not isinstance(R, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(R)) or R <= 0:
-        raise ValueError(f"R must be a number > 0; got {R!r}")
-    if capacity is None:
-        k = np.ones(n, dtype=np.int64)
-    else:
-        kf = arr(capacity, "capacity", 1.0, np.inf, "a positive integer")
-        if kf.shape != (n,):
-            raise ValueError(f"capacity must have shape ({n},); got {kf.shape}")
-        frac = kf != np.round(kf)
-        if frac.any():
-            i = int(np.flatnonzero(frac)[0])
-            raise ValueError(f"capacity[{i}] must be a positive integer; got {kf[i]}")
-        k = kf.astype(np.int64)
-    oq = None
-    if objective_quality is not None:
-        oq = arr(objective_quality, "objective_quality", 0.0, 1.0, "in [0, 1]")
-        if oq.shape != (m, n):
-            raise ValueError(f"objective_quality must have shape ({m}, {n}); got {oq.shape}")
-    return q, c, a, k, oq
-
-
-def check_batch_answer(solver: str, margin: np.ndarray, capacity: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Check a batched answer like :meth:`Solver.solve` checks one: in bounds and feasible.
-
-    Parameters
-    ----------
-    solver : str
-        Name for the message.
-    margin : ndarray, shape (m, n)
-        ``quality - alpha`` per row (the coefficients of the quality constraint).
-    capacity : ndarray of int, shape (n,)
-    x : ndarray of int64, shape (m, n)
-
-    Returns
-    -------
-    ndarray
-        ``x`` itself.
-
-    Raises
-    ------
-    SolverError
-        Naming the first offending row: a unit count outside ``0..capacity``, or
-        ``sum_i (q_i - alpha) x_i < -FEASIBILITY_TOL``.
-    """
-    from ..models import FEASIBILITY_TOL
-
-    if x.size and (x.min() < 0 or not (x <= capacity).all()):
-        bad = np.flatnonzero(np.any((x < 0) | (x > capacity), axis=1))
-        raise SolverError(f"{solver}: batch row {int(bad[0])} is outside 0 <= x <= capacity")
-    surplus = rowdot(x, margin)
-    if (surplus < -FEASIBILITY_TOL).any():
-        j = int(np.flatnonzero(surplus < -FEASIBILITY_TOL)[0])
-        raise SolverError(f"{solver}: batch row {j} is infeasible (surplus {surplus[j]:.3g} < 0)")
-    return x
-
-
-def rowdot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Row-wise dot products ``x[j] @ y[j]``, shape (m,), rounded exactly like the 1-D ``@``.
-
-    A stacked ``matmul`` of (m, 1, n) by (m, n, 1) evaluates each row with the same vector dot as
-    ``x[j] @ y[j]``, so batched solvers reproduce their per-problem answers bit for bit (a plain
-    ``(x * y).sum(axis=1)`` or ``x @ y.T`` rounds differently).  The per-problem solvers use
-    :func:`subsel.models.problem.weighted_sum`, which is ``@`` up to n = 8192 agents; above that it
-    sums pairwise and the two may differ in the last bit.
-    """
-    return np.matmul(np.asarray(x, dtype=float)[:, None, :], np.asarray(y, dtype=float)[:, :, None])[:, 0, 0]
+    return problem.demand is not None and problem.demand > int(problem.upper_bounds().sum())
 
 
 def gather_rows(values: np.ndarray, idx: np.ndarray) -> np.ndarray:

@@ -14,9 +14,9 @@ import time
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
+from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rowdot
 from ..models.problem import weighted_sum
-from .base import RawResult, Solver, Status, check_batch_answer, check_batch_inputs, rowdot
+from .base import RawBatch, RawResult, Solver, SolverError, Status
 
 #: Largest block of selections evaluated at once (memory ~ 3 arrays of this many float64).
 _BLOCK = 1 << 20
@@ -168,9 +168,7 @@ class DPSS(Solver):
             return RawResult(x, Status.TIME_LIMIT, None)
         return RawResult(x, Status.OPTIMAL, float(weighted_sum(x, r)))
 
-    def solve_batch(self, quality: np.ndarray, cost: np.ndarray, alpha: float | np.ndarray,
-                    R: float = 1.0, capacity: np.ndarray | None = None,
-                    objective_quality: np.ndarray | None = None) -> np.ndarray:
+    def _solve_batch(self, batch: ProblemBatch) -> RawBatch:
         """DPSS on ``m`` problems at once, identical to :meth:`solve` row by row.
 
         Unit capacities: each row is partitioned (S1 taken, S4 dropped) and the rows are grouped
@@ -178,19 +176,14 @@ class DPSS(Solver):
         (rows, 2^g) block built by doubling (the same additions, in the same order, as the
         per-problem enumeration, so ties and tolerance decisions come out identical).  The work is
         ``sum_j 2^{g_j}`` instead of ``m 2^n``: about 15 m on the paper's instances (n = 10).
-        Rows with ``g > 20``, capacities above 1 or a time limit go through :meth:`solve` one by
-        one.  Parameters, returns and errors as :meth:`Solver.solve_batch`.
+        Rows with ``g > 20``, capacities above 1, must lists or a time limit go through
+        :meth:`solve` one by one.
         """
-        q, c, a, k, oq = check_batch_inputs(quality, cost, alpha, R, capacity, objective_quality)
-        if np.any(k != 1) or self.time_limit_s is not None:
-            return super().solve_batch(q, c, a, R, k, oq)
-        m, n = q.shape
-        R = float(R)
-        r = R * (q if oq is None else oq) - c
-        margin = q - a[:, None]
-        s1 = (q >= a[:, None]) & (r >= 0)
-        s2 = (q > a[:, None]) & (r < 0)
-        s3 = (q < a[:, None]) & (r >= 0)
+        if batch.extensions or self.time_limit_s is not None or np.any(batch.capacity != 1):
+            return super()._solve_batch(batch)
+        m, n = batch.shape
+        r, margin = batch.utility, batch.quality_margin
+        s1, s2, s3, _ = batch.partition()
         # G in the per-problem order: S2 ascending, then S3 ascending (left-aligned rows).
         n2 = s2.sum(axis=1)
         g = n2 + s3.sum(axis=1)
@@ -209,8 +202,11 @@ class DPSS(Solver):
             if rows_all.size == 0:
                 continue
             if gv > _BATCH_MAX_G:
-                x[rows_all] = super().solve_batch(q[rows_all], c[rows_all], a[rows_all], R, k,
-                                                  None if oq is None else oq[rows_all])
+                for j in rows_all:
+                    raw = self._solve(batch.row(int(j)))
+                    if raw.x is None:
+                        raise SolverError(f"{self.name}: batch row {j} has status {raw.status.value}")
+                    x[j] = raw.x
                 continue
             chunk = max(1, (1 << 20) >> int(gv))
             for start in range(0, rows_all.size, chunk):
@@ -227,4 +223,4 @@ class DPSS(Solver):
                 ok = us[1] + base[rows, None] >= -FEASIBILITY_TOL
                 best = np.argmax(np.where(ok, us[0], -np.inf), axis=1)
                 x_flat[idx] = (best[:, None] >> np.arange(int(gv))) & 1
-        return check_batch_answer(self.name, margin, k, x)
+        return RawBatch(x, Status.OPTIMAL)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
+from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rowdot
 from ..models.problem import weighted_sum
-from .base import RawResult, Solver, Status, check_batch_answer, check_batch_inputs, gather_rows, rowdot
+from .base import RawBatch, RawResult, Solver, Status, gather_rows
 
 _ROUND_TOL = 1e-9
 
@@ -147,9 +147,7 @@ class GSS(Solver):
             x_int = rounded(0.0)
         return x_int.astype(np.int64)
 
-    def solve_batch(self, quality: np.ndarray, cost: np.ndarray, alpha: float | np.ndarray,
-                    R: float = 1.0, capacity: np.ndarray | None = None,
-                    objective_quality: np.ndarray | None = None) -> np.ndarray:
+    def _solve_batch(self, batch: ProblemBatch) -> RawBatch:
         """GSS on ``m`` problems at once, vectorised across rows; identical to :meth:`solve`.
 
         Every step of :meth:`select` is done for all rows together on padded arrays whose width is
@@ -157,26 +155,24 @@ class GSS(Solver):
         ``argsort`` (non-members last), the cumulative quality positions come from ``cumsum``, the
         pairing end from comparing every candidate breakpoint of every pairing row at once (the
         per-problem code's first stopping breakpoint is the smallest stopping one), then the same
-        fill and rounding, with the same floating-point operations.  Parameters, returns and
-        errors as :meth:`Solver.solve_batch`.
+        fill and rounding, with the same floating-point operations.  Batches with must lists go
+        row by row.
         """
+        if batch.extensions:
+            return super()._solve_batch(batch)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return self._solve_batch(quality, cost, alpha, R, capacity, objective_quality)
+            return RawBatch(self._select_batch(batch), Status.FEASIBLE)
 
-    def _solve_batch(self, quality, cost, alpha, R, capacity, objective_quality) -> np.ndarray:
-        q, c, a, k, oq = check_batch_inputs(quality, cost, alpha, R, capacity, objective_quality)
-        m, n = q.shape
-        R = float(R)
-        r = R * (q if oq is None else oq) - c
-        alpha_col = a[:, None]
-        margin = q - alpha_col
-        s1 = (q >= alpha_col) & (r >= 0)
-        s2 = (q > alpha_col) & (r < 0)
-        s3 = (q < alpha_col) & (r >= 0)
+    def _select_batch(self, batch: ProblemBatch) -> np.ndarray:
+        q, k = batch.quality, batch.capacity
+        m, n = batch.shape
+        r, margin = batch.utility, batch.quality_margin
+        alpha_col = batch.alpha[:, None]
+        s1, s2, s3, _ = batch.partition()
         kf = k.astype(float)
         x = np.where(s1, kf, 0.0)
         d = rowdot(x, margin)
-        r_flat, margin_flat = r.ravel(), margin.ravel()
+        r_flat, margin_flat, k_flat = r.ravel(), margin.ravel(), kf.ravel()
         offset = (np.arange(m) * n)[:, None]
         cols = np.arange(n)
         big = np.finfo(float).max
@@ -198,8 +194,8 @@ class GSS(Solver):
         if (k == 1).all():  # unit capacities: one free unit per list member
             f2, f3 = valid2.astype(float), valid3.astype(float)
         else:
-            f2 = np.where(valid2, kf[L2], 0.0)
-            f3 = np.where(valid3, kf[L3], 0.0)
+            f2 = np.where(valid2, k_flat[flat2], 0.0)
+            f3 = np.where(valid3, k_flat[flat3], 0.0)
         w2 = np.where(valid2, m2, 1.0)
         w3 = np.where(valid3, -m3, 1.0)
         b = np.where(valid2, r2 / -w2, 0.0)  # a tiny |q - alpha| gives an infinite ratio, as in select()
@@ -242,4 +238,4 @@ class GSS(Solver):
         redo = rowdot(x_int, margin) < -FEASIBILITY_TOL
         if redo.any():
             x_int[redo] = rounded(0.0)[redo]
-        return check_batch_answer(self.name, margin, k, x_int.astype(np.int64))
+        return x_int.astype(np.int64)

@@ -1,0 +1,147 @@
+"""Argument checks shared by every layer: numbers and arrays, with messages that name the field.
+
+One place for the rules "a finite number", "an array of numbers in [low, high]", "a positive
+integer capacity", so that the problem model (:class:`subsel.models.SubsetSelectionProblem`), its
+batched form (:class:`subsel.models.ProblemBatch`), the bandit policies and the evolutionary
+estimator say the same thing about the same mistake.  Messages name the field, the first offending
+index (``cost[3]``, or ``quality[2, 5]`` for a row of a batch) and the value.
+
+Private: the public contract is the messages of the classes that use these helpers.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["as_float_array", "check_array_range", "check_capacity", "check_number", "readonly"]
+
+
+def _reject_booleans(value: Any, field_name: str) -> None:
+    # Booleans are numbers to numpy (True -> 1.0) but never a quality, a cost or a capacity.
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            if isinstance(v, (bool, np.bool_)):
+                raise TypeError(f"{field_name}[{i}] must be a number, not a boolean; got {v!r}")
+            if isinstance(v, (list, tuple)):
+                for k, w in enumerate(v):
+                    if isinstance(w, (bool, np.bool_)):
+                        raise TypeError(f"{field_name}[{i}, {k}] must be a number, not a boolean; "
+                                        f"got {w!r}")
+    elif getattr(value, "dtype", None) == np.dtype(bool):
+        raise TypeError(f"{field_name} must be an array of numbers, not booleans; got {value!r}")
+
+
+def _entry_error(field_name: str, mask: np.ndarray, values: np.ndarray, rule: str, value: Any = None
+                 ) -> ValueError:
+    """The error for the first True entry of ``mask``: ``field[i] must ...; got v``.
+
+    An entry of a 1-D array gives a :class:`subsel.models.io.InputError` (a ``ValueError`` that
+    knows the field and index, so a file reader can point at the line); a 0-d value or a 2-D entry
+    ``field[j, i]`` a plain ``ValueError`` with the same wording.
+    """
+    flat = int(np.argmax(mask.ravel()))
+    got = values.ravel()[flat] if value is None else value
+    if mask.ndim == 1:
+        from .models.io import InputError  # here, not at the top: models imports this module
+
+        return InputError(rule, column=field_name, row=flat, value=got)
+    got_text = str(got.item()) if isinstance(got, np.generic) else str(got)
+    if mask.ndim == 0:
+        return ValueError(f"{field_name} {rule}; got {got_text}")
+    idx = ", ".join(str(int(i)) for i in np.unravel_index(flat, mask.shape))
+    return ValueError(f"{field_name}[{idx}] {rule}; got {got_text}")
+
+
+def as_float_array(value: Any, field_name: str, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
+    """``value`` as a new, finite float64 array whose number of dimensions is in ``ndim``.
+
+    Parameters
+    ----------
+    value : array-like of numbers
+    field_name : str
+        Name used in messages.
+    ndim : tuple of int, default (1,)
+        Accepted numbers of dimensions.
+
+    Returns
+    -------
+    ndarray of float64
+        A fresh (owned, writable) copy.
+
+    Raises
+    ------
+    TypeError
+        Not numbers at all, or booleans.
+    ValueError
+        Wrong number of dimensions, or a NaN / infinite entry (naming its index and value).
+    """
+    _reject_booleans(value, field_name)
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{field_name} must be an array of numbers; got {value!r}") from exc
+    if arr.ndim not in ndim:
+        if ndim == (1,):
+            raise ValueError(f"{field_name} must be one-dimensional; got shape {arr.shape}")
+        dims = " or ".join(str(d) for d in ndim)
+        raise ValueError(f"{field_name} must have {dims} dimensions; got shape {arr.shape}")
+    if arr.size and not np.isfinite(arr).all():  # one fused pass; details only on failure
+        raise _entry_error(field_name, ~np.isfinite(arr), arr, "must be a finite number")
+    return arr
+
+
+def check_array_range(arr: np.ndarray, field_name: str, low: float = -math.inf, high: float = math.inf,
+                      rule: str = "") -> np.ndarray:
+    """Check ``low <= arr <= high`` elementwise (``arr`` finite); return ``arr``.
+
+    Raises
+    ------
+    ValueError
+        ``"{field}[i] must be {rule}; got {value}"`` for the first entry outside the range.
+    """
+    if arr.size and (arr.min() < low or arr.max() > high):
+        raise _entry_error(field_name, (arr < low) | (arr > high), arr, f"must be {rule}")
+    return arr
+
+
+def check_capacity(value: Any, field_name: str = "capacity", ndim: tuple[int, ...] = (1,)) -> np.ndarray:
+    """Units per agent: positive integers, returned as a fresh int64 array.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`as_float_array`; an entry below 1 or not an integer (naming its index).
+    """
+    kf = as_float_array(value, field_name, ndim)
+    if kf.size and (kf.min() < 1 or not (kf == np.round(kf)).all()):
+        bad = (kf < 1) | (kf != np.round(kf))
+        v = float(kf[bad][0])
+        raise _entry_error(field_name, bad, kf, "must be a positive integer", int(v) if v == round(v) else v)
+    return kf.astype(np.int64)
+
+
+def check_number(value: Any, field_name: str) -> float:
+    """A finite real number (not a boolean) as a Python float.
+
+    Raises
+    ------
+    TypeError
+        Not a number, or a boolean.
+    ValueError
+        NaN or infinite.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{field_name} must be a number; got {value!r}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"{field_name} must be a finite number; got {v}")
+    return v
+
+
+def readonly(arr: np.ndarray, copy: bool = True) -> np.ndarray:
+    """A read-only array: a copy of ``arr`` (or ``arr`` itself when ``copy=False`` and it is ours)."""
+    out = np.array(arr, copy=True) if copy else arr
+    out.setflags(write=False)
+    return out

@@ -1,0 +1,472 @@
+"""Many known-quality problems over the same agents, as one object: :class:`ProblemBatch`.
+
+A batch holds ``m`` instances of the subset-selection problem of Deva, Abhishek, Gujar, *A
+Multi-Arm Bandit Approach To Subset Selection Under Constraints* (AAMAS 2021), Section 3, that
+share their number of agents ``n`` and their extensions (names, budget, demand, must lists); the
+qualities, costs, capacities, thresholds ``alpha`` and revenues ``R`` may differ from row to row.
+It is what SS-UCB's oracle is asked once per round for every simulated run (Section 4,
+Algorithm 2), and what :meth:`subsel.solvers.Solver.solve_batch` takes.
+
+Row ``j`` is exactly the problem :meth:`ProblemBatch.row` returns: the batch is validated once,
+by the same rules (and with the same messages, plus the row) as
+:class:`~subsel.models.SubsetSelectionProblem`, and :meth:`ProblemBatch.evaluate` and
+:meth:`ProblemBatch.partition` give row by row what the problem's methods give.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+
+from .._validation import as_float_array, check_array_range, check_capacity, check_number
+from .problem import (
+    _BLAS_DOT_MAX_N,
+    FEASIBILITY_TOL,
+    SubsetSelectionProblem,
+    check_extensions,
+    partition_masks,
+)
+
+__all__ = ["BatchEvaluation", "BatchPartition", "ProblemBatch", "rowdot"]
+
+
+def rowdot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Row-wise inner products ``x[j] . y[j]``, shape (m,), rounded exactly like the 1-D problem.
+
+    For ``n <= 8192`` a stacked ``matmul`` of (m, 1, n) by (m, n, 1) evaluates each row with the
+    same vector dot as the 1-D ``x[j] @ y[j]``; above it, each row is an elementwise product and
+    numpy's pairwise sum along the row, as :func:`subsel.models.problem.weighted_sum` does for one
+    problem.  So a batched computation reproduces the per-problem one bit for bit (a plain
+    ``(x * y).sum(axis=1)`` or ``x @ y.T`` would round differently for short rows).
+
+    Parameters
+    ----------
+    x, y : array-like of float, shape (m, n)
+
+    Returns
+    -------
+    ndarray of float, shape (m,)
+    """
+    xa = np.asarray(x, dtype=float)
+    ya = np.asarray(y, dtype=float)
+    if xa.shape[-1] > _BLAS_DOT_MAX_N:
+        return np.ascontiguousarray(xa * ya).sum(axis=1)
+    return np.matmul(xa[:, None, :], ya[:, :, None])[:, 0, 0]
+
+
+class BatchPartition(NamedTuple):
+    """Boolean masks of the agent classes S1..S4 per row (Deva et al., Section 5.1).
+
+    Each attribute is an ndarray of bool, shape (m, n); row ``j`` of ``S1`` holds True exactly at
+    the indices ``row(j).partition().S1`` lists (likewise S2, S3, S4).
+    """
+
+    S1: np.ndarray
+    S2: np.ndarray
+    S3: np.ndarray
+    S4: np.ndarray
+
+
+class BatchEvaluation:
+    """What ``m`` selections are worth and whether they are allowed, row by row.
+
+    Row ``j`` agrees with ``batch.row(j).evaluate(x[j])``.  Feasibility is decided when the
+    evaluation is made; utilities, average qualities and unit counts are computed when first read.
+
+    Attributes
+    ----------
+    feasible : ndarray of bool, shape (m,)
+        True where every constraint holds with the tolerance :data:`FEASIBILITY_TOL`.
+    violations : tuple of tuple of str, length m
+        Per row, one readable line per violated constraint (empty for feasible rows).
+    utility : ndarray of float, shape (m,)
+        ``sum_i r_i x_i`` per row.
+    avg_quality : ndarray of float, shape (m,)
+        ``sum q_i x_i / sum x_i``; NaN where no unit is selected.
+    units : ndarray of int64, shape (m,)
+        ``sum_i x_i`` per row.
+    """
+
+    def __init__(self, batch: ProblemBatch, x: np.ndarray, feasible: np.ndarray,
+                 violations: tuple[tuple[str, ...], ...]):
+        self._batch = batch
+        self._x = x
+        self.feasible = feasible
+        self.violations = violations
+
+    @functools.cached_property
+    def utility(self) -> np.ndarray:
+        return rowdot(self._x, self._batch.utility)
+
+    @functools.cached_property
+    def _units(self) -> np.ndarray:
+        return np.asarray(self._x, dtype=float).sum(axis=1)
+
+    @functools.cached_property
+    def units(self) -> np.ndarray:
+        return np.rint(self._units).astype(np.int64)
+
+    @functools.cached_property
+    def avg_quality(self) -> np.ndarray:
+        units = self._units
+        with np.errstate(invalid="ignore", divide="ignore"):
+            avg = rowdot(self._x, self._batch.quality) / units
+        return np.where(units > 0, avg, np.nan)
+
+    def __len__(self) -> int:
+        return int(self.feasible.size)
+
+    def __repr__(self) -> str:
+        return f"BatchEvaluation(m={len(self)}, feasible={int(self.feasible.sum())})"
+
+
+def _rows_of(value: np.ndarray, name: str, m: int | None, n: int) -> int | None:
+    """The row count a (n,) / (m, n) array implies (None for a shared row); check its width."""
+    if value.shape[-1] != n:
+        raise ValueError(f"{name} has {value.shape[-1]} entries per row but quality has {n}; "
+                         "arrays must have the same length")
+    return None if value.ndim == 1 else value.shape[0]
+
+
+@dataclass(frozen=True, eq=False)
+class ProblemBatch:
+    """``m`` subset-selection problems over the same ``n`` agents, validated once.
+
+    Each row is an instance of Deva et al., Section 3, eq. (1): maximise ``sum_i r_i x_i`` with
+    ``r_i = R q_i - c_i`` subject to ``sum_i (q_i - alpha) x_i >= 0`` and ``0 <= x_i <= k_i``.
+    Every array may be given once for all rows (shape (n,)) or per row (shape (m, n)); ``alpha``
+    and ``R`` may be one number or one per row (shape (m,)).  The names and the extensions
+    (budget, demand, must lists) are shared by all rows.  Immutable: arrays are stored read-only,
+    broadcast to their full shapes ((m, n) and (m,)) without copying shared rows.
+
+    Parameters
+    ----------
+    quality : array-like of float, shape (m, n) or (n,)
+        ``q`` in [0, 1], used by the quality constraint.
+    cost : array-like of float, shape (m, n) or (n,)
+        ``c >= 0`` per unit (revenue units).
+    alpha : float or array-like of float, shape (m,)
+        Quality thresholds in [0, 1].
+    R : float or array-like of float, shape (m,), default 1.0
+        Revenue per good unit, ``> 0``.
+    capacity : array-like of int, shape (m, n) or (n,), optional
+        Units per agent ``>= 1``; default all 1.
+    names : sequence of str, shape (n,), optional
+        Agent names shared by every row (default ``"0", "1", ...``).
+    budget, demand, must_take, must_not_take : optional
+        The extensions of :class:`SubsetSelectionProblem`, shared by every row.
+    objective_quality : array-like of float, shape (m, n) or (n,), optional
+        Qualities used in the objective only (see ``SubsetSelectionProblem.objective_quality``).
+
+    The number of rows ``m`` is that of any per-row argument (all must agree); a batch whose
+    arguments are all shared has one row.
+
+    Raises
+    ------
+    ValueError
+        As :class:`SubsetSelectionProblem`, naming the field and the first offending
+        ``[row, index]`` (e.g. ``quality[2, 5] must be in [0, 1]; got 1.5``); row counts that
+        disagree; arrays of more than two dimensions.
+    TypeError
+        As :class:`SubsetSelectionProblem` (non-numbers, booleans).
+
+    Examples
+    --------
+    >>> from subsel.models import ProblemBatch
+    >>> b = ProblemBatch(quality=[[0.9, 0.6], [0.5, 0.95]], cost=[0.1, 0.1], alpha=0.7)
+    >>> b.m, b.n
+    (2, 2)
+    >>> b.evaluate([[1, 1], [0, 1]]).feasible.tolist()
+    [True, True]
+    >>> b.row(1).quality.tolist()
+    [0.5, 0.95]
+    """
+
+    quality: np.ndarray
+    cost: np.ndarray
+    alpha: np.ndarray
+    R: np.ndarray = 1.0  # type: ignore[assignment]
+    capacity: np.ndarray | None = None
+    names: tuple[str, ...] | None = None
+    budget: float | None = None
+    demand: int | None = None
+    must_take: np.ndarray | None = None
+    must_not_take: np.ndarray | None = None
+    objective_quality: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        q = check_array_range(as_float_array(self.quality, "quality", (1, 2)), "quality", 0.0, 1.0,
+                              "in [0, 1]")
+        n = q.shape[-1]
+        if n == 0:
+            raise ValueError("quality must hold at least one agent; got 0 agents")
+        rows: dict[str, int | None] = {"quality": None if q.ndim == 1 else q.shape[0]}
+        c = check_array_range(as_float_array(self.cost, "cost", (1, 2)), "cost", 0.0, rule=">= 0")
+        rows["cost"] = _rows_of(c, "cost", None, n)
+        if self.capacity is None:
+            k = np.ones(n, dtype=np.int64)
+        else:
+            k = check_capacity(self.capacity, "capacity", (1, 2))
+            rows["capacity"] = _rows_of(k, "capacity", None, n)
+        oq = None
+        if self.objective_quality is not None:
+            oq = check_array_range(as_float_array(self.objective_quality, "objective_quality", (1, 2)),
+                                   "objective_quality", 0.0, 1.0, "in [0, 1]")
+            rows["objective_quality"] = _rows_of(oq, "objective_quality", None, n)
+        a = self._per_row_number(self.alpha, "alpha")
+        check_array_range(a, "alpha", 0.0, 1.0, "in [0, 1]")
+        rows["alpha"] = None if a.ndim == 0 else a.shape[0]
+        R = self._per_row_number(self.R, "R")
+        if R.size and R.min() <= 0:
+            bad = R <= 0
+            where = "R" if R.ndim == 0 else f"R[{int(np.argmax(bad))}]"
+            raise ValueError(f"{where} must be > 0; got {R[bad][0] if R.ndim else float(R)}")
+        rows["R"] = None if R.ndim == 0 else R.shape[0]
+        given = {name: r for name, r in rows.items() if r is not None}
+        m = next(iter(given.values()), 1)
+        for name, r in given.items():
+            if r != m:
+                first = next(iter(given))
+                raise ValueError(f"{name} has {r} rows but {first} has {m}; per-row arguments must "
+                                 "have the same number of rows")
+        if m == 0:
+            raise ValueError("a batch must hold at least one problem; got 0 rows")
+        names, budget, demand, must_take, must_not_take = check_extensions(
+            n, self.names, self.budget, self.demand, self.must_take, self.must_not_take)
+        self._store(m, q, c, a, R, k, names, budget, demand, must_take, must_not_take, oq)
+
+    @staticmethod
+    def _per_row_number(value: Any, name: str) -> np.ndarray:
+        if isinstance(value, (list, tuple, np.ndarray)):
+            arr = as_float_array(value, name, (0, 1))
+            return arr
+        return np.array(check_number(value, name))
+
+    def _store(self, m: int, q: np.ndarray, c: np.ndarray, a: np.ndarray, R: np.ndarray, k: np.ndarray,
+               names: tuple[str, ...], budget: float | None, demand: int | None, must_take: np.ndarray,
+               must_not_take: np.ndarray, oq: np.ndarray | None) -> None:
+        n = q.shape[-1]
+        set_ = functools.partial(object.__setattr__, self)
+
+        def full(arr: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray | None:
+            if arr is None:
+                return None
+            arr.setflags(write=False)
+            return arr if arr.shape == shape else np.broadcast_to(arr, shape)
+
+        set_("quality", full(q, (m, n)))
+        set_("cost", full(c, (m, n)))
+        set_("alpha", full(a, (m,)))
+        set_("R", full(R, (m,)))
+        set_("capacity", full(k, (m, n)))
+        set_("objective_quality", full(oq, (m, n)))
+        set_("names", names)
+        set_("budget", budget)
+        set_("demand", demand)
+        for key, value in (("must_take", must_take), ("must_not_take", must_not_take)):
+            value.setflags(write=False)
+            set_(key, value)
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_problems(cls, problems: Sequence[SubsetSelectionProblem]) -> ProblemBatch:
+        """Stack problems with the same agents' names and extensions into one batch (no re-check).
+
+        Parameters
+        ----------
+        problems : sequence of SubsetSelectionProblem, length m >= 1
+            Same ``n``, names, budget, demand and must lists; ``objective_quality`` set on all
+            or none.
+
+        Raises
+        ------
+        TypeError
+            An element is not a :class:`SubsetSelectionProblem`.
+        ValueError
+            No problems, or problems that differ in what a batch shares (naming the first field).
+        """
+        probs = list(problems)
+        if not probs:
+            raise ValueError("a batch must hold at least one problem; got 0 rows")
+        for j, p in enumerate(probs):
+            if not isinstance(p, SubsetSelectionProblem):
+                raise TypeError(f"problems[{j}] must be a SubsetSelectionProblem; got {type(p).__name__}")
+        first = probs[0]
+        for j, p in enumerate(probs[1:], start=1):
+            if p.n != first.n:
+                raise ValueError(f"problems[{j}] has {p.n} agents but problems[0] has {first.n}")
+            for key in ("names", "budget", "demand"):
+                if getattr(p, key) != getattr(first, key):
+                    raise ValueError(f"problems[{j}] differs from problems[0] in {key}; a batch shares it")
+            for key in ("must_take", "must_not_take"):
+                if not np.array_equal(getattr(p, key), getattr(first, key)):
+                    raise ValueError(f"problems[{j}] differs from problems[0] in {key}; a batch shares it")
+            if (p.objective_quality is None) != (first.objective_quality is None):
+                raise ValueError(f"problems[{j}] and problems[0] disagree on objective_quality "
+                                 "(set on all or none)")
+        self = object.__new__(cls)
+        if len(probs) == 1:  # a batch of one: views, no copies
+            def stack(key: str) -> np.ndarray:
+                return getattr(first, key)[None, :]
+        else:
+            def stack(key: str) -> np.ndarray:
+                return np.stack([getattr(p, key) for p in probs])
+        oq = None if first.objective_quality is None else stack("objective_quality")
+        self._store(len(probs), stack("quality"), stack("cost"), np.array([p.alpha for p in probs]),
+                    np.array([p.R for p in probs]), stack("capacity"), first.names, first.budget,
+                    first.demand, first.must_take, first.must_not_take, oq)
+        return self
+
+    # ------------------------------------------------------------------ shape and derived arrays
+    @property
+    def m(self) -> int:
+        """Number of problems (rows)."""
+        return int(self.quality.shape[0])
+
+    @property
+    def n(self) -> int:
+        """Number of agents per problem."""
+        return int(self.quality.shape[1])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(m, n)``."""
+        return self.m, self.n
+
+    def __len__(self) -> int:
+        return self.m
+
+    @functools.cached_property
+    def utility(self) -> np.ndarray:
+        """Per-unit utilities ``r = R q - c`` (``q`` is ``objective_quality`` when set), shape (m, n)."""
+        q = self.quality if self.objective_quality is None else self.objective_quality
+        r = self.R[:, None] * q - self.cost
+        r.setflags(write=False)
+        return r
+
+    @functools.cached_property
+    def quality_margin(self) -> np.ndarray:
+        """``q - alpha`` per row, shape (m, n): the coefficients of the quality constraints."""
+        out = self.quality - self.alpha[:, None]
+        out.setflags(write=False)
+        return out
+
+    @property
+    def extensions(self) -> frozenset[str]:
+        """The optional constraints the batch's rows use (see ``SubsetSelectionProblem.extensions``)."""
+        used = set()
+        if self.budget is not None:
+            used.add("budget")
+        if self.demand is not None:
+            used.add("demand")
+        if self.must_take.size:
+            used.add("must_take")
+        if self.must_not_take.size:
+            used.add("must_not_take")
+        return frozenset(used)
+
+    def lower_bounds(self) -> np.ndarray:
+        """Per-agent lower bounds on ``x`` (1 for must-take agents, else 0), int64 shape (m, n)."""
+        lb = np.zeros(self.shape, dtype=np.int64)
+        lb[:, self.must_take] = 1
+        return lb
+
+    def upper_bounds(self) -> np.ndarray:
+        """Per-agent upper bounds (0 for must-not-take agents, else the capacity), int64 (m, n)."""
+        ub = np.array(self.capacity, dtype=np.int64)
+        ub[:, self.must_not_take] = 0
+        return ub
+
+    def partition(self) -> BatchPartition:
+        """The classes S1..S4 of every row (Deva et al., Section 5.1) as boolean masks (m, n).
+
+        The same rule as :meth:`SubsetSelectionProblem.partition` (both call
+        :func:`subsel.models.problem.partition_masks`).
+        """
+        return BatchPartition(*partition_masks(self.quality, self.utility, self.alpha[:, None]))
+
+    def quality_surplus(self, x: Any) -> np.ndarray:
+        """``sum_i (q_i - alpha) x_i`` per row, shape (m,), for selections ``x`` of shape (m, n)."""
+        return rowdot(x, self.quality_margin)
+
+    # ------------------------------------------------------------------ rows and evaluation
+    def row(self, j: int) -> SubsetSelectionProblem:
+        """Row ``j`` as a :class:`SubsetSelectionProblem` (read-only views, no copy, no re-check).
+
+        Raises
+        ------
+        IndexError
+            ``j`` outside ``-m..m-1``.
+        """
+        if isinstance(j, bool) or not isinstance(j, (int, np.integer)):
+            raise TypeError(f"row index must be an integer; got {j!r}")
+        if not -self.m <= j < self.m:
+            raise IndexError(f"row {j} is out of range for a batch of {self.m} problems")
+        oq = None if self.objective_quality is None else self.objective_quality[j]
+        return SubsetSelectionProblem._trusted(
+            self.quality[j], self.cost[j], float(self.alpha[j]), self.capacity[j], float(self.R[j]),
+            self.names, self.budget, self.demand, self.must_take, self.must_not_take, oq)
+
+    def rows(self) -> list[SubsetSelectionProblem]:
+        """Every row as a :class:`SubsetSelectionProblem` (see :meth:`row`)."""
+        return [self.row(j) for j in range(self.m)]
+
+    def evaluate(self, x: Any) -> BatchEvaluation:
+        """Utility, average quality and feasibility of one selection per row.
+
+        Row ``j`` agrees with ``self.row(j).evaluate(x[j])`` (the same constraints, tolerance
+        :data:`FEASIBILITY_TOL` and messages); the checks run on all rows at once.
+
+        Parameters
+        ----------
+        x : array-like of int, shape (m, n)
+            Units taken from each agent, one selection per row.
+
+        Returns
+        -------
+        BatchEvaluation
+
+        Raises
+        ------
+        ValueError
+            ``x`` has the wrong shape or holds non-finite numbers (naming the row and index).
+        """
+        xa = np.asarray(x)
+        if xa.shape != self.shape:
+            raise ValueError(f"x must have shape {self.shape}; got {xa.shape}")
+        if xa.dtype.kind not in "iub":
+            xa = np.asarray(xa, dtype=float)
+            if xa.size and not np.isfinite(xa).all():
+                bad = np.argwhere(~np.isfinite(xa))[0]
+                raise ValueError(f"x[{bad[0]}, {bad[1]}] must be a finite number; got {xa[tuple(bad)]}")
+            bad_rows = (xa != np.round(xa)).any(axis=1)
+        else:
+            bad_rows = np.zeros(self.m, dtype=bool)
+        if xa.size and (xa.min() < 0 or not (xa <= self.capacity).all()):
+            bad_rows |= ((xa < 0) | (xa > self.capacity)).any(axis=1)
+        if self.must_take.size:
+            bad_rows |= (xa[:, self.must_take] < 1).any(axis=1)
+        if self.must_not_take.size:
+            bad_rows |= (xa[:, self.must_not_take] != 0).any(axis=1)
+        bad_rows |= rowdot(xa, self.quality_margin) < -FEASIBILITY_TOL
+        if self.budget is not None:
+            bad_rows |= rowdot(xa, self.cost) - self.budget > FEASIBILITY_TOL
+        if self.demand is not None:
+            bad_rows |= np.asarray(xa, dtype=float).sum(axis=1) < self.demand
+        if bad_rows.any():  # the messages come from the one-problem evaluate, row by row
+            violations = tuple(self.row(j).evaluate(xa[j]).violations if bad else ()
+                               for j, bad in enumerate(bad_rows))
+            feasible = np.array([not v for v in violations], dtype=bool)
+        else:
+            violations = ((),) * self.m
+            feasible = ~bad_rows
+        return BatchEvaluation(self, xa, feasible, violations)
+
+    def __repr__(self) -> str:
+        ext = ", ".join(sorted(self.extensions))
+        alpha = f"{self.alpha[0]:g}" if np.all(self.alpha == self.alpha[0]) else "per row"
+        return (f"ProblemBatch(m={self.m}, n={self.n}, alpha={alpha}"
+                + (f", extensions=[{ext}]" if ext else "") + ")")
+
