@@ -374,8 +374,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "coverage g1, accuracy g2 and mean cost g3*.  p̂ must lie in "
                     "(1/n_classes, 1] ((0.5, 1] for binary labels).")
     f.add_argument("--dataset", help="breast_cancer, synthetic50, synthetic15, pima, credit, heart")
-    f.add_argument("--data-home", help="folder of the real data sets (else $SUBSEL_DATA, "
-                                       "else ~/.subsel/data)")
+    f.add_argument("--data-home", metavar="DIR",
+                   help="folder with other copies of the real data sets (default: $SUBSEL_DATA, else "
+                        "the copies shipped with subsel)")
     f.add_argument("--train", help="training CSV (feature columns and a label column; - reads "
                                    "stdin)")
     f.add_argument("--val", help="validation CSV (the objectives are measured on it; - reads stdin)")

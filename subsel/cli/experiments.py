@@ -63,7 +63,8 @@ def _datasets(args: argparse.Namespace, name: str) -> list[str] | None:
     return names
 
 
-def _check_data_files(names: list[str], scale: str, datasets: list[str] | None) -> None:
+def _check_data_files(names: list[str], scale: str, datasets: list[str] | None,
+                      data_home: str | None = None) -> None:
     """Load the real data sets the chosen experiments need, before touching ``--out``."""
     from ..experiments.registry import DATASET_EXPERIMENTS
 
@@ -77,7 +78,7 @@ def _check_data_files(names: list[str], scale: str, datasets: list[str] | None) 
     if needed:
         from ..experiments.emsco import check_data_files
 
-        check_data_files(needed)
+        check_data_files(needed, data_home=data_home)
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
@@ -90,7 +91,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     datasets = _datasets(args, name)
     backend = _backend(args)
     names = list(EXPERIMENTS) if name == "all" else [name]
-    _check_data_files(names, args.scale, datasets)  # a missing data file fails before any grid runs
+    if args.data_home is not None and not Path(args.data_home).expanduser().is_dir():
+        raise CLIError(f"--data-home {args.data_home!r} is not a folder")
+    _check_data_files(names, args.scale, datasets, args.data_home)  # a missing file fails before any grid
     out = _out_dir(args.out)
     total = time.perf_counter()
     for exp in names:
@@ -98,6 +101,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         extra = {}
         if datasets is not None and exp in DATASET_EXPERIMENTS:
             extra["datasets"] = datasets[:1] if exp == "emsco-sweep" else datasets
+        if args.data_home is not None and exp in DATASET_EXPERIMENTS:
+            extra["data_home"] = args.data_home
         files = run_experiment(exp, out, scale=args.scale, seed=args.seed, **backend, **extra)
         print(f"{exp}: {time.perf_counter() - start:.1f} s in all (task grid, tables, figure, markdown) -> "
               + ", ".join(str(f) for f in files), flush=True)
@@ -166,6 +171,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     ds.add_argument("--dataset", metavar="NAME",
                     help="emsco-sweep only: the data set of the sweep (default synthetic15); with "
                          "'all', the sweep uses the first of --datasets")
+    p.add_argument("--data-home", metavar="DIR",
+                   help="folder with other copies of the real data sets (pima_diabetes.csv, "
+                        "credit_approval.csv, heart_failure.csv); default: $SUBSEL_DATA, else the "
+                        "copies shipped with subsel")
     _add_backend_options(p)
     p.set_defaults(func=_cmd_reproduce)
 
