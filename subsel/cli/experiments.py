@@ -161,11 +161,16 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         get_experiment(exp)
     # the results are written among the data files: refused (a table could replace a data file)
     check_paths([("--data-home", args.data_home)], [("--out", args.out)])
-    return _run_in(args.out, lambda out: _reproduce(args, names, datasets, backend, out))
+    if data is not None:  # nor may the sweep's files replace the user's splits
+        written = [("--out", str(Path(args.out) / f"emsco-sweep-{data.name}{suffix}"))
+                   for suffix in (".csv", "_summary.csv", "_authors.csv", ".png", ".md")]
+        check_paths([(o, getattr(args, a)) for o, a in SPLIT_OPTIONS if getattr(args, a) != "-"],
+                    [("--out", args.out), *written])
+    return _run_in(args.out, lambda out: _reproduce(args, names, datasets, backend, out, data))
 
 
 def _reproduce(args: argparse.Namespace, names: list[str], datasets: list[str] | None, backend: dict,
-               out: Path) -> int:
+               out: Path, data=None) -> int:
     from ..experiments import run_experiment
     from ..experiments.registry import DATASET_EXPERIMENTS
 

@@ -226,3 +226,12 @@ def test_cli_own_splits_bad_costs_name_the_file(tmp_path, capsys):
     code, _, err = run(capsys, "reproduce", "emsco-sweep", "--train", train, "--val", val, "--test",
                        test, "--costs", "1,2,3", "--out", str(tmp_path / "out"))
     assert code == 2 and "3 values for 15 features" in err
+
+
+def test_cli_sweep_files_may_not_replace_the_user_s_splits(tmp_path, capsys):
+    train, val, test, costs = _write_own_splits(tmp_path)
+    clash = tmp_path / "emsco-sweep-train_summary.csv"
+    clash.write_text((tmp_path / "val.csv").read_text())
+    code, _, err = run(capsys, "reproduce", "emsco-sweep", "--scale", "tiny", "--train", train,
+                       "--val", str(clash), "--test", test, "--costs", costs, "--out", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1 and "--val" in err
