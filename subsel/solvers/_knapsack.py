@@ -64,6 +64,9 @@ _BATCH_STATES = 4096
 #: each time the list doubles).
 _MIN_RELAX = 2000
 _MIN_PAIRING = 256
+#: Up to this many items, every subset is enumerated (two halves of at most 2^10 subsets each).
+_MAX_ENUMERATE = 20
+_SUBSETS: dict[int, np.ndarray] = {}
 #: Peak bytes per state of one core step (the state list, the merged list and its temporaries).
 _BYTES_PER_STATE = 200
 
@@ -305,6 +308,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     m = p.size
     if m == 0:
         return KnapsackResult(np.zeros(0, dtype=bool), 0.0, 0.0, 0.0, True, 0)
+    if m <= _MAX_ENUMERATE:
+        return _enumerate(p, w, float(capacity))
     unit = _weight_grid(w)
     if unit is not None:
         # Every sum of weights is a multiple of unit * gcd(w / unit): round the capacity down to it
@@ -457,6 +462,48 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m) if W.size else np.zeros(0)
         bound = min(lp, ub_global, max(z, float(ub.max()) if ub.size else z))
     return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, core, stopped)
+
+
+def _subsets(k: int) -> np.ndarray:
+    """Every subset of ``k`` items as the rows of a 0/1 matrix, shape (2^k, k) (cached)."""
+    if k not in _SUBSETS:
+        _SUBSETS[k] = ((np.arange(1 << k)[:, None] >> np.arange(k)) & 1).astype(float)
+    return _SUBSETS[k]
+
+
+def _enumerate(p: np.ndarray, w: np.ndarray, c: float) -> KnapsackResult:
+    """Every subset, by meeting in the middle (Horowitz and Sahni, J. ACM 21(2), 1974): small ``m``.
+
+    The subsets of each half are listed with their sums; the lighter half is sorted by weight with
+    its running profit maximum, and each subset of the other half is paired with the best subset of
+    the sorted half that still fits.  Returns the optimum (``optimal=True``) and the Dantzig bound.
+    """
+    m = p.size
+    h = m // 2
+    SA, SB = _subsets(h), _subsets(m - h)
+    WA, PA = SA @ w[:h], SA @ p[:h]
+    WB, PB = SB @ w[h:], SB @ p[h:]
+    ob = np.argsort(WB, kind="stable")
+    WBs, PBs = WB[ob], PB[ob]
+    best_p = np.maximum.accumulate(PBs)
+    best_at = np.maximum.accumulate(np.where(PBs >= best_p, np.arange(PBs.size), 0))
+    k = np.searchsorted(WBs, c - WA, side="right") - 1
+    total = np.where(k >= 0, PA + best_p[np.maximum(k, 0)], -np.inf)
+    a = int(np.argmax(total))
+    take = np.zeros(m, dtype=bool)
+    if total[a] > -np.inf:
+        take[:h] = SA[a] > 0
+        take[h:] = SB[ob[best_at[k[a]]]] > 0
+    value = float(p[take].sum())
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        e = np.minimum(p / w, _MAX_EFFICIENCY)
+    order = np.argsort(-e, kind="stable")
+    cw = np.cumsum(w[order])
+    b = int(np.searchsorted(cw, c, side="right"))
+    lp = float(p[order[:b]].sum())
+    if b < m:
+        lp += (c - (float(cw[b - 1]) if b else 0.0)) * float(e[order[b]])
+    return KnapsackResult(take, value, max(lp, value), value, True, m)
 
 
 def _real_unit(w: np.ndarray) -> float:
