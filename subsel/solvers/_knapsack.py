@@ -1,4 +1,5 @@
-"""Exact 0-1 knapsack by dynamic programming over an expanding core (Pisinger's *minknap*).
+"""Exact 0-1 knapsack by dynamic programming over an expanding core (Pisinger's *minknap*) with the
+bounds of *combo* (Martello, Pisinger, Toth).
 
 The items are sorted by efficiency ``e_j = p_j / w_j`` (decreasing); the *break item* ``b`` is the
 first item that no longer fits when items are packed in that order, and the *break solution* takes
@@ -9,20 +10,34 @@ dominance) and bounded: a state is dropped when no completion flipping items out
 beat the incumbent ``z``.  Items that no improving solution can flip are fixed beforehand and skipped
 (Dembo-Hammer reduction: flipping item ``j`` leaves at most ``U - |p_j - e_b w_j|``, ``U`` the LP
 bound), which keeps the core to the few items whose reduced cost is below the gap.  The search stops
-when no state is left (or no free item is): then ``z`` is optimal.
+when no state is left (or no free item is), or when ``z`` reaches the global upper bound: then ``z``
+is optimal.
+
+Combo's additions (Martello, Pisinger, Toth 1999) start when the state list grows long:
+
+- the *surrogate relaxation of the cardinality bounds* (:func:`_surrogate_relaxation`) tightens the
+  global upper bound and often yields an optimal solution outright (the strongly correlated classes);
+- the *pairing of states with items* outside the core (:func:`_pair_states`) improves ``z`` early;
+- on integer data the capacity is rounded down to the weights' grid and common divisor.
+
+Knapsacks of at most ``_MAX_ENUMERATE`` items are enumerated instead (:func:`_enumerate`), which is
+cheaper than setting up the dynamic program.
 
 Every step is a handful of numpy operations on the state list; while the list is short, up to
 ``_MAX_BATCH`` items are flipped in one step (every subset of them), so that numpy works on longer
 arrays.  The solution of each state is kept as in minknap: a bit vector of the flips of the last
 ``_BLOCK`` core items plus a pointer to its ancestor, saved once per block.  Cost: ``O(m log m)`` for
 the sort and the reduction plus ``O(|core| * |states|)``; the number of states is pseudo-polynomial
-in the worst case (the strongly correlated classes of the literature).
+in the worst case.  The memory of the state lists can be capped (``memory_limit``).
 
 References
 ----------
 D. Pisinger, "A minimal algorithm for the 0-1 knapsack problem", Operations Research 45(5):758-767,
-1997 (the expanding core and the state lists).  S. Martello and P. Toth, *Knapsack Problems*, Wiley,
-1990, Sections 2.2-2.3 (the Dantzig bound, the break item).  G. Nemhauser and Z. Ullmann, "Discrete
+1997 (the expanding core and the state lists).  S. Martello, D. Pisinger and P. Toth, "Dynamic
+programming and strong bounds for the 0-1 knapsack problem", Management Science 45(3):414-424, 1999
+(combo: cardinality bounds, surrogate relaxation, pairing of states with items, divisibility).
+S. Martello and P. Toth, *Knapsack Problems*, Wiley, 1990, Sections 2.2-2.3 (the Dantzig bound, the
+break item).  G. Nemhauser and Z. Ullmann, "Discrete
 dynamic programming and capital allocation", Management Science 15(9):494-505, 1969 (dominance).
 
 Floating-point data
@@ -35,8 +50,8 @@ must be added, so at least ``m_R - sigma`` weight must be removed at efficiency 
 weight-aware bound is what lets the search end on real-valued data, where the plain Dantzig bound of
 a state with any slack stays above ``z`` until every item has been processed.  An overweight state
 (``W > c`` by ``omega``) has the bound ``P - e_R omega - (e_L - e_R) max(omega, m_L)``.
-On integer profits a state is dropped when its bound is below ``z + 1`` (Pisinger's rule); on real
-profits when it is ``<= z``.
+On integer data (integer profits, weights on a power-of-two grid) a state is dropped when its bound
+is below ``z + 1`` (Pisinger's rule); otherwise when it is ``<= z``.
 """
 from __future__ import annotations
 
