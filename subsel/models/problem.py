@@ -29,10 +29,28 @@ from .._validation import check_number as _check_scalar
 from .._validation import readonly as _readonly
 from .io import InputError
 
-#: Absolute tolerance on the left side of every linear constraint (quality, budget, demand).
-#: A selection is feasible when ``sum (q_i - alpha) x_i >= -FEASIBILITY_TOL`` (and likewise
-#: ``B - sum c_i x_i >= -FEASIBILITY_TOL``).  Every solver and test uses this one number.
+#: The one feasibility rule: an absolute tolerance on the left side of the linear constraints.
+#: A selection ``x`` (integers, ``0 <= x_i <= k_i``) is feasible when, computed *exactly* from the
+#: stored numbers, ``sum_i (q_i - alpha) x_i >= -FEASIBILITY_TOL`` and, with a budget,
+#: ``sum_i c_i x_i <= B + FEASIBILITY_TOL`` (demand and must lists are integer rules, exact).
+#: Every solver, batch check and test uses this rule (:meth:`SubsetSelectionProblem.evaluate`).
 FEASIBILITY_TOL = 1e-9
+
+#: Optimality tolerance: an ``optimal`` answer's utility is at least ``OPT - OPTIMALITY_RTOL * |OPT|``
+#: (up to the rounding of its float sum), ``OPT`` the best utility of a feasible selection.
+OPTIMALITY_RTOL = 1e-9
+
+#: Largest capacity (and largest integer datum) subsel handles: every integer up to ``2**53`` is
+#: exactly a float64, so unit counts, their sums of at most ``2**53`` and integer knapsack data stay
+#: exact.  Larger values are refused (a silent wrap or rounding would change the problem).
+MAX_EXACT_INT = 2 ** 53
+
+#: Accepted range of ``R`` (revenue per good unit) and upper limit of every cost: wide enough for
+#: every unit of money and for the knapsack encoding, narrow enough that every utility
+#: ``R q_i - c_i`` times every capacity, and their sums, stay far from float64 overflow.
+R_RANGE = (1e-12, 1e30)
+MAX_COST = 1e30
+
 
 #: Names of the optional constraints beyond the paper's model (SPEC §1, "Extensions").
 EXTENSIONS = ("budget", "demand", "must_take", "must_not_take")
@@ -139,6 +157,69 @@ class Evaluation(NamedTuple):
     units: int
     feasible: bool
     violations: tuple[str, ...]
+
+
+#: Every float64 times 2**_DYADIC_SHIFT is an integer (the smallest subnormal is 2**-1074).
+_DYADIC_SHIFT = 1074
+
+
+def _dyadic(v: float) -> int:
+    """``v * 2**1074`` as a Python int, exactly (every finite float64 is a dyadic rational)."""
+    num, den = float(v).as_integer_ratio()
+    return num * ((1 << _DYADIC_SHIFT) // den)
+
+
+def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence[float],
+                    estimate: float | None = None) -> bool:
+    """Decide exactly whether ``sum_i x_i (coef_i - shift) >= rhs_1 + rhs_2 + ...``.
+
+    The left side is the real number given by the stored floats (no rounding); the decision uses
+    the float sum and a rigorous bound on its rounding error, and exact integer arithmetic only
+    when the float sum lies within that bound of the right side (so it costs two dot products in
+    all but borderline cases).  This is how the one feasibility rule is checked.
+
+    Parameters
+    ----------
+    x : ndarray of float, shape (n,)
+        Whole numbers of absolute value at most ``2**53``.
+    coef : ndarray of float, shape (n,)
+    shift : float
+        Subtracted from every coefficient (``alpha`` for the quality row, 0 for the budget).
+    rhs : sequence of float
+        Terms of the right side, added exactly.
+    estimate : float, optional
+        The float value of ``sum_i x_i fl(coef_i - shift)`` if already computed.
+
+    Returns
+    -------
+    bool
+    """
+    m = coef - shift if shift else coef
+    s = float(weighted_sum(x, m)) if estimate is None else float(estimate)
+    t = math.fsum(rhs)
+    a = float(weighted_sum(np.abs(x), np.abs(m)))
+    # Rounding of coef - shift (one ulp), of each product and of any summation order (n ulps),
+    # of the right side (one ulp), plus an absolute floor for subnormal underflow.
+    eps = 2.0 ** -52
+    err = (x.size + 4) * eps * a * 1.01 + 2 * eps * abs(t) + 1e-300
+    if s - err > t:
+        return True
+    if s + err < t:
+        return False
+    nz = np.flatnonzero(x)
+    b = _dyadic(shift)
+    left = sum(int(xi) * (_dyadic(ci) - b) for xi, ci in zip(x[nz].tolist(), coef[nz].tolist()))
+    return left >= sum(_dyadic(v) for v in rhs)
+
+
+def _exact_numbers(values: Any, field_name: str) -> tuple[np.ndarray, list[int | float]]:
+    """``values`` as a float array and as exact Python numbers (ints stay ints: 2^53 + 1 is not a
+    float64 and must not be rounded before the range check)."""
+    arr = _as_float_array(values, field_name)
+    raw = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    exact = [v.item() if isinstance(v, np.generic) else v for v in raw]
+    exact = [v if isinstance(v, int) else float(v) for v in exact]
+    return arr, exact
 
 
 def check_extensions(n: int, names: Any, budget: Any, demand: Any, must_take: Any, must_not_take: Any
@@ -311,6 +392,7 @@ class SubsetSelectionProblem:
             raise ValueError(f"cost has {c.size} entries but quality has {n}; arrays must have the same length")
         check_array_range(q, "quality", 0.0, 1.0, "in [0, 1]")
         check_array_range(c, "cost", 0.0, rule=">= 0")
+        check_array_range(c, "cost", high=MAX_COST, rule=f"at most {MAX_COST:g} (the range subsel handles exactly)")
         if self.capacity is None:
             k = np.ones(n, dtype=np.int64)
         else:
@@ -324,6 +406,9 @@ class SubsetSelectionProblem:
         R = _check_scalar(self.R, "R")
         if R <= 0:
             raise ValueError(f"R must be > 0; got {R}")
+        if not R_RANGE[0] <= R <= R_RANGE[1]:
+            raise ValueError(f"R must be in [{R_RANGE[0]:g}, {R_RANGE[1]:g}] (the range subsel handles "
+                             f"exactly; rescale the money unit); got {R}")
         names, budget, demand, must_take, must_not_take = check_extensions(
             n, self.names, self.budget, self.demand, self.must_take, self.must_not_take)
         set_("quality", _readonly(q, copy=False))
@@ -436,7 +521,31 @@ class SubsetSelectionProblem:
         return weighted_sum(xa, self.quality_margin)
 
     def evaluate(self, x: Sequence[int] | np.ndarray) -> Evaluation:
-        """Utility, average quality and feasibility of a selection (SPEC §1).
+        """Utility, average quality and feasibility of a selection (Deva et al., Section 3, eq. (1)).
+
+        **The feasibility rule** (one rule for every solver, batch check and test of subsel):
+        ``x`` is feasible when
+
+        * every ``x_i`` is a whole number with ``lb_i <= x_i <= ub_i`` (``0 <= x_i <= k_i``;
+          ``x_i >= 1`` for must-take agents, ``x_i = 0`` for must-not-take agents);
+        * ``sum_i (q_i - alpha) x_i >= -1e-9`` (:data:`FEASIBILITY_TOL`), the left side evaluated
+          *exactly* from the stored float64 numbers ``q_i`` and ``alpha`` (no rounding: the float
+          sum decides when it is clear of ``-1e-9`` by more than its proven rounding error, exact
+          integer arithmetic otherwise);
+        * with a budget, ``sum_i c_i x_i <= B + 1e-9``, likewise exactly;
+        * with a demand, ``sum_i x_i >= D`` in integers.
+
+        Why absolute and 1e-9: the left side of the quality row is a sum of quality surpluses in
+        units of "good units", a scale that does not depend on the money unit ``R``; 1e-9 absorbs
+        the rounding of data that were computed in floating point (e.g. ``0.7 + 0.1 - 0.8``) and is
+        far below any meaningful quality difference, while a relative tolerance would let a large
+        selection violate the average-quality constraint by a large absolute amount.  Deciding
+        the rule exactly makes it a property of the problem, not of a summation order, so every
+        backend solves the same problem and brute force can check them.
+
+        An answer called ``optimal`` has a utility of at least ``OPT - 1e-9 |OPT|``
+        (:data:`OPTIMALITY_RTOL`), ``OPT`` the best utility ``sum r_i x_i`` of a feasible
+        selection, with ``r_i`` the stored :attr:`utility`.
 
         Parameters
         ----------
@@ -446,8 +555,8 @@ class SubsetSelectionProblem:
         Returns
         -------
         Evaluation
-            ``feasible`` is True when every constraint holds with the absolute tolerance
-            :data:`FEASIBILITY_TOL`; ``violations`` names each constraint that fails.
+            ``feasible`` is True when every rule above holds; ``violations`` names each constraint
+            that fails; ``utility`` is the float sum ``sum r_i x_i``.
 
         Raises
         ------
@@ -473,19 +582,25 @@ class SubsetSelectionProblem:
             violations.append(f"must_take: agent {int(i)} ({self.names[i]!r}) has x = {xa[i]:g}")
         for i in self.must_not_take[xa[self.must_not_take] != 0]:
             violations.append(f"must_not_take: agent {int(i)} ({self.names[i]!r}) has x = {xa[i]:g}")
-        surplus = float(self.quality_surplus(xa))
-        if surplus < -FEASIBILITY_TOL:
-            violations.append(f"quality: sum (q - alpha) x = {surplus:.3g} < 0")
-        if self.budget is not None:
-            spent = float(weighted_sum(xa, self.cost))
-            if spent - self.budget > FEASIBILITY_TOL:
+        if not frac.size and np.abs(xa).max() <= MAX_EXACT_INT:
+            # The one feasibility rule, decided exactly (see FEASIBILITY_TOL).
+            surplus = float(self.quality_surplus(xa))
+            if not linear_at_least(xa, self.quality, self.alpha, (-FEASIBILITY_TOL,), estimate=surplus):
+                violations.append(f"quality: sum (q - alpha) x = {surplus:.3g} < -{FEASIBILITY_TOL:g}")
+            if self.budget is not None and not linear_at_least(
+                    xa, -self.cost, 0.0, (-self.budget, -FEASIBILITY_TOL)):
+                spent = float(weighted_sum(xa, self.cost))
                 violations.append(f"budget: sum c x = {spent:.6g} > budget {self.budget:g}")
-        units = float(xa.sum())
+        total = math.fsum(xa)
+        if frac.size or abs(total) >= 2.0 ** 62:
+            units = int(round(total))  # not a valid selection anyway (or beyond any demand's reach)
+        else:
+            units = int(xa.astype(np.int64).sum())  # exact: every partial sum stays below 2**63
         if self.demand is not None and units < self.demand:
-            violations.append(f"demand: sum x = {units:g} < demand {self.demand}")
+            violations.append(f"demand: sum x = {units} < demand {self.demand}")
         utility = float(weighted_sum(xa, self.utility))
         avg = float(weighted_sum(xa, self.quality) / units) if units > 0 else float("nan")
-        return Evaluation(utility, avg, int(round(units)), not violations, tuple(violations))
+        return Evaluation(utility, avg, units, not violations, tuple(violations))
 
     def with_changes(self, **changes: Any) -> "SubsetSelectionProblem":
         """Return a validated copy with some fields replaced (the problem itself never changes).
@@ -558,16 +673,22 @@ class SubsetSelectionProblem:
         Notes
         -----
         Feasibility is checked with the absolute tolerance 1e-9 on the scaled row, i.e. about
-        ``1e-9 / s`` in knapsack weight units (``s <= 1 / (W + 3 max w)``): integer and
-        few-decimal data are exact; weight differences far below that tolerance are not seen.
+        ``1e-9 / s`` in knapsack weight units (``s <= 1 / (W + 3 max w)``, ``W`` capped at the total
+        weight).  **Integer data are encoded exactly** and the encoding is checked: every profit is
+        the stored utility of its agent, every sum of profits and of weights is at most ``2^53``,
+        and one unit of weight (``s >= 2^-29``) lies above the tolerance, so that the optimum of the
+        encoding is the knapsack optimum.  Real-valued data are encoded as floats: weight
+        differences below ``1e-9 / s`` are not seen.
 
         Raises
         ------
         ValueError
-            Negative or non-finite profits, weights or capacity; arrays of different lengths.
+            Negative or non-finite profits, weights or capacity; arrays of different lengths;
+            integer data beyond the exact range (a sum of profits or weights above ``2^53``,
+            naming the item where it crosses; ``W + 3 max w > 2^29``).
         """
-        p = _as_float_array(values, "values")
-        w = _as_float_array(weights, "weights")
+        p, p_exact = _exact_numbers(values, "values")
+        w, w_exact = _exact_numbers(weights, "weights")
         if p.size != w.size:
             raise ValueError(f"values has {p.size} entries but weights has {w.size}; arrays must have the same length")
         if p.size == 0:
@@ -577,9 +698,27 @@ class SubsetSelectionProblem:
             if bad.size:
                 i = int(bad[0])
                 raise ValueError(f"{name}[{i}] must be >= 0; got {arr[i]}")
+        if isinstance(capacity, (int, np.integer)) and not isinstance(capacity, bool) \
+                and abs(int(capacity)) > MAX_EXACT_INT:
+            raise ValueError(f"capacity must be at most 2^53 = {MAX_EXACT_INT} (the largest integer "
+                             f"subsel handles exactly); got {int(capacity)}")
         W = _check_scalar(capacity, "capacity")
         if W < 0:
             raise ValueError(f"capacity must be >= 0; got {W}")
+        whole = all(float(v).is_integer() for v in (*p_exact, *w_exact, W))
+        if whole:
+            # Integer data are encoded exactly when every sum of profits and of weights is an
+            # integer of at most 2^53 (a float64 holds each such integer).
+            for name, exact in (("values", p_exact), ("weights", w_exact)):
+                total = 0
+                for j, v in enumerate(exact):
+                    total += int(v)
+                    if total > MAX_EXACT_INT:
+                        raise InputError(f"brings the sum of {name} to {total} > 2^53 = {MAX_EXACT_INT}, "
+                                         "beyond exact integer arithmetic in float64", column=name, row=j,
+                                         value=int(v))
+        # A capacity of at least the total weight lets every item in: the same feasible set.
+        W = min(W, float(w.sum()))
         wmax = float(w.max()) if w.size else 0.0
         # alpha = 2 wmax s, so q_j = alpha - w_j s >= wmax s > 0 and q_anchor = alpha + W s <= 1.
         span = W + 3.0 * max(wmax, 0.0)
@@ -587,6 +726,12 @@ class SubsetSelectionProblem:
         # With all weights 0 the items sit at q = alpha = 1/2; the anchor still needs W s <= 1/2.
         while (2.0 * wmax * s if wmax > 0 else 0.5) + W * s > 1.0:
             s /= 2.0
+        if whole and s <= FEASIBILITY_TOL:
+            # One unit of weight must weigh more than the tolerance, or an overweight selection
+            # would pass the feasibility rule: s >= 2^-29 > 1e-9, i.e. W + 3 max w <= 2^29.
+            raise ValueError(f"capacity + 3 * max(weights) = {span:.17g} exceeds 2^29 = {2 ** 29}: one unit "
+                             f"of weight would fall below the feasibility tolerance {FEASIBILITY_TOL:g} "
+                             "of the encoding (divide the weights and the capacity by a common factor)")
         alpha = 2.0 * wmax * s if wmax > 0 else 0.5
         q_items = alpha - w * s
         q_anchor = alpha + W * s
@@ -597,7 +742,16 @@ class SubsetSelectionProblem:
         c = np.concatenate(([R * q_anchor], R * q_items - p))
         c = np.maximum(c, 0.0)
         names = ("anchor",) + tuple(f"item_{j}" for j in range(p.size))
-        return cls(quality=q, cost=c, alpha=alpha, R=R, names=names)
+        problem = cls(quality=q, cost=c, alpha=alpha, R=R, names=names)
+        if whole:  # every number of the encoding is exact: check it, never trust it
+            from fractions import Fraction
+
+            r = problem.utility
+            for j in range(p.size):
+                if r[j + 1] != p[j] or Fraction(q_items[j]) != Fraction(alpha) - Fraction(w[j]) * Fraction(s):
+                    raise InputError("cannot be encoded exactly (profit and weight too far apart in "
+                                     "magnitude for float64)", column="values", row=j, value=p_exact[j])
+        return problem
 
     @classmethod
     def from_dataframe(cls, df: pd.DataFrame, alpha: float, R: float = 1.0, **extensions: Any
