@@ -238,9 +238,18 @@ def regret_constants(quality: np.ndarray, cost: np.ndarray, alpha: float, R: flo
     c_min = np.maximum(R_min - c + R * q, 0.0)
     x_worst = solver.solve_batch(ProblemBatch(q, c_min, alpha, R_min, capacity,
                                               objective_quality=np.ones_like(q))).x
-    best = (x_best * r).sum(axis=1)
-    worst = (x_worst * r).sum(axis=1)
+    best = _row_dots(x_best, r[None])[0]
+    worst = _row_dots(x_worst, r[None])[0]
     return best, best - worst
+
+
+def _row_dots(x: np.ndarray, per_unit: np.ndarray) -> np.ndarray:
+    """``sum_i x[j, i] * per_unit[k, j, i]`` for every k and run j, shape (K, m), in one pass.
+
+    The simulator's utilities and surpluses and :func:`regret_constants`' optima use this same
+    arithmetic, so a policy that plays the optimum has a regret of exactly 0.
+    """
+    return np.einsum("ij,kij->ki", np.asarray(x, dtype=float), per_unit)
 
 
 def default_checkpoints(horizon: int, tau: int, points: int = 200, near: int = 200) -> np.ndarray:
@@ -438,7 +447,7 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
         if keep_selections:
             selections[t - 1] = x
         # utility and the two surpluses (surplus_ok, margins precomputed) in one pass over x
-        util, surplus_c, surplus_f = np.einsum("ij,kij->ki", x.astype(float), per_unit)
+        util, surplus_c, surplus_f = _row_dots(x, per_unit)
         correct = surplus_c >= -FEASIBILITY_TOL
         feasible = surplus_f >= -FEASIBILITY_TOL
         cum += np.where(correct, optimum - util, L)
