@@ -258,7 +258,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             _emit(buf.getvalue(), args.output)
         else:
             why = (" (no selection found within the time limit)"
-                   if sol.status.value == "time_limit" else "")
+                   if sol.status.value == "no_solution_found" else "")
             print(f"subsel: no selection written: status {sol.status.value}{why}", file=sys.stderr)
     elif no_answer:
         print(f"subsel: no selection found: status {sol.status.value}", file=sys.stderr)
