@@ -142,3 +142,20 @@ def test_cli_page_names_every_command_and_option():
         missing += [f"subsel {command} {strings[-1]}" for strings in options
                     if not any(re.search(re.escape(s) + r"(?![\w-])", text) for s in strings)]
     assert not missing, "docs/cli.md does not mention: " + ", ".join(missing)
+
+
+def test_every_option_of_the_command_line_explains_itself():
+    from subsel.cli import build_parser
+
+    silent = []
+
+    def walk(parser: argparse.ArgumentParser, prefix: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, f"{prefix} {name}")
+            elif action.help != argparse.SUPPRESS and not (action.help or "").strip():
+                silent.append(f"{prefix} {'/'.join(action.option_strings) or action.dest}")
+
+    walk(build_parser(), "subsel")
+    assert not silent, "options without help: " + ", ".join(silent)
