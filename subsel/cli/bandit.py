@@ -28,6 +28,7 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
+from .._extras import require
 from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_instances, policy_names, simulate
 from ..bandits.policies import exploration_rounds, fitting_epsilon
 from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, stale_temporaries
@@ -88,6 +89,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             raise CLIError(f"{name} must be >= {low}; got {value}")
     _check_memory(args.n, args.runs)
     _check_writable_dir(out, "--out")
+    require("matplotlib", *(["tqdm"] if args.progress else []), extra="bandits",
+            feature="subsel bandit simulate (the regret figure and --progress)")
     try:
         return _simulate(args, out)
     except MemoryError:
@@ -192,7 +195,10 @@ def _state_lock(path: str) -> Iterator[None]:
     CLIError
         Another command holds the lock for longer than :data:`LOCK_TIMEOUT_S`, or the lock file
         cannot be created.
+    ImportError
+        filelock is not installed (the message names ``pip install "subsel[bandits]"``).
     """
+    require("filelock", extra="bandits", feature="subsel bandit init / next / feedback (the state file lock)")
     from filelock import FileLock, Timeout
 
     state = Path(path)

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..models import SubsetSelectionProblem, read_knapsack, write_lp, write_mps
 from ..models.io import InputError, atomic_write_text
-from ..solvers import SolverError, get_solver, solver_info
+from ..solvers import SOLVERS, SolverError, get_solver, solver_info
 from . import CLIError
 
 #: Default solver: the first of these that is registered and available here.
@@ -45,11 +45,11 @@ def default_solver(problem: SubsetSelectionProblem | None = None) -> str:
     """The solver ``solve`` uses without ``--solver``: the first available of
     :data:`DEFAULT_SOLVER_PREFERENCE` (exact backends only; DPSS, exponential, comes last) that
     supports every extension ``problem`` uses (e.g. ``exact`` has no budget or demand)."""
-    rows = {r.name: r for r in solver_info() if r.available}
     needed = problem.extensions if problem is not None else frozenset()
-    for name in DEFAULT_SOLVER_PREFERENCE:
-        if name in rows and needed <= rows[name].supports:
-            return name
+    # Only the preferred backends are looked at, in order: nothing else is loaded.
+    for row in solver_info([name for name in DEFAULT_SOLVER_PREFERENCE if name in SOLVERS]):
+        if row.available and needed <= row.supports:
+            return row.name
     raise CLIError("no exact solver is available on this machine; see 'subsel solvers'")
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._extras import require
 from ..models.io import atomic_write_text
 
 #: ``--select`` rules: the keys of ``subsel.evolution.selection.SELECT_RULES`` (spelled out here so
@@ -266,6 +267,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
                              f"(missing: {', '.join(missing + ([] if args.costs else ['--costs']))})")
         if args.confidence is None:
             raise ValueError("--confidence is required with --train/--val/--test")
+    require("sklearn", "scipy", "threadpoolctl", "joblib", *(["matplotlib"] if args.out else []),
+            extra="evolution", feature="subsel emsco fit")
     created: list[Path] = []
     if args.out is not None:
         _, created = _prepare_out(args.out)

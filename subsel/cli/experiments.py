@@ -95,7 +95,7 @@ def _check_data_files(names: list[str], scale: str, datasets: list[str] | None,
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from ..experiments import EXPERIMENTS, run_experiment
+    from ..experiments import EXPERIMENTS, get_experiment, run_experiment
     from ..experiments.registry import DATASET_EXPERIMENTS
 
     name = args.name.strip().lower()
@@ -107,6 +107,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     if args.data_home is not None and not Path(args.data_home).expanduser().is_dir():
         raise CLIError(f"--data-home {args.data_home!r} is not a folder")
     _check_data_files(names, args.scale, datasets, args.data_home)  # a missing file fails before any grid
+    for exp in names:  # so does a missing library (the message names the pip install to run)
+        get_experiment(exp)
     out = _out_dir(args.out)
     total = time.perf_counter()
     for exp in names:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._extras import require
+
 __all__ = ["DATASET_EXPERIMENTS", "DESCRIPTIONS", "EXPERIMENTS", "SCALES", "ExperimentConfig", "get_experiment",
            "run_experiment"]
 
@@ -138,9 +140,13 @@ def get_experiment(name: str) -> Callable[[ExperimentConfig], list[Path]]:
     ------
     ValueError
         Unknown name (the message lists the known ones).
+    ImportError
+        A library of the ``experiments`` extra is missing (the message names the ``pip install``).
     """
     if not isinstance(name, str) or name.strip().lower() not in EXPERIMENTS:
         raise ValueError(f"unknown experiment {name!r}; known experiments: {', '.join(EXPERIMENTS)}, all")
+    require("tqdm", "matplotlib", "joblib", "scipy", "pymoo", "sklearn", extra="experiments",
+            feature="reproducing the papers' experiments")
     module, _, func = EXPERIMENTS[name.strip().lower()].partition(":")
     return getattr(importlib.import_module(module), func)
 

@@ -15,6 +15,7 @@ from .problem import (
     Evaluation,
     Partition,
     SubsetSelectionProblem,
+    weighted_sum,
 )
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "Evaluation",
     "Partition",
     "SubsetSelectionProblem",
+    "weighted_sum",
     "BatchEvaluation", "BatchPartition", "ProblemBatch", "rowdot",
     "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "write_lp", "write_mps",
     "KnapsackInstance", "read_knapsack", "read_optimum",
