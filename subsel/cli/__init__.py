@@ -63,8 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 2 on bad input or a missing optional library (one line on stderr naming the
-        ``pip install "subsel[...]"`` to run), 130 when interrupted.
+        0 on success, 1 when the work ran but failed (see each command), 2 on bad input or a
+        missing optional library (one line on stderr naming the ``pip install "subsel[...]"`` to
+        run), 130 when interrupted (Ctrl-C), 143 when terminated (SIGTERM); in both last cases the
+        files and folders the run had started are removed.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
@@ -72,8 +74,14 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version (0) and usage errors (2, one line already printed)
         return exc.code if isinstance(exc.code, int) else 2
+    from .guards import Terminated, shutdown_worker_pools, terminate_as_interrupt
+
     try:
-        code = args.func(args)
+        with terminate_as_interrupt():  # SIGTERM stops as cleanly as Ctrl-C
+            try:
+                code = args.func(args)
+            finally:
+                shutdown_worker_pools()  # no idle worker processes left behind
     except BrokenPipeError:
         return 0
     except (CLIError, ValueError, TypeError, OSError, MemoryError, MissingExtraError) as exc:
@@ -85,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"subsel: error: {exc.name} is not installed: {install_hint(extra[1])}", file=sys.stderr)
         return 2
+    except Terminated:
+        print("subsel: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("subsel: interrupted", file=sys.stderr)
         return 130

@@ -33,6 +33,7 @@ from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_in
 from ..bandits.policies import exploration_rounds, fitting_epsilon
 from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, stale_temporaries
 from . import CLIError
+from .guards import check_memory, check_paths
 
 #: Seconds a command waits for another command's lock on the same state before refusing.
 LOCK_TIMEOUT_S = 30.0
@@ -61,14 +62,6 @@ def _check_writable_file(path: Path, option: str) -> None:
         raise CLIError(f"{option} {path}: cannot write into folder {parent}")
 
 
-def _available_memory() -> int | None:
-    """Bytes of physical memory available now, or None where the platform does not say."""
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
 def _check_memory(n: int, runs: int) -> None:
     """Refuse before any work a simulation whose arrays cannot fit in the memory available.
 
@@ -76,10 +69,7 @@ def _check_memory(n: int, runs: int) -> None:
     outcomes), plus about 1 kB per run for its seed sequence and per-run constants.
     """
     need = runs * (16 * 8 * n + 1024)
-    avail = _available_memory()
-    if avail is not None and need > avail:
-        raise CLIError(f"--runs {runs} with --n {n} needs about {need / 2**30:.1f} GiB of memory; "
-                       f"{avail / 2**30:.1f} GiB are available")
+    check_memory(need, f"--runs {runs} with --n {n}")
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
@@ -239,6 +229,7 @@ def _save_state(planner: OnlinePlanner, path: str) -> None:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
+    check_paths([("--agents", args.agents)], [("--state", args.state)])
     with _state_lock(args.state):
         return _init(args)
 
@@ -272,6 +263,7 @@ def _init(args: argparse.Namespace) -> int:
 
 
 def _cmd_next(args: argparse.Namespace) -> int:
+    check_paths([("--state", args.state)], [("--output", args.output)])
     with _state_lock(args.state):
         return _next(args)
 
@@ -294,6 +286,7 @@ def _next(args: argparse.Namespace) -> int:
 
 
 def _cmd_feedback(args: argparse.Namespace) -> int:
+    check_paths([("--observations", args.observations)], [("--state", args.state)])
     with _state_lock(args.state):
         return _feedback(args)
 

@@ -12,6 +12,10 @@ from .knapsack import KnapsackInstance, read_knapsack, read_optimum
 from .problem import (
     EXTENSIONS,
     FEASIBILITY_TOL,
+    MAX_COST,
+    MAX_EXACT_INT,
+    OPTIMALITY_RTOL,
+    R_RANGE,
     Evaluation,
     Partition,
     SubsetSelectionProblem,
@@ -21,6 +25,10 @@ from .problem import (
 __all__ = [
     "EXTENSIONS",
     "FEASIBILITY_TOL",
+    "MAX_COST",
+    "MAX_EXACT_INT",
+    "OPTIMALITY_RTOL",
+    "R_RANGE",
     "Evaluation",
     "Partition",
     "SubsetSelectionProblem",
