@@ -487,7 +487,7 @@ def read_csv(source: Any, *, name: str | None = None, what: str = "CSV") -> CSVT
         line, start = start, reader.line_num + 1
         if not rec or (len(rec) == 1 and not rec[0].strip()):
             continue  # a blank line
-        cells = tuple(c.strip() for c in rec)
+        cells = tuple(map(str.strip, rec))
         if header is None:
             _check_header(cells, label, line)
             header, header_line = cells, line
