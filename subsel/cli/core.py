@@ -286,7 +286,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
               f"optimum {_fmt(optimum)}", file=sys.stderr)
     if args.json:
         d = sol.to_dict()
-        out = {k: d[k] for k in ("solver", "status", "objective", "avg_quality", "x", "wall_time_s")}
+        out = {k: d[k] for k in ("solver", "status", "objective", "avg_quality", "x", "wall_time_s",
+                                  "backend_time_s", "overhead_time_s")}
         if not sol.is_feasible:
             out["x"] = None  # no selection: not an all-zero one
         if optimum is not None:
@@ -304,7 +305,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         f"objective    {_fmt(sol.objective)}",
         f"avg_quality  {_fmt(sol.avg_quality, 6)}",
         f"selected     {units} units from {int(np.count_nonzero(sol.x))} agents",
-        f"wall_time_s  {sol.wall_time_s:.4f}",
+        f"wall_time_s  {sol.wall_time_s:.4f} (backend {sol.backend_time_s:.4f}, "
+        f"subsel overhead {sol.overhead_time_s:.4f})",
     ]
     if sol.bound is not None and sol.status.value != "optimal":
         lines.insert(4, f"bound        {_fmt(sol.bound)}")
@@ -373,13 +375,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int,
                    help="threads for backends that use several (single-threaded ones ignore it)")
     p.add_argument("--json", action="store_true",
-                   help="print one JSON object: solver, status, objective, avg_quality, x, wall_time_s "
+                   help="print one JSON object: solver, status, objective, avg_quality, x, wall_time_s, "
+                        "backend_time_s, overhead_time_s "
                         "(+ known_optimum, known_optimum_matches)")
     p.add_argument("-o", "--output", help="write the selection as CSV name,units ('-' = stdout)")
     p.set_defaults(func=_cmd_solve)
 
     p = sub.add_parser("export", help="write the integer program as an LP or MPS file",
-                       description="Write the integer program (SPEC §1, with extensions) for external "
+                       description="Write the integer program of Deva et al., AAMAS 2021 (with extensions) for external "
                                    "solvers; the format comes from the extension of -o.")
     _add_problem_args(p)
     p.add_argument("-o", "--output", required=True,

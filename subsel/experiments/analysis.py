@@ -5,6 +5,11 @@ ratios ``t_dpss : t_gss`` and ``t_ilp : t_gss``.  A ratio to a reference whose u
 undefined: such instances are flagged ``zero_reference`` and counted, never dropped silently and never
 called 1.0.  Means and medians are taken over the defined ratios only, and every summary row says how
 many instances it excluded and why.
+
+Times: a table may carry, next to ``wall_time_s`` (the whole ``solve`` call), the backend's own time
+``backend_time_s`` and subsel's overhead ``overhead_time_s`` (scaling, verification, the cross-check
+with ``exact``, repair; see :attr:`subsel.solvers.Solution.backend_time_s`).  Time ratios then
+compare backend times, so that ``t_cbc`` is CBC's time, not CBC's plus subsel's checks.
 """
 from __future__ import annotations
 
@@ -32,7 +37,8 @@ def add_ratios(table: pd.DataFrame, reference: str, *, keys: Sequence[str] = _IN
     Parameters
     ----------
     table : pandas.DataFrame
-        Tidy rows with ``keys`` plus ``solver, status, objective, wall_time_s`` (as written by
+        Tidy rows with ``keys`` plus ``solver, status, objective, wall_time_s`` and optionally
+        ``backend_time_s, overhead_time_s`` (as written by
         :func:`subsel.experiments.tasks.solve_instance`).
     reference : str
         Solver name whose utility (and time) is the denominator.
@@ -43,12 +49,15 @@ def add_ratios(table: pd.DataFrame, reference: str, *, keys: Sequence[str] = _IN
     -------
     pandas.DataFrame
         One row per (instance, solver other than the reference): ``keys``, ``solver, status,
-        objective, wall_time_s, reference, reference_status, reference_objective,
-        reference_wall_time_s, ratio, ratio_status, time_ratio``.  ``ratio = objective /
+        objective, wall_time_s[, backend_time_s, overhead_time_s], reference, reference_status,
+        reference_objective, reference_wall_time_s[, reference_backend_time_s,
+        reference_overhead_time_s], ratio, ratio_status, time_ratio``.  ``ratio = objective /
         reference_objective`` when ``ratio_status == "ok"``, NaN otherwise; ``ratio_status`` is the
         first of :data:`RATIO_STATUSES` that applies: the reference has no feasible answer; the solver
         has none; ``|reference_objective| <= ZERO_TOL``; a negative reference.  ``time_ratio =
-        wall_time_s / reference_wall_time_s`` whenever both times are positive and finite.
+        backend_time_s / reference_backend_time_s`` (the solvers' own times, subsel's overhead
+        left out; ``wall_time_s / reference_wall_time_s`` for a table without backend times)
+        whenever both times are positive and finite.
 
     Raises
     ------
@@ -78,7 +87,8 @@ def add_ratios(table: pd.DataFrame, reference: str, *, keys: Sequence[str] = _IN
         i = int(np.flatnonzero(dup.to_numpy())[0])
         raise ValueError(f"row {i}: instance {table.iloc[i][keys].to_dict()} has two rows of solver "
                          f"{table.iloc[i]['solver']!r}")
-    cols = ["status", "objective", "wall_time_s"]
+    split = {"backend_time_s", "overhead_time_s"} <= set(table.columns)
+    cols = ["status", "objective", "wall_time_s"] + (["backend_time_s", "overhead_time_s"] if split else [])
     ref = table.loc[table["solver"] == reference, keys + cols].rename(
         columns={c: f"reference_{c}" for c in cols})
     other = table.loc[table["solver"] != reference, keys + ["solver"] + cols]
@@ -93,7 +103,8 @@ def add_ratios(table: pd.DataFrame, reference: str, *, keys: Sequence[str] = _IN
         ["reference_failed", "solver_failed", "zero_reference", "negative_reference"], default="ok")
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(status == "ok", z / np.where(status == "ok", z_ref, 1.0), np.nan)
-        t, t_ref = out["wall_time_s"].to_numpy(float), out["reference_wall_time_s"].to_numpy(float)
+        tcol = "backend_time_s" if split else "wall_time_s"
+        t, t_ref = out[tcol].to_numpy(float), out[f"reference_{tcol}"].to_numpy(float)
         good_t = np.isfinite(t) & np.isfinite(t_ref) & (t > 0) & (t_ref > 0)
         time_ratio = np.where(good_t, t / np.where(good_t, t_ref, 1.0), np.nan)
     out["ratio"] = ratio
@@ -121,13 +132,20 @@ def summarize(ratios: pd.DataFrame, by: Sequence[str] = ("n", "alpha", "solver")
         median_ratio, min_ratio, share_at_1`` (share of defined ratios >= 1 - 1e-9; NaN when none
         is defined), ``negative_ratio`` (defined ratios below 0: the solver lost money where the
         reference did not — GSS can, when rounding an S2 fraction up), ``median_time_ratio,
-        mean_time_ratio, median_wall_time_s, median_reference_wall_time_s``.
+        mean_time_ratio, median_wall_time_s, median_reference_wall_time_s``, and when the ratios
+        carry backend times ``median_backend_time_s, median_overhead_time_s,
+        median_reference_backend_time_s``.
     """
     by = list(by)
 
     def agg(g: pd.DataFrame) -> pd.Series:
         ok = g["ratio_status"] == "ok"
         r = g.loc[ok, "ratio"]
+        split = {} if "backend_time_s" not in g else {
+            "median_backend_time_s": float(g["backend_time_s"].median()),
+            "median_overhead_time_s": float(g["overhead_time_s"].median()),
+            "median_reference_backend_time_s": float(g["reference_backend_time_s"].median()),
+        }
         return pd.Series({
             "instances": len(g),
             "defined": int(ok.sum()),
@@ -145,7 +163,7 @@ def summarize(ratios: pd.DataFrame, by: Sequence[str] = ("n", "alpha", "solver")
             "mean_time_ratio": float(g["time_ratio"].mean()),
             "median_wall_time_s": float(g["wall_time_s"].median()),
             "median_reference_wall_time_s": float(g["reference_wall_time_s"].median()),
-        })
+        } | split)
 
     rows = [dict(zip(by, key if isinstance(key, tuple) else (key,))) | agg(g).to_dict()
             for key, g in ratios.groupby(by, sort=True)]

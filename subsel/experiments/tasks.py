@@ -41,8 +41,10 @@ def solve_instance(task: Task) -> list[dict[str, Any]]:
     Returns
     -------
     list of dict
-        One row per solver: ``solver, status, objective, avg_quality, wall_time_s, bound, units``
-        (``units`` = number of units selected).  A solver that raises gives a row with status
+        One row per solver: ``solver, status, objective, avg_quality, wall_time_s,
+        backend_time_s, overhead_time_s, bound, units`` (``units`` = number of units selected;
+        ``backend_time_s`` is the time inside the backend's own solve and ``overhead_time_s`` what
+        subsel adds around it, see :attr:`subsel.solvers.Solution.backend_time_s`).  A solver that raises gives a row with status
         ``error`` and NaN objective, so one failing backend never loses the others' rows.
     """
     p = task.params
@@ -60,10 +62,13 @@ def solve_instance(task: Task) -> list[dict[str, Any]]:
         except Exception as exc:  # keep the other solvers' rows; the status says what happened
             rows.append({"solver": name, "status": "error", "objective": float("nan"),
                          "avg_quality": float("nan"), "wall_time_s": float("nan"),
+                         "backend_time_s": float("nan"), "overhead_time_s": float("nan"),
                          "bound": float("nan"), "units": 0, "error": f"{type(exc).__name__}: {exc}"})
             continue
         rows.append({"solver": name, "status": sol.status.value, "objective": float(sol.objective),
                      "avg_quality": float(sol.avg_quality), "wall_time_s": float(sol.wall_time_s),
+                     "backend_time_s": float(sol.backend_time_s or 0.0),
+                     "overhead_time_s": float(sol.overhead_time_s),
                      "bound": float("nan") if sol.bound is None else float(sol.bound),
                      "units": int(sol.x.sum()), "error": ""})
     return rows

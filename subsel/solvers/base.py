@@ -6,6 +6,11 @@ A backend subclasses :class:`Solver` and implements :meth:`Solver._solve`; the p
 :meth:`Solver.solve` checks the problem's extensions against :attr:`Solver.supports`, times the call,
 checks the answer with :meth:`SubsetSelectionProblem.evaluate` and wraps it in a frozen
 :class:`Solution`.  No backend can hand back an infeasible "optimal".
+
+Two times are kept apart: :attr:`Solution.wall_time_s` is the whole call, and
+:attr:`Solution.backend_time_s` the part spent in the backend's own solve (the time of ``_solve``,
+unless the backend reports the time of its solver calls in :attr:`RawResult.backend_time_s`, as the
+MILP backends do); the difference, :attr:`Solution.overhead_time_s`, is what subsel adds around it.
 """
 from __future__ import annotations
 
@@ -103,12 +108,22 @@ class Solution:
     status : Status
         See :class:`Status`.
     wall_time_s : float
-        Wall-clock seconds of the whole ``solve`` call, model building included.
+        Wall-clock seconds of the whole ``solve`` call: the backend's work plus everything subsel
+        adds around it (validation, scaling, verification, certification, repair, the answer check).
     solver : str
         Registry name of the backend.
     bound : float or None
         A proven upper bound on the optimum when the backend has one (e.g. the LP relaxation or a
         MILP's best bound); ``None`` otherwise.
+    backend_time_s : float
+        Wall-clock seconds spent in the backend's own solve, ``0 <= backend_time_s <=
+        wall_time_s``.  For the algorithms of subsel (``gss``, ``dpss``, ``exact``, ``emsco``) it is
+        the algorithm's time; for the MILP and CP-SAT backends (``cbc``, ``highs``,
+        ``ortools-scip``, ``ortools-cpsat``) it is the sum of the calls into the third-party
+        library: building its model from subsel's linear form through its API, its solve, and
+        reading its answer back (for ``cbc``: PuLP's model, writing the file, the CBC process,
+        reading its solution).  Everything else is :attr:`overhead_time_s`.  When not given it is
+        ``wall_time_s`` (no overhead known).
     """
 
     x: np.ndarray
@@ -118,6 +133,22 @@ class Solution:
     wall_time_s: float
     solver: str
     bound: float | None = None
+    backend_time_s: float | None = None
+
+    def __post_init__(self) -> None:
+        wall = float(self.wall_time_s)
+        backend = wall if self.backend_time_s is None else float(self.backend_time_s)
+        object.__setattr__(self, "backend_time_s", min(max(backend, 0.0), wall))
+
+    @property
+    def overhead_time_s(self) -> float:
+        """Seconds subsel adds around the backend: ``wall_time_s - backend_time_s`` (``>= 0``).
+
+        For the MILP backends: the power-of-two scaling, the warm start (GSS), the verification of
+        every answer with the exact feasibility rule, repair, the cross-check with ``exact`` that
+        certifies ``optimal``, and the answer check of :meth:`Solver.solve`.
+        """
+        return max(float(self.wall_time_s) - float(self.backend_time_s or 0.0), 0.0)
 
     @property
     def is_feasible(self) -> bool:
@@ -126,7 +157,8 @@ class Solution:
         return self.status.has_selection
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-JSON view: keys ``solver, status, objective, avg_quality, x, wall_time_s, bound``.
+        """Plain-JSON view: keys ``solver, status, objective, avg_quality, x, wall_time_s,
+        backend_time_s, overhead_time_s, bound``.
 
         NaN and infinities become ``None`` so that the result is strict JSON (RFC 8259).
         """
@@ -135,7 +167,8 @@ class Solution:
 
         return {"solver": self.solver, "status": self.status.value, "objective": num(self.objective),
                 "avg_quality": num(self.avg_quality), "x": [int(v) for v in self.x],
-                "wall_time_s": float(self.wall_time_s), "bound": num(self.bound)}
+                "wall_time_s": float(self.wall_time_s), "backend_time_s": float(self.backend_time_s or 0.0),
+                "overhead_time_s": self.overhead_time_s, "bound": num(self.bound)}
 
 
 class RawResult(NamedTuple):
@@ -150,11 +183,16 @@ class RawResult(NamedTuple):
         ``NO_SOLUTION_FOUND``).
     status : Status
     bound : float or None
+    backend_time_s : float or None
+        Seconds spent in the backend's own solver calls, for a backend that wraps a third-party
+        solver with work of subsel's own (see :attr:`Solution.backend_time_s`); ``None``: the
+        whole ``_solve`` call is the backend's time.
     """
 
     x: np.ndarray | None
     status: Status
     bound: float | None = None
+    backend_time_s: float | None = None
 
 
 class RawBatch(NamedTuple):
@@ -170,12 +208,16 @@ class RawBatch(NamedTuple):
         Proven upper bounds, one for all rows or one per row.
     found : ndarray of bool, shape (m,), optional
         Which rows hold a selection; default every row whose status is not infeasible or error.
+    backend_time_s : float or None, optional
+        Seconds spent in the backend's own solve over all rows (see :class:`RawResult`); ``None``:
+        the whole ``_solve_batch`` call.
     """
 
     x: np.ndarray
     status: Status | Sequence[Status]
     bound: float | None | Sequence[float | None] = None
     found: np.ndarray | None = None
+    backend_time_s: float | None = None
 
 
 class SolutionBatch(Sequence[Solution]):
@@ -199,18 +241,24 @@ class SolutionBatch(Sequence[Solution]):
     bound : tuple of (float or None), length m
     wall_time_s : float
         Wall-clock seconds of the whole ``solve_batch`` call (every row's Solution carries it).
+    backend_time_s : float
+        Seconds of those spent in the backend's own solve (every row's Solution carries it; see
+        :attr:`Solution.backend_time_s`); ``wall_time_s - backend_time_s`` is subsel's overhead.
     solver : str
         Registry name of the backend.
     """
 
     def __init__(self, x: np.ndarray, status: Status | tuple[Status, ...], found: np.ndarray,
                  evaluation: BatchEvaluation, wall_time_s: float, solver: str,
-                 bound: float | None | Sequence[float | None] = None):
+                 bound: float | None | Sequence[float | None] = None,
+                 backend_time_s: float | None = None):
         self.x = x
         self._status = status
         self.is_feasible = found
         self._evaluation = evaluation
         self.wall_time_s = float(wall_time_s)
+        backend = self.wall_time_s if backend_time_s is None else float(backend_time_s)
+        self.backend_time_s = min(max(backend, 0.0), self.wall_time_s)
         self.solver = solver
         self._bound = bound
         self._cache: dict[int, Solution] = {}
@@ -259,7 +307,7 @@ class SolutionBatch(Sequence[Solution]):
             objective = float(self._evaluation.utility[j]) if ok else float("nan")
             avg = float(self._evaluation.avg_quality[j]) if ok else float("nan")
             sol = Solution(self.x[j], objective, avg, self.status[j], self.wall_time_s, self.solver,
-                           self.bound[j])
+                           self.bound[j], self.backend_time_s)
             self._cache[j] = sol
         return sol
 
@@ -356,11 +404,12 @@ class Solver:
         self.check_supported(problem)
         start = time.perf_counter()
         if _demand_exceeds_supply(problem):
-            return self._finish(problem, RawResult(None, Status.INFEASIBLE),
-                                time.perf_counter() - start)
+            return self._finish(problem, RawResult(None, Status.INFEASIBLE, None, 0.0), start)
+        t0 = time.perf_counter()
         raw = self._solve(problem)
-        elapsed = time.perf_counter() - start
-        return self._finish(problem, raw, elapsed)
+        if raw.backend_time_s is None:
+            raw = raw._replace(backend_time_s=time.perf_counter() - t0)
+        return self._finish(problem, raw, start)
 
     def check_supported(self, problem: SubsetSelectionProblem | ProblemBatch) -> None:
         """Raise :class:`UnsupportedExtensionError` for the first extension not in :attr:`supports`."""
@@ -404,7 +453,9 @@ class Solver:
         self.check_supported(batch)
         start = time.perf_counter()
         raw = self._solve_batch(batch)
-        return self._finish_batch(batch, raw, time.perf_counter() - start)
+        if raw.backend_time_s is None:
+            raw = raw._replace(backend_time_s=time.perf_counter() - start)
+        return self._finish_batch(batch, raw, start)
 
     def _solve_batch(self, batch: ProblemBatch) -> RawBatch:
         """Unchecked answers for every row: the default solves the rows one by one."""
@@ -413,10 +464,13 @@ class Solver:
         status: list[Status] = []
         bound: list[float | None] = []
         found = np.zeros(m, dtype=bool)
+        backend = 0.0
         for j in range(m):
             problem = batch.row(j)
-            raw = (RawResult(None, Status.INFEASIBLE) if _demand_exceeds_supply(problem)
+            t0 = time.perf_counter()
+            raw = (RawResult(None, Status.INFEASIBLE, None, 0.0) if _demand_exceeds_supply(problem)
                    else self._solve(problem))
+            backend += time.perf_counter() - t0 if raw.backend_time_s is None else raw.backend_time_s
             status.append(raw.status)
             bound.append(raw.bound)
             if raw.x is not None and raw.status not in (Status.INFEASIBLE, Status.ERROR):
@@ -426,13 +480,16 @@ class Solver:
                                       f"expected ({n},)")
                 x[j] = xj
                 found[j] = True
-        return RawBatch(x, status, bound, found)
+        return RawBatch(x, status, bound, found, backend)
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:  # pragma: no cover - abstract
         raise NotImplementedError(f"{type(self).__name__} must implement _solve")
 
-    def _finish(self, problem: SubsetSelectionProblem, raw: RawResult, elapsed: float) -> Solution:
+    def _finish(self, problem: SubsetSelectionProblem, raw: RawResult, start: float) -> Solution:
+        """Check ``raw`` and wrap it; the wall time runs from ``start`` (``time.perf_counter()``)
+        to the end of the check."""
         n = problem.n
+        backend = raw.backend_time_s
         if raw.x is None and raw.status in (Status.TIME_LIMIT, Status.NO_SOLUTION_FOUND):
             # Stopped before the backend knew a selection: the smallest one (nothing but the
             # must-take units) is at hand and often feasible; else there is no selection.
@@ -446,7 +503,8 @@ class Solver:
                 raise SolverError(f"{self.name}: status {raw.status.value} but no selection returned")
             x = np.zeros(n, dtype=np.int64)
             x.setflags(write=False)
-            return Solution(x, float("nan"), float("nan"), raw.status, elapsed, self.name, raw.bound)
+            return Solution(x, float("nan"), float("nan"), raw.status, time.perf_counter() - start,
+                            self.name, raw.bound, backend)
         xf = np.asarray(raw.x, dtype=float)
         if xf.shape != (n,):
             raise SolverError(f"{self.name}: returned x of shape {xf.shape}, expected ({n},)")
@@ -458,9 +516,10 @@ class Solver:
         if not ev.feasible:
             raise SolverError(f"{self.name}: returned an infeasible selection ({'; '.join(ev.violations)})")
         x.setflags(write=False)
-        return Solution(x, ev.utility, ev.avg_quality, raw.status, elapsed, self.name, raw.bound)
+        return Solution(x, ev.utility, ev.avg_quality, raw.status, time.perf_counter() - start,
+                        self.name, raw.bound, backend)
 
-    def _finish_batch(self, batch: ProblemBatch, raw: RawBatch, elapsed: float) -> SolutionBatch:
+    def _finish_batch(self, batch: ProblemBatch, raw: RawBatch, start: float) -> SolutionBatch:
         m, n = batch.shape
         status = raw.status
         uniform = isinstance(status, Status)
@@ -502,7 +561,8 @@ class Solver:
             raise SolverError(f"{self.name}: returned an infeasible selection for batch row {j} "
                               f"({'; '.join(ev.violations[j])})")
         x.setflags(write=False)
-        return SolutionBatch(x, status, found, ev, elapsed, self.name, raw.bound)
+        return SolutionBatch(x, status, found, ev, time.perf_counter() - start, self.name, raw.bound,
+                             raw.backend_time_s)
 
     def __repr__(self) -> str:
         opts = []

@@ -13,7 +13,8 @@ from subsel.solvers import available_solvers
 from tests.strategies import brute_force
 
 ROOT = Path(__file__).resolve().parents[2]
-JSON_KEYS = {"solver", "status", "objective", "avg_quality", "x", "wall_time_s"}
+JSON_KEYS = {"solver", "status", "objective", "avg_quality", "x", "wall_time_s", "backend_time_s",
+             "overhead_time_s"}
 
 
 def run(*args, stdin=None):
@@ -53,6 +54,9 @@ def test_solve_json_every_exact_backend(agents, capsys, solver):
     assert len(out.strip().splitlines()) == 1
     d = json.loads(out)
     assert set(d) == JSON_KEYS
+    # The backend's time and subsel's overhead split the wall time (no timing asserted).
+    assert 0.0 <= d["backend_time_s"] <= d["wall_time_s"] and d["overhead_time_s"] >= 0.0
+    assert d["backend_time_s"] + d["overhead_time_s"] == pytest.approx(d["wall_time_s"], abs=1e-12)
     assert d["solver"] == solver and d["status"] in ("optimal", "feasible")
     assert d["objective"] == pytest.approx(best[0], abs=1e-9) or d["status"] == "feasible"
     assert len(d["x"]) == 9
