@@ -8,6 +8,9 @@ from subsel.cli import main
 from subsel.experiments import EXPERIMENTS
 from subsel.solvers import available_solvers
 
+#: The timing columns of the tidy tables: they differ from run to run, everything else may not.
+TIMES = ["wall_time_s", "backend_time_s", "overhead_time_s"]
+
 
 def run(capsys, *argv):
     code = main(list(argv))
@@ -39,7 +42,7 @@ def test_reproduce_resumes_into_the_same_folder(tmp_path, capsys):
     assert not (tmp_path / "fig2.csv.checkpoint.jsonl").exists()   # finished, not kept: removed
     assert run(capsys, "reproduce", "fig2", "--scale", "tiny", "--no-resume", "--out", str(tmp_path))[0] == 0
     again = pd.read_csv(tmp_path / "fig2.csv")
-    pd.testing.assert_frame_equal(again.drop(columns="wall_time_s"), first.drop(columns="wall_time_s"))
+    pd.testing.assert_frame_equal(again.drop(columns=TIMES), first.drop(columns=TIMES))
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -78,7 +81,11 @@ def test_compare_table_ratios_and_files(tmp_path, capsys):
                          "--instances", "3", "--seed", "4", "--out", str(tmp_path))
     assert code == 0, err
     table = pd.read_csv(tmp_path / "compare.csv")
-    assert {"n", "alpha", "instance", "seed", "solver", "objective", "status", "wall_time_s"} <= set(table)
+    assert {"n", "alpha", "instance", "seed", "solver", "objective", "status"} | set(TIMES) <= set(table)
+    # The backend's time and subsel's overhead split every wall time (no timing asserted).
+    assert (table["backend_time_s"] >= 0).all() and (table["overhead_time_s"] >= 0).all()
+    assert (table["backend_time_s"] <= table["wall_time_s"]).all()
+    assert ((table["backend_time_s"] + table["overhead_time_s"] - table["wall_time_s"]).abs() < 1e-9).all()
     assert len(table) == 2 * 2 * 2 * 3
     ratios = pd.read_csv(tmp_path / "compare_ratios.csv")
     assert set(ratios["solver"]) == {"gss"} and set(ratios["reference"]) == {"dpss"}  # first exact solver
@@ -87,12 +94,20 @@ def test_compare_table_ratios_and_files(tmp_path, capsys):
     ok = wide["dpss"] != 0
     assert ((wide["gss"] / wide["dpss"])[ok] - r.loc[wide.index[ok]]).abs().max() < 1e-12
     assert r.loc[wide.index[~ok]].isna().all()
-    t = table.pivot_table(index=["n", "alpha", "instance"], columns="solver", values="wall_time_s")
+    # Time ratios compare the solvers' own (backend) times, subsel's overhead left out.
+    assert {"backend_time_s", "overhead_time_s", "reference_backend_time_s"} <= set(ratios)
+    t = table.pivot_table(index=["n", "alpha", "instance"], columns="solver", values="backend_time_s")
     tr = ratios.set_index(["n", "alpha", "instance"])["time_ratio"]
     assert ((t["gss"] / t["dpss"]) - tr.loc[t.index]).abs().max() < 1e-12
     for f in ("compare_summary.csv", "compare.png", "compare.md"):
         assert (tmp_path / f).stat().st_size > 0
-    assert "(reference dpss)" in (tmp_path / "compare.md").read_text()
+    md = (tmp_path / "compare.md").read_text()
+    assert "(reference dpss)" in md
+    for title in ("## Median wall time per solve", "## Median backend time per solve",
+                  "## Median subsel overhead per solve"):
+        assert title in md
+    summary = pd.read_csv(tmp_path / "compare_summary.csv")
+    assert {"median_backend_time_s", "median_overhead_time_s", "median_reference_backend_time_s"} <= set(summary)
 
 
 def test_compare_adds_a_reference_not_listed_and_writes_parquet(tmp_path, capsys):
@@ -120,8 +135,8 @@ def test_reproduce_on_a_dask_scheduler_matches_serial(tmp_path, capsys):
                            "--scheduler", cluster.scheduler_address)
     assert code == 0, err
     assert run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path / "s"))[0] == 0
-    d = pd.read_csv(tmp_path / "d" / "fig2.csv").drop(columns="wall_time_s")
-    s = pd.read_csv(tmp_path / "s" / "fig2.csv").drop(columns="wall_time_s")
+    d = pd.read_csv(tmp_path / "d" / "fig2.csv").drop(columns=TIMES)
+    s = pd.read_csv(tmp_path / "s" / "fig2.csv").drop(columns=TIMES)
     pd.testing.assert_frame_equal(d, s)
 
 

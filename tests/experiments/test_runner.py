@@ -12,7 +12,7 @@ from subsel import SubsetSelectionProblem, get_solver
 from subsel.experiments import Task, TaskError, checkpoint_path, grid, run_grid
 from subsel.experiments.tasks import solve_instance
 
-TIMES = ["wall_time_s"]
+TIMES = ["wall_time_s", "backend_time_s", "overhead_time_s"]
 
 
 def small_grid(seed=3):
