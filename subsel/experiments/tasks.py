@@ -44,8 +44,9 @@ def solve_instance(task: Task) -> list[dict[str, Any]]:
         One row per solver: ``solver, status, objective, avg_quality, wall_time_s,
         backend_time_s, overhead_time_s, bound, units`` (``units`` = number of units selected;
         ``backend_time_s`` is the time inside the backend's own solve and ``overhead_time_s`` what
-        subsel adds around it, see :attr:`subsel.solvers.Solution.backend_time_s`).  A solver that raises gives a row with status
-        ``error`` and NaN objective, so one failing backend never loses the others' rows.
+        subsel adds around it, see :attr:`subsel.solvers.Solution.backend_time_s`).  A solver that
+        raises gives a row with status ``error`` and NaN objective, so one failing backend never
+        loses the others' rows.
     """
     p = task.params
     problem = SubsetSelectionProblem.random(int(p["n"]), float(p["alpha"]), rng=task.seed,
