@@ -3,7 +3,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from subsel import SubsetSelectionProblem
@@ -58,6 +58,10 @@ def check_optimal(problem, sol, optimum):
 # ------------------------------------------------------------------ brute force (small n)
 @settings(max_examples=120)
 @given(problems_with_must_lists(n_max=7, cap_max=2))
+# A denormal weight (quality margin 5e-324): the weight grid's unit is 5e-324 and the capacity in
+# units overflowed (OverflowError rounding the capacity down to the grid).
+@example(problem=SubsetSelectionProblem(quality=[0.0, 0.0, 0.0, 0.0, 5e-324], cost=[0.0, 0.0, 0.0, 0.0, 1.0],
+                                        alpha=0.0))
 @PATHS
 def test_exact_equals_brute_force(enumerate_up_to, problem):
     best = brute_force(problem)
