@@ -382,7 +382,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_solve)
 
     p = sub.add_parser("export", help="write the integer program as an LP or MPS file",
-                       description="Write the integer program of Deva et al., AAMAS 2021 (with "
+                       description="Write the integer program (Deva et al., AAMAS 2021, Section 3, with "
                                    "extensions) for external solvers; the format comes from the "
                                    "extension of -o.")
     _add_problem_args(p)

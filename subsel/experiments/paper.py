@@ -309,8 +309,7 @@ def table1(config: ExperimentConfig) -> list[Path]:
               f"(n = {int(wide.loc[ilp.idxmin(), 'n'])}) to {ilp.max():.3g} "
               f"(n = {int(wide.loc[ilp.idxmax(), 'n'])}).",
               "- Why ours differ: our GSS is vectorised numpy (tens of microseconds plus Python overhead), "
-              "our DPSS enumerates only S2 ∪ S3 (about 0.29 n agents after the partition; Deva et al., "
-              "Algorithm 1), and the "
+              "our DPSS enumerates only S2 ∪ S3 (about 0.29 n agents after the partition), and the "
               "ILP time includes building the PuLP model and starting the CBC process (but not subsel's checks "
               "around CBC)."]
     files.append(out / f"{name}.md")
