@@ -428,7 +428,7 @@ def _ilp_subsets(problem) -> list[dict]:
 
     singles = [problem.set_key([i]) for i in range(problem.n_features)]
     problem.ensure_fitted(singles)
-    acc = np.array([problem.cache[k][2].mean() for k in singles])  # validation correctness
+    acc = np.array([problem.cache[k].correct.mean() for k in singles])  # validation correctness
     return ilp_feature_subsets(feature_quality(acc, problem.n_classes), problem.costs)
 
 
