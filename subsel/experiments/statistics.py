@@ -52,7 +52,8 @@ def margin_of_error(values, confidence: float = 0.95) -> float:
 def nondominated_methods(summary: pd.DataFrame, by: str = "dataset") -> pd.Series:
     """Which rows are non-dominated within their group on mean ``(g1, g2, g3*)``.
 
-    ``g1`` (coverage) and ``g2`` (accuracy) are maximised, ``g3*`` (mean cost) minimised (SPEC §3).
+    ``g1`` (coverage) and ``g2`` (accuracy) are maximised, ``g3*`` (mean cost) minimised (Hamilton
+    and Fulp 2022, Section III).
     Row ``u`` dominates row ``v`` when it is at least as good in all three and better in one.
 
     Parameters
