@@ -274,6 +274,14 @@ def test_emsco_population_beyond_memory_is_refused_up_front(tmp_path, capsys, mo
     assert not (tmp_path / "new").exists()
 
 
+def test_generate_beyond_memory_is_refused_without_a_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(guards, "available_memory", lambda: 2 ** 30)
+    out = tmp_path / "a.csv"
+    line = error_line(capsys, main(["generate", "--n", "5000000000", "-o", str(out)]))
+    assert "--n 5000000000 needs about 931.3 GiB of memory; 1.0 GiB are available" in line
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_compare_beyond_memory_is_refused_without_a_folder(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(guards, "available_memory", lambda: 2 ** 30)
     out = tmp_path / "cmp"
