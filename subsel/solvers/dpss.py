@@ -161,9 +161,9 @@ class DPSS(Solver):
                 break
         if best_choice is None:
             return RawResult(None, Status.TIME_LIMIT if timed_out else Status.INFEASIBLE)
-        j, combo = best_choice
+        j, chosen = best_choice
         x[G[inner]] += _decode(j, free[inner])
-        x[G[outer]] += combo
+        x[G[outer]] += chosen
         if timed_out:
             return RawResult(x, Status.TIME_LIMIT, None)
         return RawResult(x, Status.OPTIMAL, float(weighted_sum(x, r)))

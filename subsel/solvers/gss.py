@@ -179,7 +179,7 @@ class GSS(Solver):
         key2 = r / (alpha_col - q)   # L2: loss per unit of quality bought, increasing
         key3 = -(r / (-margin))      # L3: revenue per quality spent, decreasing
 
-        def sorted_list(mask: np.ndarray, key: np.ndarray) -> tuple:
+        def sorted_list(mask: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, ...]:
             # One stable argsort per row with non-members last (an infinite member key is capped
             # at the largest float so that it still sorts before them).
             count = mask.sum(axis=1)
