@@ -270,7 +270,7 @@ def test_emsco_population_beyond_memory_is_refused_up_front(tmp_path, capsys, mo
                                     "1,1,1", "--confidence", "0.8", "--population", "100000000",
                                     "--out", str(out)]))
     assert time.perf_counter() - start < 30
-    assert "--population 100000000 needs about 193.7 GiB of memory; 1.0 GiB are available" in line
+    assert "--population-size 100000000 needs about 193.7 GiB of memory; 1.0 GiB are available" in line
     assert not (tmp_path / "new").exists()
 
 
