@@ -242,14 +242,15 @@ class Exact(Solver):
         if free.size and free.max() > 1:
             # Bounded-knapsack items: fix the units every optimal selection takes, keep the range.
             fixed, top = _unit_ranges(unit_value, unit_weight, free, capacity)
-            x0[agents] += sign * fixed
-            free = top - fixed
-            keep = free > 0
-            agents, sign, free = agents[keep], sign[keep], free[keep]
-            unit_value, unit_weight = unit_value[keep], unit_weight[keep]
-            capacity = float(problem.quality_surplus(x0)) + FEASIBILITY_TOL
-            if capacity < 0:  # pragma: no cover - the ranges keep a feasible selection
-                capacity = 0.0
+            x1 = x0.copy()
+            x1[agents] += sign * fixed
+            capacity1 = float(problem.quality_surplus(x1)) + FEASIBILITY_TOL
+            # The fixed units fit (rounding of sums of ~10^12 units aside: then keep the full ranges).
+            if capacity1 >= 0:
+                x0, capacity, free = x1, capacity1, top - fixed
+                keep = free > 0
+                agents, sign, free = agents[keep], sign[keep], free[keep]
+                unit_value, unit_weight = unit_value[keep], unit_weight[keep]
         if free.size and free.max() > 1:
             owner, size = _binary_pieces(free)
             values = unit_value[owner] * size
