@@ -1,4 +1,6 @@
-"""Declarative linear formulations of the known-quality problem (SPEC §1, the linear form).
+"""Declarative linear formulations of the known-quality problem.
+
+Deva, Abhishek, Gujar, AAMAS 2021, Section 3: the linear form of eq. (1).
 
 The integer program is written once, as arrays, by :func:`linear_form`::
 
@@ -54,7 +56,7 @@ class LinearRow:
 
 @dataclass(frozen=True)
 class LinearForm:
-    """The integer program of SPEC §1 as arrays (every formulation and MILP backend starts here).
+    """The integer program (Deva et al., Section 3) as arrays (every formulation and MILP backend starts here).
 
     Attributes
     ----------
@@ -148,7 +150,7 @@ class LinearForm:
 
 
 def linear_form(problem: SubsetSelectionProblem, scale: float = 1.0) -> LinearForm:
-    """The integer program of ``problem`` as arrays (SPEC §1; extensions of SPEC §1).
+    """The integer program of ``problem`` as arrays (Deva et al., Section 3, with subsel's extensions).
 
     Parameters
     ----------
@@ -157,7 +159,7 @@ def linear_form(problem: SubsetSelectionProblem, scale: float = 1.0) -> LinearFo
         Multiplies the quality and budget rows (coefficients and right-hand sides).  The feasible set
         is unchanged; a MILP's absolute feasibility tolerance then allows ``1/scale`` times less
         violation (used by the MILP backends to close the gap between their tolerance, about 1e-6,
-        and :data:`subsel.models.FEASIBILITY_TOL`; SPEC §5).
+        and :data:`subsel.models.FEASIBILITY_TOL`).
 
     Returns
     -------
@@ -183,7 +185,7 @@ def linear_form(problem: SubsetSelectionProblem, scale: float = 1.0) -> LinearFo
 
 
 def to_pulp(problem: SubsetSelectionProblem, scale: float = 1.0) -> "pulp.LpProblem":
-    """The integer program as a :class:`pulp.LpProblem` (SPEC §1; variables ``x_{i}``).
+    """The integer program as a :class:`pulp.LpProblem` (Deva et al., Section 3; variables ``x_{i}``).
 
     Parameters
     ----------
@@ -210,7 +212,7 @@ def to_pulp(problem: SubsetSelectionProblem, scale: float = 1.0) -> "pulp.LpProb
 
 def to_ortools(problem: SubsetSelectionProblem, backend: str = "SCIP",
                scale: float = 1.0) -> "pywraplp.Solver":
-    """The integer program as an OR-Tools linear-solver model (SPEC §1; variables ``x_{i}``).
+    """The integer program as an OR-Tools linear-solver model (Deva et al., Section 3; variables ``x_{i}``).
 
     Parameters
     ----------

@@ -1,4 +1,7 @@
-"""Readers for the two common plain-text 0-1 knapsack benchmark formats (SPEC §1, "Reduction to knapsack").
+"""Readers for the two common plain-text 0-1 knapsack benchmark formats.
+
+The instances test the reduction of subset selection to the 0-1 knapsack (Pisinger, Operations
+Research 45(5), 1997; Martello, Pisinger, Toth, Management Science 45(3), 1999).
 
 Format (a), "n W" (e.g. the low-dimensional instances of the knapsack literature)::
 
@@ -76,7 +79,10 @@ class KnapsackInstance:
         return int(self.values.size)
 
     def to_problem(self) -> SubsetSelectionProblem:
-        """The subset-selection encoding (SPEC §1): agent 0 is the anchor, agent ``j + 1`` item ``j``."""
+        """The subset-selection encoding (:meth:`SubsetSelectionProblem.from_knapsack`).
+
+        Agent 0 is the anchor, agent ``j + 1`` item ``j``.
+        """
         return SubsetSelectionProblem.from_knapsack(self.values, self.weights, self.capacity)
 
 

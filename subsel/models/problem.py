@@ -1,4 +1,4 @@
-"""The known-quality subset-selection problem (SPEC §1; Deva et al., Section 3).
+"""The known-quality subset-selection problem (Deva, Abhishek, Gujar, AAMAS 2021, Section 3).
 
 Agents ``i = 0..n-1`` have a quality ``q_i`` in [0, 1], a per-unit cost ``c_i >= 0`` and a capacity
 ``k_i`` (units).  The planner picks integer units ``0 <= x_i <= k_i`` to
@@ -52,7 +52,7 @@ R_RANGE = (1e-12, 1e30)
 MAX_COST = 1e30
 
 
-#: Names of the optional constraints beyond the paper's model (SPEC §1, "Extensions").
+#: Names of the optional constraints beyond the paper's model.
 EXTENSIONS = ("budget", "demand", "must_take", "must_not_take")
 
 
@@ -115,7 +115,7 @@ def partition_masks(quality: np.ndarray, utility: np.ndarray, alpha: float | np.
 
 
 class Partition(NamedTuple):
-    """Index arrays of the four agent classes of SPEC §1 (Deva et al., Section 5.1).
+    """Index arrays of the four agent classes (Deva et al., Section 5.1).
 
     Attributes
     ----------
@@ -313,7 +313,7 @@ def _index_list(value: Any, field_name: str, n: int, names: tuple[str, ...]) -> 
 
 @dataclass(frozen=True, eq=False)
 class SubsetSelectionProblem:
-    """An instance of known-quality subset selection (SPEC §1; Deva et al., Section 3, eq. (1)).
+    """An instance of known-quality subset selection (Deva et al., Section 3, eq. (1)).
 
     Immutable: arrays are stored as read-only copies and every field is validated at construction.
 
@@ -452,7 +452,7 @@ class SubsetSelectionProblem:
 
     @functools.cached_property
     def utility(self) -> np.ndarray:
-        """Per-unit utility ``r = R q - c``, read-only float array of shape (n,) (SPEC §1).
+        """Per-unit utility ``r = R q - c``, read-only float array of shape (n,) (Deva et al., Section 3).
 
         ``q`` here is :attr:`objective_quality` when it is set, else :attr:`quality`.
         """
@@ -461,7 +461,7 @@ class SubsetSelectionProblem:
 
     @functools.cached_property
     def quality_margin(self) -> np.ndarray:
-        """``q - alpha``, shape (n,): the coefficients of the linear quality constraint (SPEC §1)."""
+        """``q - alpha``, shape (n,): the coefficients of the linear quality constraint (Deva et al., Section 3)."""
         return _readonly(self.quality - self.alpha)
 
     @property
@@ -491,7 +491,7 @@ class SubsetSelectionProblem:
         return ub
 
     def partition(self) -> Partition:
-        """Split the agents into the classes S1..S4 of SPEC §1 (Deva et al., Section 5.1).
+        """Split the agents into the classes S1..S4 (Deva et al., Section 5.1).
 
         Returns
         -------
@@ -502,7 +502,7 @@ class SubsetSelectionProblem:
         return Partition(*(np.flatnonzero(m) for m in partition_masks(self.quality, self.utility, self.alpha)))
 
     def quality_surplus(self, x: np.ndarray) -> np.ndarray | float:
-        """Left side of the quality constraint, ``sum_i (q_i - alpha) x_i`` (SPEC §1, the linear form).
+        """Left side of the quality constraint, ``sum_i (q_i - alpha) x_i`` (Deva et al., Section 3, the linear form).
 
         Parameters
         ----------
@@ -649,7 +649,7 @@ class SubsetSelectionProblem:
     @classmethod
     def from_knapsack(cls, values: Sequence[float], weights: Sequence[float],
                       capacity: float) -> "SubsetSelectionProblem":
-        """Encode a 0-1 knapsack instance as subset selection (SPEC §1, "Reduction to knapsack").
+        """Encode a 0-1 knapsack instance as subset selection (the reduction behind the exact solver).
 
         Agent 0 is an anchor with ``r = 0`` and ``q - alpha = W s``; agent ``j + 1`` is item ``j``
         with ``q - alpha = -w_j s`` and ``r = p_j``.  The scale ``s`` and ``alpha`` are powers of two
