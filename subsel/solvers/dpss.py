@@ -1,4 +1,4 @@
-"""DPSS: the exact enumeration of Deva et al. (Algorithm 1; SPEC §1).
+"""DPSS: the exact enumeration of Deva et al. (Algorithm 1; Deva, Abhishek, Gujar, AAMAS 2021, Section 3).
 
 Take every unit of S1, drop S4, and enumerate every choice over the remaining agents
 G = S2 ∪ S3, keeping the best utility whose quality surplus stays >= 0.  An agent of capacity k
@@ -63,7 +63,7 @@ def _decode(index: int, counts: np.ndarray) -> np.ndarray:
 
 
 class DPSS(Solver):
-    """Exact subset selection by enumeration over S2 ∪ S3 (Deva et al., Algorithm 1; SPEC §1).
+    """Exact subset selection by enumeration over S2 ∪ S3 (Deva et al., AAMAS 2021, Algorithm 1).
 
     Parameters
     ----------
@@ -82,7 +82,7 @@ class DPSS(Solver):
     Notes
     -----
     Cost ``O(prod_{i in G}(k_i + 1))``, i.e. ``O(2^|G|)`` for unit capacities; after the partition
-    only about 0.29 n agents remain on the paper's random instances (SPEC §5).  Supports the
+    only about 0.29 n agents remain on the paper's random instances (measured).  Supports the
     ``must_take`` (``x_i >= 1``) and ``must_not_take`` (``x_i = 0``) extensions.
 
     Examples
@@ -161,9 +161,9 @@ class DPSS(Solver):
                 break
         if best_choice is None:
             return RawResult(None, Status.TIME_LIMIT if timed_out else Status.INFEASIBLE)
-        j, combo = best_choice
+        j, chosen = best_choice
         x[G[inner]] += _decode(j, free[inner])
-        x[G[outer]] += combo
+        x[G[outer]] += chosen
         if timed_out:
             return RawResult(x, Status.TIME_LIMIT, None)
         return RawResult(x, Status.OPTIMAL, float(weighted_sum(x, r)))

@@ -1,4 +1,5 @@
-"""GSS: the greedy of Deva et al. (Algorithm 3; SPEC §1) — a fractional relaxation, then rounding.
+"""GSS: the greedy of Deva et al. (Algorithm 3; Deva, Abhishek, Gujar, AAMAS 2021, Section 5) — a
+fractional relaxation, then rounding.
 
 The fractional phase is a single pass along two sorted lists: L3 (S3 by revenue per unit of quality
 spent, decreasing) and L2 (S2 by loss per unit of quality bought, increasing).  It is written here as
@@ -23,7 +24,7 @@ def _fill(position: float, cumulative: np.ndarray, weight: np.ndarray, cap: np.n
 
 
 def _pairing_end(P: float, C3: np.ndarray, a: np.ndarray, C2: np.ndarray, b: np.ndarray) -> float:
-    """How much quality ``y`` is exchanged in GSS's pairing phase (Algorithm 3, step 4; SPEC §1).
+    """How much quality ``y`` is exchanged in GSS's pairing phase (Deva et al., AAMAS 2021, Algorithm 3, step 5).
 
     L3 is consumed from position ``P + y`` and L2 supplies from position ``y``.  Pairing continues
     while the L3 agent at ``P + y`` has ``a`` greater than the L2 agent at ``y`` has ``b``, and stops
@@ -47,12 +48,13 @@ def _pairing_end(P: float, C3: np.ndarray, a: np.ndarray, C2: np.ndarray, b: np.
 
 
 class GSS(Solver):
-    """Greedy subset selection (Deva et al., Algorithm 3; SPEC §1).
+    """Greedy subset selection (Deva et al., AAMAS 2021, Section 5, Algorithm 3).
 
     Steps, on units: take S1, drop S4, surplus ``d``; spend ``d`` on L3 in order (whole units, then a
     fraction); pair the next L3 agent with the next L2 agent while ``a > b``; finally round S2
     fractions up and drop S3 fractions.  Always feasible (rounding only adds quality), no constant
-    approximation ratio (see SPEC §1's worst case).
+    approximation ratio (worst case: alpha = 0.99, q = (1, 0.98, 0.97), r = (eps, R/4, 0.9R) earns eps
+    against the optimum's eps + R/4).
 
     Must lists: must-not-take agents are removed; each must-take agent's first unit is fixed, and
     when the fixed units leave a quality deficit, L2 units are bought whole, cheapest loss per
@@ -179,7 +181,7 @@ class GSS(Solver):
         key2 = r / (alpha_col - q)   # L2: loss per unit of quality bought, increasing
         key3 = -(r / (-margin))      # L3: revenue per quality spent, decreasing
 
-        def sorted_list(mask: np.ndarray, key: np.ndarray) -> tuple:
+        def sorted_list(mask: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, ...]:
             # One stable argsort per row with non-members last (an infinite member key is capped
             # at the largest float so that it still sorts before them).
             count = mask.sum(axis=1)
