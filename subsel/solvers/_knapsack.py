@@ -332,6 +332,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     if m <= _MAX_ENUMERATE:
         return _enumerate(p, w, float(capacity))
     unit = _weight_grid(w)
+    if unit is not None and not capacity / unit < 2.0 ** 62:  # (subnormal weights: no usable grid)
+        unit = None
     if unit is not None:
         # Every sum of weights is a multiple of unit * gcd(w / unit): round the capacity down to it
         # (the rudimentary divisibility of Martello, Pisinger, Toth 1999).
