@@ -14,8 +14,7 @@ import time
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rowdot
-from ..models.problem import weighted_sum
+from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rowdot, weighted_sum
 from .base import RawBatch, RawResult, Solver, SolverError, Status
 
 #: Largest block of selections evaluated at once (memory ~ 3 arrays of this many float64).

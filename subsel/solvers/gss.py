@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rowdot
-from ..models.problem import weighted_sum
+from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rowdot, weighted_sum
 from .base import RawBatch, RawResult, Solver, Status, gather_rows
 
 _ROUND_TOL = 1e-9
