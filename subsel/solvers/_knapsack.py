@@ -339,10 +339,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         # (the rudimentary divisibility of Martello, Pisinger, Toth 1999).
         steps = (w / unit).astype(np.int64)
         d = int(np.gcd.reduce(steps[steps > 0])) if (steps > 0).any() else 1
-        steps_in_capacity = capacity / unit  # inf for a denormal unit (e.g. a weight 5e-324)
-        if steps_in_capacity < 2.0 ** 62:  # else the rounding is skipped: it only tightens
-            cap_steps = int(np.floor(steps_in_capacity))
-            capacity = float(cap_steps - cap_steps % d) * unit
+        cap_steps = int(np.floor(capacity / unit))
+        capacity = float(cap_steps - cap_steps % d) * unit
     with np.errstate(over="ignore", divide="ignore"):  # zero or denormal weights: cap the efficiency
         e = np.minimum(p / w, _MAX_EFFICIENCY)
     order = np.argsort(-e, kind="stable")
