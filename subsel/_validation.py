@@ -106,19 +106,52 @@ def check_array_range(arr: np.ndarray, field_name: str, low: float = -math.inf, 
     return arr
 
 
+#: Largest capacity subsel handles: every integer up to 2**53 is exactly a float64.
+MAX_CAPACITY = 2 ** 53
+
+
 def check_capacity(value: Any, field_name: str = "capacity", ndim: tuple[int, ...] = (1,)) -> np.ndarray:
-    """Units per agent: positive integers, returned as a fresh int64 array.
+    """Units per agent: integers in ``[1, 2**53]``, returned as a fresh int64 array.
+
+    Integers are checked exactly (a Python int beyond 2**53 is never rounded through float first).
 
     Raises
     ------
     TypeError, ValueError
-        As :func:`as_float_array`; an entry below 1 or not an integer (naming its index).
+        As :func:`as_float_array`; an entry below 1, not an integer, or above ``2**53`` (naming
+        its index).
     """
+    _reject_booleans(value, field_name)
+    raw = value if isinstance(value, np.ndarray) else None
+    if raw is None:
+        try:
+            raw = np.asarray(value)
+        except (TypeError, ValueError):
+            raw = None
+    if raw is not None and raw.dtype.kind in "iuO" and raw.ndim in ndim:
+        if raw.dtype.kind == "O":
+            flat = raw.ravel().tolist()
+            for v in flat:
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+                    raise TypeError(f"{field_name} must be an array of numbers; got {value!r}")
+            big = np.array([isinstance(v, (int, np.integer)) and v > MAX_CAPACITY for v in flat],
+                           dtype=bool).reshape(raw.shape)
+        else:
+            big = raw > MAX_CAPACITY
+        if big.any():
+            got = raw.ravel()[int(np.argmax(big.ravel()))]
+            raise _entry_error(field_name, big, raw, f"must be at most 2^53 = {MAX_CAPACITY} (the largest "
+                               "integer subsel handles exactly)", int(got))
     kf = as_float_array(value, field_name, ndim)
-    if kf.size and (kf.min() < 1 or not (kf == np.round(kf)).all()):
+    if kf.size and (kf.min() < 1 or kf.max() > MAX_CAPACITY or not (kf == np.round(kf)).all()):
         bad = (kf < 1) | (kf != np.round(kf))
-        v = float(kf[bad][0])
-        raise _entry_error(field_name, bad, kf, "must be a positive integer", int(v) if v == round(v) else v)
+        if bad.any():
+            v = float(kf[bad][0])
+            raise _entry_error(field_name, bad, kf, "must be a positive integer",
+                               int(v) if v == round(v) else v)
+        big = kf > MAX_CAPACITY
+        raise _entry_error(field_name, big, kf, f"must be at most 2^53 = {MAX_CAPACITY} (the largest "
+                           "integer subsel handles exactly)", int(kf[big][0]))
     return kf.astype(np.int64)
 
 

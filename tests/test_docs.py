@@ -91,6 +91,7 @@ def _shim(folder: Path) -> dict[str, str]:
     script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m subsel "$@"\n', encoding="utf-8")
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     env = dict(os.environ)
+    env.pop("SUBSEL_DATA", None)       # the examples run on the data sets shipped with the package
     env["PATH"] = f"{folder}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     env["PYTHONUNBUFFERED"] = "1"      # stdout and stderr interleave in the order they were written

@@ -27,6 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .._extras import require
 from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem
 from ..solvers import Solver
 from .environment import BernoulliEnvironment, run_seeds
@@ -421,6 +422,7 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
     selections = np.zeros((T, m, environment.n), dtype=np.int64) if keep_selections else None
     bar = None
     if progress:
+        require("tqdm", extra="bandits", feature="the progress bar of simulate(progress=True)")
         from tqdm import tqdm
         bar = tqdm(total=T, unit="round", leave=False)
     ci = 0

@@ -10,13 +10,17 @@ import argparse
 import importlib
 import sys
 
-#: Modules that add sub-commands, in the order of ``subsel --help``.
-COMMAND_MODULES = [
-    "subsel.cli.core",
-    "subsel.cli.experiments",
-    "subsel.cli.bandit",
-    "subsel.cli.emsco",
-]
+from .._extras import MODULE_EXTRA, MissingExtraError, install_hint
+
+#: Modules that add sub-commands, in the order of ``subsel --help``, with the commands each adds.
+#: A command line naming one of these commands imports only that command's module, so ``subsel
+#: solve`` never loads the bandit, EMSCO or experiment code; ``subsel --help`` loads them all.
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "subsel.cli.core": ("generate", "solve", "export", "solvers"),
+    "subsel.cli.experiments": ("reproduce", "compare"),
+    "subsel.cli.bandit": ("bandit",),
+    "subsel.cli.emsco": ("emsco",),
+}
 
 
 class CLIError(Exception):
@@ -37,8 +41,8 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"subsel: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser with every registered sub-command."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser: every sub-command, or only the module of ``command`` when it is known."""
     from .. import __version__
 
     parser = ArgumentParser(
@@ -47,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"subsel {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                 parser_class=ArgumentParser)
-    for name in COMMAND_MODULES:
+    modules = [m for m, commands in COMMAND_MODULES.items() if command in commands] or list(COMMAND_MODULES)
+    for name in modules:
         importlib.import_module(name).register(sub)
     return parser
 
@@ -58,20 +63,39 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 2 on bad input (one line on stderr), 130 when interrupted.
+        0 on success, 1 when the work ran but failed (see each command), 2 on bad input or a
+        missing optional library (one line on stderr naming the ``pip install "subsel[...]"`` to
+        run), 130 when interrupted (Ctrl-C), 143 when terminated (SIGTERM); in both last cases the
+        files and folders the run had started are removed.
     """
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version (0) and usage errors (2, one line already printed)
         return exc.code if isinstance(exc.code, int) else 2
+    from .guards import Terminated, shutdown_worker_pools, terminate_as_interrupt
+
     try:
-        code = args.func(args)
+        with terminate_as_interrupt():  # SIGTERM stops as cleanly as Ctrl-C
+            try:
+                code = args.func(args)
+            finally:
+                shutdown_worker_pools()  # no idle worker processes left behind
     except BrokenPipeError:
         return 0
-    except (CLIError, ValueError, TypeError, OSError, MemoryError) as exc:
+    except (CLIError, ValueError, TypeError, OSError, MemoryError, MissingExtraError) as exc:
         print(f"subsel: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as exc:  # an optional library no call site checked first
+        extra = MODULE_EXTRA.get((exc.name or "").partition(".")[0])
+        if extra is None:
+            raise
+        print(f"subsel: error: {exc.name} is not installed: {install_hint(extra[1])}", file=sys.stderr)
+        return 2
+    except Terminated:
+        print("subsel: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("subsel: interrupted", file=sys.stderr)
         return 130

@@ -28,10 +28,12 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
+from .._extras import require
 from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_instances, policy_names, simulate
 from ..bandits.policies import exploration_rounds, fitting_epsilon
 from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, stale_temporaries
 from . import CLIError
+from .guards import check_memory, check_paths
 
 #: Seconds a command waits for another command's lock on the same state before refusing.
 LOCK_TIMEOUT_S = 30.0
@@ -60,14 +62,6 @@ def _check_writable_file(path: Path, option: str) -> None:
         raise CLIError(f"{option} {path}: cannot write into folder {parent}")
 
 
-def _available_memory() -> int | None:
-    """Bytes of physical memory available now, or None where the platform does not say."""
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
 def _check_memory(n: int, runs: int) -> None:
     """Refuse before any work a simulation whose arrays cannot fit in the memory available.
 
@@ -75,10 +69,7 @@ def _check_memory(n: int, runs: int) -> None:
     outcomes), plus about 1 kB per run for its seed sequence and per-run constants.
     """
     need = runs * (16 * 8 * n + 1024)
-    avail = _available_memory()
-    if avail is not None and need > avail:
-        raise CLIError(f"--runs {runs} with --n {n} needs about {need / 2**30:.1f} GiB of memory; "
-                       f"{avail / 2**30:.1f} GiB are available")
+    check_memory(need, f"--runs {runs} with --n {n}")
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
@@ -88,6 +79,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             raise CLIError(f"{name} must be >= {low}; got {value}")
     _check_memory(args.n, args.runs)
     _check_writable_dir(out, "--out")
+    require("matplotlib", *(["tqdm"] if args.progress else []), extra="bandits",
+            feature="subsel bandit simulate (the regret figure and --progress)")
     try:
         return _simulate(args, out)
     except MemoryError:
@@ -187,7 +180,10 @@ def _state_lock(path: str) -> Iterator[None]:
     CLIError
         Another command holds the lock for longer than :data:`LOCK_TIMEOUT_S`, or the lock file
         cannot be created.
+    ImportError
+        filelock is not installed (the message names ``pip install "subsel[bandits]"``).
     """
+    require("filelock", extra="bandits", feature="subsel bandit init / next / feedback (the state file lock)")
     from filelock import FileLock, Timeout
 
     state = Path(path)
@@ -233,6 +229,7 @@ def _save_state(planner: OnlinePlanner, path: str) -> None:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
+    check_paths([("--agents", args.agents)], [("--state", args.state)])
     with _state_lock(args.state):
         return _init(args)
 
@@ -266,6 +263,7 @@ def _init(args: argparse.Namespace) -> int:
 
 
 def _cmd_next(args: argparse.Namespace) -> int:
+    check_paths([("--state", args.state)], [("--output", args.output)])
     with _state_lock(args.state):
         return _next(args)
 
@@ -288,6 +286,7 @@ def _next(args: argparse.Namespace) -> int:
 
 
 def _cmd_feedback(args: argparse.Namespace) -> int:
+    check_paths([("--observations", args.observations)], [("--state", args.state)])
     with _state_lock(args.state):
         return _feedback(args)
 

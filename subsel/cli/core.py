@@ -34,8 +34,9 @@ import numpy as np
 
 from ..models import SubsetSelectionProblem, read_knapsack, write_lp, write_mps
 from ..models.io import InputError, atomic_write_text
-from ..solvers import SolverError, get_solver, solver_info
+from ..solvers import SOLVERS, SolverError, get_solver, solver_info
 from . import CLIError
+from .guards import check_paths
 
 #: Default solver: the first of these that is registered and available here.
 DEFAULT_SOLVER_PREFERENCE = ("exact", "highs", "cbc", "ortools-scip", "dpss")
@@ -45,11 +46,11 @@ def default_solver(problem: SubsetSelectionProblem | None = None) -> str:
     """The solver ``solve`` uses without ``--solver``: the first available of
     :data:`DEFAULT_SOLVER_PREFERENCE` (exact backends only; DPSS, exponential, comes last) that
     supports every extension ``problem`` uses (e.g. ``exact`` has no budget or demand)."""
-    rows = {r.name: r for r in solver_info() if r.available}
     needed = problem.extensions if problem is not None else frozenset()
-    for name in DEFAULT_SOLVER_PREFERENCE:
-        if name in rows and needed <= rows[name].supports:
-            return name
+    # Only the preferred backends are looked at, in order: nothing else is loaded.
+    for row in solver_info([name for name in DEFAULT_SOLVER_PREFERENCE if name in SOLVERS]):
+        if row.available and needed <= row.supports:
+            return row.name
     raise CLIError("no exact solver is available on this machine; see 'subsel solvers'")
 
 
@@ -144,6 +145,11 @@ def _with_options(exc: InputError) -> CLIError | InputError:
     return CLIError(f"{option}: name {exc.row + 1} ({exc.value!r}) {exc.rule}")
 
 
+def _problem_inputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    """The files a problem is read from: FILE and, with --knapsack, the --optimum file."""
+    return [("FILE", args.file), ("--optimum", args.optimum)]
+
+
 def _load_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, float | None, str]:
     """The problem described by FILE and the options; also the known optimum and a label."""
     try:
@@ -228,6 +234,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         raise CLIError("--json and -o - would both write to stdout; give -o a file name")
     if args.solver is not None and not args.solver.strip():
         raise CLIError("--solver must name a backend (see 'subsel solvers'); got ''")
+    check_paths(_problem_inputs(args), [("--output", args.output)])
     problem, optimum, label = _load_problem(args)
     name = args.solver if args.solver is not None else default_solver(problem)
     options = {}
@@ -258,7 +265,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             _emit(buf.getvalue(), args.output)
         else:
             why = (" (no selection found within the time limit)"
-                   if sol.status.value == "time_limit" else "")
+                   if sol.status.value == "no_solution_found" else "")
             print(f"subsel: no selection written: status {sol.status.value}{why}", file=sys.stderr)
     elif no_answer:
         print(f"subsel: no selection found: status {sol.status.value}", file=sys.stderr)
@@ -310,6 +317,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
                            f"the extension); got {suffix or 'no extension'!r}")
         if args.format is not None and suffix != "." + args.format:
             raise CLIError(f"--format {args.format} contradicts the extension of {args.output}")
+    check_paths(_problem_inputs(args), [("--output", args.output)])
     problem, _, label = _load_problem(args)
     write = write_lp if suffix == ".lp" else write_mps
     if args.output == "-":

@@ -24,75 +24,88 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..models.io import atomic_write_text
+from .._extras import require
+from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, read_text
+from .guards import CreatedFiles, check_memory, check_paths
 
 #: ``--select`` rules: the keys of ``subsel.evolution.selection.SELECT_RULES`` (spelled out here so
 #: that building the parser does not import scikit-learn; a test keeps both lists equal).
 SELECT_CHOICES = ("fitness", "accuracy", "coverage", "cost", "knee")
 
 
-def _read_text(path: str, what: str, option: str) -> tuple[str, str]:
-    """(name to show, text) of the CSV ``path`` given to ``option``; ``-`` reads stdin."""
+def _split_source(path: str, what: str, option: str) -> tuple[object, str]:
+    """(source to read, name in messages) of the split CSV ``path`` given to ``option``."""
     if path == "-":
-        return "<stdin>", sys.stdin.read()
+        return sys.stdin, f"{what} file <stdin> ({option})"
     p = Path(path)
     if p.is_dir():
         raise IsADirectoryError(f"{what} file {path} ({option}) is a folder, not a CSV file")
     if not p.is_file():
         raise FileNotFoundError(f"{what} file {path} ({option}) not found")
-    return path, p.read_text(encoding="utf-8")
+    return path, f"{what} file {path} ({option})"
+
+
+def _labels(cells: list[str]) -> np.ndarray:
+    """Label cells as integers when all are integers, else floats when all are numbers, else
+    strings (what a classifier sees as the classes)."""
+    try:
+        as_float = np.array(cells, dtype=float)
+    except ValueError:
+        return np.array(cells, dtype=object)
+    if np.all(np.isfinite(as_float)) and np.all(as_float == np.round(as_float)) \
+            and all("." not in c and "e" not in c.lower() for c in cells):
+        return as_float.astype(np.int64)
+    return as_float
 
 
 def _read_split(path: str, label: str, what: str) -> tuple[pd.DataFrame, np.ndarray]:
-    """Features and labels of one split CSV; every error names the option, the file and the
-    1-based line of the file (line 1 is the header)."""
+    """Features and labels of one split CSV, read by :func:`subsel.models.io.read_csv`; every
+    error names the option, the file, the physical line of the file and the column."""
     option = {"train": "--train", "validation": "--val", "test": "--test"}[what]
-    name, text = _read_text(path, what, option)
-    where = f"{what} file {name} ({option})"
-    if not text.strip():
-        raise ValueError(f"{where} is empty; expected a header of feature columns and a label "
-                         "column, then one row per sample")
+    source, where = _split_source(path, what, option)
     try:
-        df = pd.read_csv(io.StringIO(text))
-    except pd.errors.ParserError as exc:
-        raise ValueError(f"{where}: not a readable CSV ({str(exc).strip()})") from None
-    # pandas skips blank lines: map every data row back to its line in the file
-    lines = [i + 1 for i, ln in enumerate(text.splitlines()) if ln.strip()]
-    line_of = lines[1:] if len(lines) - 1 == len(df) else None
-
-    def at(row: int) -> str:
-        return f"line {line_of[row]}" if line_of is not None else f"data row {row + 1}"
-
-    if label not in df.columns:
-        raise ValueError(f"{where} has no label column {label!r} "
-                         f"(columns: {', '.join(map(str, df.columns[:8]))}); use --label-column")
-    if len(df) == 0:
-        raise ValueError(f"{where} has a header but no data rows")
-    if df.shape[1] < 2:
-        raise ValueError(f"{where} has no feature columns besides the label column {label!r}")
-    y = df[label]
-    if y.isna().any():
-        raise ValueError(f"{where}, {at(int(np.flatnonzero(y.isna().to_numpy())[0]))}: "
-                         f"missing label in column {label!r}")
-    X = df.drop(columns=[label])
-    for c in X.columns:
-        if not pd.api.types.is_numeric_dtype(X[c]):
-            bad = pd.to_numeric(X[c], errors="coerce").isna() & X[c].notna()
-            row = int(np.flatnonzero(bad.to_numpy())[0]) if bad.any() else 0
-            raise ValueError(f"{where}, {at(row)}: feature column {c!r} is not numeric "
-                             f"(value {X[c].iloc[row]!r}); encode categorical features first")
-    na = X.isna().to_numpy()
-    if na.any():
-        r, c = np.argwhere(na)[0]
-        raise ValueError(f"{where}, {at(int(r))}: feature {X.columns[c]!r} is missing (NaN); the "
-                         "default classifier does not impute: fill or drop such rows first")
-    Xf = X.astype(float)
-    inf = ~np.isfinite(Xf.to_numpy())
-    if inf.any():
-        r, c = np.argwhere(inf)[0]
-        raise ValueError(f"{where}, {at(int(r))}: feature {X.columns[c]!r} is not finite "
-                         f"({Xf.iat[r, c]!r})")
-    return Xf, y.to_numpy()
+        table = read_csv(source, name=where, what="CSV with a header of feature columns and a "
+                                                  "label column")
+    except InputError as exc:
+        if exc.line is None and "empty" in exc.rule:
+            raise InputError("is empty; expected a header of feature columns and a label column, "
+                             "then one row per sample", file=where) from None
+        raise
+    if not table.has(label):
+        raise InputError(f"has no label column {label!r} (columns: {', '.join(table.header[:8])}); "
+                         "use --label-column", file=where)
+    if len(table) == 0:
+        raise InputError("has a header but no data rows", file=where, line=table.header_line)
+    if len(table.header) < 2:
+        raise InputError(f"has no feature columns besides the label column {label!r}", file=where)
+    y_cells = table.column(label)
+    for row, cell in enumerate(y_cells):
+        if cell == "":
+            raise table.error(row, label, "missing label")
+    features = [c for c in table.header if c != label]
+    X = np.empty((len(table), len(features)))
+    for j, c in enumerate(features):
+        cells = table.column(c)
+        try:
+            X[:, j] = np.array(cells, dtype=float)
+            continue
+        except ValueError:
+            pass
+        for row, cell in enumerate(cells):
+            if cell == "":
+                raise table.error(row, c, "feature is missing; the default classifier does not "
+                                  "impute: fill or drop such rows first")
+            try:
+                float(cell)
+            except ValueError:
+                raise table.error(row, c, "feature is not numeric; encode categorical features "
+                                  "first", cell) from None
+    bad = ~np.isfinite(X)
+    if bad.any():
+        r, j = np.argwhere(bad)[0]
+        raise table.error(int(r), features[j], "feature is not finite", table.rows[r][
+            table.header.index(features[j])])
+    return pd.DataFrame(X, columns=features), _labels(y_cells)
 
 
 def parse_costs(spec: str, features: list[str]) -> np.ndarray:
@@ -122,31 +135,40 @@ def parse_costs(spec: str, features: list[str]) -> np.ndarray:
     """
     p = Path(spec)
     if spec == "-":
-        text, shown = sys.stdin.read(), "costs <stdin>"
+        shown, text = read_text(sys.stdin, name="costs <stdin>")
     elif p.is_dir():
         raise IsADirectoryError(f"--costs {spec} is a folder, not a costs file")
     elif p.is_file():
-        text, shown = p.read_text(encoding="utf-8"), f"costs file {spec}"
+        shown, text = read_text(spec, name=f"costs file {spec}")
     elif "," in spec or _is_number(spec):
         text, shown = spec, f"--costs {spec}"
     else:
         raise FileNotFoundError(f"costs file {spec} not found (give a file or numbers like 1,2,3)")
-    lines = [ln for ln in text.splitlines() if ln.strip()]
+    lines = [ln for ln in io.StringIO(text, newline="") if ln.strip()]
     if not lines:
         raise ValueError(f"{shown}: empty")
     head = [h.strip().lower() for h in lines[0].split(",")]
     if head[:2] == ["feature", "cost"]:
-        table = pd.read_csv(io.StringIO(text))
-        table.columns = [c.strip().lower() for c in table.columns]
-        names = table["feature"].astype(str).str.strip().tolist()
-        unknown = sorted(set(names) - set(features))
-        if unknown:
-            raise ValueError(f"{shown}: unknown feature {unknown[0]!r}")
-        missing = [f for f in features if f not in names]
+        table = read_csv(io.StringIO(text), name=shown)
+        table = CSVTable(table.source, tuple(h.lower() for h in table.header), table.rows,
+                         table.lines, table.header_line)
+        names = table.column("feature")
+        seen: dict[str, int] = {}
+        for row, name in enumerate(names):
+            if name not in features:
+                raise table.error(row, "feature", "unknown feature", name)
+            if name in seen:
+                raise table.error(row, "feature", "repeats the feature of {other}", name,
+                                  other=seen[name])
+            seen[name] = row
+        missing = [f for f in features if f not in seen]
         if missing:
             raise ValueError(f"{shown}: no cost for feature {missing[0]!r}")
-        raw = dict(zip(names, table["cost"].tolist()))
-        values = [raw[f] for f in features]
+        cells = table.column("cost")
+        for row, v in enumerate(cells):
+            if not _is_number(v):
+                raise table.error(row, "cost", "expected a number", v)
+        values = [cells[seen[f]] for f in features]
     else:
         if len(lines) != 1:
             raise ValueError(f"{shown}: expected one comma-separated line or a CSV with "
@@ -227,31 +249,46 @@ def _check_options(args: argparse.Namespace) -> None:
         raise ValueError(f"only one input can be read from stdin ('-'); got {' and '.join(stdin)}")
 
 
-def _prepare_out(path: str) -> tuple[Path, list[Path]]:
-    """Create the ``--out`` folder before the fit and check that files can be written in it.
+#: Files ``emsco fit --out DIR`` writes into DIR.
+OUT_FILES = ("front.csv", "front.png", "summary.json")
 
-    Returns the folder and the folders this call created (removed again if the fit fails)."""
+
+def _prepare_out(path: str, created: CreatedFiles) -> Path:
+    """Create the ``--out`` folder before the fit and check that files can be written in it;
+    ``created`` remembers the folders and files this run makes (removed if it does not finish)."""
     out = Path(path)
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(f"--out {path} exists and is not a folder")
-    created = [d for d in [out, *out.parents] if not d.exists()]
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        created.folder(out)
         with tempfile.TemporaryFile(dir=out):
             pass
     except OSError as exc:
-        _remove_empty(created)
+        created.remove()
         reason = exc.strerror or type(exc).__name__
         raise ValueError(f"--out {path}: cannot create or write to this folder ({reason})") from None
-    return out, created
+    created.files([out / f for f in OUT_FILES])
+    return out
 
 
-def _remove_empty(folders: list[Path]) -> None:
-    for d in folders:  # deepest first
-        try:
-            d.rmdir()
-        except OSError:
-            pass
+def _inputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    """The input files of the command (``--costs`` only when it names a file)."""
+    costs = args.costs if args.costs is not None and Path(args.costs).exists() else None
+    return [("--train", args.train), ("--val", args.val), ("--test", args.test), ("--costs", costs)]
+
+
+#: Bytes per member of the population, plus per feature: the chromosome (twice: parents and
+#: children), its cache key and memo entry, objectives and fitness (an estimate of the peak).
+_BYTES_PER_MEMBER = 2048
+_BYTES_PER_MEMBER_FEATURE = 32
+
+
+def _check_population_memory(population: int, n_features: int | None) -> None:
+    """Refuse a population whose members cannot fit in the memory available (one line); with
+    ``n_features`` None (data not read yet) a lower bound for one feature."""
+    need = population * (_BYTES_PER_MEMBER + _BYTES_PER_MEMBER_FEATURE * (n_features or 1))
+    check_memory(need, f"--population {population}"
+                 + (f" with {n_features} features" if n_features is not None else ""))
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
@@ -266,13 +303,18 @@ def _cmd_fit(args: argparse.Namespace) -> int:
                              f"(missing: {', '.join(missing + ([] if args.costs else ['--costs']))})")
         if args.confidence is None:
             raise ValueError("--confidence is required with --train/--val/--test")
-    created: list[Path] = []
+    require("sklearn", "scipy", "threadpoolctl", "joblib", *(["matplotlib"] if args.out else []),
+            extra="evolution", feature="subsel emsco fit")
+    if args.population is not None:  # a first bound before reading any data (1 feature)
+        _check_population_memory(args.population, None)
+    created = CreatedFiles()
     if args.out is not None:
-        _, created = _prepare_out(args.out)
+        check_paths(_inputs(args), [("--out", str(Path(args.out) / f)) for f in OUT_FILES])
+        _prepare_out(args.out, created)
     try:
         return _fit(args)
-    except BaseException:
-        _remove_empty(created)
+    except BaseException:  # an error, Ctrl-C or SIGTERM: remove what this run created
+        created.remove()
         raise
 
 
@@ -306,6 +348,7 @@ def _fit(args: argparse.Namespace) -> int:
         params["confidence"] = args.confidence
     if args.population is not None:
         params["population_size"] = args.population
+        _check_population_memory(args.population, X_tr.shape[1])
     params["max_iter"] = args.generations
     params["max_stages"] = args.max_stages
     params["random_state"] = args.seed
@@ -374,8 +417,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "coverage g1, accuracy g2 and mean cost g3*.  p̂ must lie in "
                     "(1/n_classes, 1] ((0.5, 1] for binary labels).")
     f.add_argument("--dataset", help="breast_cancer, synthetic50, synthetic15, pima, credit, heart")
-    f.add_argument("--data-home", help="folder of the real data sets (else $SUBSEL_DATA, "
-                                       "else ~/.subsel/data)")
+    f.add_argument("--data-home", metavar="DIR",
+                   help="folder with other copies of the real data sets (default: $SUBSEL_DATA, else "
+                        "the copies shipped with subsel)")
     f.add_argument("--train", help="training CSV (feature columns and a label column; - reads "
                                    "stdin)")
     f.add_argument("--val", help="validation CSV (the objectives are measured on it; - reads stdin)")

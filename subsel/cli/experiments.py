@@ -6,10 +6,12 @@ processes or on a Dask cluster (``--scheduler ADDRESS``), resumable into the sam
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 
 from . import CLIError
+from .guards import CreatedFiles, check_memory, check_paths
 
 
 def _split(text: str, kind: type, option: str) -> list:
@@ -25,12 +27,35 @@ def _split(text: str, kind: type, option: str) -> list:
     return out
 
 
-def _out_dir(path: str) -> Path:
+def _out_dir(path: str, created: CreatedFiles) -> Path:
+    """The ``--out`` folder, created (with its parents) if needed; ``created`` remembers the
+    folders that are new, so a run that does not finish removes them again when empty."""
     out = Path(path)
     if out.exists() and not out.is_dir():
         raise CLIError(f"--out {path!r} exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        created.folder(out)
+    except OSError as exc:
+        created.remove()
+        raise CLIError(f"--out {path}: cannot create the folder ({exc.strerror or exc})") from None
     return out
+
+
+def _run_in(path: str, work):
+    """Run ``work(out)`` in the ``--out`` folder; on any failure or interruption, remove the
+    folders this run created if they are still empty."""
+    created = CreatedFiles()
+    out = _out_dir(path, created)
+    try:
+        return work(out)
+    except BaseException:
+        created.remove()
+        raise
+
+
+#: Float64 arrays of length n alive at once in one comparison task: the instance (q, c), its
+#: utilities and margins, the partition and sort orders of the greedy and exact solvers, and x.
+_ARRAYS_PER_AGENT = 12
 
 
 def _backend(args: argparse.Namespace) -> dict:
@@ -63,7 +88,8 @@ def _datasets(args: argparse.Namespace, name: str) -> list[str] | None:
     return names
 
 
-def _check_data_files(names: list[str], scale: str, datasets: list[str] | None) -> None:
+def _check_data_files(names: list[str], scale: str, datasets: list[str] | None,
+                      data_home: str | None = None) -> None:
     """Load the real data sets the chosen experiments need, before touching ``--out``."""
     from ..experiments.registry import DATASET_EXPERIMENTS
 
@@ -77,12 +103,11 @@ def _check_data_files(names: list[str], scale: str, datasets: list[str] | None) 
     if needed:
         from ..experiments.emsco import check_data_files
 
-        check_data_files(needed)
+        check_data_files(needed, data_home=data_home)
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from ..experiments import EXPERIMENTS, run_experiment
-    from ..experiments.registry import DATASET_EXPERIMENTS
+    from ..experiments import EXPERIMENTS, get_experiment
 
     name = args.name.strip().lower()
     if name != "all" and name not in EXPERIMENTS:
@@ -90,14 +115,29 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     datasets = _datasets(args, name)
     backend = _backend(args)
     names = list(EXPERIMENTS) if name == "all" else [name]
-    _check_data_files(names, args.scale, datasets)  # a missing data file fails before any grid runs
-    out = _out_dir(args.out)
+    if args.data_home is not None and not Path(args.data_home).expanduser().is_dir():
+        raise CLIError(f"--data-home {args.data_home!r} is not a folder")
+    _check_data_files(names, args.scale, datasets, args.data_home)  # a missing file fails before any grid
+    for exp in names:  # so does a missing library (the message names the pip install to run)
+        get_experiment(exp)
+    # the results are written among the data files: refused (a table could replace a data file)
+    check_paths([("--data-home", args.data_home)], [("--out", args.out)])
+    return _run_in(args.out, lambda out: _reproduce(args, names, datasets, backend, out))
+
+
+def _reproduce(args: argparse.Namespace, names: list[str], datasets: list[str] | None, backend: dict,
+               out: Path) -> int:
+    from ..experiments import run_experiment
+    from ..experiments.registry import DATASET_EXPERIMENTS
+
     total = time.perf_counter()
     for exp in names:
         start = time.perf_counter()
         extra = {}
         if datasets is not None and exp in DATASET_EXPERIMENTS:
             extra["datasets"] = datasets[:1] if exp == "emsco-sweep" else datasets
+        if args.data_home is not None and exp in DATASET_EXPERIMENTS:
+            extra["data_home"] = args.data_home
         files = run_experiment(exp, out, scale=args.scale, seed=args.seed, **backend, **extra)
         print(f"{exp}: {time.perf_counter() - start:.1f} s in all (task grid, tables, figure, markdown) -> "
               + ", ".join(str(f) for f in files), flush=True)
@@ -107,7 +147,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from ..experiments.compare import check_comparison, compare
+    from ..experiments.compare import check_comparison
 
     solvers = _split(args.solvers, str, "--solvers")
     n = _split(args.n, int, "--n")
@@ -120,7 +160,17 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if args.time_limit is not None and not args.time_limit > 0:
         raise CLIError(f"--time-limit must be a positive number of seconds; got {args.time_limit}")
     backend = _backend(args)
-    out = _out_dir(args.out)
+    parallel = 1 if args.scheduler is not None else (os.cpu_count() or 1) if args.jobs == -1 else args.jobs
+    parallel = min(parallel, len(alpha) * len(n) * args.instances)
+    check_memory(_ARRAYS_PER_AGENT * 8.0 * max(n) * parallel,
+                 f"--n {max(n)}" + (f" with {parallel} jobs at once" if parallel > 1 else ""))
+    return _run_in(args.out, lambda out: _compare(args, solvers, n, alpha, backend, out))
+
+
+def _compare(args: argparse.Namespace, solvers: list[str], n: list[int], alpha: list[float],
+             backend: dict, out: Path) -> int:
+    from ..experiments.compare import compare
+
     start = time.perf_counter()
     files = compare(solvers, n, alpha, args.instances, out_dir=out, reference=args.reference,
                     seed=args.seed, time_limit_s=args.time_limit, table_format=args.format, **backend)
@@ -166,6 +216,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     ds.add_argument("--dataset", metavar="NAME",
                     help="emsco-sweep only: the data set of the sweep (default synthetic15); with "
                          "'all', the sweep uses the first of --datasets")
+    p.add_argument("--data-home", metavar="DIR",
+                   help="folder with other copies of the real data sets (pima_diabetes.csv, "
+                        "credit_approval.csv, heart_failure.csv); default: $SUBSEL_DATA, else the "
+                        "copies shipped with subsel")
     _add_backend_options(p)
     p.set_defaults(func=_cmd_reproduce)
 

@@ -8,9 +8,14 @@
 - :mod:`subsel.evolution.ilp` — the engine as the heuristic ``emsco`` Solver (SPEC §4);
 - :mod:`subsel.evolution.seeding` — ILP-chosen feature subsets for the initial population.
 """
-from .engine import EvolutionProblem, EvolutionResult, GeneticEngine, StageAssignmentProblem
-from .estimator import EMSCOClassifier
-from .staged import StagedClassificationProblem, StagedClassifier
+from .._extras import require
+
+# Before anything is imported: a missing library is one line naming `pip install "subsel[evolution]"`.
+require("sklearn", "scipy", "threadpoolctl", "joblib", extra="evolution", feature="EMSCO (subsel.evolution)")
+
+from .engine import EvolutionProblem, EvolutionResult, GeneticEngine, StageAssignmentProblem  # noqa: E402
+from .estimator import EMSCOClassifier  # noqa: E402
+from .staged import StagedClassificationProblem, StagedClassifier  # noqa: E402
 
 __all__ = [
     "EMSCOClassifier",

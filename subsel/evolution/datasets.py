@@ -1,4 +1,5 @@
-"""The data sets of EMSCO's experiments, with feature costs (SPEC §3 table; Hamilton & Fulp 2022, §V-A).
+"""The data sets of EMSCO's experiments, with feature costs (Hamilton and Fulp, "Budgeted Classification
+with Rejection: An Evolutionary Method with Multiple Objectives", IEEE CEC 2022, Section V-A).
 
 Every loader returns a :class:`Dataset`: inputs ``X`` (a DataFrame, one column per *acquirable
 feature*), integer labels ``y``, feature names, feature costs, the cost class chosen for every
@@ -6,12 +7,13 @@ feature and why, and the paper's EMSCO settings for the set.  ``Dataset.split()`
 stratified train / validation / test split (60 / 20 / 20) of the data set's seed.
 
 - ``synthetic50(seed)``, ``synthetic15(seed)``: scikit-learn's ``make_classification`` exactly as
-  SPEC §3 (parameters not named there keep scikit-learn's defaults: ``n_redundant=2``,
+  in the paper's Section V-A (parameters not named there keep scikit-learn's defaults: ``n_redundant=2``,
   ``n_repeated=0``, ``class_sep=1.0``, ``flip_y=0.01`` for Synthetic50, ``shuffle=True``).
-- ``pima``, ``credit``, ``heart``: CSV files read from a *data home*: the ``data_home`` argument,
-  else the environment variable ``SUBSEL_DATA``, else ``~/.subsel/data`` (file names
-  ``pima_diabetes.csv``, ``credit_approval.csv``, ``heart_failure.csv``; sources in the project's
-  ``data/README.md``).
+- ``pima``, ``credit``, ``heart``: small public CSV files shipped inside the package (folder
+  :data:`DATA_DIR`, whose ``README.md`` gives their sources, licences and citations), as
+  scikit-learn ships its small data sets.  A *data home* overrides them: the ``data_home``
+  argument, else the environment variable ``SUBSEL_DATA``, naming a folder with files of the same
+  names (``pima_diabetes.csv``, ``credit_approval.csv``, ``heart_failure.csv``).
 - ``breast_cancer()``: scikit-learn's embedded Wisconsin diagnostic data (works offline).
 
 Cost classes (``T``) and why
@@ -36,7 +38,7 @@ Heart (cost ``10**T``; lab and clinical tests dearer than history): T = 2 for
 creatinine_phosphokinase, platelets, serum_creatinine, serum_sodium (blood tests) and
 ejection_fraction (echocardiography); T = 1 for age, sex, smoking, diabetes, high_blood_pressure and
 anaemia (recorded in the patient's history; anaemia is a recorded diagnosis, taken from the record
-rather than a new blood count).  The column ``time`` (follow-up days) is kept, as in SPEC §3's 12
+rather than a new blood count).  The column ``time`` (follow-up days) is kept, as in the paper's 12
 features, at T = 1 (read from the record); it is known only after the outcome and leaks the label,
 so ``heart(include_time=False)`` drops it (11 features) for a deployment-style classifier.
 
@@ -60,13 +62,16 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-__all__ = ["DATASETS", "Dataset", "breast_cancer", "credit", "data_home", "heart", "load_dataset",
+__all__ = ["DATASETS", "DATA_DIR", "Dataset", "breast_cancer", "credit", "data_home", "heart", "load_dataset",
            "pima", "synthetic15", "synthetic50", "train_val_test_split"]
+
+#: The folder of the data files shipped with the package (sources, licences, citations: its README.md).
+DATA_DIR = Path(__file__).resolve().with_name("data")
 
 #: Where each real data set comes from (used in the missing-file error).
 SOURCES = {
-    "pima_diabetes.csv": "Pima Indians Diabetes Database, UCI Machine Learning Repository "
-                         "(https://archive.ics.uci.edu/dataset/34/diabetes)",
+    "pima_diabetes.csv": "Pima Indians Diabetes Database (Smith et al. 1988), formerly of the UCI Machine "
+                         "Learning Repository",
     "credit_approval.csv": "Credit Approval (crx.data), UCI Machine Learning Repository "
                            "(https://archive.ics.uci.edu/dataset/27/credit+approval)",
     "heart_failure.csv": "Heart failure clinical records, UCI Machine Learning Repository "
@@ -172,22 +177,34 @@ def train_val_test_split(X, y, seed: int):
 
 
 def data_home(data_home: str | os.PathLike | None = None) -> Path:
-    """The folder of the real data sets: argument, else ``$SUBSEL_DATA``, else ``~/.subsel/data``."""
+    """The folder the real data sets are read from.
+
+    Parameters
+    ----------
+    data_home : path, optional
+        A folder holding ``pima_diabetes.csv``, ``credit_approval.csv`` and ``heart_failure.csv``.
+
+    Returns
+    -------
+    Path
+        ``data_home`` when given, else the environment variable ``SUBSEL_DATA`` when set and not
+        empty, else :data:`DATA_DIR`, the copies shipped with the package.
+    """
     if data_home is not None:
         return Path(data_home).expanduser()
     env = os.environ.get("SUBSEL_DATA")
     if env:
         return Path(env).expanduser()
-    return Path.home() / ".subsel" / "data"
+    return DATA_DIR
 
 
 def _read(filename: str, home, **kwargs) -> pd.DataFrame:
     path = data_home(home) / filename
     if not path.is_file():
         raise FileNotFoundError(
-            f"data file {filename} not found at {path}; get it from the {SOURCES[filename]} "
-            "(the project's data/README.md gives the exact copy) and put it in the data home "
-            "(argument data_home, environment variable SUBSEL_DATA, or ~/.subsel/data)")
+            f"data file {filename} not found at {path}: a data home (argument data_home, else the "
+            f"environment variable SUBSEL_DATA) must hold a copy of the {SOURCES[filename]}; without "
+            "a data home subsel uses the copy it ships")
     return pd.read_csv(path, **kwargs)
 
 
@@ -197,7 +214,7 @@ def _frame(X: np.ndarray, prefix: str = "x") -> pd.DataFrame:
 
 def synthetic50(seed: int = 0) -> Dataset:
     """Synthetic50: ``make_classification`` 4000 x 50, 25 informative, 2 clusters per class,
-    balanced; every feature costs 10; p̂ = 0.55 (SPEC §3; paper §V-A).
+    balanced; every feature costs 10; p̂ = 0.55 (Hamilton and Fulp 2022, Section V-A).
 
     Parameters
     ----------
@@ -224,7 +241,7 @@ SYNTHETIC15_COSTS = (6, 8, 4, 8, 8, 1, 9, 10, 6, 1, 9, 9, 4, 1, 7)
 
 def synthetic15(seed: int = 0) -> Dataset:
     """Synthetic15: ``make_classification`` 8000 x 15, 12 informative, 2 clusters per class,
-    ``class_sep=0.85``, 2% flipped labels; the paper's published costs; p̂ = 0.85 (SPEC §3).
+    ``class_sep=0.85``, 2% flipped labels; the paper's published costs; p̂ = 0.85 (Hamilton and Fulp 2022, Section V-A).
 
     Parameters
     ----------
@@ -259,12 +276,13 @@ PIMA_CLASSES = {
 
 
 def pima(data_home: str | os.PathLike | None = None, seed: int = 0) -> Dataset:
-    """Pima Indians Diabetes, 768 x 8, cost ``100·T`` by test difficulty; p̂ = 0.65 (SPEC §3).
+    """Pima Indians Diabetes, 768 x 8, cost ``100·T`` by test difficulty; p̂ = 0.65 (Hamilton and Fulp
+    2022, Section V-A).
 
     Parameters
     ----------
     data_home : path, optional
-        Folder holding ``pima_diabetes.csv`` (see :func:`data_home`).
+        Folder holding ``pima_diabetes.csv``; default: the shipped copy (see :func:`data_home`).
     seed : int, default 0
         Seed of the split.
 
@@ -304,13 +322,13 @@ HEART_CLASSES = {
 
 def heart(data_home: str | os.PathLike | None = None, seed: int = 0,
           include_time: bool = True) -> Dataset:
-    """Heart failure clinical records, 299 x 12 as in SPEC §3, cost ``10**T`` with lab tests dearer
-    than history; p̂ = 0.75.
+    """Heart failure clinical records, 299 x 12 as in Hamilton and Fulp 2022 (Section V-A), cost
+    ``10**T`` with lab tests dearer than history; p̂ = 0.75.
 
     Parameters
     ----------
     data_home : path, optional
-        Folder holding ``heart_failure.csv``.
+        Folder holding ``heart_failure.csv``; default: the shipped copy (see :func:`data_home`).
     seed : int, default 0
     include_time : bool, default True
         Keep the column ``time`` (follow-up days, cost class 1: read from the patient's record), as
@@ -360,12 +378,12 @@ def credit_base_estimator():
 
 def credit(data_home: str | os.PathLike | None = None, seed: int = 0) -> Dataset:
     """Credit Approval, 690 x 15 attributes (missing values, 9 categorical), cost ``10**T`` with
-    ``T`` the Gini-importance tercile on the training split of ``seed``; p̂ = 0.75 (SPEC §3).
+    ``T`` the Gini-importance tercile on the training split of ``seed``; p̂ = 0.75 (Hamilton and Fulp 2022, Section V-A).
 
     Parameters
     ----------
     data_home : path, optional
-        Folder holding ``credit_approval.csv``.
+        Folder holding ``credit_approval.csv``; default: the shipped copy (see :func:`data_home`).
     seed : int, default 0
         Seed of the split and of the random forest that ranks the attributes.
 

@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .._extras import require
 from ..models.io import atomic_write_text
 from ..solvers import get_solver
 from ..solvers.registry import SOLVERS
@@ -72,7 +73,10 @@ def check_comparison(solvers: Sequence[str], n: Sequence[int], alpha: Sequence[f
         only the reference to compare (its ratios to itself would all be 1: nothing is run),
         no exact solver available for the default reference, ``n < 1``, α outside [0, 1],
         ``instances < 1``.
+    ImportError
+        matplotlib (for the figure) is not installed; the message names the ``pip install``.
     """
+    require("matplotlib", extra="experiments", feature="subsel compare (its figure)")
     names = [str(s).strip().lower() for s in solvers]
     if not names or any(not s for s in names):
         raise ValueError("solvers: give at least one solver name, e.g. 'gss,dpss'")

@@ -323,11 +323,11 @@ def experiment_datasets(experiment: str, scale: str, datasets=None) -> list[str]
     return names
 
 
-def check_data_files(names, seed: int = 0) -> None:
+def check_data_files(names, seed: int = 0, data_home: str | None = None) -> None:
     """Load every real data set of ``names`` once, so a missing file fails before a grid starts.
 
-    The synthetic sets need no file and are skipped.  The data home is
-    ``subsel.evolution.datasets.data_home()`` (``$SUBSEL_DATA``, else ``~/.subsel/data``).
+    The synthetic sets need no file and are skipped.  ``data_home`` (else ``$SUBSEL_DATA``, else the
+    copies shipped with the package) is the folder, as in ``subsel.evolution.datasets.data_home``.
 
     Raises
     ------
@@ -340,16 +340,22 @@ def check_data_files(names, seed: int = 0) -> None:
 
     for name in check_datasets(names):
         if name not in SYNTHETIC and name != "breast_cancer":
-            load_dataset(name, seed=seed)
+            load_dataset(name, seed=seed, data_home=data_home)
 
 
-def _setup(dataset: str, data_seed: int, confidence: float | None = None):
+def _data_home_param(config: ExperimentConfig) -> dict:
+    """``{"data_home": ...}`` for the tasks when the run names a data home, else nothing (so the
+    tasks of a run on the shipped data keep their identity in the checkpoint)."""
+    return {} if config.data_home is None else {"data_home": config.data_home}
+
+
+def _setup(dataset: str, data_seed: int, confidence: float | None = None, data_home: str | None = None):
     """Load, split and wrap a data set in a :class:`StagedClassificationProblem` (validation split)."""
     from ..evolution.datasets import load_dataset
     from ..evolution.estimator import default_max_stages
     from ..evolution.staged import StagedClassificationProblem
 
-    ds = load_dataset(dataset, seed=data_seed)
+    ds = load_dataset(dataset, seed=data_seed, data_home=data_home)
     X_tr, X_va, X_te, y_tr, y_va, y_te = ds.split()
     s = ds.settings
     p_hat = s["confidence"] if confidence is None else float(confidence)
@@ -458,7 +464,7 @@ def table2_task(task: Task) -> list[dict]:
 
     p = task.params
     with threadpool_limits(limits=1, user_api="blas"):
-        ds, problem, test = _setup(p["dataset"], int(p["data_seed"]))
+        ds, problem, test = _setup(p["dataset"], int(p["data_seed"]), data_home=p.get("data_home"))
         s = ds.settings
         rows = []
         if p["part"] == "baselines":
@@ -548,9 +554,9 @@ def emsco_table2(config: ExperimentConfig) -> list[Path]:
     name = "emsco-table2"
     size = _scale_settings(config, TABLE2_SCALES)
     datasets = experiment_datasets(name, config.scale, config.datasets)
-    check_data_files(datasets, config.seed)  # a missing file fails here, before any task runs
+    check_data_files(datasets, config.seed, config.data_home)  # a missing file fails here, before any task
     common = {"data_seed": config.seed, "population": size["population"],
-              "generations": size["generations"]}
+              "generations": size["generations"], **_data_home_param(config)}
     tasks = grid(config.seed, {"dataset": datasets, "part": ["baselines"], "run": [0]}, fixed=common)
     tasks += grid(config.seed, {"dataset": datasets, "part": ["ea"], "run": range(size["runs"])},
                   fixed=common)
@@ -640,7 +646,7 @@ def sweep_task(task: Task) -> list[dict]:
 
     p = task.params
     with threadpool_limits(limits=1, user_api="blas"):
-        ds, problem, test = _setup(p["dataset"], int(p["data_seed"]), p["confidence"])
+        ds, problem, test = _setup(p["dataset"], int(p["data_seed"]), p["confidence"], p.get("data_home"))
         s = ds.settings
         start = time.perf_counter()
         res = _run_emsco(problem, int(p["population"] or s["population_size"]),
@@ -657,12 +663,14 @@ def emsco_sweep(config: ExperimentConfig) -> list[Path]:
     ----------
     config : ExperimentConfig
         ``datasets``: one name (default Synthetic15).  The other settings are the data set's
-        (SPEC §3); only p̂ varies.
+        (Hamilton and Fulp 2022, Section V-A); only p̂ varies.
 
     Returns
     -------
     list of Path
-        ``emsco-sweep.csv``, ``emsco-sweep_summary.csv``, ``emsco-sweep.png``, ``emsco-sweep.md``.
+        ``emsco-sweep-DATASET.csv``, ``emsco-sweep-DATASET_summary.csv``, ``emsco-sweep-DATASET.png``,
+        ``emsco-sweep-DATASET.md``: named after the data set, so sweeps of different data sets
+        share an output folder.
 
     Raises
     ------
@@ -674,12 +682,14 @@ def emsco_sweep(config: ExperimentConfig) -> list[Path]:
     name = "emsco-sweep"
     size = _scale_settings(config, SWEEP_SCALES)
     dataset = experiment_datasets(name, config.scale, config.datasets)[0]
-    check_data_files([dataset], config.seed)  # a missing file fails here, before any task runs
+    stem = f"{name}-{dataset}"
+    check_data_files([dataset], config.seed, config.data_home)  # a missing file fails here, before any task
     tasks = grid(config.seed, {"confidence": list(size["confidences"]), "run": range(size["runs"])},
                  fixed={"dataset": dataset, "data_seed": config.seed,
-                        "population": size["population"], "generations": size["generations"]})
+                        "population": size["population"], "generations": size["generations"],
+                        **_data_home_param(config)})
     start = time.perf_counter()
-    table = run_grid(tasks, sweep_task, config.out_dir / f"{name}.csv", desc=name, **config.run_kwargs())
+    table = run_grid(tasks, sweep_task, config.out_dir / f"{stem}.csv", desc=stem, **config.run_kwargs())
     elapsed = time.perf_counter() - start
     rows = []
     for conf, g in table.groupby("confidence", sort=True):
@@ -693,18 +703,19 @@ def emsco_sweep(config: ExperimentConfig) -> list[Path]:
         rows.append(row)
     summary = pd.DataFrame(rows)
     out = config.out_dir
-    files = [out / f"{name}.csv", write_table(summary, out / f"{name}_summary.csv")]
+    files = [out / f"{stem}.csv", write_table(summary, out / f"{stem}_summary.csv")]
     from .plots_emsco import plot_sweep
 
-    files.append(plot_sweep(summary, table, out / f"{name}.png",
+    files.append(plot_sweep(summary, table, out / f"{stem}.png",
                             title=f"EMSCO on {dataset}: cost vs accuracy over p̂ ({config.scale})"))
     pop = "the paper's" if size["population"] is None else str(size["population"])
     corr = summary[["confidence", "g2"]].corr().iloc[0, 1] if len(summary) > 2 else float("nan")
     lines = [f"# emsco-sweep: EMSCO's cost–accuracy curve over p̂ on {dataset}", "",
              f"Command: `subsel reproduce emsco-sweep {_flag(config)} --seed {config.seed} --dataset "
              f"{dataset}`. {size['runs']} EMSCO run(s) per p̂, population {pop}, "
-             f"{size['generations']} generations, the data set's other settings (SPEC §3); one "
-             f"split (seed {config.seed}); test-split objectives. The task grid took {elapsed:.1f} s "
+             f"{size['generations']} generations, the data set's other settings (Hamilton and Fulp "
+             f"2022, Section V-A); one split (seed {config.seed}); test-split objectives. The task grid "
+             f"took {elapsed:.1f} s "
              f"({_backend_text(config)}; the `subsel reproduce` line's time also counts the data "
              "check, tables, figure and this file).", "",
              to_markdown(summary[["confidence", "runs", "g1", "moe_g1", "g2", "moe_g2", "g3*",
@@ -714,6 +725,6 @@ def emsco_sweep(config: ExperimentConfig) -> list[Path]:
              f"{summary['g1'].min():.3f} (p̂ = {summary.loc[summary['g1'].idxmin(), 'confidence']:g}). "
              "A stricter p̂ rejects more inputs (lower coverage) and should raise the accuracy on "
              "the accepted ones; the cost follows from how many stages the inputs need."]
-    files.append(out / f"{name}.md")
+    files.append(out / f"{stem}.md")
     atomic_write_text(files[-1], "\n".join(lines) + "\n")
     return files

@@ -11,13 +11,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._extras import require
 from ..models.io import atomic_write_with
 
 __all__ = ["new_figure", "save_figure", "plot_mean_ratio", "plot_ratio_box", "plot_time_ratios", "plot_comparison"]
 
 
 def new_figure(*args, **kwargs):
-    """``(pyplot, plt.subplots(*args, **kwargs))`` on the Agg backend (no screen needed)."""
+    """``(pyplot, plt.subplots(*args, **kwargs))`` on the Agg backend (no screen needed).
+
+    Raises
+    ------
+    ImportError
+        matplotlib is not installed (the message names the ``pip install`` to run).
+    """
+    require("matplotlib", extra="experiments", feature="drawing figures")
     import matplotlib
 
     matplotlib.use("Agg", force=False)

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._extras import require
+
 __all__ = ["DATASET_EXPERIMENTS", "EXPERIMENTS", "SCALES", "ExperimentConfig", "get_experiment", "run_experiment"]
 
 #: Experiment name -> "module:function".  Order is the order of ``subsel reproduce all``.
@@ -64,6 +66,10 @@ class ExperimentConfig:
     datasets : tuple of str or None
         Data sets, for the experiments of :data:`DATASET_EXPERIMENTS` (None: the experiment's
         default); the others ignore it.
+    data_home : str or None
+        Folder holding the real data sets' files (``pima_diabetes.csv``, ``credit_approval.csv``,
+        ``heart_failure.csv``), for the experiments of :data:`DATASET_EXPERIMENTS`; None: the
+        environment variable ``SUBSEL_DATA``, else the copies shipped with the package.
 
     Raises
     ------
@@ -79,9 +85,12 @@ class ExperimentConfig:
     progress: bool | None = None
     resume: bool = True
     datasets: tuple[str, ...] | None = None
+    data_home: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out_dir", Path(self.out_dir))
+        if self.data_home is not None:
+            object.__setattr__(self, "data_home", str(Path(self.data_home).expanduser().resolve()))
         if self.datasets is not None:
             if isinstance(self.datasets, str) or not all(isinstance(d, str) for d in self.datasets):
                 raise TypeError(f"datasets must be a sequence of names; got {self.datasets!r}")
@@ -106,9 +115,13 @@ def get_experiment(name: str) -> Callable[[ExperimentConfig], list[Path]]:
     ------
     ValueError
         Unknown name (the message lists the known ones).
+    ImportError
+        A library of the ``experiments`` extra is missing (the message names the ``pip install``).
     """
     if not isinstance(name, str) or name.strip().lower() not in EXPERIMENTS:
         raise ValueError(f"unknown experiment {name!r}; known experiments: {', '.join(EXPERIMENTS)}, all")
+    require("tqdm", "matplotlib", "joblib", "scipy", "pymoo", "sklearn", extra="experiments",
+            feature="reproducing the papers' experiments")
     module, _, func = EXPERIMENTS[name.strip().lower()].partition(":")
     return getattr(importlib.import_module(module), func)
 

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._extras import install_hint, require
 from ..models.io import atomic_write_text, atomic_write_with
 
 __all__ = ["Task", "TaskError", "TaskInputError", "TaskFileNotFoundError", "grid", "run_grid",
@@ -277,8 +278,9 @@ def _check_writer(fmt: str) -> None:
         try:
             pd.io.parquet.get_engine("auto")
         except ImportError as exc:
-            raise ValueError(f"writing Parquet tables needs pyarrow (or fastparquet) installed; "
-                             f"use a .csv output instead ({str(exc).splitlines()[0]})") from None
+            raise ValueError(f"writing Parquet tables needs pyarrow (or fastparquet) installed "
+                             f"({install_hint('experiments')}); or use a .csv output instead "
+                             f"({str(exc).splitlines()[0]})") from None
 
 
 def write_table(df: pd.DataFrame, out: str | os.PathLike) -> Path:
@@ -404,9 +406,11 @@ def _execute_dask(fn: Callable, pending: list[Task], scheduler: Any) -> Iterator
 
 
 def _check_backend(jobs: Any, scheduler: Any) -> int:
+    require("tqdm", extra="experiments", feature="the experiment runner (its progress bar)")
     if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or (jobs < 1 and jobs != -1):
         raise ValueError(f"jobs must be a positive integer or -1 (all cores); got {jobs!r}")
     if scheduler is not None:
+        require("dask", "distributed", extra="dask", feature="running tasks on a Dask scheduler")
         if isinstance(scheduler, str):
             if not scheduler.strip():
                 raise ValueError("scheduler address must not be empty (e.g. 'tcp://host:8786')")
@@ -416,6 +420,8 @@ def _check_backend(jobs: Any, scheduler: Any) -> int:
             if not isinstance(scheduler, Client):
                 raise TypeError(f"scheduler must be an address string or a dask.distributed.Client; "
                                 f"got {type(scheduler).__name__}")
+    elif jobs != 1:
+        require("joblib", extra="experiments", feature="running tasks on local processes (jobs != 1)")
     return int(jobs)
 
 

@@ -12,17 +12,27 @@ from .knapsack import KnapsackInstance, read_knapsack, read_optimum
 from .problem import (
     EXTENSIONS,
     FEASIBILITY_TOL,
+    MAX_COST,
+    MAX_EXACT_INT,
+    OPTIMALITY_RTOL,
+    R_RANGE,
     Evaluation,
     Partition,
     SubsetSelectionProblem,
+    weighted_sum,
 )
 
 __all__ = [
     "EXTENSIONS",
     "FEASIBILITY_TOL",
+    "MAX_COST",
+    "MAX_EXACT_INT",
+    "OPTIMALITY_RTOL",
+    "R_RANGE",
     "Evaluation",
     "Partition",
     "SubsetSelectionProblem",
+    "weighted_sum",
     "BatchEvaluation", "BatchPartition", "ProblemBatch", "rowdot",
     "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "write_lp", "write_mps",
     "KnapsackInstance", "read_knapsack", "read_optimum",

@@ -511,9 +511,16 @@ class ProblemBatch:
             bad_rows |= (xa[:, self.must_take] < 1).any(axis=1)
         if self.must_not_take.size:
             bad_rows |= (xa[:, self.must_not_take] != 0).any(axis=1)
-        bad_rows |= rowdot(xa, self.quality_margin) < -FEASIBILITY_TOL
+        # The float sums decide unless they lie within their rounding error of the rule's bound;
+        # those rows (and every bad one) are decided exactly by the one-problem evaluate below.
+        ulp = (self.shape[1] + 4) * 2.0 ** -52 * 1.01
+        surplus = rowdot(xa, self.quality_margin)
+        near = ulp * rowdot(np.abs(xa), np.abs(self.quality_margin)) + 1e-300
+        bad_rows |= surplus + FEASIBILITY_TOL < near
         if self.budget is not None:
-            bad_rows |= rowdot(xa, self.cost) - self.budget > FEASIBILITY_TOL
+            spent = rowdot(xa, self.cost)
+            near = ulp * (spent + np.abs(self.budget)) + 1e-300
+            bad_rows |= spent - self.budget - FEASIBILITY_TOL > -near
         if self.demand is not None:
             bad_rows |= np.asarray(xa, dtype=float).sum(axis=1) < self.demand
         if bad_rows.any():  # the messages come from the one-problem evaluate, row by row

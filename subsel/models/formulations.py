@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .io import atomic_write_with
-from .problem import SubsetSelectionProblem
+from .problem import FEASIBILITY_TOL, SubsetSelectionProblem
 
 if TYPE_CHECKING:  # pragma: no cover
     import pulp
@@ -168,9 +168,11 @@ def linear_form(problem: SubsetSelectionProblem, scale: float = 1.0) -> LinearFo
     """
     if not (np.isfinite(scale) and scale > 0):
         raise ValueError(f"scale must be a positive finite number; got {scale!r}")
-    rows = [LinearRow("quality", np.asarray(problem.quality_margin) * scale, 0.0, np.inf)]
+    tol = FEASIBILITY_TOL
+    rows = [LinearRow("quality", np.asarray(problem.quality_margin) * scale, -tol * scale, np.inf)]
     if problem.budget is not None:
-        rows.append(LinearRow("budget", np.asarray(problem.cost) * scale, -np.inf, problem.budget * scale))
+        rows.append(LinearRow("budget", np.asarray(problem.cost) * scale, -np.inf,
+                              (problem.budget + tol) * scale))
     if problem.demand is not None:
         rows.append(LinearRow("demand", np.ones(problem.n), float(problem.demand), np.inf))
     return LinearForm(np.asarray(problem.utility, dtype=float),

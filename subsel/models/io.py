@@ -546,7 +546,12 @@ def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
         raise InputError("the header is not followed by any agent row", file=table.source,
                          line=table.header_line if table.lines is not None else None)
     c = table.numbers("cost")
-    k = table.numbers("capacity") if table.has("capacity") else None
+    k: Any = table.numbers("capacity") if table.has("capacity") else None
+    if k is not None and k.size and np.abs(k).max() >= 2.0 ** 53:
+        # Beyond 2^53 a float is not every integer: keep integer cells exact, so that the model's
+        # range check sees 9007199254740993, not its rounding 9007199254740992.
+        k = [int(cell) if re.fullmatch(r"\s*[+-]?\d+\s*", cell) else v
+             for cell, v in zip(table.column("capacity"), k.tolist())]
     names = table.column("name") if table.has("name") else None
     try:
         return cls(quality=q, cost=c, capacity=k, alpha=alpha, R=R, names=names, **extensions)

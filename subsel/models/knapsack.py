@@ -28,6 +28,7 @@ utility equals the knapsack optimum.
 """
 from __future__ import annotations
 
+import io
 import math
 import re
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from .io import read_text
 from .problem import SubsetSelectionProblem
 
 __all__ = ["KnapsackInstance", "read_knapsack", "read_optimum"]
@@ -110,11 +112,8 @@ def _as_source(path: Any) -> Path | _Stream:
 
 def _lines(path: Path | _Stream) -> list[tuple[int, str]]:
     """Non-blank lines with their 1-based numbers (CRLF and CR line ends accepted)."""
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file") from None
-    return [(i, s.strip()) for i, s in enumerate(text.splitlines(), start=1) if s.strip()]
+    _, text = read_text(path.stream if isinstance(path, _Stream) else path, name=str(path))
+    return [(i, s.strip()) for i, s in enumerate(io.StringIO(text, newline=""), start=1) if s.strip()]
 
 
 def read_optimum(path: str | Path | Any) -> float:

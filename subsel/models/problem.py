@@ -29,10 +29,28 @@ from .._validation import check_number as _check_scalar
 from .._validation import readonly as _readonly
 from .io import InputError
 
-#: Absolute tolerance on the left side of every linear constraint (quality, budget, demand).
-#: A selection is feasible when ``sum (q_i - alpha) x_i >= -FEASIBILITY_TOL`` (and likewise
-#: ``B - sum c_i x_i >= -FEASIBILITY_TOL``).  Every solver and test uses this one number.
+#: The one feasibility rule: an absolute tolerance on the left side of the linear constraints.
+#: A selection ``x`` (integers, ``0 <= x_i <= k_i``) is feasible when, computed *exactly* from the
+#: stored numbers, ``sum_i (q_i - alpha) x_i >= -FEASIBILITY_TOL`` and, with a budget,
+#: ``sum_i c_i x_i <= B + FEASIBILITY_TOL`` (demand and must lists are integer rules, exact).
+#: Every solver, batch check and test uses this rule (:meth:`SubsetSelectionProblem.evaluate`).
 FEASIBILITY_TOL = 1e-9
+
+#: Optimality tolerance: an ``optimal`` answer's utility is at least ``OPT - OPTIMALITY_RTOL * |OPT|``
+#: (up to the rounding of its float sum), ``OPT`` the best utility of a feasible selection.
+OPTIMALITY_RTOL = 1e-9
+
+#: Largest capacity (and largest integer datum) subsel handles: every integer up to ``2**53`` is
+#: exactly a float64, so unit counts, their sums of at most ``2**53`` and integer knapsack data stay
+#: exact.  Larger values are refused (a silent wrap or rounding would change the problem).
+MAX_EXACT_INT = 2 ** 53
+
+#: Accepted range of ``R`` (revenue per good unit) and upper limit of every cost: wide enough for
+#: every unit of money and for the knapsack encoding, narrow enough that every utility
+#: ``R q_i - c_i`` times every capacity, and their sums, stay far from float64 overflow.
+R_RANGE = (1e-12, 1e30)
+MAX_COST = 1e30
+
 
 #: Names of the optional constraints beyond the paper's model (SPEC §1, "Extensions").
 EXTENSIONS = ("budget", "demand", "must_take", "must_not_take")
@@ -139,6 +157,59 @@ class Evaluation(NamedTuple):
     units: int
     feasible: bool
     violations: tuple[str, ...]
+
+
+#: Every float64 times 2**_DYADIC_SHIFT is an integer (the smallest subnormal is 2**-1074).
+_DYADIC_SHIFT = 1074
+
+
+def _dyadic(v: float) -> int:
+    """``v * 2**1074`` as a Python int, exactly (every finite float64 is a dyadic rational)."""
+    num, den = float(v).as_integer_ratio()
+    return num * ((1 << _DYADIC_SHIFT) // den)
+
+
+def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence[float],
+                    estimate: float | None = None) -> bool:
+    """Decide exactly whether ``sum_i x_i (coef_i - shift) >= rhs_1 + rhs_2 + ...``.
+
+    The left side is the real number given by the stored floats (no rounding); the decision uses
+    the float sum and a rigorous bound on its rounding error, and exact integer arithmetic only
+    when the float sum lies within that bound of the right side (so it costs two dot products in
+    all but borderline cases).  This is how the one feasibility rule is checked.
+
+    Parameters
+    ----------
+    x : ndarray of float, shape (n,)
+        Whole numbers of absolute value at most ``2**53``.
+    coef : ndarray of float, shape (n,)
+    shift : float
+        Subtracted from every coefficient (``alpha`` for the quality row, 0 for the budget).
+    rhs : sequence of float
+        Terms of the right side, added exactly.
+    estimate : float, optional
+        The float value of ``sum_i x_i fl(coef_i - shift)`` if already computed.
+
+    Returns
+    -------
+    bool
+    """
+    m = coef - shift if shift else coef
+    s = float(weighted_sum(x, m)) if estimate is None else float(estimate)
+    t = math.fsum(rhs)
+    a = float(weighted_sum(np.abs(x), np.abs(m)))
+    # Rounding of coef - shift (one ulp), of each product and of any summation order (n ulps),
+    # of the right side (one ulp), plus an absolute floor for subnormal underflow.
+    eps = 2.0 ** -52
+    err = (x.size + 4) * eps * a * 1.01 + 2 * eps * abs(t) + 1e-300
+    if s - err > t:
+        return True
+    if s + err < t:
+        return False
+    nz = np.flatnonzero(x)
+    b = _dyadic(shift)
+    left = sum(int(xi) * (_dyadic(ci) - b) for xi, ci in zip(x[nz].tolist(), coef[nz].tolist()))
+    return left >= sum(_dyadic(v) for v in rhs)
 
 
 def check_extensions(n: int, names: Any, budget: Any, demand: Any, must_take: Any, must_not_take: Any
@@ -311,6 +382,7 @@ class SubsetSelectionProblem:
             raise ValueError(f"cost has {c.size} entries but quality has {n}; arrays must have the same length")
         check_array_range(q, "quality", 0.0, 1.0, "in [0, 1]")
         check_array_range(c, "cost", 0.0, rule=">= 0")
+        check_array_range(c, "cost", high=MAX_COST, rule=f"at most {MAX_COST:g} (the range subsel handles exactly)")
         if self.capacity is None:
             k = np.ones(n, dtype=np.int64)
         else:
@@ -324,6 +396,9 @@ class SubsetSelectionProblem:
         R = _check_scalar(self.R, "R")
         if R <= 0:
             raise ValueError(f"R must be > 0; got {R}")
+        if not R_RANGE[0] <= R <= R_RANGE[1]:
+            raise ValueError(f"R must be in [{R_RANGE[0]:g}, {R_RANGE[1]:g}] (the range subsel handles "
+                             f"exactly; rescale the money unit); got {R}")
         names, budget, demand, must_take, must_not_take = check_extensions(
             n, self.names, self.budget, self.demand, self.must_take, self.must_not_take)
         set_("quality", _readonly(q, copy=False))
@@ -436,7 +511,31 @@ class SubsetSelectionProblem:
         return weighted_sum(xa, self.quality_margin)
 
     def evaluate(self, x: Sequence[int] | np.ndarray) -> Evaluation:
-        """Utility, average quality and feasibility of a selection (SPEC §1).
+        """Utility, average quality and feasibility of a selection (Deva et al., Section 3, eq. (1)).
+
+        **The feasibility rule** (one rule for every solver, batch check and test of subsel):
+        ``x`` is feasible when
+
+        * every ``x_i`` is a whole number with ``lb_i <= x_i <= ub_i`` (``0 <= x_i <= k_i``;
+          ``x_i >= 1`` for must-take agents, ``x_i = 0`` for must-not-take agents);
+        * ``sum_i (q_i - alpha) x_i >= -1e-9`` (:data:`FEASIBILITY_TOL`), the left side evaluated
+          *exactly* from the stored float64 numbers ``q_i`` and ``alpha`` (no rounding: the float
+          sum decides when it is clear of ``-1e-9`` by more than its proven rounding error, exact
+          integer arithmetic otherwise);
+        * with a budget, ``sum_i c_i x_i <= B + 1e-9``, likewise exactly;
+        * with a demand, ``sum_i x_i >= D`` in integers.
+
+        Why absolute and 1e-9: the left side of the quality row is a sum of quality surpluses in
+        units of "good units", a scale that does not depend on the money unit ``R``; 1e-9 absorbs
+        the rounding of data that were computed in floating point (e.g. ``0.7 + 0.1 - 0.8``) and is
+        far below any meaningful quality difference, while a relative tolerance would let a large
+        selection violate the average-quality constraint by a large absolute amount.  Deciding
+        the rule exactly makes it a property of the problem, not of a summation order, so every
+        backend solves the same problem and brute force can check them.
+
+        An answer called ``optimal`` has a utility of at least ``OPT - 1e-9 |OPT|``
+        (:data:`OPTIMALITY_RTOL`), ``OPT`` the best utility ``sum r_i x_i`` of a feasible
+        selection, with ``r_i`` the stored :attr:`utility`.
 
         Parameters
         ----------
@@ -446,8 +545,8 @@ class SubsetSelectionProblem:
         Returns
         -------
         Evaluation
-            ``feasible`` is True when every constraint holds with the absolute tolerance
-            :data:`FEASIBILITY_TOL`; ``violations`` names each constraint that fails.
+            ``feasible`` is True when every rule above holds; ``violations`` names each constraint
+            that fails; ``utility`` is the float sum ``sum r_i x_i``.
 
         Raises
         ------
@@ -473,19 +572,25 @@ class SubsetSelectionProblem:
             violations.append(f"must_take: agent {int(i)} ({self.names[i]!r}) has x = {xa[i]:g}")
         for i in self.must_not_take[xa[self.must_not_take] != 0]:
             violations.append(f"must_not_take: agent {int(i)} ({self.names[i]!r}) has x = {xa[i]:g}")
-        surplus = float(self.quality_surplus(xa))
-        if surplus < -FEASIBILITY_TOL:
-            violations.append(f"quality: sum (q - alpha) x = {surplus:.3g} < 0")
-        if self.budget is not None:
-            spent = float(weighted_sum(xa, self.cost))
-            if spent - self.budget > FEASIBILITY_TOL:
+        if not frac.size and np.abs(xa).max() <= MAX_EXACT_INT:
+            # The one feasibility rule, decided exactly (see FEASIBILITY_TOL).
+            surplus = float(self.quality_surplus(xa))
+            if not linear_at_least(xa, self.quality, self.alpha, (-FEASIBILITY_TOL,), estimate=surplus):
+                violations.append(f"quality: sum (q - alpha) x = {surplus:.3g} < -{FEASIBILITY_TOL:g}")
+            if self.budget is not None and not linear_at_least(
+                    xa, -self.cost, 0.0, (-self.budget, -FEASIBILITY_TOL)):
+                spent = float(weighted_sum(xa, self.cost))
                 violations.append(f"budget: sum c x = {spent:.6g} > budget {self.budget:g}")
-        units = float(xa.sum())
+        total = math.fsum(xa)
+        if frac.size or abs(total) >= 2.0 ** 62:
+            units = int(round(total))  # not a valid selection anyway (or beyond any demand's reach)
+        else:
+            units = int(xa.astype(np.int64).sum())  # exact: every partial sum stays below 2**63
         if self.demand is not None and units < self.demand:
-            violations.append(f"demand: sum x = {units:g} < demand {self.demand}")
+            violations.append(f"demand: sum x = {units} < demand {self.demand}")
         utility = float(weighted_sum(xa, self.utility))
         avg = float(weighted_sum(xa, self.quality) / units) if units > 0 else float("nan")
-        return Evaluation(utility, avg, int(round(units)), not violations, tuple(violations))
+        return Evaluation(utility, avg, units, not violations, tuple(violations))
 
     def with_changes(self, **changes: Any) -> "SubsetSelectionProblem":
         """Return a validated copy with some fields replaced (the problem itself never changes).

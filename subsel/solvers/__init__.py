@@ -4,9 +4,18 @@ Use :func:`get_solver` to create a backend by name and :func:`available_solvers`
 on this machine.  Every backend returns a :class:`Solution` checked by ``problem.evaluate``.
 """
 from .base import RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
-from .registry import SOLVERS, SolverInfo, available_solvers, get_solver, solver_info
+from .registry import (
+    ENTRY_POINT_GROUP,
+    SOLVERS,
+    SolverInfo,
+    available_solvers,
+    get_solver,
+    register_solver,
+    solver_info,
+)
 
 __all__ = [
+    "ENTRY_POINT_GROUP",
     "SOLVERS",
     "RawResult",
     "Solution",
@@ -17,5 +26,6 @@ __all__ = [
     "UnsupportedExtensionError",
     "available_solvers",
     "get_solver",
+    "register_solver",
     "solver_info",
 ]

@@ -59,6 +59,11 @@ _BLOCK = 64
 #: Items flipped together in one step while the expanded list stays below _BATCH_STATES states.
 _MAX_BATCH = 8
 _BATCH_STATES = 4096
+#: Combo's thresholds (Martello, Pisinger, Toth 1999, Section 6): the surrogate relaxation once the
+#: state list passes _MIN_RELAX states, the pairing of states with items at _MIN_PAIRING (then again
+#: each time the list doubles).
+_MIN_RELAX = 2000
+_MIN_PAIRING = 256
 #: Peak bytes per state of one core step (the state list, the merged list and its temporaries).
 _BYTES_PER_STATE = 200
 
@@ -153,16 +158,135 @@ def _expand(W: np.ndarray, P: np.ndarray, batch: np.ndarray, b: int, w: np.ndarr
     return Wn[idx], Pn[idx], flat >> k, (flat & ((1 << k) - 1)).astype(np.uint64)
 
 
+def _weight_grid(w: np.ndarray) -> float | None:
+    """The largest power of two ``u`` of which every weight is an integer multiple (``w / u < 2^53``).
+
+    ``None`` when the weights span more than 53 bits (real-valued data).  On such a grid every sum of
+    weights is exact and the capacity can be rounded down to it (Martello, Pisinger, Toth 1999, the
+    "rudimentary divisibility" of Section 4 with a power-of-two divisor).
+    """
+    pos = w[w > 0]
+    if pos.size == 0:
+        return None
+    mant, expo = np.frexp(pos)
+    M = (mant * 2.0 ** 53).astype(np.int64)
+    low = np.frexp((M & -M).astype(float))[1] - 1          # trailing zero bits of the mantissa
+    unit_exp = int((expo - 53 + low).min())
+    if float(pos.max()) / 2.0 ** unit_exp >= 2.0 ** 52:
+        return None
+    return 2.0 ** unit_exp
+
+
+def _dantzig(p: np.ndarray, w: np.ndarray, c: float) -> tuple[float, int]:
+    """Dantzig bound of ``max p.y, w.y <= c`` (``w > 0``) and the number of items of its break solution."""
+    order = np.argsort(-(p / w), kind="stable")
+    cw = np.cumsum(w[order])
+    b = int(np.searchsorted(cw, c, side="right"))
+    pb = float(p[order[:b]].sum())
+    if b == p.size:
+        return pb, b
+    wb = float(cw[b - 1]) if b else 0.0
+    j = order[b]
+    return pb + (c - wb) * float(p[j]) / float(w[j]), b
+
+
+def _surrogate_bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int
+                     ) -> tuple[float, float, np.ndarray]:
+    """Dantzig bound of the surrogate problem ``sum (w_j + s) y_j <= c + s card``.
+
+    Items whose surrogate weight is ``<= 0`` are always taken (their weight enlarges the capacity).
+    Returns the bound, the profit of the items always taken and their mask.
+    """
+    ws = w + s
+    always = ws <= 0
+    cs = c + s * card - float(ws[always].sum())
+    p0 = float(p[always].sum())
+    if cs < 0:
+        return -np.inf, p0, always
+    rest = ~always
+    u, _ = _dantzig(p[rest], ws[rest], cs) if rest.any() else (0.0, 0)
+    return p0 + u, p0, always
+
+
+def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: float, integer: bool,
+                          unit: float, deadline: float | None, memory_limit: int | None
+                          ) -> tuple[float, float, np.ndarray | None, bool]:
+    """The surrogate relaxation of the cardinality bounds (Martello, Pisinger, Toth 1999, Section 3).
+
+    The maximum cardinality ``card1`` (the most light items that fit) and the minimum cardinality
+    ``card2`` of an improving solution (one more than the most profitable items whose sum is ``<= z``)
+    often pin the cardinality of an optimal solution to that of the break solution, ``b``.  The
+    constraint ``sum y <= b`` (or ``>= b + 1``) is added to the capacity constraint with a surrogate
+    multiplier ``s`` (``>= 0``, resp. ``<= 0``) chosen to minimise the Dantzig bound of the sum, and the
+    surrogate knapsack is solved exactly: its optimum bounds every (improving) solution, and an optimal
+    surrogate solution of the right cardinality is feasible, often optimal.
+
+    Returns
+    -------
+    (ub, z, take, exhausted)
+        The upper bound found (``inf`` when none), the best feasible value found (``z`` when none
+        better), its items (``None`` when none better) and whether a deadline or memory limit struck.
+    """
+    card1 = int(np.searchsorted(np.cumsum(np.sort(w)), c, side="right"))
+    card2 = int(np.searchsorted(np.cumsum(np.sort(p)[::-1]), z, side="right")) + 1
+    maxsur = float(w.max())
+    cases: list[tuple[float, float, int, bool]] = []   # (s_lo, s_hi, cardinality, improving-only)
+    if card2 == b + 1:
+        cases = [(-maxsur, 0.0, b + 1, True)]
+    elif card1 == b:
+        cases = [(0.0, maxsur, b, False)]
+    elif card1 == b + 1 or card2 == b:  # dichotomy: cardinality <= b or >= b + 1
+        cases = [(0.0, maxsur, b, False), (-maxsur, 0.0, b + 1, False)]
+    if not cases:
+        return np.inf, z, None, False
+    ub, take, exhausted = -np.inf, None, False
+    for s_lo, s_hi, card, improving_only in cases:
+        # Integer bisection on s in units of the weight grid, led by the sign of the bound's slope.
+        k_lo, k_hi = int(np.floor(s_lo / unit)), int(np.ceil(s_hi / unit))
+        best_u, best_k = np.inf, 0
+        while k_lo <= k_hi:
+            k = (k_lo + k_hi) // 2
+            u0 = _surrogate_bound(p, w, c, k * unit, card)[0]
+            u1 = _surrogate_bound(p, w, c, (k + 1) * unit, card)[0]
+            if u0 < best_u:
+                best_u, best_k = u0, k
+            if u1 > u0:
+                k_hi = k - 1
+            else:
+                k_lo = k + 1
+        u = best_u
+        if integer:
+            u = np.floor(u + _INT_MARGIN)
+        if u <= z or best_k == 0:
+            ub = max(ub, max(u, z) if improving_only else u)
+            continue
+        s = best_k * unit
+        _, p0, always = _surrogate_bound(p, w, c, s, card)
+        rest = np.flatnonzero(~always)
+        cs = c + s * card - float((w[always] + s).sum())
+        res = solve_knapsack(p[rest], w[rest] + s, cs, deadline, memory_limit, _relax=False)
+        z1 = p0 + res.value
+        bound1 = z1 if res.optimal else p0 + res.bound
+        exhausted = exhausted or not res.optimal
+        picked = always.copy()
+        picked[rest[res.take]] = True
+        if int(picked.sum()) == card and z1 > z and float(w[picked].sum()) <= c:
+            z, take = z1, picked
+        ub = max(ub, max(bound1, z) if improving_only else bound1)
+    return max(ub, z), z, take, exhausted
+
+
 def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
-                   deadline: float | None = None, memory_limit: int | None = None) -> KnapsackResult:
-    """Solve ``max p.y  s.t.  w.y <= c, y in {0,1}^m`` exactly (minknap-style core DP).
+                   deadline: float | None = None, memory_limit: int | None = None,
+                   _relax: bool = True) -> KnapsackResult:
+    """Solve ``max p.y  s.t.  w.y <= c, y in {0,1}^m`` exactly (minknap core DP with combo's bounds).
 
     Parameters
     ----------
     values : ndarray of float, shape (m,)
         Profits ``p_j > 0``.
     weights : ndarray of float, shape (m,)
-        Weights ``w_j > 0``.
+        Weights ``w_j >= 0``.
     capacity : float
         ``c >= 0`` (any tolerance already added by the caller).
     deadline : float or None
@@ -181,13 +305,21 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     m = p.size
     if m == 0:
         return KnapsackResult(np.zeros(0, dtype=bool), 0.0, 0.0, 0.0, True, 0)
-    with np.errstate(over="ignore"):  # a denormal weight: cap the efficiency at a finite value
+    unit = _weight_grid(w)
+    if unit is not None:
+        # Every sum of weights is a multiple of unit * gcd(w / unit): round the capacity down to it
+        # (the rudimentary divisibility of Martello, Pisinger, Toth 1999).
+        steps = (w / unit).astype(np.int64)
+        d = int(np.gcd.reduce(steps[steps > 0])) if (steps > 0).any() else 1
+        cap_steps = int(np.floor(capacity / unit))
+        capacity = float(cap_steps - cap_steps % d) * unit
+    with np.errstate(over="ignore", divide="ignore"):  # zero or denormal weights: cap the efficiency
         e = np.minimum(p / w, _MAX_EFFICIENCY)
     order = np.argsort(-e, kind="stable")
     p, w, e = p[order], w[order], e[order]
     cw = np.cumsum(w)
     b = int(np.searchsorted(cw, capacity, side="right"))  # first item that does not fit
-    integer = bool(np.all(p == np.round(p)) and p.sum() < _INT_EXACT)
+    integer = bool(unit is not None and np.all(p == np.round(p)) and p.sum() < _INT_EXACT)
     take_sorted = np.zeros(m, dtype=bool)
     take_sorted[:b] = True
     if b == m:  # everything fits
@@ -196,8 +328,7 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     Pb = float(p[:b].sum())
     Wb = float(cw[b - 1]) if b > 0 else 0.0
     lp = Pb + (capacity - Wb) * float(e[b])
-    if integer:
-        lp_int = np.floor(lp + _INT_MARGIN)
+    ub_global = np.floor(lp + _INT_MARGIN) if integer else lp
     # Reduced costs against the break efficiency: flipping item j (out of the break solution for
     # j < b, into it for j >= b) leaves at most lp - |rc_j| (Dembo-Hammer; Martello-Toth reduction).
     flip_bound = lp - np.abs(p - float(e[b]) * w)
@@ -224,12 +355,15 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     anc = np.zeros(1, dtype=np.int64)
     bits = np.zeros(1, dtype=np.uint64)
     z = z_fresh = Pb
-    z_ref: tuple[int, int, int] | None = None                 # (block, ancestor, bits)
+    z_ref: tuple[int, int, int, int] | None = None            # (block, ancestor, bits, extra item)
+    z_take: np.ndarray | None = None                          # or the whole solution (surrogate)
     free_idx, min_left, min_right = refresh(z)
     last_refresh = 0
     optimal = False
     stopped = ""
     saved = 0                                                 # bytes of the saved history
+    relax_done = not _relax
+    next_pairing = _MIN_PAIRING
     side = 1
     # Next unprocessed free item on each side (-1 / m when exhausted).
     k = int(np.searchsorted(free_idx, b - 1, side="right")) - 1
@@ -237,10 +371,7 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     k = int(np.searchsorted(free_idx, b, side="left"))
     t = int(free_idx[k]) if k < free_idx.size else m
     while True:
-        if W.size == 0 or (s < 0 and t >= m):
-            optimal = True
-            break
-        if integer and z >= lp_int:
+        if W.size == 0 or (s < 0 and t >= m) or z >= ub_global:
             optimal = True
             break
         if deadline is not None and time.perf_counter() > deadline:
@@ -249,6 +380,26 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         if memory_limit is not None and saved + W.size * _BYTES_PER_STATE > memory_limit:
             stopped = "memory"
             break
+        if not relax_done and W.size > _MIN_RELAX:
+            # Combo's tight bound once the state list grows: the surrogate cardinality relaxation.
+            relax_done = True
+            room_left = None if memory_limit is None else \
+                memory_limit - saved - W.size * _BYTES_PER_STATE
+            u, z_new, take_new, _ = _surrogate_relaxation(p, w, capacity, b, z, integer,
+                                                          unit if unit is not None else _real_unit(w),
+                                                          deadline, room_left)
+            ub_global = min(ub_global, u)
+            if take_new is not None and z_new > z:
+                z, z_ref, z_take = z_new, None, take_new
+            continue
+        if W.size > next_pairing:
+            # Combo's pairing of states with the items outside the core: a better incumbent.
+            next_pairing = W.size
+            cand = _pair_states(W, P, capacity, free_idx, s, t, p, w)
+            if cand is not None and cand[0] > z:
+                z, k, extra = cand
+                z_ref, z_take = (len(blocks), int(anc[k]), int(bits[k]), extra), None
+                continue
         if z > z_fresh and len(items) - last_refresh >= _REFRESH_EVERY:
             free_idx, min_left, min_right = refresh(z)
             z_fresh, last_refresh = z, len(items)
@@ -284,7 +435,7 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         k = int(np.searchsorted(W, capacity, side="right")) - 1
         if k >= 0 and P[k] > z:
             z = float(P[k])
-            z_ref = (len(blocks), int(anc[k]), int(bits[k]))
+            z_ref, z_take = (len(blocks), int(anc[k]), int(bits[k]), -1), None
         # Bounds of the states against every free item outside the core.
         ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m)
         alive = improving(ub, z)
@@ -295,14 +446,46 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
             saved += anc.nbytes + bits.nbytes
             anc = np.arange(W.size, dtype=np.int64)
             bits = np.zeros(W.size, dtype=np.uint64)
-    take_sorted = _backtrack(take_sorted, items, blocks, z_ref, b)
+    if z_take is not None:
+        take_sorted = z_take
+    else:
+        take_sorted = _backtrack(take_sorted, items, blocks, z_ref, b)
     core = len(items)
     if optimal:
         bound = z
     else:
         ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m) if W.size else np.zeros(0)
-        bound = min(lp, max(z, float(ub.max()) if ub.size else z))
+        bound = min(lp, ub_global, max(z, float(ub.max()) if ub.size else z))
     return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, core, stopped)
+
+
+def _real_unit(w: np.ndarray) -> float:
+    """Step of the surrogate multiplier on real-valued weights: 2^-30 of the largest weight."""
+    return 2.0 ** (np.floor(np.log2(float(w.max()))) - 30)
+
+
+def _pair_states(W: np.ndarray, P: np.ndarray, c: float, free_idx: np.ndarray, s: int, t: int,
+                 p: np.ndarray, w: np.ndarray) -> tuple[float, int, int] | None:
+    """Best state paired with one free item outside the core (Martello, Pisinger, Toth 1999, Sec. 5).
+
+    Adding a right item ``j`` to the most profitable state of weight ``<= c - w_j``, or removing a left
+    item ``j`` from the most profitable state of weight ``<= c + w_j``, is feasible.  Returns
+    ``(value, state, item)`` of the best pairing, or ``None``.
+    """
+    best: tuple[float, int, int] | None = None
+    for items, sign in ((free_idx[free_idx >= t], 1.0), (free_idx[(free_idx <= s) & (s >= 0)], -1.0)):
+        if items.size == 0:
+            continue
+        idx = np.searchsorted(W, c - sign * w[items], side="right") - 1
+        ok = idx >= 0
+        if not ok.any():
+            continue
+        items, idx = items[ok], idx[ok]
+        cand = P[idx] + sign * p[items]
+        j = int(np.argmax(cand))
+        if best is None or cand[j] > best[0]:
+            best = (float(cand[j]), int(idx[j]), int(items[j]))
+    return best
 
 
 def _state_bounds(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.ndarray,
@@ -343,12 +526,14 @@ def _state_bounds(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.
 
 
 def _backtrack(take_sorted: np.ndarray, items: list[int], blocks: list,
-               z_ref: tuple[int, int, int] | None, b: int) -> np.ndarray:
+               z_ref: tuple[int, int, int, int] | None, b: int) -> np.ndarray:
     """Flip the core items of the incumbent's history in the break solution."""
     if z_ref is None:
         return take_sorted
-    block, ancestor, flips = z_ref
+    block, ancestor, flips, extra = z_ref
     out = take_sorted.copy()
+    if extra >= 0:
+        out[extra] = extra >= b
     while True:
         for pos in range(_BLOCK):
             if flips >> pos & 1:

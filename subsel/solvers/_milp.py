@@ -1,40 +1,132 @@
-"""What every MILP backend shares: gap 0, tolerance guarding, repair (SPEC §5 pitfalls).
+"""What every MILP backend shares: one feasibility rule, scaled models, verified and certified answers.
 
-A MILP solver accepts a selection whose constraint rows are violated by up to its feasibility
-tolerance (about 1e-6), while :meth:`SubsetSelectionProblem.evaluate` allows only
-:data:`~subsel.models.FEASIBILITY_TOL` = 1e-9: fifty agents at ``q = alpha - 1e-8`` pass the solver and
-fail our check.  :class:`MILPSolver` therefore
+A MILP solver works with absolute tolerances (feasibility about 1e-6, integrality 1e-6 to 1e-9,
+reduced costs 1e-7) on whatever numbers it is given, while subsel's feasibility rule
+(:meth:`SubsetSelectionProblem.evaluate`) is exact: ``sum (q_i - alpha) x_i >= -1e-9``.  Handing the
+raw model to a solver let it call wrong answers optimal: utilities of 1e-7 below its dual tolerance,
+qualities 1e-8 from ``alpha`` inside its feasibility tolerance, 10^9 units beyond its integrality
+tolerance.  :class:`MILPSolver` therefore
 
-1. solves the linear form of SPEC §1 with relative and absolute MIP gap 0;
-2. when the answer fails ``evaluate``, re-solves with the quality and budget rows multiplied by
-   1e3 and then 1e6 (the feasible set is unchanged; the solver's absolute tolerance now admits
-   1000x / 10^6x less violation) and with the backend's tightest tolerances;
-3. if that still fails (or the answer was a time-limited incumbent, which a re-solve would not
-   improve on in time), repairs the selection: drops the units that spend the most quality (or
-   money) per unit of utility until the row holds, and returns it as ``feasible`` (no longer proven
-   optimal) with the solver's bound.  Only when no repair keeps every constraint does it raise.
+1. **scales the model** (:func:`solver_form`): the objective and the quality and budget rows are
+   multiplied by powers of two (exact in floating point) so that their largest coefficients lie in
+   [0.5, 1), and runs the solver with gap 0 and tight tolerances, so that its tolerances are relative
+   to the data whatever ``R`` and the money unit;
+2. **solves a relaxation**: the rows are loosened by ``RELAX`` (ten times the solver's tolerance,
+   scaled units), so that no truly feasible selection is cut off by the solver's tolerance; an
+   optimal answer of the relaxation is an upper bound on the optimum;
+3. **verifies** every answer with the exact rule (values further than
+   :data:`INTEGRALITY_TOL` from an integer are a :class:`SolverError`); a relaxation answer that fails
+   is followed by a solve of the *tightened* model (rows stricter by ``RELAX``), whose answers pass,
+   and as a last resort by :func:`repair`;
+4. **certifies** ``optimal``: a verified selection is optimal when its utility is within
+   ``OPTIMALITY_RTOL`` of a proven bound.  Where the problem is in the scope of the ``exact`` solver
+   (no budget, no demand) that bound comes from ``exact``, a cross-check independent of every MILP
+   tolerance; otherwise from the relaxation's optimum, and only while every unit bound is at most
+   :data:`TRUSTED_UPPER_BOUND` (beyond that, integrality tolerances make the solver's own optimality
+   claim unreliable).  An answer without a certificate is ``feasible`` (``time_limit`` when the time
+   ran out), with the best bound known;
+5. **honours the time limit** as one deadline for all of this, and warm-starts the solver with the
+   best selection at hand (the smallest selection and GSS's answer, when GSS supports the problem),
+   which a time-limited answer carries if the solver found nothing better.
 """
 from __future__ import annotations
 
+import math
+import time
 from typing import ClassVar
 
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
-from ..models.formulations import LinearForm, linear_form
-from ..models.problem import weighted_sum
+from ..models.formulations import LinearForm, LinearRow, linear_form
+from ..models.problem import OPTIMALITY_RTOL, linear_at_least, weighted_sum
 from .base import RawResult, Solver, SolverError, Status
 
-#: Row scalings tried in turn when a backend's answer fails ``evaluate`` (SPEC §5).
-ROW_SCALES = (1.0, 1e3, 1e6)
+#: Loosening / tightening of the scaled rows between the relaxation and the tightened model (ten
+#: times the solvers' tight feasibility tolerance of 1e-9).
+RELAX = 1e-8
+
+#: Largest distance of a returned value from an integer; farther is a solver failure.
+INTEGRALITY_TOL = 1e-5
+
+#: Largest unit bound at which a MILP's own optimality claim is trusted without ``exact``'s
+#: cross-check (CBC returned 789740510 of 789740514 paying units as "optimal").
+TRUSTED_UPPER_BOUND = 2 ** 20
 
 
-def _round(x: np.ndarray, form: LinearForm) -> np.ndarray:
-    return np.clip(np.rint(np.asarray(x, dtype=float)), form.lower, form.upper).astype(np.int64)
+def _pow2_scale(values: np.ndarray) -> float:
+    """The power of two ``2**-e`` that brings ``max |values|`` into [0.5, 1) (1 when all are 0)."""
+    top = float(np.max(np.abs(values))) if values.size else 0.0
+    if top == 0.0 or not math.isfinite(top):
+        return 1.0
+    return math.ldexp(1.0, -math.frexp(top)[1])
+
+
+def solver_form(problem: SubsetSelectionProblem, delta: float) -> tuple[LinearForm, float]:
+    """The scaled model handed to a MILP solver: rows loosened (``delta < 0``) or tightened.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+    delta : float
+        Added to the quality row's lower side and subtracted from the budget row's upper side,
+        in scaled units (``-RELAX``: the relaxation; ``+RELAX``: the tightened model).
+
+    Returns
+    -------
+    (LinearForm, float)
+        The model (objective ``r * s_obj``, quality row ``(q - alpha) * s_q >= -1e-9 s_q + delta``,
+        budget row ``c * s_b <= (B + 1e-9) s_b - delta``, demand unchanged) and ``s_obj``.  A budget
+        row that no selection can violate (``sum c_i ub_i <= B``, decided exactly) is left out.
+    """
+    base = linear_form(problem)
+    live = base.upper > 0  # must-not-take agents take no part in the scaling
+    obj_scale = _pow2_scale(base.objective[live])
+    rows = []
+    for row in base.rows:
+        # Agents fixed at 0 get coefficient 0: scaled for the others, theirs could overflow.
+        coef = np.where(live, row.coef, 0.0)
+        if row.name == "quality":
+            s = _pow2_scale(coef)
+            rows.append(LinearRow("quality", coef * s, row.lower * s + delta, np.inf))
+        elif row.name == "budget":
+            if linear_at_least(base.upper, -np.asarray(problem.cost), 0.0, (-problem.budget,)):
+                continue  # every selection keeps the budget
+            s = _pow2_scale(coef)
+            rows.append(LinearRow("budget", coef * s, -np.inf, row.upper * s - delta))
+        else:
+            rows.append(row)
+    objective = np.where(live, base.objective, 0.0) * obj_scale
+    return LinearForm(objective, base.lower, base.upper, tuple(rows)), obj_scale
+
+
+def integral(x: np.ndarray, form: LinearForm, solver: str) -> np.ndarray:
+    """A solver's values as int64, refusing values off an integer or outside the bounds.
+
+    Raises
+    ------
+    SolverError
+        A value farther than :data:`INTEGRALITY_TOL` from an integer, or outside ``[lower, upper]``
+        by more than that, naming the backend, the index and the value.
+    """
+    xf = np.asarray(x, dtype=float)
+    if xf.shape != (form.n,) or not np.all(np.isfinite(xf)):
+        raise SolverError(f"{solver}: returned values of shape {xf.shape} that are not all finite")
+    xr = np.rint(xf)
+    off = np.abs(xf - xr) > INTEGRALITY_TOL
+    if off.any():
+        i = int(np.flatnonzero(off)[0])
+        raise SolverError(f"{solver}: returned a fractional value x[{i}] = {float(xf[i])!r} for an integer variable")
+    out = (xr < form.lower) | (xr > form.upper)
+    if out.any():
+        i = int(np.flatnonzero(out)[0])
+        raise SolverError(f"{solver}: returned x[{i}] = {float(xf[i])!r} outside its bounds "
+                          f"[{form.lower[i]:g}, {form.upper[i]:g}]")
+    return xr.astype(np.int64)
 
 
 def repair(problem: SubsetSelectionProblem, x: np.ndarray) -> np.ndarray | None:
-    """Make a nearly feasible selection feasible by dropping units (SPEC §5, "repair").
+    """Make a nearly feasible selection feasible by dropping units.
 
     Units whose removal raises the quality surplus (``q < alpha``) are dropped in order of least
     utility lost per unit of surplus regained, until the quality row holds; then, if the budget row
@@ -74,49 +166,144 @@ def repair(problem: SubsetSelectionProblem, x: np.ndarray) -> np.ndarray | None:
         if k >= units.size:
             return None
         np.subtract.at(x, units[: k + 1], 1)
-    return x if problem.evaluate(x).feasible else None
+    for _ in range(64):  # the float sums above may leave a last unit to drop
+        if problem.evaluate(x).feasible:
+            return x
+        worst = np.flatnonzero((x > lb) & (m < 0))
+        if worst.size == 0:
+            return None
+        x[worst[np.argmin(r[worst] / -m[worst])]] -= 1
+    return None
+
+
+def within_tolerance(problem: SubsetSelectionProblem, x: np.ndarray, best: float) -> bool:
+    """True when the utility of ``x`` is at least ``best - OPTIMALITY_RTOL |best|`` (up to the
+    rounding of the float sums, ``(n + 4) 2^-52 sum |r_i| x_i``)."""
+    r = np.asarray(problem.utility)
+    value = float(weighted_sum(np.asarray(x, dtype=float), r))
+    rounding = (problem.n + 4) * 2.0 ** -52 * float(weighted_sum(np.abs(np.asarray(x, dtype=float)), np.abs(r)))
+    return value >= best - OPTIMALITY_RTOL * abs(best) - 2 * rounding
 
 
 class MILPSolver(Solver):
-    """Base of the MILP backends: gap 0, re-solve with scaled rows, repair (SPEC §5).
+    """Base of the MILP backends: scaled models, verified and certified answers, one deadline.
 
     Subclasses implement :meth:`_run`, which solves one :class:`~subsel.models.LinearForm` and
-    returns a :class:`RawResult` (``x`` may still be fractional within the solver's tolerance).
+    returns a :class:`RawResult` (``x`` may be fractional within the solver's tolerance; ``bound``
+    in the form's scaled objective units).
     """
 
     exact: ClassVar[bool] = True
     supports: ClassVar[frozenset[str]] = frozenset({"budget", "demand", "must_take", "must_not_take"})
 
-    def _run(self, form: LinearForm, tight: bool) -> RawResult:  # pragma: no cover - abstract
-        """Solve ``form``; ``tight`` asks for the backend's tightest feasibility tolerances."""
+    def _run(self, form: LinearForm, time_limit: float | None,
+             warm: np.ndarray | None) -> RawResult:  # pragma: no cover - abstract
+        """Solve ``form`` with gap 0 and tight tolerances within ``time_limit`` seconds, starting
+        from the feasible selection ``warm`` when given."""
         raise NotImplementedError
 
+    # ------------------------------------------------------------------ helpers
+    def _left(self, deadline: float | None) -> float | None:
+        return None if deadline is None else deadline - time.perf_counter()
+
+    @staticmethod
+    def _warm_start(problem: SubsetSelectionProblem) -> np.ndarray | None:
+        """The best of the smallest selection and GSS's answer (when GSS supports the problem)."""
+        from .gss import GSS
+
+        best = None
+        x0 = problem.lower_bounds()
+        if problem.evaluate(x0).feasible:
+            best = x0
+        if not (problem.extensions - GSS.supports):
+            try:
+                g = GSS().solve(problem)
+            except (SolverError, ValueError):  # pragma: no cover - GSS is always feasible
+                g = None
+            if g is not None and g.is_feasible and (best is None or g.objective > problem.evaluate(best).utility):
+                best = np.array(g.x, dtype=np.int64)
+        return best
+
+    @staticmethod
+    def _certify_with_exact(problem: SubsetSelectionProblem, left: float | None) -> tuple[np.ndarray, float] | None:
+        """``exact``'s optimal selection and utility (a bound independent of MILP tolerances), or None."""
+        from .exact import Exact
+
+        if problem.extensions - Exact.supports or (left is not None and left <= 0):
+            return None
+        try:
+            sol = Exact(time_limit_s=left).solve(problem)
+        except (SolverError, MemoryError, ValueError):
+            return None
+        if sol.status is not Status.OPTIMAL:
+            return None
+        return np.array(sol.x, dtype=np.int64), float(sol.objective)
+
+    # ------------------------------------------------------------------ the pipeline
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
-        last = None
-        scaled_infeasible = False
-        for attempt, scale in enumerate(ROW_SCALES):
-            form = linear_form(problem, scale=scale)
-            raw = self._run(form, tight=attempt > 0)
-            if raw.x is None:
-                if raw.status is Status.INFEASIBLE and attempt > 0 and last is not None:
-                    scaled_infeasible = True  # a stricter solve finds nothing: repair, else infeasible
-                    break
-                return raw
-            x = _round(raw.x, form)
-            if problem.evaluate(x).feasible:
-                return RawResult(x, raw.status, raw.bound)
-            last = (x, raw)
-            if raw.status is not Status.OPTIMAL:
-                break  # a stop at the time limit would only stop again: repair this incumbent
-        if last is None:  # pragma: no cover - defensive
-            raise SolverError(f"{self.name}: no answer")
-        x, raw = last
-        fixed = repair(problem, x)
-        if fixed is None:
-            if scaled_infeasible:
-                return RawResult(None, Status.INFEASIBLE, None)
-            raise SolverError(f"{self.name}: the solver's selection fails the feasibility check "
-                              f"({'; '.join(problem.evaluate(x).violations)}) and could not be repaired")
-        # A repaired answer is no longer proven optimal; a time-limited one stays time_limit.
-        status = Status.TIME_LIMIT if raw.status is Status.TIME_LIMIT else Status.FEASIBLE
-        return RawResult(fixed, status, raw.bound)
+        start = time.perf_counter()
+        deadline = None if self.time_limit_s is None else start + self.time_limit_s
+        best: np.ndarray | None = self._warm_start(problem)
+        best_util = -math.inf if best is None else problem.evaluate(best).utility
+        bound: float | None = None
+        claimed = False  # the MILP claims the relaxation optimal
+        timed_out = False
+
+        def offer(x: np.ndarray) -> None:
+            nonlocal best, best_util
+            ev = problem.evaluate(x)
+            if ev.feasible and ev.utility > best_util:
+                best, best_util = x, ev.utility
+
+        relaxed, obj_scale = solver_form(problem, -RELAX)
+        raw = self._run(relaxed, self._left(deadline), best)
+        if raw.status is Status.INFEASIBLE:
+            if best is None:
+                return RawResult(None, Status.INFEASIBLE)
+            raw = RawResult(None, Status.FEASIBLE)  # contradicts a known selection: no claim
+        x_rel = None if raw.x is None else integral(raw.x, relaxed, self.name)
+        if raw.status is Status.TIME_LIMIT:
+            timed_out = True
+            if raw.bound is not None and math.isfinite(raw.bound):
+                bound = raw.bound / obj_scale
+        if x_rel is not None:
+            rel_feasible = problem.evaluate(x_rel).feasible
+            offer(x_rel)
+            if raw.status is Status.OPTIMAL:
+                claimed = True
+                bound = float(weighted_sum(x_rel.astype(float), np.asarray(problem.utility)))
+            if not rel_feasible:
+                fixed = repair(problem, x_rel)
+                if fixed is not None:
+                    offer(fixed)
+            if claimed and not rel_feasible:
+                # The relaxation's optimum breaks the exact rule: solve the tightened model.
+                tight, _ = solver_form(problem, RELAX)
+                left = self._left(deadline)
+                if left is None or left > 0:
+                    raw2 = self._run(tight, left, best)
+                    timed_out |= raw2.status is Status.TIME_LIMIT
+                    if raw2.x is not None:
+                        offer(integral(raw2.x, tight, self.name))
+                else:
+                    timed_out = True
+
+        certificate = self._certify_with_exact(problem, self._left(deadline))
+        proven = False
+        if certificate is not None:
+            x_cert, value = certificate
+            bound = value
+            proven = best is not None and within_tolerance(problem, best, value)
+        elif claimed and bound is not None and best is not None:
+            trusted = float(np.max(relaxed.upper, initial=0.0)) <= TRUSTED_UPPER_BOUND
+            proven = trusted and within_tolerance(problem, best, bound)
+        if best is None:
+            if timed_out or (deadline is not None and time.perf_counter() >= deadline):
+                return RawResult(None, Status.NO_SOLUTION_FOUND, bound)
+            if claimed:  # pragma: no cover - a relaxation answer that no repair rescues
+                raise SolverError(f"{self.name}: no selection passes the feasibility check")
+            return RawResult(None, Status.INFEASIBLE if raw.status is Status.INFEASIBLE else Status.ERROR)
+        if proven:
+            return RawResult(best, Status.OPTIMAL, bound)
+        timed_out |= deadline is not None and time.perf_counter() >= deadline
+        return RawResult(best, Status.TIME_LIMIT if timed_out else Status.FEASIBLE, bound)

@@ -20,19 +20,42 @@ from ..models import BatchEvaluation, ProblemBatch, SubsetSelectionProblem
 
 
 class Status(str, enum.Enum):
-    """What a solution is.
+    """What a solution is (the status vocabulary of python-mip: OPTIMAL, FEASIBLE, INFEASIBLE,
+    NO_SOLUTION_FOUND, ERROR, plus a time-limited stop that carries a selection).
 
-    ``OPTIMAL`` is proven optimal (gap 0); ``FEASIBLE`` is a feasible answer without proof
-    (a heuristic, or a MILP stopped at a gap); ``TIME_LIMIT`` is the best feasible answer found when
-    the time limit struck; ``INFEASIBLE`` means no selection satisfies the constraints; ``ERROR``
-    means the backend failed.
+    ``optimal``
+        ``x`` is feasible under the one feasibility rule of
+        :meth:`~subsel.models.SubsetSelectionProblem.evaluate`, and no feasible selection has a
+        utility higher by more than the optimality tolerance (proven or certified).
+    ``feasible``
+        ``x`` is feasible; optimality is not proven (a heuristic, a MILP stopped at a gap, or a
+        MILP answer that subsel could not certify at the data's scale).
+    ``time_limit``
+        The time limit struck *with* a selection: ``x`` is the best feasible selection known then
+        (at least the smallest selection, nothing but the must-take units, when that is feasible).
+    ``no_solution_found``
+        The time limit struck *before* any feasible selection was known; ``x`` is an all-zero
+        placeholder, not an answer.  Only demand or must-take constraints can make the smallest
+        selection infeasible, so only they lead here.
+    ``infeasible``
+        Proven: no selection satisfies the constraints; ``x`` is a placeholder.
+    ``error``
+        The backend failed; ``x`` is a placeholder.
+
+    :attr:`Solution.is_feasible` is True exactly for the first three.
     """
 
     OPTIMAL = "optimal"
     FEASIBLE = "feasible"
     INFEASIBLE = "infeasible"
     TIME_LIMIT = "time_limit"
+    NO_SOLUTION_FOUND = "no_solution_found"
     ERROR = "error"
+
+    @property
+    def has_selection(self) -> bool:
+        """True for the statuses whose ``x`` is a feasible selection (optimal, feasible, time_limit)."""
+        return self in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT)
 
     def __str__(self) -> str:  # "optimal", not "Status.OPTIMAL"
         return self.value
@@ -68,10 +91,11 @@ class Solution:
     Attributes
     ----------
     x : ndarray of int64, shape (n,)
-        Units taken per agent (read-only).  All zeros when the status is infeasible or error, or a
-        time limit struck before any feasible selection was found.
+        Units taken per agent (read-only).  A feasible selection when :attr:`is_feasible`; an
+        all-zero placeholder (not an answer) for ``infeasible``, ``no_solution_found`` and ``error``.
     objective : float
-        Utility ``sum r_i x_i``; NaN when infeasible or error.
+        Utility ``sum r_i x_i``; NaN when there is no selection (``infeasible``, ``no_solution_found``,
+        ``error``).
     avg_quality : float
         Average quality of the selected units; NaN when nothing is selected.
     status : Status
@@ -95,20 +119,17 @@ class Solution:
 
     @property
     def is_feasible(self) -> bool:
-        """True when ``x`` is a feasible selection: optimal and feasible answers, and time-limit
-        answers that found one before the limit (a time limit hit before any selection has a NaN
-        objective and an all-zero placeholder ``x`` that is not an answer)."""
-        if self.status in (Status.OPTIMAL, Status.FEASIBLE):
-            return True
-        return self.status is Status.TIME_LIMIT and not math.isnan(self.objective)
+        """True when ``x`` is a feasible selection: status ``optimal``, ``feasible`` or ``time_limit``
+        (see :class:`Status`); False for ``infeasible``, ``no_solution_found`` and ``error``."""
+        return self.status.has_selection
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON view: keys ``solver, status, objective, avg_quality, x, wall_time_s, bound``.
 
-        NaN becomes ``None`` so that the result is strict JSON.
+        NaN and infinities become ``None`` so that the result is strict JSON (RFC 8259).
         """
         def num(v: float | None) -> float | None:
-            return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+            return None if v is None or not math.isfinite(float(v)) else float(v)
 
         return {"solver": self.solver, "status": self.status.value, "objective": num(self.objective),
                 "avg_quality": num(self.avg_quality), "x": [int(v) for v in self.x],
@@ -121,7 +142,10 @@ class RawResult(NamedTuple):
     Attributes
     ----------
     x : ndarray, shape (n,) or None
-        Units per agent; ``None`` when no feasible selection is known (infeasible / error).
+        Units per agent; ``None`` when no feasible selection is known (infeasible / error, or a time
+        limit before any selection: a backend may return ``TIME_LIMIT`` with ``None`` and
+        :meth:`Solver.solve` then offers the smallest selection, ``x = lower bounds``, or reports
+        ``NO_SOLUTION_FOUND``).
     status : Status
     bound : float or None
     """
@@ -261,7 +285,8 @@ class Solver:
     ----------
     time_limit_s : float or None
         Wall-clock limit in seconds; ``None`` means no limit.  Backends that stop at the limit return
-        their best feasible answer with status ``time_limit``.
+        their best feasible selection with status ``time_limit`` (``no_solution_found`` when none is
+        known, see :class:`Status`).
     threads : int or None
         Threads for backends that can use several; ``None`` lets the backend choose.
     verbose : bool, default False
@@ -418,8 +443,16 @@ class Solver:
 
     def _finish(self, problem: SubsetSelectionProblem, raw: RawResult, elapsed: float) -> Solution:
         n = problem.n
-        if raw.x is None or raw.status in (Status.INFEASIBLE, Status.ERROR):
-            if raw.status in (Status.OPTIMAL, Status.FEASIBLE):
+        if raw.x is None and raw.status in (Status.TIME_LIMIT, Status.NO_SOLUTION_FOUND):
+            # Stopped before the backend knew a selection: the smallest one (nothing but the
+            # must-take units) is at hand and often feasible; else there is no selection.
+            x0 = problem.lower_bounds()
+            if problem.evaluate(x0).feasible:
+                raw = RawResult(x0, Status.TIME_LIMIT, raw.bound)
+            else:
+                raw = RawResult(None, Status.NO_SOLUTION_FOUND, raw.bound)
+        if raw.x is None or raw.status in (Status.INFEASIBLE, Status.ERROR, Status.NO_SOLUTION_FOUND):
+            if raw.status.has_selection:
                 raise SolverError(f"{self.name}: status {raw.status.value} but no selection returned")
             x = np.zeros(n, dtype=np.int64)
             x.setflags(write=False)

@@ -37,15 +37,15 @@ class CBC(MILPSolver):
     """Exact MILP backend on COIN-OR CBC through PuLP, with every extension.
 
     CBC is found by name through ``pulp.listSolvers(onlyAvailable=True)`` / ``pulp.getSolver``
-    (:data:`CBC_NAMES`).  The model is :meth:`subsel.models.LinearForm.pulp_model` (variables
-    ``x_{i}``).  Options passed
-    to PuLP: ``gapRel = gapAbs = 0``; ``dualTolerance 1e-11`` (CLP's default 1e-7 let the LP ignore
-    reduced costs, hence utilities, below 1e-7: an agent with ``r = 6e-8`` was left out of an
-    ``optimal`` selection); ``timeLimit`` from ``time_limit_s`` (a stop there with an
-    incumbent is status ``time_limit``; PuLP does not report CBC's bound, so ``bound`` is None then);
-    ``threads``; ``msg`` from ``verbose``.  Answers failing the 1e-9 feasibility check are re-solved
-    with scaled rows and ``primalTolerance 1e-9``, ``integerTolerance 1e-9``, then repaired
-    (SPEC §5; :mod:`subsel.solvers._milp`).
+    (:data:`CBC_NAMES`).  The model is the scaled linear form
+    (:func:`subsel.solvers._milp.solver_form`) built by :meth:`subsel.models.LinearForm.pulp_model`.
+    Options passed to PuLP: ``gapRel = gapAbs = 0``; ``dualTolerance 1e-11`` (CLP's default 1e-7
+    let the LP ignore reduced costs, hence utilities, below 1e-7: an agent with ``r = 6e-8`` was
+    left out of an ``optimal`` selection), ``primalTolerance 1e-9``, ``integerTolerance 1e-9``; the
+    warm start as initial values with ``warmStart``; ``timeLimit`` from the remaining time of the
+    call (a stop there with an incumbent is status ``time_limit``; PuLP does not report CBC's
+    bound); ``threads``; ``msg`` from ``verbose``.  Answers are verified with the exact feasibility
+    rule and certified as described in :mod:`subsel.solvers._milp`.
     """
 
     name = "cbc"
@@ -66,17 +66,20 @@ class CBC(MILPSolver):
                            "PuLP >= 4 no longer bundles it: install pulp<4 or pulp[cbc]")
         return True, ""
 
-    def _run(self, form: LinearForm, tight: bool) -> RawResult:
+    def _run(self, form: LinearForm, time_limit: float | None, warm: np.ndarray | None) -> RawResult:
         import pulp
 
         prob, x = form.pulp_model()
-        # CLP's dual tolerance (default 1e-7) bounds the utilities it can see: keep it far below 1e-9.
-        options = [f"dualTolerance {CBC_DUAL_TOLERANCE:g}"]
-        if tight:
-            options += ["primalTolerance 1e-9", "integerTolerance 1e-9"]
+        # CLP's dual tolerance (default 1e-7) bounds the utilities it can see: keep it far below
+        # 1e-9 on the scaled objective; primal and integer tolerances as tight as CBC takes.
+        options = [f"dualTolerance {CBC_DUAL_TOLERANCE:g}", "primalTolerance 1e-9", "integerTolerance 1e-9"]
         kwargs = dict(msg=bool(self.verbose), gapRel=0.0, gapAbs=0.0, options=options)
-        if self.time_limit_s is not None:
-            kwargs["timeLimit"] = self.time_limit_s
+        if warm is not None:
+            for var, v in zip(x, np.asarray(warm).tolist()):
+                var.setInitialValue(v)
+            kwargs["warmStart"] = True
+        if time_limit is not None:
+            kwargs["timeLimit"] = max(float(time_limit), 0.01)
         if self.threads is not None:
             kwargs["threads"] = self.threads
         name = _cbc_name()
@@ -97,9 +100,9 @@ class CBC(MILPSolver):
         if prob.sol_status == pulp.LpSolutionInfeasible or prob.status == pulp.LpStatusInfeasible:
             return RawResult(None, Status.INFEASIBLE)
         if prob.sol_status == pulp.LpSolutionIntegerFeasible:
-            status = Status.TIME_LIMIT if self.time_limit_s is not None else Status.FEASIBLE
+            status = Status.TIME_LIMIT if time_limit is not None else Status.FEASIBLE
             return RawResult(xv, status, None)
-        if prob.status == pulp.LpStatusNotSolved and self.time_limit_s is not None:
+        if prob.status == pulp.LpStatusNotSolved and time_limit is not None:
             return RawResult(None, Status.TIME_LIMIT, None)
         raise SolverError(f"cbc: PuLP status {pulp.LpStatus.get(prob.status, prob.status)}, "
                           f"solution status {pulp.LpSolution.get(prob.sol_status, prob.sol_status)}")

@@ -1,4 +1,4 @@
-"""HiGHS through highspy, built directly from arrays (SPEC §1's linear form; SPEC §5 pitfalls).
+"""HiGHS through highspy, built directly from arrays (the linear form of Deva et al., Section 3).
 
 PuLP's HiGHS wrapper reports a time-limited stop as "Optimal"; this backend reads HiGHS's own model
 status instead, and sets both MIP gaps to 0 so that ``optimal`` means proven optimal.
@@ -42,13 +42,14 @@ def _quiet_stdout(enabled: bool) -> Iterator[None]:
 class HiGHS(MILPSolver):
     """Exact MILP backend on HiGHS (highspy), with every extension.
 
-    The model is the linear form of SPEC §1 (:func:`subsel.models.linear_form`) passed as a
+    The model is the scaled linear form (:func:`subsel.solvers._milp.solver_form`) passed as a
     column-compressed matrix with ``passModel``.  Options: ``mip_rel_gap = mip_abs_gap = 0``;
-    ``time_limit_s`` maps to ``time_limit`` (a stop there is status ``time_limit`` with HiGHS's dual
-    bound); ``threads`` (HiGHS's thread pool is process-wide: setting it resets that pool);
-    ``verbose`` turns HiGHS's log on.  Answers failing the 1e-9 feasibility
-    check are re-solved with scaled rows and tolerances 1e-10, then repaired (SPEC §5;
-    :mod:`subsel.solvers._milp`).
+    primal, MIP and dual feasibility tolerances 1e-9 on the scaled model; the warm start with
+    ``setSolution``; ``time_limit_s`` (the remaining time of the whole call) maps to ``time_limit``
+    (a stop there is status ``time_limit`` with HiGHS's dual bound); ``threads`` (HiGHS's thread
+    pool is process-wide: setting it resets that pool); ``verbose`` turns HiGHS's log on.  Answers
+    are verified with the exact feasibility rule and certified as described in
+    :mod:`subsel.solvers._milp`.
 
     Examples
     --------
@@ -69,7 +70,7 @@ class HiGHS(MILPSolver):
             return False, f"highspy is not installed ({exc})"
         return True, ""
 
-    def _run(self, form: LinearForm, tight: bool) -> RawResult:
+    def _run(self, form: LinearForm, time_limit: float | None, warm: np.ndarray | None) -> RawResult:
         import highspy
 
         with _quiet_stdout(not self.verbose):
@@ -77,11 +78,12 @@ class HiGHS(MILPSolver):
         h.setOptionValue("output_flag", bool(self.verbose))
         h.setOptionValue("mip_rel_gap", 0.0)
         h.setOptionValue("mip_abs_gap", 0.0)
-        if tight:
-            h.setOptionValue("mip_feasibility_tolerance", 1e-10)
-            h.setOptionValue("primal_feasibility_tolerance", 1e-10)
-        if self.time_limit_s is not None:
-            h.setOptionValue("time_limit", float(self.time_limit_s))
+        # Tolerances on the scaled model (coefficients in [0.5, 1)): see subsel.solvers._milp.
+        h.setOptionValue("mip_feasibility_tolerance", 1e-9)
+        h.setOptionValue("primal_feasibility_tolerance", 1e-9)
+        h.setOptionValue("dual_feasibility_tolerance", 1e-9)
+        if time_limit is not None:
+            h.setOptionValue("time_limit", max(float(time_limit), 1e-3))
         if self.threads is not None:
             # HiGHS keeps one process-wide thread pool; its size changes only after a reset.
             highspy.Highs.resetGlobalScheduler(True)
@@ -104,6 +106,10 @@ class HiGHS(MILPSolver):
         lp.a_matrix_.value_ = value
         lp.integrality_ = [highspy.HighsVarType.kInteger] * form.n
         h.passModel(lp)
+        if warm is not None:
+            sol = highspy.HighsSolution()
+            sol.col_value = np.asarray(warm, dtype=float).tolist()
+            h.setSolution(sol)
         h.run()
 
         status = h.getModelStatus()

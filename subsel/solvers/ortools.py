@@ -35,14 +35,16 @@ def _ortools_available() -> tuple[bool, str]:
 class ORToolsSCIP(MILPSolver):
     """Exact MILP backend on SCIP through OR-Tools' ``pywraplp``, with every extension.
 
-    The model is :func:`subsel.models.to_ortools` (variables ``x_{i}``).  Options: relative gap 0
+    The model is the scaled linear form (:func:`subsel.solvers._milp.solver_form`) built by
+    :meth:`subsel.models.LinearForm.ortools_model`.  Options: relative gap 0
     (``MPSolverParameters``) and ``limits/gap = 0``, ``limits/absgap = 0`` (SCIP parameters);
     ``numerics/epsilon = 1e-12``: SCIP treats every value of magnitude at most ``numerics/epsilon``
     as zero, and its default 1e-9 equals :data:`~subsel.models.FEASIBILITY_TOL`, so a utility
     ``r_i = -1e-9`` was ignored and a selection 1e-9 short of the optimum came back ``optimal``;
-    ``time_limit_s`` (a stop there is status ``time_limit`` with SCIP's best bound); ``threads``;
-    ``verbose``.  Answers failing the 1e-9 feasibility check are re-solved with scaled rows and
-    ``numerics/feastol = 1e-9``, then repaired (SPEC §5; :mod:`subsel.solvers._milp`).
+    ``numerics/feastol = numerics/dualfeastol = 1e-9``; the warm start as a hint (``SetHint``);
+    ``time_limit_s`` (the remaining time of the call; a stop there is status ``time_limit`` with
+    SCIP's best bound); ``threads``; ``verbose``.  Answers are verified with the exact feasibility
+    rule and certified as described in :mod:`subsel.solvers._milp`.
     """
 
     name = "ortools-scip"
@@ -59,7 +61,7 @@ class ORToolsSCIP(MILPSolver):
             return False, "this OR-Tools build has no SCIP"
         return True, ""
 
-    def _run(self, form: LinearForm, tight: bool) -> RawResult:
+    def _run(self, form: LinearForm, time_limit: float | None, warm: np.ndarray | None) -> RawResult:
         from ortools.linear_solver import pywraplp
 
         solver, x = form.ortools_model("SCIP")
@@ -67,14 +69,15 @@ class ORToolsSCIP(MILPSolver):
             solver.EnableOutput()
         # SCIP's zero (numerics/epsilon, default 1e-9) must lie far below our tolerance 1e-9, or
         # utilities |r_i| <= 1e-9 vanish from the objective and gaps of 1e-9 count as closed.
-        specific = ["limits/gap = 0", "limits/absgap = 0", f"numerics/epsilon = {SCIP_EPSILON:g}"]
-        if tight:
-            specific.append("numerics/feastol = 1e-9")
+        specific = ["limits/gap = 0", "limits/absgap = 0", f"numerics/epsilon = {SCIP_EPSILON:g}",
+                    "numerics/feastol = 1e-9", "numerics/dualfeastol = 1e-9"]
         solver.SetSolverSpecificParametersAsString("\n".join(specific) + "\n")
-        if self.time_limit_s is not None:
-            solver.SetTimeLimit(max(1, int(math.ceil(self.time_limit_s * 1000))))
+        if time_limit is not None:
+            solver.SetTimeLimit(max(1, int(math.ceil(time_limit * 1000))))
         if self.threads is not None:
             solver.SetNumThreads(int(self.threads))
+        if warm is not None:
+            solver.SetHint(x, np.asarray(warm, dtype=float).tolist())
         params = pywraplp.MPSolverParameters()
         params.SetDoubleParam(params.RELATIVE_MIP_GAP, 0.0)
         status = solver.Solve(params)
@@ -84,11 +87,11 @@ class ORToolsSCIP(MILPSolver):
             if status == S.OPTIMAL:
                 return RawResult(xv, Status.OPTIMAL, float(solver.Objective().Value()))
             bound = float(solver.Objective().BestBound())
-            st = Status.TIME_LIMIT if self.time_limit_s is not None else Status.FEASIBLE
+            st = Status.TIME_LIMIT if time_limit is not None else Status.FEASIBLE
             return RawResult(xv, st, bound if math.isfinite(bound) else None)
         if status == S.INFEASIBLE:
             return RawResult(None, Status.INFEASIBLE)
-        if status == S.NOT_SOLVED and self.time_limit_s is not None:
+        if status == S.NOT_SOLVED and time_limit is not None:
             return RawResult(None, Status.TIME_LIMIT)
         raise SolverError(f"ortools-scip: solver status {status}")
 

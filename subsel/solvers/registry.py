@@ -1,62 +1,374 @@
-"""Solvers looked up by name (STYLE.md item 5; PuLP's ``getSolver`` / ``listSolvers`` pattern).
+"""Solvers looked up by name (PuLP's ``getSolver`` / ``listSolvers`` pattern).
 
-The table maps a registry name to ``"module:Class"`` and is resolved lazily, so an optional backend
-whose library is missing never breaks ``import subsel``, and a layer above (e.g. the evolutionary
-heuristic) can be registered here without :mod:`subsel.solvers` importing it at import time.
+The registry maps a name to ``"module:Class"`` and loads the class only when it is needed, so an
+optional backend whose library is missing never breaks ``import subsel`` and listing what works here
+imports no backend that is heavy to load.  Three sources, in this order:
+
+1. the backends of this package (``dpss``, ``gss``, ``exact``, ``cbc``, ``highs``,
+   ``ortools-scip``, ``ortools-cpsat``);
+2. plug-ins: the entry-point group ``subsel.solvers`` of every installed distribution, e.g. in a
+   ``pyproject.toml``::
+
+       [project.entry-points."subsel.solvers"]
+       emsco = "subsel.evolution.ilp:EMSCOSolver [evolution]"
+
+   The optional ``[extra]`` names extras of the same distribution that the solver needs; the
+   registry checks that their requirements are installed without importing anything.  When this
+   package runs from a source tree (a checkout on ``PYTHONPATH``, or an editable install), the
+   tree's own ``pyproject.toml`` is read for its entry points and extras instead of the installed
+   metadata, which may be missing or stale;
+3. :func:`register_solver` calls at run time.
+
+This is how a layer above the solvers (EMSCO's genetic engine, a user's own backend) adds a solver
+without :mod:`subsel.solvers` naming it.
 """
 from __future__ import annotations
 
+import functools
 import importlib
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from .._extras import MissingExtraError, install_hint, missing_modules
 from .base import Solver
 
-#: Registry name -> "module:Class".  Order is the order of ``subsel solvers``.
-SOLVERS: dict[str, str] = {
-    "dpss": "subsel.solvers.dpss:DPSS",
-    "gss": "subsel.solvers.gss:GSS",
-    "exact": "subsel.solvers.exact:Exact",
-    "cbc": "subsel.solvers.cbc:CBC",
-    "highs": "subsel.solvers.highs:HiGHS",
-    "ortools-scip": "subsel.solvers.ortools:ORToolsSCIP",
-    "ortools-cpsat": "subsel.solvers.ortools:ORToolsCPSAT",
-    # EMSCO's genetic engine (a layer above): resolved lazily, so subsel.solvers never imports it.
-    "emsco": "subsel.evolution.ilp:EMSCOSolver",
-}
+__all__ = ["ENTRY_POINT_GROUP", "SOLVERS", "SolverInfo", "available_solvers", "get_solver",
+           "register_solver", "solver_info"]
+
+#: The entry-point group read for plug-in solvers.
+ENTRY_POINT_GROUP = "subsel.solvers"
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[([^\]]*)\])?")
+_EXTRA_MARKER = re.compile(r"""extra\s*==\s*['"]([^'"]+)['"]""")
 
 
 @dataclass(frozen=True)
+class _Entry:
+    """One registered solver: where its class lives and what it needs (nothing imported)."""
+
+    name: str
+    target: str                      # "module:Class"
+    modules: tuple[str, ...] = ()    # top-level import names that must be findable
+    distributions: tuple[str, ...] = ()  # distributions that must be installed (from extras)
+    extra: str | None = None         # the extra that installs them, for the error message
+    probe: bool = False              # ask the class's available() when listing (cheap modules only)
+    origin: str = "subsel.solvers"
+
+
+# The backends of this package.  Their modules import their libraries lazily, so loading a class to
+# run its own probe (PuLP finds CBC, the OR-Tools build has SCIP) is cheap: ``probe=True``.
+_BUILTIN: dict[str, _Entry] = {e.name: e for e in (
+    _Entry("dpss", "subsel.solvers.dpss:DPSS", probe=True),
+    _Entry("gss", "subsel.solvers.gss:GSS", probe=True),
+    _Entry("exact", "subsel.solvers.exact:Exact", probe=True),
+    _Entry("cbc", "subsel.solvers.cbc:CBC", ("pulp",), probe=True),
+    _Entry("highs", "subsel.solvers.highs:HiGHS", ("highspy",), probe=True),
+    _Entry("ortools-scip", "subsel.solvers.ortools:ORToolsSCIP", ("ortools",), probe=True),
+    _Entry("ortools-cpsat", "subsel.solvers.ortools:ORToolsCPSAT", ("ortools",), probe=True),
+)}
+
+#: Solvers added by :func:`register_solver`, in call order.
+_REGISTERED: dict[str, _Entry] = {}
+
+
+# ------------------------------------------------------------------------------------- plug-ins
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _source_tree_project() -> dict[str, Any] | None:
+    """The ``[project]`` table of the source tree this package runs from, or None when installed."""
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    if not pyproject.is_file():
+        return None
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ImportError:
+            return None
+    try:
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+    except (OSError, ValueError):
+        return None
+    return project if project.get("name") == "subsel" else None
+
+
+def _extra_requirements(requires: Iterable[str], extras: Iterable[str], own: str) -> list[str]:
+    """Distribution names that ``extras`` of a distribution named ``own`` pull in.
+
+    ``requires`` are ``Requires-Dist`` lines (``scikit-learn>=1.3; extra == "evolution"``); a line
+    naming the distribution itself (``subsel[bandits]; extra == "all"``) is followed recursively.
+    """
+    lines = list(requires)
+    todo, seen, out = list(extras), set(), []
+    while todo:
+        extra = todo.pop(0)
+        if extra in seen:
+            continue
+        seen.add(extra)
+        for line in lines:
+            req, _, marker = line.partition(";")
+            wanted = _EXTRA_MARKER.search(marker)
+            if wanted is None or wanted.group(1) != extra:
+                continue
+            m = _REQUIREMENT.match(req)
+            if m is None:
+                continue
+            if _canonical(m.group(1)) == _canonical(own):
+                todo.extend(e.strip() for e in (m.group(2) or "").split(",") if e.strip())
+            elif m.group(1) not in out:
+                out.append(m.group(1))
+    return out
+
+
+def _parse_target(value: str) -> tuple[str, tuple[str, ...]]:
+    """``"module:Class [extra1, extra2]"`` -> ``("module:Class", ("extra1", "extra2"))``."""
+    target, _, rest = value.partition("[")
+    extras = tuple(e.strip() for e in rest.rstrip().rstrip("]").split(",") if e.strip())
+    return target.strip(), extras
+
+
+def _plugin_entry(name: str, value: str, requires: Iterable[str], own: str) -> _Entry:
+    target, extras = _parse_target(value)
+    return _Entry(name.strip().lower(), target, (target.partition(".")[0].partition(":")[0],),
+                  tuple(_extra_requirements(requires, extras, own)),
+                  extras[0] if extras else None, probe=False, origin=f"entry point of {own}")
+
+
+@functools.lru_cache(maxsize=1)
+def _plugins() -> tuple[_Entry, ...]:
+    """Entry points of the ``subsel.solvers`` group (read once per process)."""
+    from importlib import metadata
+
+    found: list[_Entry] = []
+    tree = _source_tree_project()
+    if tree is not None:  # running from a source tree: its pyproject.toml is the truth for us
+        optional = tree.get("optional-dependencies", {})
+        requires = [f"{req}; extra == \"{extra}\"" for extra, reqs in optional.items() for req in reqs]
+        for name, value in tree.get("entry-points", {}).get(ENTRY_POINT_GROUP, {}).items():
+            found.append(_plugin_entry(name, value, requires, "subsel"))
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(ep, "dist", None)
+        own = dist.metadata["Name"] if dist is not None else ""
+        if tree is not None and _canonical(own or "") == "subsel":
+            continue  # this package's installed metadata, superseded by the tree's table
+        found.append(_plugin_entry(ep.name, ep.value, (dist.requires or []) if dist is not None else [], own))
+    out: dict[str, _Entry] = {}
+    for entry in sorted(found, key=lambda e: e.name):
+        if entry.name in _BUILTIN or entry.name in out or not _NAME.match(entry.name):
+            import warnings
+
+            warnings.warn(f"solver plug-in {entry.name!r} ({entry.origin}) ignored: the name is taken or "
+                          "invalid", RuntimeWarning, stacklevel=2)
+            continue
+        out[entry.name] = entry
+    return tuple(out.values())
+
+
+def _entries() -> dict[str, _Entry]:
+    """Every registered solver, in table order: this package's, plug-ins, then run-time ones."""
+    table = dict(_BUILTIN)
+    for entry in _plugins():
+        table.setdefault(entry.name, entry)
+    for name, entry in _REGISTERED.items():
+        table.setdefault(name, entry)
+    return table
+
+
+def _entry(name: str) -> _Entry:
+    if not isinstance(name, str):
+        raise TypeError(f"solver name must be a string; got {name!r}")
+    key = name.strip().lower()
+    entry = _BUILTIN.get(key) or _REGISTERED.get(key) or _entries().get(key)
+    if entry is None:
+        raise ValueError(f"unknown solver {name!r}; known solvers: {', '.join(_entries())}")
+    return entry
+
+
+class _SolverTable(Mapping[str, str]):
+    """Read-only view ``name -> "module:Class"`` of every registered solver (plug-ins included)."""
+
+    def __getitem__(self, name: str) -> str:
+        return _entries()[name].target
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and (name in _BUILTIN or name in _REGISTERED or name in _entries())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_entries())
+
+    def __len__(self) -> int:
+        return len(_entries())
+
+    def __repr__(self) -> str:
+        return f"SOLVERS({dict(self)!r})"
+
+
+#: Registry name -> ``"module:Class"``, in the order of ``subsel solvers``: this package's
+#: backends, then plug-ins (entry points), then :func:`register_solver`.  Read-only.
+SOLVERS: Mapping[str, str] = _SolverTable()
+
+
+def register_solver(name: str, target: str, *, requires: Iterable[str] = (), extra: str | None = None) -> None:
+    """Add a solver to the registry at run time, by the path of its class (nothing is imported).
+
+    Parameters
+    ----------
+    name : str
+        Registry name: lower case letters, digits, ``-``, ``_`` or ``.``, e.g. ``"my-solver"``.
+    target : str
+        ``"module:Class"``; the class must subclass :class:`~subsel.solvers.Solver`.  Imported by
+        :func:`get_solver` or when a property of :func:`solver_info` that needs it is read.
+    requires : iterable of str, optional
+        Top-level modules the solver needs (e.g. ``["sklearn"]``); while one is missing, the solver
+        is listed as not available and :func:`get_solver` raises :class:`ImportError`.
+    extra : str, optional
+        The extra of ``subsel`` that installs ``requires``, named in those messages.
+
+    Raises
+    ------
+    ValueError
+        Invalid name or target, or the name is already registered with another target.
+    TypeError
+        ``name`` or ``target`` is not a string.
+
+    Examples
+    --------
+    >>> from subsel.solvers import register_solver, get_solver
+    >>> register_solver("greedy-copy", "subsel.solvers.gss:GSS")
+    >>> get_solver("greedy-copy").name
+    'gss'
+    """
+    if not isinstance(name, str) or not isinstance(target, str):
+        raise TypeError(f"name and target must be strings; got {name!r}, {target!r}")
+    key = name.strip().lower()
+    if not _NAME.match(key):
+        raise ValueError(f"solver name {name!r} must be lower case letters, digits, '-', '_' or '.'")
+    if not _TARGET.match(target.strip()):
+        raise ValueError(f"target {target!r} must be 'module:Class', e.g. 'mypackage.solver:MySolver'")
+    if isinstance(requires, str):
+        requires = (requires,)
+    entry = _Entry(key, target.strip(), tuple(requires) + (target.partition(".")[0].partition(":")[0],),
+                   extra=extra, origin="register_solver")
+    existing = _entries().get(key)
+    if existing is not None:
+        if existing.target == entry.target:
+            return
+        raise ValueError(f"solver {key!r} is already registered as {existing.target!r} ({existing.origin})")
+    _REGISTERED[key] = entry
+
+
+# ------------------------------------------------------------------------------------- lookup
+def _missing(entry: _Entry) -> list[str]:
+    """The libraries ``entry`` needs that are not installed (nothing is imported)."""
+    out = missing_modules(*entry.modules)
+    if entry.distributions:
+        from importlib import metadata
+
+        for dist in entry.distributions:
+            try:
+                metadata.distribution(dist)
+            except metadata.PackageNotFoundError:
+                out.append(dist)
+    return out
+
+
+def _missing_message(entry: _Entry, missing: list[str]) -> str:
+    verb = "is" if len(missing) == 1 else "are"
+    how = install_hint(entry.extra) if entry.extra else f"pip install {' '.join(missing)}"
+    return f"needs {', '.join(missing)}, which {verb} not installed: {how}"
+
+
+def _load(entry: _Entry) -> type[Solver]:
+    module, _, cls_name = entry.target.partition(":")
+    cls = getattr(importlib.import_module(module), cls_name, None)
+    if not (isinstance(cls, type) and issubclass(cls, Solver)):
+        raise TypeError(f"solver {entry.name!r}: {entry.target} ({entry.origin}) is not a Solver subclass")
+    return cls
+
+
 class SolverInfo:
-    """One row of the solver table (``subsel solvers``).
+    """One row of the solver table (``subsel solvers``), computed lazily.
+
+    ``name`` is known without importing anything; ``available`` / ``reason`` check that the
+    libraries the solver needs are installed (without importing them) and, for this package's
+    backends, run the backend's own check; ``exact``, ``complexity`` and ``supports`` load the
+    solver's class the first time one of them is read.
 
     Attributes
     ----------
     name : str
-    exact : bool
-    complexity : str
-    supports : frozenset of str
     available : bool
     reason : str
         Why the backend is not available here ('' when it is).
+    exact : bool
+        Whether an ``optimal`` answer of this backend is proven.
+    complexity : str
+    supports : frozenset of str
+        The problem extensions it handles.
     """
 
-    name: str
-    exact: bool
-    complexity: str
-    supports: frozenset[str]
-    available: bool
-    reason: str
+    def __init__(self, entry: _Entry):
+        self._entry = entry
+        self.name = entry.name
 
+    def __repr__(self) -> str:
+        return f"SolverInfo(name={self.name!r}, target={self._entry.target!r})"
 
-def _load(name: str) -> type[Solver]:
-    if not isinstance(name, str):
-        raise TypeError(f"solver name must be a string; got {name!r}")
-    key = name.strip().lower()
-    if key not in SOLVERS:
-        raise ValueError(f"unknown solver {name!r}; known solvers: {', '.join(SOLVERS)}")
-    module, _, cls = SOLVERS[key].partition(":")
-    return getattr(importlib.import_module(module), cls)
+    @functools.cached_property
+    def _status(self) -> tuple[bool, str]:
+        missing = _missing(self._entry)
+        if missing:
+            return False, _missing_message(self._entry, missing)
+        if not self._entry.probe:
+            return True, ""
+        try:
+            return self._class.available()
+        except ImportError as exc:
+            return False, f"import failed: {exc}"
+
+    @functools.cached_property
+    def _class(self) -> type[Solver]:
+        return _load(self._entry)
+
+    @property
+    def available(self) -> bool:
+        return self._status[0]
+
+    @property
+    def reason(self) -> str:
+        return self._status[1]
+
+    def _attribute(self, attr: str, default: Any) -> Any:
+        if self._missing_libraries:
+            return default
+        try:
+            return getattr(self._class, attr)
+        except ImportError:
+            return default
+
+    @functools.cached_property
+    def _missing_libraries(self) -> bool:
+        return bool(_missing(self._entry))
+
+    @property
+    def exact(self) -> bool:
+        return bool(self._attribute("exact", False))
+
+    @property
+    def complexity(self) -> str:
+        return str(self._attribute("complexity", ""))
+
+    @property
+    def supports(self) -> frozenset[str]:
+        return frozenset(self._attribute("supports", frozenset()))
 
 
 def get_solver(name: str, **options: Any) -> Solver:
@@ -67,7 +379,7 @@ def get_solver(name: str, **options: Any) -> Solver:
     name : str
         A key of :data:`SOLVERS` (case-insensitive), e.g. ``"dpss"``, ``"gss"``, ``"cbc"``.
     **options
-        Constructor options: ``time_limit_s``, ``threads``, ``verbose``.
+        Constructor options: ``time_limit_s``, ``threads``, ``verbose`` (and the solver's own).
 
     Returns
     -------
@@ -76,7 +388,10 @@ def get_solver(name: str, **options: Any) -> Solver:
     Raises
     ------
     ValueError
-        Unknown name, or the backend is not available on this machine (the message says why).
+        Unknown name, or the backend does not work on this machine (the message says why).
+    ImportError
+        A library the solver needs is not installed; the message names the ``pip install`` to run
+        (e.g. ``pip install "subsel[evolution]"`` for ``emsco``).
     TypeError
         An option the solver does not take.
 
@@ -86,27 +401,41 @@ def get_solver(name: str, **options: Any) -> Solver:
     >>> get_solver("gss").name
     'gss'
     """
-    cls = _load(name)
+    entry = _entry(name)
+    missing = _missing(entry)
+    if missing:
+        raise MissingExtraError(f"solver {entry.name!r} {_missing_message(entry, missing)}", name=missing[0])
+    cls = _load(entry)
     ok, reason = cls.available()
     if not ok:
         raise ValueError(f"solver {name!r} is not available on this machine: {reason}")
     return cls(**options)
 
 
-def solver_info() -> list[SolverInfo]:
-    """Every registered solver with its properties and whether it works here (the solver table)."""
-    rows = []
-    for name in SOLVERS:
-        try:
-            cls = _load(name)
-            ok, reason = cls.available()
-        except ImportError as exc:  # an optional library is missing
-            rows.append(SolverInfo(name, False, "", frozenset(), False, f"import failed: {exc}"))
-            continue
-        rows.append(SolverInfo(name, cls.exact, cls.complexity, cls.supports, ok, reason))
-    return rows
+def solver_info(names: Iterable[str] | None = None) -> list[SolverInfo]:
+    """Rows of the solver table, in table order; nothing is imported until a property needs it.
+
+    Parameters
+    ----------
+    names : iterable of str, optional
+        Only these solvers (in the order given); default every registered one.
+
+    Raises
+    ------
+    ValueError
+        An unknown name in ``names``.
+    """
+    if names is None:
+        return [SolverInfo(e) for e in _entries().values()]
+    return [SolverInfo(_entry(n)) for n in names]
 
 
 def available_solvers() -> list[str]:
-    """Names of the solvers that work on this machine, in registry order."""
+    """Names of the solvers that work on this machine, in table order (no heavy backend is imported)."""
     return [row.name for row in solver_info() if row.available]
+
+
+def _reset_plugins() -> None:
+    """Forget the entry points read so far (tests; after installing a plug-in in a running process)."""
+    _plugins.cache_clear()
+

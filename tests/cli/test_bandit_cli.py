@@ -244,9 +244,9 @@ def test_simulate_out_of_memory_is_one_line(tmp_path, capsys, monkeypatch):
 
 
 def test_simulate_refuses_runs_that_cannot_fit_in_memory(tmp_path, capsys, monkeypatch):
-    import subsel.cli.bandit as cli_bandit
+    from subsel.cli import guards
 
-    monkeypatch.setattr(cli_bandit, "_available_memory", lambda: 2 ** 30)  # 1 GiB free
+    monkeypatch.setattr(guards, "available_memory", lambda: 2 ** 30)  # 1 GiB free
     err = _one_line_error(capsys, main(["bandit", "simulate", "--policy", "ss-ucb", "--n", "10",
                                         "--T", "5", "--runs", "10000000", "--out", str(tmp_path / "o")]))
     need = 10_000_000 * (16 * 8 * 10 + 1024) / 2 ** 30  # 16 float64 (runs, n) arrays + 1 kB a run

@@ -88,7 +88,7 @@ def test_generate_too_many_agents_is_a_one_line_error(capsys):
 class _NothingInTime(Solver):
     name = "nothing-in-time"
     exact = False
-    supports = frozenset()
+    supports = frozenset({"must_take"})
     complexity = "-"
 
     def _solve(self, problem):
@@ -99,13 +99,25 @@ def test_time_limit_without_a_selection_writes_nothing_and_exits_1(agents, tmp_p
                                                                    monkeypatch):
     monkeypatch.setattr(cli_core, "get_solver", lambda name, **options: _NothingInTime(**options))
     sel = tmp_path / "tl.csv"
-    code = main(["solve", str(agents), "--alpha", "0.6", "--solver", "highs", "--time-limit", "0.001",
-                 "-o", str(sel), "--json"])
+    # Must-take agent 0 (q < 0.99): the smallest selection is not feasible.
+    code = main(["solve", str(agents), "--alpha", "0.99", "--solver", "highs", "--time-limit", "0.001",
+                 "--must-take", "0", "-o", str(sel), "--json"])
     captured = capsys.readouterr()
     assert code == 1 and not sel.exists()
     d = json.loads(captured.out)
-    assert d["status"] == "time_limit" and d["x"] is None and d["objective"] is None
-    assert "no selection written: status time_limit" in captured.err
+    assert d["status"] == "no_solution_found" and d["x"] is None and d["objective"] is None
+    assert "no selection written: status no_solution_found" in captured.err
+
+
+def test_time_limit_before_any_selection_writes_the_empty_selection(agents, tmp_path, capsys,
+                                                                    monkeypatch):
+    monkeypatch.setattr(cli_core, "get_solver", lambda name, **options: _NothingInTime(**options))
+    sel = tmp_path / "tl.csv"
+    code = main(["solve", str(agents), "--alpha", "0.6", "--solver", "highs", "--time-limit", "0.001",
+                 "-o", str(sel), "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 0 and d["status"] == "time_limit" and d["x"] == [0] * 6 and d["objective"] == 0.0
+    assert sel.read_text().splitlines()[1:] == [f"{i},0" for i in range(6)]
 
 
 def test_huge_demand_is_infeasible_not_a_solver_failure(agents, capsys):

@@ -103,7 +103,7 @@ def test_costs_csv_with_unknown_feature(tmp_path, capsys):
     c.write_text("feature,cost\ncheap,1\nnoise1,2\nother,3\n")
     code, _, err = run_cli(capsys, ["emsco", "fit", "--train", tr, "--val", va, "--test", te,
                                     "--costs", str(c), "--confidence", "0.8", *FAST])
-    assert code == 2 and "unknown feature 'other'" in err
+    assert code == 2 and "column 'feature': unknown feature; got 'other'" in err
 
 
 @pytest.mark.parametrize("confidence", ["0.5", "0.3", "1.01"])
@@ -127,7 +127,7 @@ def test_nan_features_exit_2(tmp_path, capsys):
                                     "--costs", "1,1,1", "--confidence", "0.8", *FAST])
     # data row 4 (0-based) is line 6 of the file: line 1 is the header
     assert code == 2 and err.count("\n") == 1
-    assert f"train file {tr} (--train), line 6: feature 'noise1' is missing (NaN)" in err
+    assert f"train file {tr} (--train): line 6, column 'noise1': feature is missing" in err
 
 
 def test_nan_line_counts_blank_lines_of_the_file(tmp_path, capsys):
@@ -138,7 +138,7 @@ def test_nan_line_counts_blank_lines_of_the_file(tmp_path, capsys):
         fh.write("\n".join(lines[:2] + ["", "  "] + lines[2:]) + "\n")    # blank lines 3 and 4
     code, _, err = run_cli(capsys, ["emsco", "fit", "--train", tr, "--val", va, "--test", te,
                                     "--costs", "1,1,1", "--confidence", "0.8", *FAST])
-    assert code == 2 and "line 6: feature 'noise1' is missing (NaN)" in err
+    assert code == 2 and "line 6, column 'noise1': feature is missing" in err
 
 
 def base_args(tmp_path, **kw):
@@ -152,7 +152,7 @@ def test_empty_train_file_is_named(tmp_path, capsys):
     args[args.index("--train") + 1] = str(tmp_path / "empty.csv")
     code, _, err = run_cli(capsys, args + ["--costs", "1,1,1", *FAST])
     assert code == 2 and err.count("\n") == 1
-    assert f"train file {tmp_path / 'empty.csv'} (--train) is empty" in err
+    assert f"train file {tmp_path / 'empty.csv'} (--train): is empty" in err
 
 
 def test_header_only_file_is_named(tmp_path, capsys):
@@ -160,7 +160,7 @@ def test_header_only_file_is_named(tmp_path, capsys):
     (tmp_path / "head.csv").write_text("cheap,noise1,noise2,label\n")
     args[args.index("--test") + 1] = str(tmp_path / "head.csv")
     code, _, err = run_cli(capsys, args + ["--costs", "1,1,1", *FAST])
-    assert code == 2 and f"test file {tmp_path / 'head.csv'} (--test) has a header but no data rows" in err
+    assert code == 2 and f"test file {tmp_path / 'head.csv'} (--test): line 1: has a header but no data rows" in err
 
 
 def test_single_class_names_the_file_and_label_column(tmp_path, capsys):
@@ -279,7 +279,7 @@ def test_nan_from_stdin_names_stdin(tmp_path, capsys, monkeypatch):
     args[args.index("--train") + 1] = "-"
     monkeypatch.setattr("sys.stdin", io.StringIO(open(tr).read()))
     code, _, err = run_cli(capsys, args + ["--costs", "1,1,1", *FAST])
-    assert code == 2 and "train file <stdin> (--train), line 6: feature 'noise1'" in err
+    assert code == 2 and "train file <stdin> (--train): line 6, column 'noise1': feature is missing" in err
 
 
 def test_missing_label_column_exit_2(tmp_path, capsys):

@@ -18,9 +18,10 @@ def test_reproduce_all_tiny_writes_every_experiment(tmp_path, capsys):
     code, out, err = run(capsys, "reproduce", "all", "--scale", "tiny", "--out", str(tmp_path))
     assert code == 0, err
     for name in EXPERIMENTS:
-        assert f"{name}: " in out
+        stem = "emsco-sweep-synthetic15" if name == "emsco-sweep" else name   # the sweep names its data set
+        assert f"{stem}: " in out or f"{name}: " in out
         for suffix in (".csv", "_summary.csv", ".png", ".md"):
-            assert (tmp_path / f"{name}{suffix}").is_file()
+            assert (tmp_path / f"{stem}{suffix}").is_file()
     assert "all: " in out
 
 
@@ -135,6 +136,36 @@ def test_a_missing_data_file_exits_2_in_one_line_before_any_grid(tmp_path, capsy
     assert code == 2 and stdout == ""
     assert err.count("\n") == 1 and err.startswith("subsel: error: data file pima_diabetes.csv not found")
     assert not out.exists()  # not even fig1a ran for 'all'
+
+
+def test_reproduce_data_home_is_checked_and_named(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("SUBSEL_DATA", raising=False)
+    out = tmp_path / "out"
+    code, stdout, err = run(capsys, "reproduce", "emsco-sweep", "--scale", "tiny", "--dataset", "pima",
+                            "--data-home", str(tmp_path / "nowhere"), "--out", str(out))
+    assert code == 2 and stdout == "" and err.count("\n") == 1
+    assert "--data-home" in err and "nowhere" in err and "is not a folder" in err
+    (tmp_path / "home").mkdir()
+    code, stdout, err = run(capsys, "reproduce", "emsco-sweep", "--scale", "tiny", "--dataset", "pima",
+                            "--data-home", str(tmp_path / "home"), "--out", str(out))
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith("subsel: error: data file pima_diabetes.csv not found at " + str(tmp_path / "home"))
+    assert not out.exists()
+
+
+def test_reproduce_reads_a_data_home_instead_of_the_shipped_copy(tmp_path, capsys, monkeypatch):
+    from subsel.evolution.datasets import DATA_DIR
+
+    monkeypatch.delenv("SUBSEL_DATA", raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    lines = (DATA_DIR / "heart_failure.csv").read_text(encoding="utf-8").splitlines()
+    (home / "heart_failure.csv").write_text("\n".join(lines[:151]) + "\n", encoding="utf-8")  # 150 rows
+    code, _, err = run(capsys, "reproduce", "emsco-sweep", "--scale", "tiny", "--dataset", "heart",
+                       "--data-home", str(home), "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    table = pd.read_csv(tmp_path / "out" / "emsco-sweep-heart.csv")
+    assert set(table["data_home"]) == {str(home.resolve())}
 
 
 def test_a_missing_data_file_through_the_python_api_leaves_no_checkpoint(tmp_path, monkeypatch):

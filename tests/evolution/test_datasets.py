@@ -1,24 +1,12 @@
 """Data set loaders: shapes, labels, costs (SPEC §3 table) and the data-home lookup."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from subsel.evolution import datasets as ds
-
-
-def _real_home() -> Path | None:
-    home = ds.data_home()
-    return home if (home / "pima_diabetes.csv").is_file() else None
-
-
-needs_real = pytest.mark.skipif(
-    _real_home() is None and not os.environ.get("SUBSEL_DATA"),
-    reason="real data files not found: set SUBSEL_DATA to the folder with pima_diabetes.csv, "
-           "credit_approval.csv and heart_failure.csv (or put them in ~/.subsel/data)")
 
 
 def test_synthetic50():
@@ -52,7 +40,7 @@ def test_breast_cancer_and_split():
 
 
 def test_missing_file_names_it_and_its_source(tmp_path):
-    with pytest.raises(FileNotFoundError, match=r"pima_diabetes\.csv not found.*UCI.*SUBSEL_DATA"):
+    with pytest.raises(FileNotFoundError, match=r"pima_diabetes\.csv not found.*SUBSEL_DATA.*Pima.*UCI"):
         ds.pima(data_home=tmp_path)
 
 
@@ -60,8 +48,30 @@ def test_data_home_order(tmp_path, monkeypatch):
     monkeypatch.setenv("SUBSEL_DATA", str(tmp_path))
     assert ds.data_home() == tmp_path
     assert ds.data_home("elsewhere") == Path("elsewhere")
+    monkeypatch.setenv("SUBSEL_DATA", "")               # empty: not set
+    assert ds.data_home() == ds.DATA_DIR
     monkeypatch.delenv("SUBSEL_DATA")
-    assert ds.data_home() == Path.home() / ".subsel" / "data"
+    assert ds.data_home() == ds.DATA_DIR
+
+
+def test_the_shipped_files_are_the_default(monkeypatch):
+    monkeypatch.delenv("SUBSEL_DATA", raising=False)
+    assert sorted(p.name for p in ds.DATA_DIR.glob("*.csv")) == [
+        "credit_approval.csv", "heart_failure.csv", "pima_diabetes.csv"]
+    readme = (ds.DATA_DIR / "README.md").read_text(encoding="utf-8")
+    for name in ("pima_diabetes.csv", "credit_approval.csv", "heart_failure.csv"):
+        assert f"## {name}" in readme
+    assert readme.count("- Licence:") == 3 and readme.count("- Citation:") == 3
+    assert ds.pima().X.shape == (768, 8) and ds.credit().X.shape == (690, 15) and ds.heart().X.shape == (299, 12)
+
+
+def test_a_data_home_overrides_the_shipped_copy(tmp_path, monkeypatch):
+    monkeypatch.delenv("SUBSEL_DATA", raising=False)
+    rows = (ds.DATA_DIR / "pima_diabetes.csv").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "pima_diabetes.csv").write_text("\n".join(rows[:101]) + "\n", encoding="utf-8")
+    assert ds.pima(data_home=tmp_path).X.shape == (100, 8)
+    monkeypatch.setenv("SUBSEL_DATA", str(tmp_path))
+    assert ds.pima().X.shape == (100, 8)
 
 
 @pytest.mark.parametrize("seed, error, match", [
@@ -81,7 +91,6 @@ def test_unknown_name():
         ds.load_dataset("iris")
 
 
-@needs_real
 def test_pima():
     d = ds.pima()
     assert d.X.shape == (768, 8) and int(d.y.sum()) == 268
@@ -90,7 +99,6 @@ def test_pima():
     assert d.cost_classes[d.feature_names.index("glucose")] == 3
 
 
-@needs_real
 def test_heart_has_spec_features_and_can_drop_time():
     full = ds.heart()
     assert full.X.shape == (299, 12) and "time" in full.X.columns
@@ -102,7 +110,6 @@ def test_heart_has_spec_features_and_can_drop_time():
     assert d.costs[d.feature_names.index("age")] == 10
 
 
-@needs_real
 def test_credit_terciles_and_pipeline():
     d = ds.credit(seed=0)
     assert d.X.shape == (690, 15) and int(d.y.sum()) == 307

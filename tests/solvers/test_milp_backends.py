@@ -155,37 +155,48 @@ class _Sloppy(MILPSolver):
         self.answers = list(answers)
         self.calls = []
 
-    def _run(self, form, tight):
-        self.calls.append((float(np.abs(form.rows[0].coef).max()), tight))
+    def _run(self, form, time_limit, warm):
+        self.calls.append(float(form.rows[0].lower))
         return self.answers.pop(0)
 
 
-def test_milp_base_rescales_then_accepts_a_correct_answer():
+def test_milp_base_solves_the_tightened_model_when_the_relaxation_breaks_the_rule():
     p = _fifty(2.05e-7)
     good = np.r_[[1] * 20, [0] * 30, 1]
     s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0), RawResult(good, Status.OPTIMAL, 7.9)])
     sol = s.solve(p)
+    # Certified by the exact solver (the problem is in its scope): optimal.
     assert sol.status is Status.OPTIMAL and sol.x.tolist() == good.tolist()
-    assert s.calls[0][1] is False and s.calls[1][1] is True
-    assert s.calls[1][0] == pytest.approx(1e3 * s.calls[0][0])  # rows scaled by 1e3
+    assert len(s.calls) == 2 and s.calls[0] < s.calls[1]  # relaxation first, then tightened rows
 
 
-def test_milp_base_repairs_when_rescaling_does_not_help():
-    p = _fifty(2.05e-7)
-    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 3)
+def test_milp_base_repairs_and_does_not_claim_optimality_without_a_certificate():
+    # A budget puts the problem out of the exact solver's scope: the only bound is the relaxation's.
+    p = _fifty(2.05e-7).with_changes(budget=100.0)
+    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 2)
     sol = s.solve(p)
     assert sol.status is Status.FEASIBLE  # repaired: no longer proven optimal
     assert p.evaluate(sol.x).feasible and int(sol.x[:50].sum()) == 20
-    assert sol.bound == 10.0
+    assert sol.bound == pytest.approx(float(p.utility.sum()))  # the relaxation's optimum
 
 
 def test_milp_base_never_returns_an_unrepairable_answer():
     p = _fifty(2.05e-7).with_changes(demand=51)  # truly infeasible
-    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 3)
-    with pytest.raises(SolverError, match="could not be repaired"):
+    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 2)
+    with pytest.raises(SolverError, match="no selection passes the feasibility check"):
         s.solve(p)
-    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0), RawResult(None, Status.INFEASIBLE)])
+    s = _Sloppy([RawResult(None, Status.INFEASIBLE)])
     assert s.solve(p).status is Status.INFEASIBLE
+
+
+def test_milp_base_refuses_fractional_values():
+    p = _fifty(2.05e-7)
+    s = _Sloppy([RawResult(np.r_[[0.5], np.zeros(50)], Status.OPTIMAL, 1.0)])
+    with pytest.raises(SolverError, match=r"sloppy: returned a fractional value x\[0\] = 0.5"):
+        s.solve(p)
+    s = _Sloppy([RawResult(np.r_[[2.0], np.zeros(50)], Status.OPTIMAL, 1.0)])
+    with pytest.raises(SolverError, match=r"sloppy: returned x\[0\] = 2.0 outside its bounds"):
+        s.solve(p)
 
 
 def test_repair_drops_the_cheapest_quality_spenders_and_fixes_the_budget():
@@ -208,6 +219,7 @@ def test_linear_form_scale_keeps_the_feasible_set():
     p = _fifty(2.05e-7).with_changes(budget=3.0)
     f1, f2 = linear_form(p), linear_form(p, scale=1e3)
     assert np.allclose(f2.rows[0].coef, 1e3 * f1.rows[0].coef)
+    assert f1.rows[0].lower == -1e-9  # the one feasibility rule: surplus >= -1e-9
     assert f2.rows[1].upper == pytest.approx(3e3)
 
 
@@ -229,8 +241,9 @@ def test_missing_cbc_is_not_available_never_an_import_error(monkeypatch, capsys)
 
 
 def test_time_limited_incumbent_is_repaired_not_resolved():
-    p = _fifty(2.05e-7)
+    p = _fifty(2.05e-7).with_changes(budget=100.0)
     s = _Sloppy([RawResult(np.ones(51), Status.TIME_LIMIT, 12.0)])
     sol = s.solve(p)
     assert len(s.calls) == 1
-    assert sol.status is Status.TIME_LIMIT and p.evaluate(sol.x).feasible and sol.bound == 12.0
+    assert sol.status is Status.TIME_LIMIT and p.evaluate(sol.x).feasible
+    assert int(sol.x[:50].sum()) == 20

@@ -42,16 +42,34 @@ def test_dpss_still_solves_at_the_limit():
 class _NothingInTime(Solver):
     name = "nothing-in-time"
     exact = False
-    supports = frozenset()
+    supports = frozenset({"must_take"})
     complexity = "-"
 
     def _solve(self, problem):
         return RawResult(None, Status.TIME_LIMIT)
 
 
-def test_time_limit_without_a_selection_is_not_feasible():
+def test_time_limit_before_any_selection_carries_the_empty_selection():
+    # The backend knew nothing when the limit struck; taking nothing is feasible and at hand.
     sol = _NothingInTime().solve(wide_problem(3))
-    assert sol.status is Status.TIME_LIMIT and not sol.is_feasible
+    assert sol.status is Status.TIME_LIMIT and sol.is_feasible
+    assert sol.x.tolist() == [0, 0, 0] and sol.objective == 0.0
+
+
+def test_time_limit_without_any_feasible_selection_is_no_solution_found():
+    # Must-take agent 1 (q = 0.3 < alpha) makes the smallest selection infeasible.
+    sol = _NothingInTime().solve(wide_problem(3).with_changes(must_take=[1]))
+    assert sol.status is Status.NO_SOLUTION_FOUND and not sol.is_feasible
+    assert sol.to_dict()["objective"] is None and str(sol.status) == "no_solution_found"
+
+
+def test_is_feasible_follows_the_status_not_the_objective():
+    from subsel.solvers import Solution
+
+    x = np.zeros(2, dtype=np.int64)
+    for status in Status:
+        sol = Solution(x, float("nan"), float("nan"), status, 0.0, "t")
+        assert sol.is_feasible is (status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT))
 
 
 @pytest.mark.parametrize("name", ["cbc", "highs", "ortools-scip", "ortools-cpsat"])

@@ -1,0 +1,71 @@
+"""Start-up of ``subsel solve`` on a two-agent instance, as a ratio to importing its libraries.
+
+A fresh interpreter runs, in turn:
+
+- ``baseline``: ``import numpy, pandas, pulp, highspy`` (the libraries a solve cannot do without);
+- ``solve``: ``python -m subsel solve two.csv --alpha 0.5`` (argument parsing, reading the CSV,
+  choosing the default solver, solving, printing).
+
+Both are timed as whole processes (wall clock, interpreter start included), interleaved ``--repeat``
+times so that load on the machine affects both alike; the ratio of the medians is printed.  The
+solve itself takes well under a millisecond: what the ratio measures is what the command imports.
+
+Usage::
+
+    python benchmarks/bench_startup.py [--repeat 15]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BASELINE = "import numpy, pandas, pulp, highspy"
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> float:
+    """Wall seconds of one run of ``cmd``; fails loudly when the command fails."""
+    start = time.perf_counter()
+    done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()}")
+    return elapsed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=15, help="interleaved runs of each command (15)")
+    args = ap.parse_args()
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    with tempfile.TemporaryDirectory() as tmp:
+        agents = Path(tmp) / "two.csv"
+        agents.write_text("name,quality,cost\na,0.9,0.5\nb,0.4,0.2\n")
+        commands = {
+            "baseline": [sys.executable, "-c", BASELINE],
+            "solve": [sys.executable, "-m", "subsel", "solve", str(agents), "--alpha", "0.5"],
+        }
+        for cmd in commands.values():  # warm the file cache and byte-code
+            timed(cmd, env)
+        times: dict[str, list[float]] = {k: [] for k in commands}
+        for _ in range(args.repeat):
+            for key, cmd in commands.items():
+                times[key].append(timed(cmd, env))
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print(f"{'command':<10} {'median_s':>9} {'min_s':>7}   ({args.repeat} interleaved runs each)")
+    for key in commands:
+        print(f"{key:<10} {med[key]:>9.3f} {min(times[key]):>7.3f}")
+    print(f"baseline = python -c {BASELINE!r}")
+    print(f"subsel solve start-up / baseline import: {med['solve'] / med['baseline']:.2f}x (median), "
+          f"{min(times['solve']) / min(times['baseline']):.2f}x (min)")
+
+
+if __name__ == "__main__":
+    main()
