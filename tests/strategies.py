@@ -159,3 +159,66 @@ def must_list_problems(draw, n_max: int = 7, cap_max: int = 2) -> SubsetSelectio
     """Instances with (maybe) must-take / must-not-take lists but no budget or demand."""
     p = draw(problems(n_max=n_max, cap_max=cap_max, extensions=True, grid=draw(st.booleans())))
     return p.with_changes(budget=None, demand=None)
+
+
+def brute_force_rule(problem: SubsetSelectionProblem) -> tuple[float, np.ndarray] | None:
+    """Optimum under the one feasibility rule by enumerating every selection, vectorised.
+
+    Float sums decide feasibility where they are clear of the bound by more than their rounding
+    error; every other selection is decided by ``problem.evaluate`` (exact).  None when infeasible.
+    For up to about 10^6 selections (no budget or demand).
+    """
+    grids = np.meshgrid(*(np.arange(int(k) + 1) for k in problem.upper_bounds()), indexing="ij")
+    X = np.stack([g.ravel() for g in grids], axis=1).astype(float)
+    X = X[(X >= problem.lower_bounds()).all(axis=1)]
+    m = np.asarray(problem.quality_margin)
+    surplus = X @ m
+    err = (problem.n + 4) * 2.0 ** -52 * 1.01 * (np.abs(X) @ np.abs(m)) + 1e-300
+    feasible = surplus + 1e-9 >= err
+    near = np.flatnonzero(np.abs(surplus + 1e-9) < err)
+    for j in near:
+        feasible[j] = problem.evaluate(X[j]).feasible
+    if problem.budget is not None or problem.demand is not None:
+        for j in np.flatnonzero(feasible):
+            feasible[j] = problem.evaluate(X[j]).feasible
+    if not feasible.any():
+        return None
+    util = X[feasible] @ np.asarray(problem.utility)
+    j = int(np.argmax(util))
+    return float(util[j]), X[feasible][j].astype(np.int64)
+
+
+@st.composite
+def tolerance_hard_problems(draw, n_max: int = 10) -> SubsetSelectionProblem:
+    """Instances built to be hard for solver tolerances: qualities within 1e-8 of alpha (often on a
+    1e-9 grid, so that sums land on the rule's bound -1e-9), R from 1e-6 to 1e3, zero costs,
+    capacities 1-3 (at most 2^16 selections)."""
+    n = draw(st.integers(1, n_max))
+    alpha = draw(st.sampled_from([0.5, 0.7, 0.8, 0.3]) | st.floats(0.01, 0.99))
+    grid = st.integers(-10, 10).map(lambda k: k * 1e-9)
+    offsets = draw(st.lists(grid | st.floats(-1e-8, 1e-8), min_size=n, max_size=n))
+    q = np.clip(alpha + np.array(offsets), 0.0, 1.0)
+    caps = draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))
+    while np.prod(np.array(caps) + 1.0) > 2 ** 16:
+        caps[int(np.argmax(caps))] -= 1
+    R = 10.0 ** draw(st.floats(-6, 3))
+    return SubsetSelectionProblem(quality=q, cost=np.zeros(n), alpha=alpha, capacity=caps, R=R)
+
+
+@st.composite
+def large_capacity_pairs(draw) -> tuple[SubsetSelectionProblem, int]:
+    """Two agents at zero cost, one above alpha (``k_a`` units) and one below (``k_b``), with
+    capacities up to 1e12, and the closed-form optimum of the second agent's units:
+    ``x_b = min(k_b, floor((k_a (q_a - alpha) + 1e-9) / (alpha - q_b)))`` in exact rationals
+    (take every unit of the first agent; then as many of the second as the surplus pays for)."""
+    from fractions import Fraction
+
+    alpha = draw(st.floats(0.05, 0.95))
+    q_a = draw(st.floats(alpha, 1.0))
+    q_b = draw(st.floats(0.0, alpha, exclude_max=True))
+    k_a = draw(st.integers(1, 10 ** 12))
+    k_b = draw(st.integers(1, 10 ** 12))
+    p = SubsetSelectionProblem(quality=[q_a, q_b], cost=[0.0, 0.0], alpha=alpha, capacity=[k_a, k_b])
+    surplus = k_a * (Fraction(q_a) - Fraction(alpha)) + Fraction(1e-9)
+    x_b = min(k_b, int(surplus / (Fraction(alpha) - Fraction(q_b))))
+    return p, x_b

@@ -278,9 +278,10 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         if not sol.is_feasible:
             out["x"] = None  # no selection: not an all-zero one
         if optimum is not None:
-            out["known_optimum"] = optimum
+            out["known_optimum"] = optimum if math.isfinite(optimum) else None
             out["known_optimum_matches"] = matches
-        print(json.dumps(out))
+        # Strict JSON (RFC 8259): to_dict maps NaN and infinities to null; allow_nan=False proves it.
+        print(json.dumps(out, allow_nan=False))
         return code
     units = int(sol.x.sum()) if sol.is_feasible else 0
     lines = [

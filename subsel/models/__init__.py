@@ -5,7 +5,16 @@ Deva, Abhishek, Gujar, *A Multi-Arm Bandit Approach To Subset Selection Under Co
 on it.
 """
 from .batch import BatchEvaluation, BatchPartition, ProblemBatch, rowdot
-from .formulations import LinearForm, LinearRow, linear_form, to_ortools, to_pulp, write_lp, write_mps
+from .formulations import (
+    LinearForm,
+    LinearRow,
+    linear_form,
+    to_ortools,
+    to_pulp,
+    variable_names,
+    write_lp,
+    write_mps,
+)
 from .instances import KNAPSACK_CLASSES, knapsack_instance
 from .io import CSVTable, InputError, atomic_write_text, atomic_write_with, read_agents, read_csv
 from .knapsack import KnapsackInstance, read_knapsack, read_optimum
@@ -34,7 +43,7 @@ __all__ = [
     "SubsetSelectionProblem",
     "weighted_sum",
     "BatchEvaluation", "BatchPartition", "ProblemBatch", "rowdot",
-    "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "write_lp", "write_mps",
+    "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "variable_names", "write_lp", "write_mps",
     "KnapsackInstance", "read_knapsack", "read_optimum",
     "KNAPSACK_CLASSES", "knapsack_instance",
     "InputError", "CSVTable", "read_csv", "read_agents", "atomic_write_text", "atomic_write_with",

@@ -1,16 +1,19 @@
-"""Declarative linear formulations of the known-quality problem (SPEC §1, the linear form).
+"""Declarative linear formulations of the known-quality problem.
+
+Deva, Abhishek, Gujar, AAMAS 2021, Section 3: the linear form of eq. (1).
 
 The integer program is written once, as arrays, by :func:`linear_form`::
 
     maximize   sum_i r_i x_i                          (utility, r = R q - c)
-    subject to sum_i (q_i - alpha) x_i >= 0           quality   (average quality >= alpha)
-               sum_i c_i x_i <= B                     budget    (extension, optional)
+    subject to sum_i (q_i - alpha) x_i >= -1e-9       quality   (average quality >= alpha)
+               sum_i c_i x_i <= B + 1e-9              budget    (extension, optional)
                sum_i x_i >= D                         demand    (extension, optional)
                lb_i <= x_i <= ub_i, x_i integer       bounds: ub = capacity k_i, 0 for must-not-take;
                                                               lb = 1 for must-take, else 0
 
 :func:`to_pulp` and :func:`to_ortools` turn it into a PuLP or an OR-Tools model (variables named
-``x_{i}``), and :func:`write_lp` / :func:`write_mps` export it for external solvers.  Every model is
+``x_{i}``), and :func:`write_lp` / :func:`write_mps` export it for external solvers (variables named
+after the agents, :func:`variable_names`; the MPS file minimises the negated utility).  Every model is
 built from whole arrays with one pass over the agents (no quadratic Python work), so that building a
 model with n = 10^5 agents takes well under a second.  PuLP and OR-Tools are imported inside the
 functions, so ``import subsel`` stays light.
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -52,7 +56,7 @@ class LinearRow:
 
 @dataclass(frozen=True)
 class LinearForm:
-    """The integer program of SPEC §1 as arrays (every formulation and MILP backend starts here).
+    """The integer program (Deva et al., Section 3) as arrays (every formulation and MILP backend starts here).
 
     Attributes
     ----------
@@ -146,7 +150,7 @@ class LinearForm:
 
 
 def linear_form(problem: SubsetSelectionProblem, scale: float = 1.0) -> LinearForm:
-    """The integer program of ``problem`` as arrays (SPEC §1; extensions of SPEC §1).
+    """The integer program of ``problem`` as arrays (Deva et al., Section 3, with subsel's extensions).
 
     Parameters
     ----------
@@ -155,7 +159,7 @@ def linear_form(problem: SubsetSelectionProblem, scale: float = 1.0) -> LinearFo
         Multiplies the quality and budget rows (coefficients and right-hand sides).  The feasible set
         is unchanged; a MILP's absolute feasibility tolerance then allows ``1/scale`` times less
         violation (used by the MILP backends to close the gap between their tolerance, about 1e-6,
-        and :data:`subsel.models.FEASIBILITY_TOL`; SPEC §5).
+        and :data:`subsel.models.FEASIBILITY_TOL`).
 
     Returns
     -------
@@ -181,7 +185,7 @@ def linear_form(problem: SubsetSelectionProblem, scale: float = 1.0) -> LinearFo
 
 
 def to_pulp(problem: SubsetSelectionProblem, scale: float = 1.0) -> "pulp.LpProblem":
-    """The integer program as a :class:`pulp.LpProblem` (SPEC §1; variables ``x_{i}``).
+    """The integer program as a :class:`pulp.LpProblem` (Deva et al., Section 3; variables ``x_{i}``).
 
     Parameters
     ----------
@@ -208,7 +212,7 @@ def to_pulp(problem: SubsetSelectionProblem, scale: float = 1.0) -> "pulp.LpProb
 
 def to_ortools(problem: SubsetSelectionProblem, backend: str = "SCIP",
                scale: float = 1.0) -> "pywraplp.Solver":
-    """The integer program as an OR-Tools linear-solver model (SPEC §1; variables ``x_{i}``).
+    """The integer program as an OR-Tools linear-solver model (Deva et al., Section 3; variables ``x_{i}``).
 
     Parameters
     ----------
@@ -232,8 +236,138 @@ def to_ortools(problem: SubsetSelectionProblem, backend: str = "SCIP",
     return linear_form(problem, scale).ortools_model(backend)[0]
 
 
+#: Longest variable name written to LP / MPS files (before a uniqueness suffix).
+MAX_NAME_LENGTH = 60
+
+
+def variable_names(problem: SubsetSelectionProblem) -> list[str]:
+    """The variable names of the agents in LP and MPS files: ``x_`` + a sanitised agent name.
+
+    The mapping: every character of the agent's name outside ``A-Z a-z 0-9 _`` becomes ``_``, the
+    result is cut to :data:`MAX_NAME_LENGTH` characters and prefixed with ``x_`` (so a name never
+    starts with a digit or a letter ``e`` that LP readers could take for a number); when two agents
+    would get the same name, every agent after the first gets the suffix ``_<index>`` (its 0-based
+    position).  Agents with the default names ``"0", "1", ...`` become ``x_0, x_1, ...``.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+
+    Returns
+    -------
+    list of str, length n
+        Unique names made of ``A-Z a-z 0-9 _`` only (legal in every LP and MPS reader).
+
+    Examples
+    --------
+    >>> from subsel.models import SubsetSelectionProblem
+    >>> p = SubsetSelectionProblem([0.9, 0.6, 0.5], [0.1, 0.1, 0.1], alpha=0.7,
+    ...                            names=["acme ltd", "b-2", "acme/ltd"])
+    >>> variable_names(p)
+    ['x_acme_ltd', 'x_b_2', 'x_acme_ltd_2']
+    """
+    import re
+
+    out: list[str] = []
+    seen: set[str] = set()
+    for i, name in enumerate(problem.names):
+        base = "x_" + re.sub(r"[^A-Za-z0-9_]", "_", name)[:MAX_NAME_LENGTH]
+        var = base if base not in seen else f"{base}_{i}"
+        while var in seen:  # a suffixed name may itself be taken: extend until unique
+            var += "_"
+        seen.add(var)
+        out.append(var)
+    return out
+
+
+def _num(v: float) -> str:
+    """A float written so that every reader gets the same double back (17 significant digits)."""
+    return repr(float(v)) if v != int(v) or abs(v) >= 1e16 else str(int(v))
+
+
+def lp_text(problem: SubsetSelectionProblem) -> str:
+    """The integer program as CPLEX LP text (maximise the utility; see :func:`write_lp`)."""
+    form = linear_form(problem)
+    names = variable_names(problem)
+
+    def expr(coef: np.ndarray) -> list[str]:
+        terms = []
+        for i in np.flatnonzero(coef).tolist():
+            c = float(coef[i])
+            terms.append(f"{'-' if c < 0 else '+'} {_num(abs(c))} {names[i]}")
+        lines = [" ".join(terms[k:k + 4]) for k in range(0, len(terms), 4)] or ["0 " + names[0]]
+        return lines
+
+    out = [f"\\ subsel subset-selection model: {problem.n} agents, alpha = {problem.alpha!r}, "
+           f"R = {problem.R!r}",
+           "\\ Variables x_<agent name>: see subsel.models.variable_names for the mapping.",
+           "Maximize", " utility:"]
+    out += ["   " + line for line in expr(form.objective)]
+    out.append("Subject To")
+    for row in form.rows:
+        out.append(f" {row.name}:")
+        body = ["   " + line for line in expr(row.coef)]
+        sense, rhs = (">=", row.lower) if np.isfinite(row.lower) else ("<=", row.upper)
+        body[-1] += f" {sense} {_num(rhs)}"
+        out += body
+    out.append("Bounds")
+    for i, (lo, up) in enumerate(zip(form.lower.tolist(), form.upper.tolist())):
+        out.append(f" {names[i]} = 0" if up == 0 else f" {_num(lo)} <= {names[i]} <= {_num(up)}")
+    out.append("General")
+    out += [" " + " ".join(names[k:k + 8]) for k in range(0, form.n, 8)]
+    out.append("End")
+    return "\n".join(out) + "\n"
+
+
+def mps_text(problem: SubsetSelectionProblem) -> str:
+    """The integer program as MPS text (minimise the negated utility; see :func:`write_mps`)."""
+    form = linear_form(problem)
+    names = variable_names(problem)
+    width = max(8, max(len(v) for v in names))
+    senses = {"quality": "G", "budget": "L", "demand": "G"}
+    out = [f"* subsel subset-selection model: {problem.n} agents, alpha = {problem.alpha!r}, "
+           f"R = {problem.R!r}",
+           "* The objective row neg_utility is MINIMISED: it is minus the utility sum r_i x_i, so the",
+           "* optimum is minus the best utility.  (No OBJSENSE section: readers that ignore it would",
+           "* otherwise minimise a maximisation.)  Variables x_<agent name>: see",
+           "* subsel.models.variable_names for the mapping.",
+           "NAME          subset_selection",
+           "ROWS",
+           " N  neg_utility"]
+    out += [f" {senses[row.name]}  {row.name}" for row in form.rows]
+    out.append("COLUMNS")
+    out.append("    MARKER    'MARKER'                 'INTORG'")
+    for i, var in enumerate(names):
+        r = -float(form.objective[i])
+        out.append(f"    {var:<{width}}  neg_utility  {_num(r) if r != 0 else '0'}")
+        for row in form.rows:
+            if row.coef[i] != 0:
+                out.append(f"    {var:<{width}}  {row.name:<11}  {_num(row.coef[i])}")
+    out.append("    MARKER    'MARKER'                 'INTEND'")
+    out.append("RHS")
+    for row in form.rows:
+        rhs = row.lower if np.isfinite(row.lower) else row.upper
+        out.append(f"    RHS       {row.name:<11}  {_num(rhs)}")
+    out.append("BOUNDS")
+    for var, lo, up in zip(names, form.lower.tolist(), form.upper.tolist()):
+        if up == lo:
+            out.append(f" FX BND       {var:<{width}}  {_num(up)}")
+            continue
+        out.append(f" LO BND       {var:<{width}}  {_num(lo)}")
+        out.append(f" UP BND       {var:<{width}}  {_num(up)}")
+    out.append("ENDATA")
+    return "\n".join(out) + "\n"
+
+
 def write_lp(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
-    """Write the integer program (:func:`to_pulp`) as a CPLEX LP file, atomically.
+    """Write the integer program as a CPLEX LP file, atomically.
+
+    The file maximises the utility ``sum r_i x_i`` (section ``Maximize``); rows ``quality``
+    (``sum (q_i - alpha) x_i >= -1e-9``, the feasibility rule of
+    :meth:`SubsetSelectionProblem.evaluate`), ``budget`` and ``demand`` when used; bounds from the
+    capacities and the must lists; every variable integer (section ``General``).  Variables carry
+    the agents' names (:func:`variable_names`); numbers are written with 17 significant digits,
+    so a reader gets the stored doubles back.
 
     Parameters
     ----------
@@ -246,15 +380,21 @@ def write_lp(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
     OSError
         The folder is missing or not writable.
     """
-    prob = to_pulp(problem)
-    atomic_write_with(path, lambda tmp: prob.writeLP(tmp))
+    text = lp_text(problem)
+    atomic_write_with(path, lambda tmp: Path(tmp).write_text(text))
 
 
 def write_mps(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
-    """Write the integer program (:func:`to_pulp`) as a free-format MPS file, atomically.
+    """Write the integer program as an MPS file, atomically: a *minimisation of the negated utility*.
 
-    The file states ``OBJSENSE MAX`` (the objective is maximised), so readers that honour that
-    section (HiGHS, CPLEX, Gurobi, SCIP) need no flag.
+    MPS has no portable way to say "maximise": the ``OBJSENSE`` section is an extension that some
+    readers reject (the CBC binary bundled with PuLP: "Unknown image OBJSENSE") or ignore (PuLP's
+    ``LpProblem.fromMPS``, which then minimises).  So the objective row ``neg_utility`` holds
+    ``-r_i`` and every reader minimises it: HiGHS, CBC, PuLP's ``fromMPS`` and OR-Tools all read the
+    same problem, and its optimum is **minus** the best utility (a comment at the top says so).
+    Rows ``quality`` (``sum (q_i - alpha) x_i >= -1e-9``), ``budget`` and ``demand`` when used;
+    integer columns between ``MARKER`` lines; explicit ``LO``/``UP`` (or ``FX``) bounds.  Variables
+    carry the agents' names (:func:`variable_names`); numbers have 17 significant digits.
 
     Parameters
     ----------
@@ -267,5 +407,5 @@ def write_mps(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
     OSError
         The folder is missing or not writable.
     """
-    prob = to_pulp(problem)
-    atomic_write_with(path, lambda tmp: prob.writeMPS(tmp, with_objsense=True))
+    text = mps_text(problem)
+    atomic_write_with(path, lambda tmp: Path(tmp).write_text(text))

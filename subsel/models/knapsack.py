@@ -1,4 +1,7 @@
-"""Readers for the two common plain-text 0-1 knapsack benchmark formats (SPEC §1, "Reduction to knapsack").
+"""Readers for the two common plain-text 0-1 knapsack benchmark formats.
+
+The instances test the reduction of subset selection to the 0-1 knapsack (Pisinger, Operations
+Research 45(5), 1997; Martello, Pisinger, Toth, Management Science 45(3), 1999).
 
 Format (a), "n W" (e.g. the low-dimensional instances of the knapsack literature)::
 
@@ -76,8 +79,15 @@ class KnapsackInstance:
         return int(self.values.size)
 
     def to_problem(self) -> SubsetSelectionProblem:
-        """The subset-selection encoding (SPEC §1): agent 0 is the anchor, agent ``j + 1`` item ``j``."""
+        """The subset-selection encoding (:meth:`SubsetSelectionProblem.from_knapsack`).
+
+        Agent 0 is the anchor, agent ``j + 1`` item ``j``.
+        """
         return SubsetSelectionProblem.from_knapsack(self.values, self.weights, self.capacity)
+
+
+#: Largest integer datum read exactly (every integer up to 2^53 is a float64).
+MAX_EXACT_INT = 2 ** 53
 
 
 def _number(token: str, path: Path, line: int, what: str) -> float:
@@ -87,7 +97,33 @@ def _number(token: str, path: Path, line: int, what: str) -> float:
         raise ValueError(f"{path}: line {line}: {what} must be a number; got {token!r}") from None
     if not math.isfinite(v):
         raise ValueError(f"{path}: line {line}: {what} must be a finite number; got {token!r}")
+    exact = int(token) if re.fullmatch(r"[+-]?\d+", token) else (int(v) if v.is_integer() else None)
+    if exact is not None and abs(exact) > MAX_EXACT_INT:
+        raise ValueError(f"{path}: line {line}, {what}: an integer above 2^53 = {MAX_EXACT_INT} is beyond "
+                         f"exact float64 arithmetic; got {token!r}")
     return v
+
+
+def _check_exact_range(path: Any, lines: list[int], p: np.ndarray, w: np.ndarray, W: float,
+                       W_line: int, W_column: str) -> None:
+    """Integer data: refuse what :meth:`SubsetSelectionProblem.from_knapsack` cannot encode exactly,
+    naming the line (a running sum of profits or weights above 2^53; ``W + 3 max w > 2^29``)."""
+    if not (all(float(v).is_integer() for v in p) and all(float(v).is_integer() for v in w)
+            and float(W).is_integer()):
+        return  # real-valued data: encoded as floats (documented tolerance)
+    for column, values in (("p", p), ("w", w)):
+        total = 0
+        for line, v in zip(lines, values.tolist()):
+            total += int(v)
+            if total > MAX_EXACT_INT:
+                raise ValueError(f"{path}: line {line}, column '{column}': the {column} values up to this "
+                                 f"line sum to {total} > 2^53 = {MAX_EXACT_INT}, beyond exact float64 "
+                                 "arithmetic")
+    span = min(W, float(w.sum())) + 3.0 * float(w.max(initial=0.0))
+    if span > 2 ** 29:
+        raise ValueError(f"{path}: line {W_line}, {W_column}: capacity + 3 * max weight = {span:.17g} exceeds "
+                         f"2^29 = {2 ** 29}: one unit of weight would fall below subsel's feasibility "
+                         "tolerance 1e-9 (divide the weights and the capacity by a common factor)")
 
 
 class _Stream:
@@ -179,6 +215,7 @@ def _read_format_a(path: Path, lines: list[tuple[int, str]]) -> KnapsackInstance
         if float(w @ solution) > W * (1 + 1e-12) + 1e-9:
             raise ValueError(f"{path}: line {i}: the 0/1 vector weighs {float(w @ solution):g} > W = {W:g}")
         optimum = float(p @ solution)
+    _check_exact_range(path, [i for i, _ in lines[1:n + 1]], p, w, W, ln, "column 'W'")
     return KnapsackInstance(path.stem, p, w, W, optimum, solution)
 
 
@@ -247,6 +284,7 @@ def _read_format_b(path: Path, lines: list[tuple[int, str]]) -> list[KnapsackIns
                 x[j] = int(t[3])
             else:
                 have_x = False
+        _check_exact_range(path, [i for i, _ in rows], p, w, W, keys["c"][0], "'c' (capacity)")
         instances.append(KnapsackInstance(name or f"{path.stem}_{len(instances)}", p, w, W, optimum,
                                           x if have_x else None))
     if not instances:

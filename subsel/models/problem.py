@@ -1,4 +1,4 @@
-"""The known-quality subset-selection problem (SPEC §1; Deva et al., Section 3).
+"""The known-quality subset-selection problem (Deva, Abhishek, Gujar, AAMAS 2021, Section 3).
 
 Agents ``i = 0..n-1`` have a quality ``q_i`` in [0, 1], a per-unit cost ``c_i >= 0`` and a capacity
 ``k_i`` (units).  The planner picks integer units ``0 <= x_i <= k_i`` to
@@ -52,7 +52,7 @@ R_RANGE = (1e-12, 1e30)
 MAX_COST = 1e30
 
 
-#: Names of the optional constraints beyond the paper's model (SPEC §1, "Extensions").
+#: Names of the optional constraints beyond the paper's model.
 EXTENSIONS = ("budget", "demand", "must_take", "must_not_take")
 
 
@@ -115,7 +115,7 @@ def partition_masks(quality: np.ndarray, utility: np.ndarray, alpha: float | np.
 
 
 class Partition(NamedTuple):
-    """Index arrays of the four agent classes of SPEC §1 (Deva et al., Section 5.1).
+    """Index arrays of the four agent classes (Deva et al., Section 5.1).
 
     Attributes
     ----------
@@ -212,6 +212,16 @@ def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence
     return left >= sum(_dyadic(v) for v in rhs)
 
 
+def _exact_numbers(values: Any, field_name: str) -> tuple[np.ndarray, list[int | float]]:
+    """``values`` as a float array and as exact Python numbers (ints stay ints: 2^53 + 1 is not a
+    float64 and must not be rounded before the range check)."""
+    arr = _as_float_array(values, field_name)
+    raw = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    exact = [v.item() if isinstance(v, np.generic) else v for v in raw]
+    exact = [v if isinstance(v, int) else float(v) for v in exact]
+    return arr, exact
+
+
 def check_extensions(n: int, names: Any, budget: Any, demand: Any, must_take: Any, must_not_take: Any
                      ) -> tuple[tuple[str, ...], float | None, int | None, np.ndarray, np.ndarray]:
     """Validate the fields shared by a problem's agents beyond the arrays: names and extensions.
@@ -303,7 +313,7 @@ def _index_list(value: Any, field_name: str, n: int, names: tuple[str, ...]) -> 
 
 @dataclass(frozen=True, eq=False)
 class SubsetSelectionProblem:
-    """An instance of known-quality subset selection (SPEC §1; Deva et al., Section 3, eq. (1)).
+    """An instance of known-quality subset selection (Deva et al., Section 3, eq. (1)).
 
     Immutable: arrays are stored as read-only copies and every field is validated at construction.
 
@@ -442,7 +452,7 @@ class SubsetSelectionProblem:
 
     @functools.cached_property
     def utility(self) -> np.ndarray:
-        """Per-unit utility ``r = R q - c``, read-only float array of shape (n,) (SPEC §1).
+        """Per-unit utility ``r = R q - c``, read-only float array of shape (n,) (Deva et al., Section 3).
 
         ``q`` here is :attr:`objective_quality` when it is set, else :attr:`quality`.
         """
@@ -451,7 +461,7 @@ class SubsetSelectionProblem:
 
     @functools.cached_property
     def quality_margin(self) -> np.ndarray:
-        """``q - alpha``, shape (n,): the coefficients of the linear quality constraint (SPEC §1)."""
+        """``q - alpha``, shape (n,): the coefficients of the linear quality constraint (Deva et al., Section 3)."""
         return _readonly(self.quality - self.alpha)
 
     @property
@@ -481,7 +491,7 @@ class SubsetSelectionProblem:
         return ub
 
     def partition(self) -> Partition:
-        """Split the agents into the classes S1..S4 of SPEC §1 (Deva et al., Section 5.1).
+        """Split the agents into the classes S1..S4 (Deva et al., Section 5.1).
 
         Returns
         -------
@@ -492,7 +502,7 @@ class SubsetSelectionProblem:
         return Partition(*(np.flatnonzero(m) for m in partition_masks(self.quality, self.utility, self.alpha)))
 
     def quality_surplus(self, x: np.ndarray) -> np.ndarray | float:
-        """Left side of the quality constraint, ``sum_i (q_i - alpha) x_i`` (SPEC §1, the linear form).
+        """Left side of the quality constraint, ``sum_i (q_i - alpha) x_i`` (Deva et al., Section 3, the linear form).
 
         Parameters
         ----------
@@ -639,7 +649,7 @@ class SubsetSelectionProblem:
     @classmethod
     def from_knapsack(cls, values: Sequence[float], weights: Sequence[float],
                       capacity: float) -> "SubsetSelectionProblem":
-        """Encode a 0-1 knapsack instance as subset selection (SPEC §1, "Reduction to knapsack").
+        """Encode a 0-1 knapsack instance as subset selection (the reduction behind the exact solver).
 
         Agent 0 is an anchor with ``r = 0`` and ``q - alpha = W s``; agent ``j + 1`` is item ``j``
         with ``q - alpha = -w_j s`` and ``r = p_j``.  The scale ``s`` and ``alpha`` are powers of two
@@ -663,16 +673,22 @@ class SubsetSelectionProblem:
         Notes
         -----
         Feasibility is checked with the absolute tolerance 1e-9 on the scaled row, i.e. about
-        ``1e-9 / s`` in knapsack weight units (``s <= 1 / (W + 3 max w)``): integer and
-        few-decimal data are exact; weight differences far below that tolerance are not seen.
+        ``1e-9 / s`` in knapsack weight units (``s <= 1 / (W + 3 max w)``, ``W`` capped at the total
+        weight).  **Integer data are encoded exactly** and the encoding is checked: every profit is
+        the stored utility of its agent, every sum of profits and of weights is at most ``2^53``,
+        and one unit of weight (``s >= 2^-29``) lies above the tolerance, so that the optimum of the
+        encoding is the knapsack optimum.  Real-valued data are encoded as floats: weight
+        differences below ``1e-9 / s`` are not seen.
 
         Raises
         ------
         ValueError
-            Negative or non-finite profits, weights or capacity; arrays of different lengths.
+            Negative or non-finite profits, weights or capacity; arrays of different lengths;
+            integer data beyond the exact range (a sum of profits or weights above ``2^53``,
+            naming the item where it crosses; ``W + 3 max w > 2^29``).
         """
-        p = _as_float_array(values, "values")
-        w = _as_float_array(weights, "weights")
+        p, p_exact = _exact_numbers(values, "values")
+        w, w_exact = _exact_numbers(weights, "weights")
         if p.size != w.size:
             raise ValueError(f"values has {p.size} entries but weights has {w.size}; arrays must have the same length")
         if p.size == 0:
@@ -682,9 +698,27 @@ class SubsetSelectionProblem:
             if bad.size:
                 i = int(bad[0])
                 raise ValueError(f"{name}[{i}] must be >= 0; got {arr[i]}")
+        if isinstance(capacity, (int, np.integer)) and not isinstance(capacity, bool) \
+                and abs(int(capacity)) > MAX_EXACT_INT:
+            raise ValueError(f"capacity must be at most 2^53 = {MAX_EXACT_INT} (the largest integer "
+                             f"subsel handles exactly); got {int(capacity)}")
         W = _check_scalar(capacity, "capacity")
         if W < 0:
             raise ValueError(f"capacity must be >= 0; got {W}")
+        whole = all(float(v).is_integer() for v in (*p_exact, *w_exact, W))
+        if whole:
+            # Integer data are encoded exactly when every sum of profits and of weights is an
+            # integer of at most 2^53 (a float64 holds each such integer).
+            for name, exact in (("values", p_exact), ("weights", w_exact)):
+                total = 0
+                for j, v in enumerate(exact):
+                    total += int(v)
+                    if total > MAX_EXACT_INT:
+                        raise InputError(f"brings the sum of {name} to {total} > 2^53 = {MAX_EXACT_INT}, "
+                                         "beyond exact integer arithmetic in float64", column=name, row=j,
+                                         value=int(v))
+        # A capacity of at least the total weight lets every item in: the same feasible set.
+        W = min(W, float(w.sum()))
         wmax = float(w.max()) if w.size else 0.0
         # alpha = 2 wmax s, so q_j = alpha - w_j s >= wmax s > 0 and q_anchor = alpha + W s <= 1.
         span = W + 3.0 * max(wmax, 0.0)
@@ -692,6 +726,12 @@ class SubsetSelectionProblem:
         # With all weights 0 the items sit at q = alpha = 1/2; the anchor still needs W s <= 1/2.
         while (2.0 * wmax * s if wmax > 0 else 0.5) + W * s > 1.0:
             s /= 2.0
+        if whole and s <= FEASIBILITY_TOL:
+            # One unit of weight must weigh more than the tolerance, or an overweight selection
+            # would pass the feasibility rule: s >= 2^-29 > 1e-9, i.e. W + 3 max w <= 2^29.
+            raise ValueError(f"capacity + 3 * max(weights) = {span:.17g} exceeds 2^29 = {2 ** 29}: one unit "
+                             f"of weight would fall below the feasibility tolerance {FEASIBILITY_TOL:g} "
+                             "of the encoding (divide the weights and the capacity by a common factor)")
         alpha = 2.0 * wmax * s if wmax > 0 else 0.5
         q_items = alpha - w * s
         q_anchor = alpha + W * s
@@ -702,7 +742,16 @@ class SubsetSelectionProblem:
         c = np.concatenate(([R * q_anchor], R * q_items - p))
         c = np.maximum(c, 0.0)
         names = ("anchor",) + tuple(f"item_{j}" for j in range(p.size))
-        return cls(quality=q, cost=c, alpha=alpha, R=R, names=names)
+        problem = cls(quality=q, cost=c, alpha=alpha, R=R, names=names)
+        if whole:  # every number of the encoding is exact: check it, never trust it
+            from fractions import Fraction
+
+            r = problem.utility
+            for j in range(p.size):
+                if r[j + 1] != p[j] or Fraction(q_items[j]) != Fraction(alpha) - Fraction(w[j]) * Fraction(s):
+                    raise InputError("cannot be encoded exactly (profit and weight too far apart in "
+                                     "magnitude for float64)", column="values", row=j, value=p_exact[j])
+        return problem
 
     @classmethod
     def from_dataframe(cls, df: pd.DataFrame, alpha: float, R: float = 1.0, **extensions: Any

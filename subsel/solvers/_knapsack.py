@@ -1,4 +1,5 @@
-"""Exact 0-1 knapsack by dynamic programming over an expanding core (Pisinger's *minknap*).
+"""Exact 0-1 knapsack by dynamic programming over an expanding core (Pisinger's *minknap*) with the
+bounds of *combo* (Martello, Pisinger, Toth).
 
 The items are sorted by efficiency ``e_j = p_j / w_j`` (decreasing); the *break item* ``b`` is the
 first item that no longer fits when items are packed in that order, and the *break solution* takes
@@ -9,20 +10,34 @@ dominance) and bounded: a state is dropped when no completion flipping items out
 beat the incumbent ``z``.  Items that no improving solution can flip are fixed beforehand and skipped
 (Dembo-Hammer reduction: flipping item ``j`` leaves at most ``U - |p_j - e_b w_j|``, ``U`` the LP
 bound), which keeps the core to the few items whose reduced cost is below the gap.  The search stops
-when no state is left (or no free item is): then ``z`` is optimal.
+when no state is left (or no free item is), or when ``z`` reaches the global upper bound: then ``z``
+is optimal.
+
+Combo's additions (Martello, Pisinger, Toth 1999) start when the state list grows long:
+
+- the *surrogate relaxation of the cardinality bounds* (:func:`_surrogate_relaxation`) tightens the
+  global upper bound and often yields an optimal solution outright (the strongly correlated classes);
+- the *pairing of states with items* outside the core (:func:`_pair_states`) improves ``z`` early;
+- on integer data the capacity is rounded down to the weights' grid and common divisor.
+
+Knapsacks of at most ``_MAX_ENUMERATE`` items are enumerated instead (:func:`_enumerate`), which is
+cheaper than setting up the dynamic program.
 
 Every step is a handful of numpy operations on the state list; while the list is short, up to
 ``_MAX_BATCH`` items are flipped in one step (every subset of them), so that numpy works on longer
 arrays.  The solution of each state is kept as in minknap: a bit vector of the flips of the last
 ``_BLOCK`` core items plus a pointer to its ancestor, saved once per block.  Cost: ``O(m log m)`` for
 the sort and the reduction plus ``O(|core| * |states|)``; the number of states is pseudo-polynomial
-in the worst case (the strongly correlated classes of the literature).
+in the worst case.  The memory of the state lists can be capped (``memory_limit``).
 
 References
 ----------
 D. Pisinger, "A minimal algorithm for the 0-1 knapsack problem", Operations Research 45(5):758-767,
-1997 (the expanding core and the state lists).  S. Martello and P. Toth, *Knapsack Problems*, Wiley,
-1990, Sections 2.2-2.3 (the Dantzig bound, the break item).  G. Nemhauser and Z. Ullmann, "Discrete
+1997 (the expanding core and the state lists).  S. Martello, D. Pisinger and P. Toth, "Dynamic
+programming and strong bounds for the 0-1 knapsack problem", Management Science 45(3):414-424, 1999
+(combo: cardinality bounds, surrogate relaxation, pairing of states with items, divisibility).
+S. Martello and P. Toth, *Knapsack Problems*, Wiley, 1990, Sections 2.2-2.3 (the Dantzig bound, the
+break item).  G. Nemhauser and Z. Ullmann, "Discrete
 dynamic programming and capital allocation", Management Science 15(9):494-505, 1969 (dominance).
 
 Floating-point data
@@ -35,8 +50,8 @@ must be added, so at least ``m_R - sigma`` weight must be removed at efficiency 
 weight-aware bound is what lets the search end on real-valued data, where the plain Dantzig bound of
 a state with any slack stays above ``z`` until every item has been processed.  An overweight state
 (``W > c`` by ``omega``) has the bound ``P - e_R omega - (e_L - e_R) max(omega, m_L)``.
-On integer profits a state is dropped when its bound is below ``z + 1`` (Pisinger's rule); on real
-profits when it is ``<= z``.
+On integer data (integer profits, weights on a power-of-two grid) a state is dropped when its bound
+is below ``z + 1`` (Pisinger's rule); otherwise when it is ``<= z``.
 """
 from __future__ import annotations
 
@@ -64,6 +79,9 @@ _BATCH_STATES = 4096
 #: each time the list doubles).
 _MIN_RELAX = 2000
 _MIN_PAIRING = 256
+#: Up to this many items, every subset is enumerated (two halves of at most 2^10 subsets each).
+_MAX_ENUMERATE = 20
+_SUBSETS: dict[int, np.ndarray] = {}
 #: Peak bytes per state of one core step (the state list, the merged list and its temporaries).
 _BYTES_PER_STATE = 200
 
@@ -305,6 +323,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     m = p.size
     if m == 0:
         return KnapsackResult(np.zeros(0, dtype=bool), 0.0, 0.0, 0.0, True, 0)
+    if m <= _MAX_ENUMERATE:
+        return _enumerate(p, w, float(capacity))
     unit = _weight_grid(w)
     if unit is not None:
         # Every sum of weights is a multiple of unit * gcd(w / unit): round the capacity down to it
@@ -457,6 +477,48 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m) if W.size else np.zeros(0)
         bound = min(lp, ub_global, max(z, float(ub.max()) if ub.size else z))
     return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, core, stopped)
+
+
+def _subsets(k: int) -> np.ndarray:
+    """Every subset of ``k`` items as the rows of a 0/1 matrix, shape (2^k, k) (cached)."""
+    if k not in _SUBSETS:
+        _SUBSETS[k] = ((np.arange(1 << k)[:, None] >> np.arange(k)) & 1).astype(float)
+    return _SUBSETS[k]
+
+
+def _enumerate(p: np.ndarray, w: np.ndarray, c: float) -> KnapsackResult:
+    """Every subset, by meeting in the middle (Horowitz and Sahni, J. ACM 21(2), 1974): small ``m``.
+
+    The subsets of each half are listed with their sums; the lighter half is sorted by weight with
+    its running profit maximum, and each subset of the other half is paired with the best subset of
+    the sorted half that still fits.  Returns the optimum (``optimal=True``) and the Dantzig bound.
+    """
+    m = p.size
+    h = m // 2
+    SA, SB = _subsets(h), _subsets(m - h)
+    WA, PA = SA @ w[:h], SA @ p[:h]
+    WB, PB = SB @ w[h:], SB @ p[h:]
+    ob = np.argsort(WB, kind="stable")
+    WBs, PBs = WB[ob], PB[ob]
+    best_p = np.maximum.accumulate(PBs)
+    best_at = np.maximum.accumulate(np.where(PBs >= best_p, np.arange(PBs.size), 0))
+    k = np.searchsorted(WBs, c - WA, side="right") - 1
+    total = np.where(k >= 0, PA + best_p[np.maximum(k, 0)], -np.inf)
+    a = int(np.argmax(total))
+    take = np.zeros(m, dtype=bool)
+    if total[a] > -np.inf:
+        take[:h] = SA[a] > 0
+        take[h:] = SB[ob[best_at[k[a]]]] > 0
+    value = float(p[take].sum())
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        e = np.minimum(p / w, _MAX_EFFICIENCY)
+    order = np.argsort(-e, kind="stable")
+    cw = np.cumsum(w[order])
+    b = int(np.searchsorted(cw, c, side="right"))
+    lp = float(p[order[:b]].sum())
+    if b < m:
+        lp += (c - (float(cw[b - 1]) if b else 0.0)) * float(e[order[b]])
+    return KnapsackResult(take, value, max(lp, value), value, True, m)
 
 
 def _real_unit(w: np.ndarray) -> float:

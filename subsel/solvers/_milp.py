@@ -49,6 +49,10 @@ RELAX = 1e-8
 #: Largest distance of a returned value from an integer; farther is a solver failure.
 INTEGRALITY_TOL = 1e-5
 
+#: Relative distance beyond a bound that a returned value may have and still count as the bound
+#: (CBC writes its solution with 8 significant digits).
+BOUND_RTOL = 1e-7
+
 #: Largest unit bound at which a MILP's own optimality claim is trusted without ``exact``'s
 #: cross-check (CBC returned 789740510 of 789740514 paying units as "optimal").
 TRUSTED_UPPER_BOUND = 2 ** 20
@@ -86,14 +90,16 @@ def solver_form(problem: SubsetSelectionProblem, delta: float) -> tuple[LinearFo
     for row in base.rows:
         # Agents fixed at 0 get coefficient 0: scaled for the others, theirs could overflow.
         coef = np.where(live, row.coef, 0.0)
+        s = _pow2_scale(coef)
+        # The loosening grows with the row's largest activity: a solver (or a file written with
+        # 13 digits, as PuLP does for CBC) computes the row with that relative error.
+        shift = delta * (1.0 + 1e-4 * float(weighted_sum(np.abs(coef * s), base.upper)))
         if row.name == "quality":
-            s = _pow2_scale(coef)
-            rows.append(LinearRow("quality", coef * s, row.lower * s + delta, np.inf))
+            rows.append(LinearRow("quality", coef * s, row.lower * s + shift, np.inf))
         elif row.name == "budget":
             if linear_at_least(base.upper, -np.asarray(problem.cost), 0.0, (-problem.budget,)):
                 continue  # every selection keeps the budget
-            s = _pow2_scale(coef)
-            rows.append(LinearRow("budget", coef * s, -np.inf, row.upper * s - delta))
+            rows.append(LinearRow("budget", coef * s, -np.inf, row.upper * s - shift))
         else:
             rows.append(row)
     objective = np.where(live, base.objective, 0.0) * obj_scale
@@ -117,6 +123,12 @@ def integral(x: np.ndarray, form: LinearForm, solver: str) -> np.ndarray:
     if off.any():
         i = int(np.flatnonzero(off)[0])
         raise SolverError(f"{solver}: returned a fractional value x[{i}] = {float(xf[i])!r} for an integer variable")
+    # CBC's solution file holds 8 significant digits (a value 2293776051 at its bound comes back
+    # as 2293776100), so a value beyond its bound by at most that rounding is the bound; the exact
+    # check and the certificate then judge the selection.
+    slack = INTEGRALITY_TOL + BOUND_RTOL * np.abs(form.upper)
+    xr = np.where((xr > form.upper) & (xr <= form.upper + slack), form.upper, xr)
+    xr = np.where((xr < form.lower) & (xr >= form.lower - slack), form.lower, xr)
     out = (xr < form.lower) | (xr > form.upper)
     if out.any():
         i = int(np.flatnonzero(out)[0])

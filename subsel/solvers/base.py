@@ -1,4 +1,6 @@
-"""The one Solver interface of subsel (SPEC §4; STYLE.md "Solvers" and "Solutions").
+"""The one Solver interface of subsel.
+
+A small protocol in the manner of PuLP's solver API, with python-mip's status codes.
 
 A backend subclasses :class:`Solver` and implements :meth:`Solver._solve`; the public
 :meth:`Solver.solve` checks the problem's extensions against :attr:`Solver.supports`, times the call,
@@ -86,7 +88,7 @@ class UnsupportedExtensionError(ValueError):
 
 @dataclass(frozen=True, eq=False)
 class Solution:
-    """A solver's answer (STYLE.md item 6).
+    """A solver's answer: the selection, its utility, what it is (:class:`Status`) and how long it took.
 
     Attributes
     ----------
@@ -279,7 +281,7 @@ class SolutionBatch(Sequence[Solution]):
 
 
 class Solver:
-    """Base class of every backend (SPEC §4; STYLE.md item 5).
+    """Base class of every backend (the one way any layer of subsel solves the integer program).
 
     Parameters
     ----------

@@ -250,9 +250,13 @@ class Exact(Solver):
             capacity = float(problem.quality_surplus(x0)) + FEASIBILITY_TOL
             if capacity < 0:  # pragma: no cover - the ranges keep a feasible selection
                 capacity = 0.0
-        owner, size = _binary_pieces(free)
-        values = unit_value[owner] * size
-        weights = unit_weight[owner] * size
+        if free.size and free.max() > 1:
+            owner, size = _binary_pieces(free)
+            values = unit_value[owner] * size
+            weights = unit_weight[owner] * size
+        else:  # one unit per agent (the common case): the items are the agents
+            owner, size = np.arange(free.size), np.ones(free.size, dtype=np.int64)
+            values, weights = unit_value, unit_weight
         base = float((x0 * r).sum())
         for _ in range(_MAX_REPAIRS):
             res = solve_knapsack(values, weights, capacity, deadline, memory)

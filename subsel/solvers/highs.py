@@ -82,6 +82,9 @@ class HiGHS(MILPSolver):
         h.setOptionValue("mip_feasibility_tolerance", 1e-9)
         h.setOptionValue("primal_feasibility_tolerance", 1e-9)
         h.setOptionValue("dual_feasibility_tolerance", 1e-9)
+        # HiGHS drops matrix entries at or below small_matrix_value (default 1e-9) when the model is
+        # passed; 1e-12 is the smallest it takes (what is still dropped, the certificate catches).
+        h.setOptionValue("small_matrix_value", 1e-12)
         if time_limit is not None:
             h.setOptionValue("time_limit", max(float(time_limit), 1e-3))
         if self.threads is not None:

@@ -1,12 +1,14 @@
 """OR-Tools backends: SCIP through ``pywraplp`` and the CP-SAT solver with integer scaling.
 
-``ortools-scip`` solves the linear form of SPEC §1 as a MILP with both MIP gaps 0.
+``ortools-scip`` solves the linear form of the problem (Deva et al., AAMAS 2021, Section 3) as a
+MILP with both MIP gaps 0.
 ``ortools-cpsat`` needs integer coefficients; see :class:`ORToolsCPSAT` for when its scaling is
-exact (SPEC §5: scaling by 1e6 left CP-SAT up to 5e-7 short of the optimum).
+exact (scaling by 1e6 instead left CP-SAT up to 5e-7 short of the optimum).
 """
 from __future__ import annotations
 
 import math
+import time
 from fractions import Fraction
 
 import numpy as np
@@ -14,7 +16,7 @@ import numpy as np
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
 from ..models.formulations import LinearForm, linear_form
 from ..models.problem import weighted_sum
-from ._milp import MILPSolver
+from ._milp import MILPSolver, within_tolerance
 from .base import RawResult, Solver, SolverError, Status
 
 #: SCIP's ``numerics/epsilon`` (values at most this are zero to SCIP; its default is 1e-9).
@@ -94,6 +96,17 @@ class ORToolsSCIP(MILPSolver):
         if status == S.NOT_SOLVED and time_limit is not None:
             return RawResult(None, Status.TIME_LIMIT)
         raise SolverError(f"ortools-scip: solver status {status}")
+
+
+def _margins_exact(problem: SubsetSelectionProblem) -> bool:
+    """True when every stored margin ``fl(q_i - alpha)`` equals ``q_i - alpha`` exactly (checked
+    with the error-free transformation TwoSum; Knuth, TAOCP vol. 2, 4.2.2)."""
+    a = np.asarray(problem.quality, dtype=float)
+    b = -float(problem.alpha)
+    s = a + b
+    a1 = s - b
+    b1 = s - a1
+    return bool(np.all(((a - a1) + (b - b1)) == 0.0))
 
 
 def _dyadic_exponent(values: np.ndarray) -> int:
@@ -176,6 +189,10 @@ class ORToolsCPSAT(Solver):
       and the answer is returned as ``feasible``: optimal for the rounded model, within about
       ``n * 2**-k`` of the true optimum, but not proven optimal.
 
+    An ``optimal`` answer is certified: by the ``exact`` solver where the problem is in its scope
+    (no budget, no demand), else only when every margin ``q_i - alpha`` is exactly a float64 (so
+    that the integer model is the problem itself); otherwise it is returned as ``feasible``.
+
     Hence ``exact = False`` in the solver table.  Gap limits are 0 (``relative_gap_limit``,
     ``absolute_gap_limit``); ``time_limit_s`` maps to ``max_time_in_seconds`` (status
     ``time_limit`` with CP-SAT's bound); ``threads`` to ``num_workers``; ``verbose`` to
@@ -199,6 +216,23 @@ class ORToolsCPSAT(Solver):
         return True, ""
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        start = time.perf_counter()
+        raw = self._solve_scaled(problem)
+        if raw.status is not Status.OPTIMAL:
+            return raw
+        # Certify the claim: by the exact solver where the problem is in its scope; otherwise the
+        # exactly scaled model is the problem itself only when every margin q_i - alpha is a
+        # float64 (the model's coefficients are the rounded margins).
+        left = None if self.time_limit_s is None else self.time_limit_s - (time.perf_counter() - start)
+        certificate = MILPSolver._certify_with_exact(problem, left)
+        if certificate is not None:
+            ok = within_tolerance(problem, np.rint(raw.x), certificate[1])
+            return RawResult(raw.x, Status.OPTIMAL if ok else Status.FEASIBLE, certificate[1])
+        if not _margins_exact(problem):
+            return RawResult(raw.x, Status.FEASIBLE, raw.bound)
+        return raw
+
+    def _solve_scaled(self, problem: SubsetSelectionProblem) -> RawResult:
         form = linear_form(problem)
         raw, exact = self._run(form, relaxed=False)
         if raw.status is Status.INFEASIBLE and not exact:

@@ -68,21 +68,122 @@ def test_linear_form_rejects_bad_scale():
         linear_form(_full(), scale=0.0)
 
 
-@settings(max_examples=25)
-@given(problems(n_max=6, cap_max=2, extensions=True))
-def test_lp_and_mps_round_trip_give_the_optimum(tmp_path_factory, problem):
-    folder = tmp_path_factory.mktemp("export")
-    best = brute_force(problem)
-    for path, writer in ((folder / "m.lp", write_lp), (folder / "m.mps", write_mps)):
-        writer(problem, path)
-        h = _highs_read(path)
-        status = h.getModelStatus()
-        if best is None:
-            assert status == highspy.HighsModelStatus.kInfeasible
+def _cbc_binary():
+    import pulp
+
+    path = getattr(pulp.PULP_CBC_CMD(), "path", None)
+    return path if path and pulp.PULP_CBC_CMD().available() else None
+
+
+def _read_mps_with_every_reader(path):
+    """The optimum (minimised negated utility) of an MPS file as each installed reader finds it:
+    {reader: objective or None (infeasible)}."""
+    import subprocess
+
+    import pulp
+
+    out = {}
+    h = _highs_read(path)
+    st = h.getModelStatus()
+    out["highs"] = h.getInfo().objective_function_value if st == highspy.HighsModelStatus.kOptimal else None
+    cbc = _cbc_binary()
+    if cbc is not None:  # the CBC binary PuLP ships, reading the file itself
+        log = subprocess.run([cbc, str(path), "primalT", "1e-9", "ratio", "0", "allow", "0", "solve", "quit"],
+                             capture_output=True, text=True, timeout=60).stdout
+        assert "read with 0 errors" in log, log
+        if "Optimal solution found" in log:
+            line = [ln for ln in log.splitlines() if ln.startswith("Objective value:")][0]
+            out["cbc"] = float(line.split(":")[1])
         else:
-            # The files hold 12 significant digits: compare with a matching tolerance.
-            assert status == highspy.HighsModelStatus.kOptimal, path
-            assert h.getInfo().objective_function_value == pytest.approx(best[0], abs=1e-6), path
+            out["cbc"] = None
+    variables, prob = pulp.LpProblem.fromMPS(str(path))  # PuLP's own reader
+    assert prob.sense == pulp.LpMinimize
+    if cbc is not None:
+        prob.solve(pulp.PULP_CBC_CMD(msg=False, gapRel=0, gapAbs=0, options=["primalTolerance 1e-9"]))
+        ok = pulp.LpStatus[prob.status] == "Optimal"
+        out["pulp-fromMPS"] = pulp.value(prob.objective) if ok else None
+    try:
+        from ortools.linear_solver.python import model_builder as mb
+    except ImportError:  # pragma: no cover - OR-Tools is a core dependency
+        mb = None
+    if mb is not None:
+        m = mb.Model()
+        assert m.import_from_mps_file(str(path))
+        solver = mb.Solver("SCIP")
+        solver.set_solver_specific_parameters("numerics/feastol = 1e-9\nlimits/gap = 0\n")
+        status = solver.solve(m)
+        out["ortools"] = solver.objective_value if status == mb.SolveStatus.OPTIMAL else None
+    return out
+
+
+@settings(max_examples=15)
+@given(problems(n_max=6, cap_max=2, extensions=True))
+def test_mps_is_read_to_the_same_optimum_by_every_installed_reader(tmp_path_factory, problem):
+    path = tmp_path_factory.mktemp("export") / "m.mps"
+    write_mps(problem, path)
+    best = brute_force(problem)
+    found = _read_mps_with_every_reader(path)
+    assert {"highs", "pulp-fromMPS", "ortools"} <= set(found) or "cbc" not in found
+    for reader, value in found.items():
+        if best is None:
+            assert value is None, reader
+        else:  # a minimisation of the negated utility: the optimum is minus the best utility
+            assert value == pytest.approx(-best[0], abs=1e-6), reader
+
+
+@settings(max_examples=15)
+@given(problems(n_max=6, cap_max=2, extensions=True))
+def test_lp_round_trip_gives_the_optimum(tmp_path_factory, problem):
+    path = tmp_path_factory.mktemp("export") / "m.lp"
+    write_lp(problem, path)
+    best = brute_force(problem)
+    h = _highs_read(path)
+    status = h.getModelStatus()
+    if best is None:
+        assert status == highspy.HighsModelStatus.kInfeasible
+    else:
+        assert status == highspy.HighsModelStatus.kOptimal
+        assert h.getInfo().objective_function_value == pytest.approx(best[0], abs=1e-6)
+
+
+def test_mps_never_states_objsense_and_says_it_minimises_the_negated_utility(tmp_path):
+    # PuLP's CBC binary rejected OBJSENSE before NAME; PuLP's fromMPS ignored it and minimised.
+    p = SubsetSelectionProblem(quality=[0.9, 0.6], cost=[0.2, 0.1], alpha=0.7)
+    write_mps(p, tmp_path / "m.mps")
+    text = (tmp_path / "m.mps").read_text()
+    assert not [ln for ln in text.splitlines() if ln.startswith("OBJSENSE")] and "MINIMISED" in text
+    found = _read_mps_with_every_reader(tmp_path / "m.mps")
+    assert all(v == pytest.approx(-1.2) for v in found.values()), found  # x = (1, 1), utility 1.2
+
+
+def test_files_name_the_variables_after_the_agents(tmp_path):
+    from subsel.models import variable_names
+
+    p = SubsetSelectionProblem(quality=[0.9, 0.6, 0.5, 0.8], cost=[0.1] * 4, alpha=0.7,
+                               names=["acme ltd", "b-2", "acme/ltd", "3e5"])
+    names = variable_names(p)
+    assert names == ["x_acme_ltd", "x_b_2", "x_acme_ltd_2", "x_3e5"]
+    write_mps(p, tmp_path / "m.mps")
+    write_lp(p, tmp_path / "m.lp")
+    for f in ("m.mps", "m.lp"):
+        h = _highs_read(tmp_path / f)
+        assert list(h.getLp().col_names_) == names
+    import pulp
+
+    variables, _ = pulp.LpProblem.fromMPS(str(tmp_path / "m.mps"))
+    assert sorted(variables) == sorted(names)
+
+
+def test_numbers_keep_every_digit(tmp_path):
+    # 0.7999999995317982 - 0.8 is feasible by 5.3e-10 under the rule; 12 digits would lose it.
+    p = SubsetSelectionProblem(quality=[0.7999999995317982], cost=[0.4712365041114803], alpha=0.8)
+    write_mps(p, tmp_path / "m.mps")
+    import pulp
+
+    variables, prob = pulp.LpProblem.fromMPS(str(tmp_path / "m.mps"))
+    assert prob.constraints["quality"][variables["x_0"]] == float(p.quality_margin[0])
+    assert prob.constraints["quality"].constant == 1e-9  # sum >= -1e-9, i.e. sum + 1e-9 >= 0
+    assert prob.objective[variables["x_0"]] == -float(p.utility[0])
 
 
 def test_export_is_atomic_when_the_folder_is_missing(tmp_path):

@@ -1,4 +1,6 @@
 """The `exact` backend (knapsack reduction + core DP) against brute force, HiGHS and a textbook DP."""
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -7,10 +9,20 @@ from hypothesis import strategies as st
 from subsel import SubsetSelectionProblem
 from subsel.models import FEASIBILITY_TOL
 from subsel.models.instances import KNAPSACK_CLASSES, knapsack_instance
-from subsel.solvers import Status, UnsupportedExtensionError, get_solver, solver_info
+from subsel.solvers import Status, UnsupportedExtensionError, _knapsack, get_solver, solver_info
 from subsel.solvers._knapsack import solve_knapsack
 from subsel.solvers.exact import _binary_pieces
 from tests.strategies import brute_force, knapsack_brute_force, knapsack_dp, knapsacks, problems_with_must_lists
+
+#: Both paths of the knapsack core: the dynamic program (no enumeration) and, for small knapsacks,
+#: the enumeration of every subset.
+PATHS = pytest.mark.parametrize("enumerate_up_to", [0, _knapsack._MAX_ENUMERATE])
+
+
+def solve_exact(problem, enumerate_up_to):
+    """``exact`` with the knapsack core's enumeration limit set for this call."""
+    with mock.patch.object(_knapsack, "_MAX_ENUMERATE", enumerate_up_to):
+        return get_solver("exact").solve(problem)
 
 
 def highs_optimum(problem: SubsetSelectionProblem) -> tuple[float, np.ndarray]:
@@ -46,9 +58,10 @@ def check_optimal(problem, sol, optimum):
 # ------------------------------------------------------------------ brute force (small n)
 @settings(max_examples=120)
 @given(problems_with_must_lists(n_max=7, cap_max=2))
-def test_exact_equals_brute_force(problem):
+@PATHS
+def test_exact_equals_brute_force(enumerate_up_to, problem):
     best = brute_force(problem)
-    sol = get_solver("exact").solve(problem)
+    sol = solve_exact(problem, enumerate_up_to)
     if best is None:
         assert sol.status is Status.INFEASIBLE
     else:
@@ -57,10 +70,11 @@ def test_exact_equals_brute_force(problem):
 
 @settings(max_examples=80)
 @given(problems_with_must_lists(n_max=5, cap_max=3, grid=True))
-def test_exact_equals_brute_force_with_ties(problem):
+@PATHS
+def test_exact_equals_brute_force_with_ties(enumerate_up_to, problem):
     """Coarse grid data: many ties, q == alpha agents and exactly-zero surpluses."""
     best = brute_force(problem)
-    sol = get_solver("exact").solve(problem)
+    sol = solve_exact(problem, enumerate_up_to)
     if best is None:
         assert sol.status is Status.INFEASIBLE
     else:
@@ -69,11 +83,12 @@ def test_exact_equals_brute_force_with_ties(problem):
 
 @settings(max_examples=100)
 @given(knapsacks(m_max=8))
-def test_exact_solves_encoded_knapsack_exactly(data):
+@PATHS
+def test_exact_solves_encoded_knapsack_exactly(enumerate_up_to, data):
     """A knapsack encoded by from_knapsack has the knapsack optimum, to the unit."""
     p, w, c = data
     problem = SubsetSelectionProblem.from_knapsack(p, w, c)
-    sol = get_solver("exact").solve(problem)
+    sol = solve_exact(problem, enumerate_up_to)
     assert sol.status is Status.OPTIMAL
     assert sol.objective == knapsack_brute_force(p, w, c)
     assert float(np.dot(sol.x[1:], w)) <= c
@@ -81,10 +96,11 @@ def test_exact_solves_encoded_knapsack_exactly(data):
 
 @settings(max_examples=60)
 @given(knapsacks(m_max=8, integer=False))
-def test_exact_solves_encoded_real_knapsack(data):
+@PATHS
+def test_exact_solves_encoded_real_knapsack(enumerate_up_to, data):
     p, w, c = data
     problem = SubsetSelectionProblem.from_knapsack(p, w, c)
-    sol = get_solver("exact").solve(problem)
+    sol = solve_exact(problem, enumerate_up_to)
     assert sol.status is Status.OPTIMAL
     assert sol.objective == pytest.approx(knapsack_brute_force(p, w, c), abs=1e-9)
 

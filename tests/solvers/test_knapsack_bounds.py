@@ -7,6 +7,7 @@ small instances, where a textbook dynamic program or brute force gives the optim
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from subsel.models.instances import KNAPSACK_CLASSES, knapsack_instance
 from subsel.solvers import _knapsack
@@ -19,6 +20,7 @@ def eager(monkeypatch):
     """Relaxation and pairing from the first step on."""
     monkeypatch.setattr(_knapsack, "_MIN_RELAX", 0)
     monkeypatch.setattr(_knapsack, "_MIN_PAIRING", 0)
+    monkeypatch.setattr(_knapsack, "_MAX_ENUMERATE", 0)
 
 
 def check(res, p, w, c, optimum):
@@ -99,3 +101,25 @@ def test_common_divisor_of_weights_rounds_the_capacity():
 def test_weight_grid_of_real_data_is_none():
     assert _weight_grid(np.array([0.1, 1 / 3, np.pi])) is None
     assert _weight_grid(np.array([0.5, 0.75, 3.0])) == 0.25
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.one_of(knapsacks(m_max=10), knapsacks(m_max=10, integer=False)))
+def test_enumeration_matches_brute_force(data):
+    """Small knapsacks are enumerated (meet in the middle); the optimum is the brute force's."""
+    p, w, c = data
+    p, w = np.asarray(p, dtype=float), np.asarray(w, dtype=float)
+    keep = p > 0  # profits > 0; weights may be 0 (agents at q = alpha)
+    p, w = p[keep], w[keep]
+    res = solve_knapsack(p, w, float(c) + 1e-9)
+    assert res.core_size == p.size  # enumerated
+    check(res, p, w, c + 1e-9, knapsack_brute_force(p, w, c))
+
+
+@pytest.mark.parametrize("kind", KNAPSACK_CLASSES)
+@pytest.mark.parametrize("m", [11, 17, 20])
+def test_enumeration_matches_dynamic_program(kind, m):
+    p, w, c = knapsack_instance(kind, m, 1000, np.random.default_rng(m))
+    res = solve_knapsack(p.astype(float), w.astype(float), float(c))
+    assert res.core_size == m
+    check(res, p, w, c, knapsack_dp(p, w, c))
