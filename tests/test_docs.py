@@ -142,3 +142,32 @@ def test_cli_page_names_every_command_and_option():
         missing += [f"subsel {command} {strings[-1]}" for strings in options
                     if not any(re.search(re.escape(s) + r"(?![\w-])", text) for s in strings)]
     assert not missing, "docs/cli.md does not mention: " + ", ".join(missing)
+
+
+def test_every_option_of_the_command_line_explains_itself():
+    from subsel.cli import build_parser
+
+    silent = []
+
+    def walk(parser: argparse.ArgumentParser, prefix: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, f"{prefix} {name}")
+            elif action.help != argparse.SUPPRESS and not (action.help or "").strip():
+                silent.append(f"{prefix} {'/'.join(action.option_strings) or action.dest}")
+
+    walk(build_parser(), "subsel")
+    assert not silent, "options without help: " + ", ".join(silent)
+
+
+def test_the_documentation_site_builds_strictly(tmp_path):
+    """``mkdocs build --strict``: a broken link or a docstring the API pages cannot parse fails here."""
+    pytest.importorskip("mkdocs")
+    pytest.importorskip("mkdocstrings")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    problems = [line for line in done.stdout.splitlines() if "WARNING" in line or "ERROR" in line]
+    assert done.returncode == 0 and not problems, "\n".join(problems) or done.stdout[-2000:]
+    assert (tmp_path / "site" / "api" / "index.html").is_file()

@@ -235,10 +235,9 @@ class BernoulliEnvironment:
             per_run = np.empty((m, B * self.n * self._kmax))
             for j, g in enumerate(self.rngs):
                 g.random(out=per_run[j])
-            self._buffer = np.ascontiguousarray(
-                per_run.reshape((m, B) + shape[1:]).swapaxes(0, 1))
+            self._buffer = per_run.reshape((m, B) + shape[1:])  # round b is [:, b]: a strided view
             self._next = 0
-        u = self._buffer[self._next]
+        u = self._buffer[:, self._next]
         self._next += 1
         return u
 

@@ -130,10 +130,11 @@ def ucb_bonus(t: int, w: np.ndarray) -> np.ndarray:
     [inf, 0.0]
     """
     w = np.asarray(w, dtype=float)
-    c = 3.0 * math.log(max(t, 1))
-    if c > 0.0:  # c / 0 = inf: no NaN possible
+    half = 1.5 * math.log(max(t, 1))  # 3 ln t / 2
+    if half > 0.0:  # half / 0 = inf: no NaN possible
         with np.errstate(divide="ignore"):
-            return np.sqrt(c / (2.0 * w))
+            bonus = np.divide(half, w)
+        return np.sqrt(bonus, out=bonus)
     return np.where(w > 0, 0.0, np.inf)  # round 1: ln t = 0, and 0 / 0 would be NaN
 
 
@@ -273,14 +274,17 @@ class Policy:
         Unobserved agents get ``inf``; see :meth:`optimistic_quality` for the oracle's input.
         """
         t = self.t + 1 if t is None else t
-        return self.q_hat + ucb_bonus(t, self.w)
+        out = self.q_hat
+        out += ucb_bonus(t, self.w)
+        return out
 
     def optimistic_quality(self, t: int | None = None) -> np.ndarray:
         """``min(q̂⁺, 1)``, and 1 for an agent never observed at every round ``t >= 1``: never NaN.
 
         Deva et al., Algorithm 2 (the optimistic estimate handed to the oracle).
         """
-        return np.minimum(self.ucb(t), 1.0)
+        out = self.ucb(t)
+        return np.minimum(out, 1.0, out=out)
 
     def pessimistic_quality(self, t: int | None = None) -> np.ndarray:
         """``max(q̂ - sqrt(3 ln t / (2 w)), 0)``, and 0 for an agent never observed (LCB)."""

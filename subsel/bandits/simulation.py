@@ -239,9 +239,18 @@ def regret_constants(quality: np.ndarray, cost: np.ndarray, alpha: float, R: flo
     c_min = np.maximum(R_min - c + R * q, 0.0)
     x_worst = solver.solve_batch(ProblemBatch(q, c_min, alpha, R_min, capacity,
                                               objective_quality=np.ones_like(q))).x
-    best = (x_best * r).sum(axis=1)
-    worst = (x_worst * r).sum(axis=1)
+    best = _row_dots(x_best, r[None])[0]
+    worst = _row_dots(x_worst, r[None])[0]
     return best, best - worst
+
+
+def _row_dots(x: np.ndarray, per_unit: np.ndarray) -> np.ndarray:
+    """``sum_i x[j, i] * per_unit[k, j, i]`` for every k and run j, shape (K, m), in one pass.
+
+    The simulator's utilities and surpluses and :func:`regret_constants`' optima use this same
+    arithmetic, so a policy that plays the optimum has a regret of exactly 0.
+    """
+    return np.einsum("ij,kij->ki", np.asarray(x, dtype=float), per_unit)
 
 
 def default_checkpoints(horizon: int, tau: int, points: int = 200, near: int = 200) -> np.ndarray:
@@ -414,11 +423,10 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
     cps = cps[(cps >= 1) & (cps <= T)]
     K = cps.size
     rec = {k: np.zeros(K) for k in _RECORDED}
-    margin_c = q - (alpha - epsilon)
-    margin_f = q - alpha
+    per_unit = np.stack([np.broadcast_to(r, q.shape), q - (alpha - epsilon), q - alpha])  # (3, m, n)
     cum = np.zeros(m)
     cum_tau = np.zeros(m)
-    correct_after = feasible_after = 0.0
+    correct_after = feasible_after = 0  # (run, round) pairs after tau
     selections = np.zeros((T, m, environment.n), dtype=np.int64) if keep_selections else None
     bar = None
     if progress:
@@ -440,15 +448,16 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
             first._tell(x, good)
         if keep_selections:
             selections[t - 1] = x
-        util = (x * r).sum(axis=1)
-        correct = (x * margin_c).sum(axis=1) >= -FEASIBILITY_TOL  # surplus_ok, margins precomputed
-        feasible = (x * margin_f).sum(axis=1) >= -FEASIBILITY_TOL
+        # utility and the two surpluses (surplus_ok, margins precomputed) in one pass over x
+        util, surplus_c, surplus_f = _row_dots(x, per_unit)
+        correct = surplus_c >= -FEASIBILITY_TOL
+        feasible = surplus_f >= -FEASIBILITY_TOL
         cum += np.where(correct, optimum - util, L)
         if t == tau:
             cum_tau[:] = cum
         if t > tau:
-            correct_after += correct.mean()
-            feasible_after += feasible.mean()
+            correct_after += np.count_nonzero(correct)
+            feasible_after += np.count_nonzero(feasible)
         if ci < K and cps[ci] == t:
             after = cum - cum_tau if t > tau else np.zeros(m)
             p05, p95 = np.percentile(cum, [5, 95])
@@ -469,8 +478,8 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
     return SimulationResult(
         rounds=cps, **rec, tau=int(tau), horizon=T, runs=int(m), alpha=float(alpha), epsilon=float(epsilon),
         optimum=optimum, L=L,
-        correct_fraction_after_tau=correct_after / n_after if n_after > 0 else float("nan"),
-        feasible_fraction_after_tau=feasible_after / n_after if n_after > 0 else float("nan"),
+        correct_fraction_after_tau=correct_after / (m * n_after) if n_after > 0 else float("nan"),
+        feasible_fraction_after_tau=feasible_after / (m * n_after) if n_after > 0 else float("nan"),
         regret_at_T=float(cum.mean()), wall_time_s=wall, run_rounds_per_s=m * T / max(wall, 1e-12),
         selections=selections)
 

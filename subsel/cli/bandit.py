@@ -144,10 +144,15 @@ def _plot_run(result, args: argparse.Namespace, path: Path, oracle: str) -> None
     ax2.set_xlabel("round t")
     ax2.set_ylabel("fraction of runs")
     ax2.set_ylim(-0.02, 1.02)
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
     for ax in (ax1, ax2):
         if 0 < result.tau <= result.horizon:
             ax.axvline(result.tau, ls=":", color="k", label=f"tau = {result.tau}")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="center right" if ax is ax2 else "best")  # fractions sit at 0 and 1
+        # at most 6 round labels, with thousands separators, so long horizons do not run together
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     fig.suptitle(f"{args.policy} (oracle {oracle}), n={args.n}, alpha={args.alpha:g}, "
                  f"eps={args.epsilon:g}, runs={args.runs}")
     fig.tight_layout()
@@ -316,8 +321,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--policy", required=True, help=f"one of: {names}")
     s.add_argument("--oracle", default=None, help="solver name for the oracle (default dpss)")
     s.add_argument("--n", type=int, default=10, help="agents (default 10)")
-    s.add_argument("--alpha", type=float, default=0.7, help="quality threshold (default 0.7)")
-    s.add_argument("--epsilon", type=float, default=0.05, help="tolerance eps (default 0.05)")
+    s.add_argument("--alpha", type=float, default=0.7,
+                   help="quality threshold alpha: the average quality bought must stay at least alpha "
+                        "(default 0.7)")
+    s.add_argument("--epsilon", type=float, default=0.05,
+                   help="tolerance eps: a round is correct when its true average quality is at least "
+                        "alpha - eps; exploration lasts tau = ceil(3 ln T / (2 eps^2)) rounds "
+                        "(default 0.05)")
     s.add_argument("--T", type=int, default=10_000, help="rounds (default 10000)")
     s.add_argument("--runs", type=int, default=100, help="independent runs (default 100)")
     s.add_argument("--R", type=float, default=1.0, help="revenue per good unit (default 1)")
@@ -326,25 +336,41 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--progress", action="store_true", help="show a progress bar")
     s.set_defaults(func=_cmd_simulate)
 
-    i = bsub.add_parser("init", help="start a planner state for real rounds")
-    i.add_argument("--agents", required=True, help="CSV with columns name, cost[, capacity]")
-    i.add_argument("--alpha", type=float, required=True)
-    i.add_argument("--epsilon", type=float, required=True)
-    i.add_argument("--horizon", type=int, required=True, help="planned number of rounds T")
+    i = bsub.add_parser(
+        "init", help="start a planner state for real rounds",
+        description="Start a planner that learns the agents' unknown qualities from semi-bandit "
+                    "feedback (SS-UCB: Deva, Abhishek, Gujar, 'A Multi-Arm Bandit Approach To Subset "
+                    "Selection Under Constraints', AAMAS 2021, Algorithm 2). For the first "
+                    "tau = ceil(3 ln T / (2 eps^2)) rounds it orders every unit of every agent; then "
+                    "each round the oracle picks the best selection under optimistic quality "
+                    "estimates at the threshold alpha + eps. Then: 'subsel bandit next' and "
+                    "'subsel bandit feedback', once per round.")
+    i.add_argument("--agents", required=True, metavar="CSV",
+                   help="CSV with columns name, cost[, capacity] (no quality: it is what is learnt)")
+    i.add_argument("--alpha", type=float, required=True, metavar="A",
+                   help="quality threshold alpha in [0, 1]: the average quality of the units bought "
+                        "must stay at least alpha")
+    i.add_argument("--epsilon", type=float, required=True, metavar="EPS",
+                   help="tolerance eps > 0: a round is correct when its true average quality is at "
+                        "least alpha - eps; a smaller eps means a longer exploration tau")
+    i.add_argument("--horizon", type=int, required=True, metavar="T",
+                   help="planned number of rounds T (sets tau; keep tau well below T)")
     i.add_argument("--policy", default="ss-ucb", help=f"one of: {names} (default ss-ucb)")
-    i.add_argument("--oracle", default=None, help="solver name (default dpss)")
-    i.add_argument("--R", type=float, default=1.0)
+    i.add_argument("--oracle", default=None, metavar="SOLVER",
+                   help="solver that picks each round's selection (default dpss; see 'subsel solvers')")
+    i.add_argument("--R", type=float, default=1.0,
+                   help="revenue R per good unit (default 1): a unit of agent i is worth R*q_i - c_i")
     i.add_argument("--seed", type=int, default=None, help="seed of a randomised policy (cts)")
     i.add_argument("--state", required=True, help="state file to create (JSON)")
     i.add_argument("--force", action="store_true", help="replace an existing state file")
     i.set_defaults(func=_cmd_init)
 
     n = bsub.add_parser("next", help="this round's order (asking again repeats it)")
-    n.add_argument("--state", required=True)
+    n.add_argument("--state", required=True, help="state file made by 'subsel bandit init'")
     n.add_argument("-o", "--output", required=True, help="order CSV (name, units), or - for stdout")
     n.set_defaults(func=_cmd_next)
 
     f = bsub.add_parser("feedback", help="record the round's received and good units")
-    f.add_argument("--state", required=True)
+    f.add_argument("--state", required=True, help="state file made by 'subsel bandit init'")
     f.add_argument("--observations", required=True, help="CSV with columns name, received, good")
     f.set_defaults(func=_cmd_feedback)

@@ -229,6 +229,18 @@ def _fmt(v: float | None, digits: int = 10) -> str:
     return f"{v:.{digits}g}"
 
 
+#: How many selected agents ``solve`` names on the console (the selection CSV has them all).
+SHOW_AGENTS = 20
+
+
+def _selected_agents(names, x) -> str:
+    """``"a, b (2 units), c"``: the selected agents by name, the first :data:`SHOW_AGENTS` of them."""
+    chosen = [(n, int(u)) for n, u in zip(names, x) if u > 0]
+    shown = ", ".join(n if u == 1 else f"{n} ({u} units)" for n, u in chosen[:SHOW_AGENTS])
+    more = len(chosen) - SHOW_AGENTS
+    return shown + (f", and {more} more (write them all with -o)" if more > 0 else "")
+
+
 def _cmd_solve(args: argparse.Namespace) -> int:
     if args.json and args.output == "-":
         raise CLIError("--json and -o - would both write to stdout; give -o a file name")
@@ -298,8 +310,10 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         lines.insert(4, f"bound        {_fmt(sol.bound)}")
     if optimum is not None:
         lines.append(f"known_optimum {_fmt(optimum)} ({'matches' if matches else 'DIFFERS'})")
-    if sol.is_feasible and units and problem.n <= 20:
-        lines.append("x            " + " ".join(str(int(v)) for v in sol.x))
+    if sol.is_feasible and units:
+        lines.append("agents       " + _selected_agents(problem.names, sol.x))
+    if args.output is not None and args.output != "-" and sol.is_feasible:
+        lines.append(f"wrote        {args.output} (name,units for all {problem.n} agents)")
     # With the selection on stdout, the summary goes to stderr so stdout stays a clean CSV.
     print("\n".join(lines), file=sys.stderr if args.output == "-" else sys.stdout)
     return code

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -65,8 +66,20 @@ def _backend(args: argparse.Namespace) -> dict:
         raise CLIError(f"--seed must be >= 0; got {args.seed}")
     if args.scheduler is not None and not args.scheduler.strip():
         raise CLIError("--scheduler must be an address such as tcp://host:8786")
+    # Say what the run does on stdout: tasks resumed, and, where no progress bar is seen (stdout or
+    # stderr not a terminal: a log file, a batch job), one progress line every 30 s.
+    quiet_bar = not (sys.stdout.isatty() and sys.stderr.isatty())
     return {"jobs": args.jobs, "scheduler": args.scheduler, "resume": not args.no_resume,
-            "progress": True if args.progress else None}
+            "progress": True if args.progress else None, "log": _say,
+            "log_every": PROGRESS_EVERY_S if quiet_bar else None, "keep_checkpoint": args.keep_checkpoint}
+
+
+#: Seconds between progress lines when no progress bar is seen.
+PROGRESS_EVERY_S = 30.0
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
 
 
 def _datasets(args: argparse.Namespace, name: str) -> list[str] | None:
@@ -189,17 +202,33 @@ def _add_backend_options(p: argparse.ArgumentParser) -> None:
                    help="recompute every task instead of reusing those finished by an earlier run "
                         "into the same --out folder")
     p.add_argument("--progress", action="store_true",
-                   help="always show the progress bar (default: only on a terminal)")
+                   help="always show the progress bar (default: only on a terminal; elsewhere a "
+                        "progress line every 30 s)")
+    p.add_argument("--keep-checkpoint", action="store_true",
+                   help="keep the checkpoint of a finished run (NAME.csv.checkpoint.jsonl), so a later "
+                        "run into the same --out reuses its tasks (default: removed once the table "
+                        "is written; an interrupted run always keeps it)")
+
+
+def _experiment_list() -> str:
+    from ..experiments.registry import DESCRIPTIONS, EXPERIMENTS
+
+    width = max(map(len, EXPERIMENTS)) + 2
+    lines = [f"  {name:<{width}}{DESCRIPTIONS.get(name, '')}" for name in EXPERIMENTS]
+    lines.append(f"  {'all':<{width}}all of the above, in this order")
+    return "experiments:\n" + "\n".join(lines)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``reproduce`` and ``compare`` to the ``subsel`` parser."""
+    from ..experiments.registry import EXPERIMENTS
+
     p = sub.add_parser(
-        "reproduce", help="reproduce the papers' experiments (fig1a, fig1b, fig2, table1, fig3, fig4, "
-                          "emsco-table2, emsco-sweep, all)",
-        description="Run one of the paper's experiments (or all) and write its table (CSV), figure (PNG) "
-                    "and a markdown summary to --out.")
-    p.add_argument("name", metavar="NAME", help="experiment name, or 'all'")
+        "reproduce", help=f"reproduce the papers' experiments ({', '.join(EXPERIMENTS)}, all)",
+        description="Run one of the papers' experiments (or all) and write its table (CSV), figure\n"
+                    "(PNG) and a markdown summary (the paper's numbers beside ours) to --out.",
+        epilog=_experiment_list(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("name", metavar="NAME", help="experiment name (listed below), or 'all'")
     scale = p.add_mutually_exclusive_group()
     scale.add_argument("--quick", dest="scale", action="store_const", const="quick",
                        help="fewer instances, under a minute per experiment on 2 cores (default)")

@@ -1,4 +1,4 @@
-"""A general solver comparison on the paper's random instances (``subsel compare``; SPEC §4).
+"""A general solver comparison on the paper's random instances (``subsel compare``).
 
 Any registered solvers, any sizes and thresholds: one task per (n, α, instance) solves the same
 random instance (``q, c ~ U[0, 1]``) with every solver, in the same process; utilities and times
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .._extras import require
@@ -118,8 +118,9 @@ def check_comparison(solvers: Sequence[str], n: Sequence[int], alpha: Sequence[f
 def compare(solvers: Sequence[str], n: Sequence[int], alpha: Sequence[float], instances: int, *,
             out_dir: str | Path, reference: str | None = None, seed: int = 0,
             time_limit_s: float | None = None, table_format: str = "csv", jobs: int = 1,
-            scheduler: str | None = None, progress: bool | None = None, resume: bool = True
-            ) -> list[Path]:
+            scheduler: str | None = None, progress: bool | None = None, resume: bool = True,
+            log: Callable[[str], None] | None = None, log_every: float | None = None,
+            keep_checkpoint: bool = True) -> list[Path]:
     """Compare solvers on random instances and write table, ratios, summary, figure and markdown.
 
     Parameters
@@ -137,7 +138,7 @@ def compare(solvers: Sequence[str], n: Sequence[int], alpha: Sequence[float], in
         Per-solve limit handed to every solver.
     table_format : {"csv", "parquet"}
         Format of the tidy table.
-    jobs, scheduler, progress, resume
+    jobs, scheduler, progress, resume, log, log_every, keep_checkpoint
         As in :func:`subsel.experiments.run_grid`.
 
     Returns
@@ -158,7 +159,8 @@ def compare(solvers: Sequence[str], n: Sequence[int], alpha: Sequence[float], in
                  fixed={"solvers": names, "time_limit_s": time_limit_s})
     start = time.perf_counter()
     table = run_grid(tasks, solve_instance, out / f"compare.{table_format}", jobs=jobs,
-                     scheduler=scheduler, progress=progress, resume=resume, desc="compare")
+                     scheduler=scheduler, progress=progress, resume=resume, desc="compare", log=log,
+                     log_every=log_every, keep_checkpoint=keep_checkpoint)
     elapsed = time.perf_counter() - start
 
     files = [out / f"compare.{table_format}"]

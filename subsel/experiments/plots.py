@@ -162,8 +162,6 @@ def plot_comparison(summary: pd.DataFrame, times: pd.DataFrame, path: str | os.P
         ax.minorticks_off()
         ax.set_xlabel("number of agents n")
         ax.grid(alpha=0.3, which="both")
-        if len(table):
-            ax.legend(fontsize=7)
 
     draw(ax1, summary, "mean_ratio")
     ax1.axhline(1.0, color="0.6", lw=0.8, ls="--")
@@ -173,4 +171,13 @@ def plot_comparison(summary: pd.DataFrame, times: pd.DataFrame, path: str | os.P
     ax2.set_yscale("log")
     ax2.set_ylabel("median wall time per solve [s]")
     ax2.set_title("solve time")
+    # One legend beside the panels (inside, it covered the data): colour = solver, line style = α.
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=colors[s], marker="o", label=s) for s in solvers]
+    if len(alphas) > 1:
+        handles += [Line2D([], [], color="0.3", ls=styles[a], label=f"α = {a:g}") for a in alphas]
+    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False,
+               title=None if len(alphas) > 1 else f"α = {alphas[0]:g}" if alphas else None)
+    fig.tight_layout()
     return save_figure(fig, path)

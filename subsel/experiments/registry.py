@@ -21,7 +21,8 @@ from typing import Any
 
 from .._extras import require
 
-__all__ = ["DATASET_EXPERIMENTS", "EXPERIMENTS", "SCALES", "ExperimentConfig", "get_experiment", "run_experiment"]
+__all__ = ["DATASET_EXPERIMENTS", "DESCRIPTIONS", "EXPERIMENTS", "SCALES", "ExperimentConfig", "get_experiment",
+           "run_experiment"]
 
 #: Experiment name -> "module:function".  Order is the order of ``subsel reproduce all``.
 EXPERIMENTS: dict[str, str] = {
@@ -33,6 +34,18 @@ EXPERIMENTS: dict[str, str] = {
     "fig4": "subsel.experiments.bandit_figures:fig4",
     "emsco-table2": "subsel.experiments.emsco:emsco_table2",
     "emsco-sweep": "subsel.experiments.emsco:emsco_sweep",
+}
+
+#: Experiment name -> what it reproduces, one line (``subsel reproduce --help`` lists these).
+DESCRIPTIONS: dict[str, str] = {
+    "fig1a": "Deva et al. 2021, Fig. 1a: mean GSS/DPSS utility ratio over n and alpha",
+    "fig1b": "Deva et al. 2021, Fig. 1b: mean GSS/ILP (CBC) utility ratio, n up to 5000",
+    "fig2": "Deva et al. 2021, Fig. 2: box plot of GSS/DPSS ratios at alpha = 0.7",
+    "table1": "Deva et al. 2021, Table 1: median time ratios DPSS:GSS and ILP:GSS",
+    "fig3": "Deva et al. 2021, Fig. 3: regret after tau, DPSS-UCB against GSS-UCB",
+    "fig4": "Deva et al. 2021, Fig. 4: fraction of correct selections per round",
+    "emsco-table2": "Hamilton and Fulp 2022, Tables II/III: EMSCO against NSGA-II and baselines",
+    "emsco-sweep": "Hamilton and Fulp 2022: EMSCO's cost-accuracy curve over the confidence p-hat",
 }
 
 #: Experiments that take a choice of data sets (``--datasets`` / ``--dataset``); the others reject it.
@@ -66,6 +79,13 @@ class ExperimentConfig:
     datasets : tuple of str or None
         Data sets, for the experiments of :data:`DATASET_EXPERIMENTS` (None: the experiment's
         default); the others ignore it.
+    log : callable or None
+        ``log(line)``: where the runner says what it does (tasks resumed, progress lines); None:
+        silent.
+    log_every : float or None
+        Seconds between progress lines through ``log`` (None: none).
+    keep_checkpoint : bool
+        Keep the checkpoint of a finished run (False removes it once the table is written).
     data_home : str or None
         Folder holding the real data sets' files (``pima_diabetes.csv``, ``credit_approval.csv``,
         ``heart_failure.csv``), for the experiments of :data:`DATASET_EXPERIMENTS`; None: the
@@ -86,6 +106,9 @@ class ExperimentConfig:
     resume: bool = True
     datasets: tuple[str, ...] | None = None
     data_home: str | None = None
+    log: Callable[[str], None] | None = None
+    log_every: float | None = None
+    keep_checkpoint: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out_dir", Path(self.out_dir))
@@ -103,9 +126,11 @@ class ExperimentConfig:
             raise ValueError(f"jobs must be a positive integer or -1 (all cores); got {self.jobs!r}")
 
     def run_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for :func:`run_grid`: ``jobs, scheduler, progress, resume``."""
+        """Keyword arguments for :func:`run_grid`: ``jobs, scheduler, progress, resume, log, log_every,
+        keep_checkpoint``."""
         return {"jobs": self.jobs, "scheduler": self.scheduler, "progress": self.progress,
-                "resume": self.resume}
+                "resume": self.resume, "log": self.log, "log_every": self.log_every,
+                "keep_checkpoint": self.keep_checkpoint}
 
 
 def get_experiment(name: str) -> Callable[[ExperimentConfig], list[Path]]:

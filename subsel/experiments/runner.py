@@ -1,4 +1,4 @@
-"""The experiment runner: a grid of independent seeded tasks, run anywhere, resumable (SPEC §4).
+"""The experiment runner: a grid of independent seeded tasks, run anywhere, resumable.
 
 A *task* is a small picklable description (:class:`Task`: parameters plus a grid position) and a
 *task function* ``fn(task) -> list[dict]`` turns it into tidy rows.  :func:`run_grid` runs the grid
@@ -15,7 +15,7 @@ flushed at once, so a killed run loses only the tasks in flight; a re-run with t
 the tasks already in the checkpoint.  The final table (CSV or Parquet, by extension) is written
 atomically from the checkpoint.
 
-Seeds (STYLE.md item 7): the task at grid position ``key = (k_1, ..., k_m)`` (non-negative integers)
+Seeds (explicit, never global): the task at grid position ``key = (k_1, ..., k_m)`` (non-negative integers)
 draws from ``SeedSequence(root, spawn_key=key)``, which is exactly the stream reached by spawning
 ``SeedSequence(root).spawn(...)[k_1].spawn(...)[k_2]...`` — so adding, skipping or reordering tasks
 never changes another task's seed.  :func:`grid` derives the key from the coordinate *values* (an
@@ -30,6 +30,7 @@ import json
 import math
 import os
 import sys
+import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -425,9 +426,56 @@ def _check_backend(jobs: Any, scheduler: Any) -> int:
     return int(jobs)
 
 
+def _duration(seconds: float) -> str:
+    """``"42 s"``, ``"4 min 07 s"``, ``"2 h 05 min"``."""
+    seconds = max(0, int(round(seconds)))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+class _Heartbeat:
+    """Log ``"LABEL: K of M tasks done, T elapsed, about E remaining"`` every ``every`` seconds.
+
+    A daemon thread, so a line comes even while one long task runs; the estimate extrapolates the
+    tasks finished in this run (resumed tasks took no time here).
+    """
+
+    def __init__(self, log: Callable[[str], None], every: float, label: str, total: int, initial: int) -> None:
+        import threading
+
+        self.log, self.every, self.label, self.total, self.initial = log, float(every), label, total, initial
+        self.done = initial
+        self.start = time.perf_counter()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="subsel-progress", daemon=True)
+        self._thread.start()
+
+    def line(self) -> str:
+        elapsed = time.perf_counter() - self.start
+        new = self.done - self.initial
+        if new > 0:
+            eta = f"about {_duration(elapsed / new * (self.total - self.done))} remaining"
+        else:
+            eta = "remaining time not known yet"
+        return f"{self.label}: {self.done} of {self.total} tasks done, {_duration(elapsed)} elapsed, {eta}"
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self.log(self.line())
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def run_grid(tasks: Sequence[Task], fn: Callable[[Task], Iterable[Mapping[str, Any]]],
              out: str | os.PathLike | None = None, *, jobs: int = 1, scheduler: Any = None,
-             progress: bool | None = None, resume: bool = True, desc: str | None = None) -> pd.DataFrame:
+             progress: bool | None = None, resume: bool = True, desc: str | None = None,
+             log: Callable[[str], None] | None = None, log_every: float | None = None,
+             keep_checkpoint: bool = True) -> pd.DataFrame:
     """Run every task of a grid and return (and write) the tidy table of their rows.
 
     Parameters
@@ -452,7 +500,16 @@ def run_grid(tasks: Sequence[Task], fn: Callable[[Task], Iterable[Mapping[str, A
     resume : bool, default True
         Skip the tasks already in the checkpoint (same id and seed).  ``False`` starts afresh.
     desc : str, optional
-        Label of the progress bar.
+        Label of the progress bar and of the ``log`` lines.
+    log : callable ``log(line)``, optional
+        Where to say what the run does: ``"DESC: resumed N of M tasks from CHECKPOINT"`` when
+        finished tasks are reused, and the ``log_every`` progress lines.  None: say nothing.
+    log_every : float, optional
+        With ``log``: seconds between progress lines ``"DESC: K of M tasks done, T elapsed, about E
+        remaining"`` (for logs, where a progress bar does not show).  None: no such lines.
+    keep_checkpoint : bool, default True
+        False removes the checkpoint once the table is written (a finished run needs it no more;
+        a run that fails keeps it, so a re-run continues).
 
     Returns
     -------
@@ -510,7 +567,15 @@ def run_grid(tasks: Sequence[Task], fn: Callable[[Task], Iterable[Mapping[str, A
     done = {k: v for k, v in done.items() if k in wanted}
     pending = [t for t in tasks if (t.id, t.seed) not in done]
 
+    if log_every is not None and not (isinstance(log_every, (int, float)) and log_every > 0):
+        raise ValueError(f"log_every must be a positive number of seconds; got {log_every!r}")
+    label = desc or "run"
+    if log is not None and done:
+        log(f"{label}: resumed {len(done)} of {len(tasks)} tasks from {ckpt}")
+
     bar = _progress_bar(progress, len(tasks), len(tasks) - len(pending), desc)
+    beat = (_Heartbeat(log, log_every, label, len(tasks), len(tasks) - len(pending))
+            if log is not None and log_every is not None and pending else None)
     fh = None  # opened at the first finished task: a run that finishes none leaves no file behind
     try:
         for task_id, seed, rows in _execute(fn, pending, jobs, scheduler):
@@ -521,7 +586,11 @@ def run_grid(tasks: Sequence[Task], fn: Callable[[Task], Iterable[Mapping[str, A
                 fh.write(json.dumps({"task": task_id, "seed": seed, "rows": rows}) + "\n")
                 fh.flush()
             bar.update(1)
+            if beat is not None:
+                beat.done += 1
     finally:
+        if beat is not None:
+            beat.close()
         if fh is not None:
             fh.close()
         bar.close()
@@ -530,4 +599,6 @@ def run_grid(tasks: Sequence[Task], fn: Callable[[Task], Iterable[Mapping[str, A
     df = pd.DataFrame.from_records(rows_all) if rows_all else pd.DataFrame()
     if out is not None:
         write_table(df, out)
+        if not keep_checkpoint and ckpt is not None:
+            ckpt.unlink(missing_ok=True)
     return df

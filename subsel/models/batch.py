@@ -157,9 +157,6 @@ class ProblemBatch:
     objective_quality : array-like of float, shape (m, n) or (n,), optional
         Qualities used in the objective only (see ``SubsetSelectionProblem.objective_quality``).
 
-    The number of rows ``m`` is that of any per-row argument (all must agree); a batch whose
-    arguments are all shared has one row.
-
     Raises
     ------
     ValueError
@@ -168,6 +165,11 @@ class ProblemBatch:
         disagree; arrays of more than two dimensions.
     TypeError
         As :class:`SubsetSelectionProblem` (non-numbers, booleans).
+
+    Notes
+    -----
+    The number of rows ``m`` is that of any per-row argument (all must agree); a batch whose
+    arguments are all shared has one row.
 
     Examples
     --------

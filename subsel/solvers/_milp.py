@@ -172,12 +172,16 @@ def repair(problem: SubsetSelectionProblem, x: np.ndarray) -> np.ndarray | None:
             continue
         cand = np.flatnonzero((x > lb) & (gain > 0))
         order = cand[np.argsort(r[cand] / gain[cand], kind="stable")]
-        units = np.repeat(order, (x - lb)[order])
-        regained = np.cumsum(gain[units])
+        # Whole agents first (per agent, not per unit: an agent may hold 10^12 units).
+        free = (x - lb)[order]
+        regained = np.cumsum(gain[order] * free)
         k = int(np.searchsorted(regained, deficit, side="left"))
-        if k >= units.size:
+        if k >= order.size:
             return None
-        np.subtract.at(x, units[: k + 1], 1)
+        x[order[:k]] = lb[order[:k]]
+        left = deficit - (float(regained[k - 1]) if k else 0.0)
+        i = int(order[k])
+        x[i] -= min(int(free[k]), int(math.ceil(left / float(gain[i]))))
     for _ in range(64):  # the float sums above may leave a last unit to drop
         if problem.evaluate(x).feasible:
             return x

@@ -202,3 +202,30 @@ def test_solvers_table_lists_every_backend(capsys):
     out = capsys.readouterr().out
     for name in ("dpss", "gss", "cbc", "highs", "ortools-scip", "ortools-cpsat"):
         assert f"\n{name} " in out
+
+
+def test_solve_names_the_selected_agents_and_the_file_it_wrote(tmp_path, capsys):
+    agents = tmp_path / "agents.csv"
+    agents.write_text("name,quality,cost,capacity\nacme,0.95,0.2,2\nbolt,0.5,0.1,1\ncorex,0.9,0.95,1\n"
+                      "dyna,0.1,0.9,1\n", encoding="utf-8")
+    out = tmp_path / "selection.csv"
+    assert main(["solve", str(agents), "--alpha", "0.7", "--solver", "dpss", "-o", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # acme (q 0.95, r 0.75) twice and bolt (q 0.5, r 0.4) once: surplus 2*0.25 - 0.2 >= 0
+    assert "agents       acme (2 units), bolt" in lines
+    assert f"wrote        {out} (name,units for all 4 agents)" in lines
+    assert out.read_text(encoding="utf-8") == "name,units\nacme,2\nbolt,1\ncorex,0\ndyna,0\n"
+    assert not any(line.startswith("x ") for line in lines)           # names, not positions
+
+
+def test_solve_lists_at_most_twenty_agents_on_the_console(tmp_path, capsys):
+    from subsel.cli.core import SHOW_AGENTS
+
+    agents = tmp_path / "agents.csv"
+    agents.write_text("name,quality,cost\n" + "".join(f"a{i},0.9,0.1\n" for i in range(SHOW_AGENTS + 5)),
+                      encoding="utf-8")
+    assert main(["solve", str(agents), "--alpha", "0.7"]) == 0
+    out = capsys.readouterr().out
+    listed = next(line for line in out.splitlines() if line.startswith("agents "))
+    assert listed.endswith(", and 5 more (write them all with -o)") and f"a{SHOW_AGENTS - 1}," in listed
+    assert "wrote " not in out                                        # no -o: nothing written

@@ -1,4 +1,6 @@
 """``subsel reproduce`` and ``subsel compare``: files, tables, exit codes, one-line errors."""
+import re
+
 import pandas as pd
 import pytest
 
@@ -26,10 +28,15 @@ def test_reproduce_all_tiny_writes_every_experiment(tmp_path, capsys):
 
 
 def test_reproduce_resumes_into_the_same_folder(tmp_path, capsys):
-    assert run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path))[0] == 0
+    code, out, _ = run(capsys, "reproduce", "fig2", "--scale", "tiny", "--keep-checkpoint", "--out", str(tmp_path))
+    assert code == 0 and "resumed" not in out
     first = pd.read_csv(tmp_path / "fig2.csv")
-    assert run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path))[0] == 0
+    code, out, _ = run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path))
+    assert code == 0
+    ckpt = re.escape(str(tmp_path / "fig2.csv.checkpoint.jsonl"))
+    assert re.search(rf"^fig2: resumed (\d+) of \1 tasks from {ckpt}$", out, flags=re.M), out
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "fig2.csv"), first)  # times reused too
+    assert not (tmp_path / "fig2.csv.checkpoint.jsonl").exists()   # finished, not kept: removed
     assert run(capsys, "reproduce", "fig2", "--scale", "tiny", "--no-resume", "--out", str(tmp_path))[0] == 0
     again = pd.read_csv(tmp_path / "fig2.csv")
     pd.testing.assert_frame_equal(again.drop(columns="wall_time_s"), first.drop(columns="wall_time_s"))
@@ -195,3 +202,21 @@ def test_times_are_labelled_task_grid_in_the_md_and_in_all_on_the_cli_line(tmp_p
     assert code == 0, err
     assert pytest.importorskip("re").match(r"fig2: \d+\.\d s in all \(task grid, tables, figure, markdown\)", out)
     assert "The task grid took " in (tmp_path / "fig2.md").read_text()
+
+
+def test_reproduce_help_lists_every_experiment_with_its_paper(capsys):
+    from subsel.experiments.registry import DESCRIPTIONS
+
+    code, out, _ = run(capsys, "reproduce", "--help")
+    assert code == 0 and "experiments:" in out
+    for name in EXPERIMENTS:
+        assert DESCRIPTIONS[name] and any(line.split()[:1] == [name] for line in out.splitlines()), name
+    assert "Deva et al. 2021" in out and "Hamilton and Fulp 2022" in out
+
+
+def test_a_finished_run_leaves_no_checkpoint_unless_kept(tmp_path, capsys):
+    assert run(capsys, "reproduce", "fig2", "--scale", "tiny", "--out", str(tmp_path / "a"))[0] == 0
+    assert (tmp_path / "a" / "fig2.csv").is_file() and not list((tmp_path / "a").glob("*.checkpoint.jsonl"))
+    assert run(capsys, "compare", "--solvers", "gss", "--n", "5", "--instances", "2", "--keep-checkpoint",
+               "--out", str(tmp_path / "b"))[0] == 0
+    assert (tmp_path / "b" / "compare.csv.checkpoint.jsonl").is_file()

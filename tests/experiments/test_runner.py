@@ -1,6 +1,7 @@
 """The experiment runner: seeds, backends give identical tables, resume, checkpoint, validation."""
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -275,3 +276,61 @@ def test_parquet_without_an_engine_fails_before_any_task(tmp_path, monkeypatch, 
         run_grid(grid(0, {"instance": range(3)}), counting_task, out)
     assert list(markers.iterdir()) == []  # no task ran
     assert not checkpoint_path(out).exists() and not out.exists()
+
+
+# -- a run that says what it does ------------------------------------------------------------------
+
+def test_a_resumed_run_says_how_many_tasks_it_reused_and_from_where(tmp_path, markers):
+    tasks = grid(1, {"instance": range(5)})
+    out = tmp_path / "run.csv"
+    said: list[str] = []
+    run_grid(tasks[:3], counting_task, out, log=said.append, desc="demo")
+    assert said == []                                    # nothing to resume: nothing said
+    run_grid(tasks, counting_task, out, log=said.append, desc="demo")
+    assert said == [f"demo: resumed 3 of 5 tasks from {checkpoint_path(out)}"]
+    assert len(list(markers.glob("call-*"))) == 5       # and it did reuse them
+
+
+def test_keep_checkpoint_false_removes_it_only_after_a_finished_run(tmp_path, markers):
+    tasks = grid(1, {"instance": range(4)})
+    out = tmp_path / "run.csv"
+    (markers / "STOP_AFTER").write_text("2")
+    with pytest.raises(TaskError):
+        run_grid(tasks, counting_task, out, keep_checkpoint=False)
+    assert len(checkpoint_path(out).read_text().splitlines()) == 2   # a failed run keeps its work
+    (markers / "STOP_AFTER").unlink()
+    table = run_grid(tasks, counting_task, out, keep_checkpoint=False)
+    assert out.is_file() and not checkpoint_path(out).exists()
+    assert len(list(markers.glob("call-*"))) == 4 and len(table) == 0 + 1 + 2 + 0
+    run_grid(tasks, counting_task, out)                              # the default keeps it
+    assert checkpoint_path(out).is_file()
+
+
+def slow_task(task):
+    import time
+
+    time.sleep(0.3)
+    return [{"i": task.params["i"]}]
+
+
+def test_progress_lines_come_while_tasks_run_with_counts_elapsed_and_estimate():
+    said: list[str] = []
+    run_grid(grid(0, {"i": range(4)}), slow_task, log=said.append, log_every=0.1, desc="slow")
+    assert len(said) >= 2                               # about 12 lines over 1.2 s; a loaded machine gives fewer
+    pattern = r"slow: ([0-4]) of 4 tasks done, \d+ s elapsed, (about \d+ s remaining|remaining time not known yet)"
+    counts = []
+    for line in said:
+        m = re.fullmatch(pattern, line)
+        assert m, line
+        counts.append(int(m.group(1)))
+    assert counts == sorted(counts) and counts[0] < 4
+    assert ("not known yet" in said[0]) == (counts[0] == 0)
+    assert all("about" in line for line, k in zip(said, counts) if k > 0)
+    with pytest.raises(ValueError, match="log_every must be a positive number of seconds; got 0"):
+        run_grid(grid(0, {"i": [1]}), slow_task, log=said.append, log_every=0)
+
+
+def test_durations_read_naturally():
+    from subsel.experiments.runner import _duration
+
+    assert [_duration(s) for s in (0.4, 42, 247, 7500)] == ["0 s", "42 s", "4 min 07 s", "2 h 05 min"]
