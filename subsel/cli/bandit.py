@@ -74,7 +74,8 @@ def _check_memory(n: int, runs: int) -> None:
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
     out = Path(args.out)
-    for name, value, low in (("--n", args.n, 1), ("--T", args.T, 1), ("--runs", args.runs, 1)):
+    for name, value, low in (("--n", args.n, 1), ("--T", args.T, 1), ("--runs", args.runs, 1),
+                             ("--seed", args.seed, 0)):
         if value < low:
             raise CLIError(f"{name} must be >= {low}; got {value}")
     _check_memory(args.n, args.runs)
@@ -241,6 +242,8 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 def _init(args: argparse.Namespace) -> int:
     state = Path(args.state)
+    if args.seed is not None and args.seed < 0:
+        raise CLIError(f"--seed must be >= 0; got {args.seed}")
     if state.exists() and not args.force:
         raise CLIError(f"state file {state} exists; use --force to replace it")
     _check_writable_file(state, "--state")

@@ -6,6 +6,7 @@ this module never fails for that reason.
 """
 from __future__ import annotations
 
+import time
 import warnings
 
 import numpy as np
@@ -69,7 +70,9 @@ class CBC(MILPSolver):
     def _run(self, form: LinearForm, time_limit: float | None, warm: np.ndarray | None) -> RawResult:
         import pulp
 
+        t0 = time.perf_counter()
         prob, x = form.pulp_model()
+        build = time.perf_counter() - t0
         # CLP's dual tolerance (default 1e-7) bounds the utilities it can see: keep it far below
         # 1e-9 on the scaled objective; primal and integer tolerances as tight as CBC takes.
         options = [f"dualTolerance {CBC_DUAL_TOLERANCE:g}", "primalTolerance 1e-9", "integerTolerance 1e-9"]
@@ -79,7 +82,9 @@ class CBC(MILPSolver):
                 var.setInitialValue(v)
             kwargs["warmStart"] = True
         if time_limit is not None:
-            kwargs["timeLimit"] = max(float(time_limit), 0.01)
+            # PuLP writes the model to a file for CBC and reads the answer back: keep time for that
+            # (about twice the time it took to build the model).
+            kwargs["timeLimit"] = max(float(time_limit) - 3.0 * build, 0.01)
         if self.threads is not None:
             kwargs["threads"] = self.threads
         name = _cbc_name()

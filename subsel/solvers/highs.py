@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from typing import Iterator
 
 import numpy as np
@@ -73,6 +74,8 @@ class HiGHS(MILPSolver):
     def _run(self, form: LinearForm, time_limit: float | None, warm: np.ndarray | None) -> RawResult:
         import highspy
 
+        t0 = time.perf_counter()
+
         with _quiet_stdout(not self.verbose):
             h = highspy.Highs()
         h.setOptionValue("output_flag", bool(self.verbose))
@@ -85,8 +88,6 @@ class HiGHS(MILPSolver):
         # HiGHS drops matrix entries at or below small_matrix_value (default 1e-9) when the model is
         # passed; 1e-12 is the smallest it takes (what is still dropped, the certificate catches).
         h.setOptionValue("small_matrix_value", 1e-12)
-        if time_limit is not None:
-            h.setOptionValue("time_limit", max(float(time_limit), 1e-3))
         if self.threads is not None:
             # HiGHS keeps one process-wide thread pool; its size changes only after a reset.
             highspy.Highs.resetGlobalScheduler(True)
@@ -113,6 +114,8 @@ class HiGHS(MILPSolver):
             sol = highspy.HighsSolution()
             sol.col_value = np.asarray(warm, dtype=float).tolist()
             h.setSolution(sol)
+        if time_limit is not None:  # what is left after building the model
+            h.setOptionValue("time_limit", max(float(time_limit) - (time.perf_counter() - t0), 1e-3))
         h.run()
 
         status = h.getModelStatus()

@@ -66,6 +66,7 @@ class ORToolsSCIP(MILPSolver):
     def _run(self, form: LinearForm, time_limit: float | None, warm: np.ndarray | None) -> RawResult:
         from ortools.linear_solver import pywraplp
 
+        t0 = time.perf_counter()
         solver, x = form.ortools_model("SCIP")
         if self.verbose:
             solver.EnableOutput()
@@ -74,12 +75,13 @@ class ORToolsSCIP(MILPSolver):
         specific = ["limits/gap = 0", "limits/absgap = 0", f"numerics/epsilon = {SCIP_EPSILON:g}",
                     "numerics/feastol = 1e-9", "numerics/dualfeastol = 1e-9"]
         solver.SetSolverSpecificParametersAsString("\n".join(specific) + "\n")
-        if time_limit is not None:
-            solver.SetTimeLimit(max(1, int(math.ceil(time_limit * 1000))))
         if self.threads is not None:
             solver.SetNumThreads(int(self.threads))
         if warm is not None:
             solver.SetHint(x, np.asarray(warm, dtype=float).tolist())
+        if time_limit is not None:  # what is left after building the model
+            left = float(time_limit) - (time.perf_counter() - t0)
+            solver.SetTimeLimit(max(1, int(math.ceil(left * 1000))))
         params = pywraplp.MPSolverParameters()
         params.SetDoubleParam(params.RELATIVE_MIP_GAP, 0.0)
         status = solver.Solve(params)

@@ -45,6 +45,8 @@ def test_simulate_same_seed_same_numbers(tmp_path):
     (["--policy", "ss-ucb", "--epsilon", "0"], "epsilon must be in (0, 1]"),
     (["--policy", "ss-ucb", "--epsilon", "1e-160"], "epsilon = 1e-160 is too small"),
     (["--policy", "ss-ucb", "--epsilon", "nan"], "epsilon must be a finite number"),
+    (["--policy", "ss-ucb", "--seed", "-1"], "--seed must be >= 0; got -1"),
+    (["--policy", "ss-ucb", "--T", str(10 ** 20)], "horizon must be <= 9007199254740992"),
     (["--policy", "ss-ucb", "--runs", "0"], "--runs must be >= 1"),
 ])
 def test_simulate_errors(tmp_path, capsys, extra, match):
@@ -388,3 +390,18 @@ def test_next_removes_a_killed_write_leftover(online):
     unrelated.write_text("keep")
     _next(tmp_path, state)
     assert not leftover.exists() and unrelated.exists()
+
+
+@pytest.mark.parametrize("extra, match", [
+    (["--seed", "-5", "--policy", "cts"], "--seed must be >= 0; got -5"),
+    (["--horizon", str(10 ** 20)], "horizon must be <= 9007199254740992"),
+    (["--epsilon", "2"], r"epsilon must be in \(0, 1\]; got 2.0"),
+])
+def test_init_option_ranges(tmp_path, capsys, extra, match):
+    agents = tmp_path / "agents.csv"
+    agents.write_text("name,cost\nfarm_a,0.1\n")
+    args = ["bandit", "init", "--agents", str(agents), "--alpha", "0.6", "--epsilon", "0.3",
+            "--horizon", "20", "--state", str(tmp_path / "s.json")]
+    err = _one_line_error(capsys, main(args + extra))
+    assert re.search(match, err), err
+    assert not (tmp_path / "s.json").exists()
