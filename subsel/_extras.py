@@ -4,7 +4,8 @@ The core install (``pip install subsel``) holds the modelling library and the so
 pandas, PuLP, OR-Tools and HiGHS.  Everything else comes with an extra::
 
     pip install "subsel[bandits]"      # bandit simulations' progress and figures, state file locks
-    pip install "subsel[evolution]"    # EMSCO: scikit-learn, SciPy, threadpoolctl, joblib, matplotlib
+    pip install "subsel[evolution]"    # EMSCO: scikit-learn, SciPy, threadpoolctl, joblib, matplotlib,
+                                       # LightGBM (the GreedyMiser baseline)
     pip install "subsel[experiments]"  # reproduce the papers: joblib, tqdm, matplotlib, pymoo, pyarrow
     pip install "subsel[dask]"         # run experiment grids on a Dask cluster
     pip install "subsel[all]"          # all of the above
@@ -25,6 +26,7 @@ MODULE_EXTRA: dict[str, tuple[str, str]] = {
     "sklearn": ("scikit-learn", "evolution"),
     "scipy": ("scipy", "evolution"),
     "threadpoolctl": ("threadpoolctl", "evolution"),
+    "lightgbm": ("lightgbm", "evolution"),
     "joblib": ("joblib", "evolution"),
     "tqdm": ("tqdm", "bandits"),
     "matplotlib": ("matplotlib", "bandits"),

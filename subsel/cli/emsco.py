@@ -84,8 +84,9 @@ def _read_split(path: str, label: str, what: str) -> tuple[pd.DataFrame, np.ndar
             raise table.error(row, label, "missing label")
     features = [c for c in table.header if c != label]
     X = np.empty((len(table), len(features)))
+    by_column = dict(zip(table.header, zip(*table.rows)))  # one transpose, not one pass a column
     for j, c in enumerate(features):
-        cells = table.column(c)
+        cells = list(by_column[c])
         try:
             X[:, j] = np.array(cells, dtype=float)
             continue

@@ -119,27 +119,71 @@ def _check_data_files(names: list[str], scale: str, datasets: list[str] | None,
         check_data_files(needed, data_home=data_home)
 
 
+SPLIT_OPTIONS = (("--train", "train"), ("--val", "val"), ("--test", "test"), ("--costs", "costs"))
+
+
+def _user_data(args: argparse.Namespace, name: str):
+    """The ``--train/--val/--test/--costs`` data set of ``emsco-sweep``, or None when not given.
+
+    Read before ``--out`` is touched: every error names the option, the file and the line."""
+    given = [o for o, a in SPLIT_OPTIONS if getattr(args, a) is not None]
+    if not given:
+        return None
+    if name != "emsco-sweep":
+        raise CLIError(f"{given[0]} is for emsco-sweep only (your own train / validation / test "
+                       f"splits); got experiment {name}")
+    if args.dataset is not None or args.datasets is not None:
+        raise CLIError("give either --dataset or --train/--val/--test/--costs, not both")
+    missing = [o for o, a in SPLIT_OPTIONS if getattr(args, a) is None]
+    if missing:
+        raise CLIError(f"emsco-sweep on your own data needs --train, --val, --test and --costs "
+                       f"(missing: {', '.join(missing)})")
+    stdin = [o for o, a in SPLIT_OPTIONS if getattr(args, a) == "-"]
+    if len(stdin) > 1:
+        raise CLIError(f"only one input can be read from stdin ('-'); got {' and '.join(stdin)}")
+    from ..evolution.datasets import Dataset
+    from .emsco import _read_split, parse_costs
+
+    splits = [_read_split(getattr(args, a), args.label_column, what)
+              for a, what in (("train", "train"), ("val", "validation"), ("test", "test"))]
+    names = [str(c) for c in splits[0][0].columns]
+    costs = parse_costs(args.costs, names)
+    label = "stdin" if args.train == "-" else Path(args.train).stem
+    data = Dataset.from_splits(label, *splits, costs)
+    data.extra["files"] = {a: getattr(args, a) for _, a in SPLIT_OPTIONS}
+    if args.label_column != "label":
+        data.extra["files"]["label-column"] = args.label_column
+    return data
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from ..experiments import EXPERIMENTS, get_experiment
 
     name = args.name.strip().lower()
     if name != "all" and name not in EXPERIMENTS:
         raise CLIError(f"unknown experiment {args.name!r}; choose one of {', '.join(EXPERIMENTS)}, all")
+    data = _user_data(args, name)
     datasets = _datasets(args, name)
     backend = _backend(args)
     names = list(EXPERIMENTS) if name == "all" else [name]
     if args.data_home is not None and not Path(args.data_home).expanduser().is_dir():
         raise CLIError(f"--data-home {args.data_home!r} is not a folder")
-    _check_data_files(names, args.scale, datasets, args.data_home)  # a missing file fails before any grid
+    if data is None:
+        _check_data_files(names, args.scale, datasets, args.data_home)  # a missing file fails before any grid
     for exp in names:  # so does a missing library (the message names the pip install to run)
         get_experiment(exp)
     # the results are written among the data files: refused (a table could replace a data file)
     check_paths([("--data-home", args.data_home)], [("--out", args.out)])
-    return _run_in(args.out, lambda out: _reproduce(args, names, datasets, backend, out))
+    if data is not None:  # nor may the sweep's files replace the user's splits
+        written = [("--out", str(Path(args.out) / f"emsco-sweep-{data.name}{suffix}"))
+                   for suffix in (".csv", "_summary.csv", "_authors.csv", ".png", ".md")]
+        check_paths([(o, getattr(args, a)) for o, a in SPLIT_OPTIONS if getattr(args, a) != "-"],
+                    [("--out", args.out), *written])
+    return _run_in(args.out, lambda out: _reproduce(args, names, datasets, backend, out, data))
 
 
 def _reproduce(args: argparse.Namespace, names: list[str], datasets: list[str] | None, backend: dict,
-               out: Path) -> int:
+               out: Path, data=None) -> int:
     from ..experiments import run_experiment
     from ..experiments.registry import DATASET_EXPERIMENTS
 
@@ -149,6 +193,8 @@ def _reproduce(args: argparse.Namespace, names: list[str], datasets: list[str] |
         extra = {}
         if datasets is not None and exp in DATASET_EXPERIMENTS:
             extra["datasets"] = datasets[:1] if exp == "emsco-sweep" else datasets
+        if data is not None:
+            extra["data"] = data
         if args.data_home is not None and exp in DATASET_EXPERIMENTS:
             extra["data_home"] = args.data_home
         files = run_experiment(exp, out, scale=args.scale, seed=args.seed, **backend, **extra)
@@ -245,6 +291,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     ds.add_argument("--dataset", metavar="NAME",
                     help="emsco-sweep only: the data set of the sweep (default synthetic15); with "
                          "'all', the sweep uses the first of --datasets")
+    own = p.add_argument_group(
+        "emsco-sweep on your own data",
+        "train / validation / test CSVs (feature columns and a label column) and feature costs in "
+        "the formats of 'subsel emsco fit' (the EMSCO authors' formats); the sweep then uses "
+        "EMSCO's default settings (population 300, mutation rate 0.075, crossover rate 0.8, "
+        "elite fraction 0.2, beta 2.0) and names its files after the training file; every sweep also "
+        "writes emsco-sweep-DATASET_authors.csv in the authors' layout")
+    own.add_argument("--train", help="training CSV (- reads stdin)")
+    own.add_argument("--val", help="validation CSV (the search's objectives are measured on it)")
+    own.add_argument("--test", help="test CSV (the reported objectives)")
+    own.add_argument("--costs", help="costs: one comma-separated line in feature order, a CSV "
+                                     "feature,cost, or the numbers inline")
+    own.add_argument("--label-column", default="label", help="label column of the CSVs (label)")
     p.add_argument("--data-home", metavar="DIR",
                    help="folder with other copies of the real data sets (pima_diabetes.csv, "
                         "credit_approval.csv, heart_failure.csv); default: $SUBSEL_DATA, else the "

@@ -104,6 +104,9 @@ class Dataset:
         Seed of :meth:`split` (and of the Credit costs).
     base_estimator : estimator or None
         The base classifier to use (None: EMSCO's default).
+    fixed_split : tuple or None
+        ``(X_train, X_val, X_test, y_train, y_val, y_test)`` of a data set that comes split
+        (:meth:`from_splits`); :meth:`split` then returns it whatever the seed.
     """
 
     name: str
@@ -117,6 +120,64 @@ class Dataset:
     seed: int = 0
     base_estimator: object = None
     extra: dict = field(default_factory=dict)
+    fixed_split: tuple | None = None
+
+    @classmethod
+    def from_splits(cls, name: str, train, val, test, costs, settings: dict | None = None,
+                    base_estimator=None) -> "Dataset":
+        """A data set given as three splits (e.g. the EMSCO authors' train / validation / test CSVs).
+
+        Parameters
+        ----------
+        name : str
+            Shown in tables and reports.
+        train, val, test : tuple (X, y)
+            ``X`` a DataFrame (the same feature columns in every split), ``y`` labels of any type;
+            they are coded ``0..n_classes-1`` in the order of the sorted training labels.
+        costs : array-like of float, shape (n_features,)
+        settings : dict, optional
+            EMSCO settings (see :attr:`settings`); default :class:`~subsel.evolution.EMSCOClassifier`'s
+            defaults (p̂ 0.75, mutation rate 0.075, crossover rate 0.8, elite fraction 0.2,
+            population 300, beta 2.0).
+        base_estimator : estimator, optional
+
+        Returns
+        -------
+        Dataset
+            :meth:`split` returns the given splits.
+
+        Raises
+        ------
+        ValueError
+            Feature columns that differ between splits, costs of the wrong length, fewer than two
+            training classes, or validation / test labels not seen in training.
+        """
+        (X_tr, y_tr), (X_va, y_va), (X_te, y_te) = train, val, test
+        names = [str(c) for c in X_tr.columns]
+        for what, X in (("validation", X_va), ("test", X_te)):
+            if [str(c) for c in X.columns] != names:
+                raise ValueError(f"{name}: the {what} split has feature columns {list(X.columns)[:6]}, "
+                                 f"the training split {names[:6]}; they must match")
+        costs = np.asarray(costs, dtype=float).ravel()
+        if costs.size != len(names):
+            raise ValueError(f"{name}: {costs.size} costs for {len(names)} features")
+        classes = np.unique(np.asarray(y_tr))
+        if classes.size < 2:
+            raise ValueError(f"{name}: the training labels have one class only ({classes[0]!r})")
+        coded = []
+        for what, y in (("training", y_tr), ("validation", y_va), ("test", y_te)):
+            y = np.asarray(y)
+            unseen = np.setdiff1d(np.unique(y), classes)
+            if unseen.size:
+                raise ValueError(f"{name}: {what} labels not in the training labels: {unseen[:5].tolist()}")
+            coded.append(np.searchsorted(classes, y).astype(np.int64))
+        default = {"confidence": 0.75, "mutation_rate": 0.075, "crossover_rate": 0.8,
+                   "elite_fraction": 0.2, "population_size": 300, "beta": 2.0}
+        X = pd.concat([X_tr, X_va, X_te], ignore_index=True)
+        return cls(name, X, np.concatenate(coded), names, costs, None, {},
+                   {**default, **(settings or {})}, base_estimator=base_estimator,
+                   extra={"classes": classes},
+                   fixed_split=(X_tr, X_va, X_te, coded[0], coded[1], coded[2]))
 
     def split(self, seed: int | None = None):
         """Stratified train / validation / test split 60 / 20 / 20.
@@ -130,6 +191,8 @@ class Dataset:
         -------
         X_train, X_val, X_test, y_train, y_val, y_test
         """
+        if self.fixed_split is not None:
+            return self.fixed_split
         return train_val_test_split(self.X, self.y, self.seed if seed is None else seed)
 
     def estimator_params(self) -> dict:

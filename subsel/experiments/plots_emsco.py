@@ -35,7 +35,7 @@ def plot_method_table(summary: pd.DataFrame, path: str | os.PathLike, *, title: 
     plt, (fig, axes) = new_figure(rows, cols, figsize=(4.6 * cols, 3.8 * rows), squeeze=False,
                                layout="constrained")
     markers = dict(zip(["emsco", "emsco+ilp", "nsga2", "all-features", "all-features-reject",
-                        "ilp-subset"], "o*^sDv"))
+                        "ilp-subset", "gm"], "o*^sDvP"))
     sc = None
     for ax, d in zip(axes.ravel(), datasets):
         g = summary[summary["dataset"] == d]

@@ -90,6 +90,9 @@ class ExperimentConfig:
         Folder holding the real data sets' files (``pima_diabetes.csv``, ``credit_approval.csv``,
         ``heart_failure.csv``), for the experiments of :data:`DATASET_EXPERIMENTS`; None: the
         environment variable ``SUBSEL_DATA``, else the copies shipped with the package.
+    data : subsel.evolution.datasets.Dataset or None
+        A data set given by the user as train / validation / test splits
+        (``Dataset.from_splits``), for ``emsco-sweep`` in place of a named one; the others ignore it.
 
     Raises
     ------
@@ -106,6 +109,7 @@ class ExperimentConfig:
     resume: bool = True
     datasets: tuple[str, ...] | None = None
     data_home: str | None = None
+    data: Any = None
     log: Callable[[str], None] | None = None
     log_every: float | None = None
     keep_checkpoint: bool = True

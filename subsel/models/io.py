@@ -164,7 +164,7 @@ class InputError(ValueError):
             Field names to column names (``{"names": "name"}``).
         """
         column = self.column
-        if columns and column in columns:
+        if columns and column is not None and column in columns:
             column = columns[column]
         line, row, other_line = self.line, self.row, self.other_line
         if lines is not None and row is not None and 0 <= row < len(lines):
@@ -382,7 +382,7 @@ class CSVTable:
                 if allow_empty:
                     out[i] = math.nan
                     continue
-                raise self.error(i, column, "expected a number, the cell is empty", cell)
+                raise self.error(i, column, "expected a number", cell)
             try:
                 out[i] = float(cell)
             except ValueError:
@@ -398,7 +398,15 @@ class CSVTable:
 
 
 def _is_missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v))
+    """None, NaN, pandas' NA or NaT: an empty cell."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return True
+    import pandas as pd
+
+    try:
+        return bool(pd.isna(v)) if pd.api.types.is_scalar(v) else False
+    except (TypeError, ValueError):
+        return False
 
 
 def _check_header(header: Sequence[str], source: str | None, line: int | None) -> None:
@@ -479,7 +487,7 @@ def read_csv(source: Any, *, name: str | None = None, what: str = "CSV") -> CSVT
         line, start = start, reader.line_num + 1
         if not rec or (len(rec) == 1 and not rec[0].strip()):
             continue  # a blank line
-        cells = tuple(c.strip() for c in rec)
+        cells = tuple(map(str.strip, rec))
         if header is None:
             _check_header(cells, label, line)
             header, header_line = cells, line

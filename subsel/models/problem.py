@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, Sequence
@@ -51,6 +52,9 @@ MAX_EXACT_INT = 2 ** 53
 R_RANGE = (1e-12, 1e30)
 MAX_COST = 1e30
 
+
+#: Control characters (C0, DEL, C1), refused in agent names: they break CSV files and terminals.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 #: Names of the optional constraints beyond the paper's model.
 EXTENSIONS = ("budget", "demand", "must_take", "must_not_take")
@@ -250,10 +254,11 @@ def check_extensions(n: int, names: Any, budget: Any, demand: Any, must_take: An
             raise ValueError(f"names has {len(names)} entries but quality has {n}; "
                              "arrays must have the same length")
         seen: dict[str, int] = {}
+        control = _CONTROL.search("".join(names)) is not None  # one scan; the name found below
         for i, s in enumerate(names):
             if not s.strip():
                 raise InputError("must be a non-empty name", column="names", row=i, value=s)
-            if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in s):
+            if control and _CONTROL.search(s):
                 raise InputError("must not hold control characters (NUL, tab, line ends, ...)",
                                  column="names", row=i, value=s)
             if s in seen:

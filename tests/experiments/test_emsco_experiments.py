@@ -57,19 +57,32 @@ def test_check_claims_on_hand_made_numbers():
                  {"dataset": d, "method": "all-features", "g1": 1.0, "g2": 0.8, "g3*": 500.0},
                  {"dataset": d, "method": "ilp-subset", "g1": 1.0, "g2": 0.7, "g3*": 50.0},
                  {"dataset": d, "method": "nsga2", "g1": 0.8, "g2": 0.8, "g3*": 300.0}]
+    rows += [{"dataset": "pima", "method": "gm", "g1": 1.0, "g2": 0.8, "g3*": 150.0},
+             {"dataset": "heart", "method": "gm", "g1": 1.0, "g2": 0.55, "g3*": 20.0}]
     s = pd.DataFrame(rows)
     s["non_dominated"] = nondominated_methods(s)
     found = check_claims(s)
     claims = {key: next(c for c in found if c["claim"].startswith(key)) for key in (
-        "EMSCO is non-dominated on every", "EMSCO has higher accuracy than t",
-        "EMSCO has lower processing cost ", "EMSCO surpasses every other met",
-        "GreedyMiser (GM) and CSTC rows")}
+        "EMSCO is non-dominated on every", "EMSCO is more accurate than Gree",
+        "(ours) EMSCO has higher accuracy", "EMSCO has lower processing cost than GM",
+        "(ours) EMSCO has lower processing", "GM has lower processing cost tha",
+        "EMSCO surpasses every other met", "CSTC")}
     assert claims["EMSCO is non-dominated on every"]["holds"] is False   # heart: all-features dominates
     assert "heart: dominated by all-features" in claims["EMSCO is non-dominated on every"]["detail"]
-    assert claims["EMSCO has higher accuracy than t"]["holds"] is False  # heart 0.6 < 0.8
-    assert claims["EMSCO has lower processing cost "]["holds"] is True   # pima 100 < 500
+    assert claims["EMSCO is more accurate than Gree"]["holds"] is True   # 0.85 > 0.8, 0.6 > 0.55
+    assert claims["(ours) EMSCO has higher accuracy"]["holds"] is False  # heart 0.6 < 0.8
+    assert claims["EMSCO has lower processing cost than GM"]["holds"] is True   # pima 100 < 150
+    assert claims["EMSCO has lower processing cost than GM"]["detail"] == "pima: 100 vs 150"
+    assert claims["(ours) EMSCO has lower processing"]["holds"] is True   # pima 100 < 500
+    assert claims["GM has lower processing cost tha"]["holds"] is True    # heart 20 < 900
+    assert claims["GM has lower processing cost tha"]["detail"] == "heart: GM 20 vs EMSCO 900"
     assert claims["EMSCO surpasses every other met"]["holds"] is False   # 1 of 2 data sets
-    assert claims["GreedyMiser (GM) and CSTC rows"]["detail"] == "not reproduced"
+    assert claims["CSTC"]["detail"] == "not implemented"
+    # without GM rows the GM claims cannot be checked
+    found = check_claims(s[s["method"] != "gm"].reset_index(drop=True))
+    gm = [c for c in found if c["claim"].startswith(("EMSCO is more accurate than Gree", "GM has lower",
+                                                     "EMSCO has lower processing cost than GM"))]
+    assert len(gm) == 3 and all(c["holds"] is None for c in gm)
 
 
 def test_table2_tiny_end_to_end_writes_every_file(tmp_path):
@@ -82,7 +95,7 @@ def test_table2_tiny_end_to_end_writes_every_file(tmp_path):
     summary = pd.read_csv(files[1])
     assert set(table["dataset"]) == set(datasets)
     assert set(summary["method"]) == {"emsco", "emsco+ilp", "nsga2", "all-features",
-                                      "all-features-reject", "ilp-subset"}
+                                      "all-features-reject", "ilp-subset", "gm"}
     ea = table[table["part"] == "ea"]
     assert (ea.groupby(["dataset", "method"]).size() == 2).all()           # 2 runs at tiny
     # NSGA-II got the paired EMSCO run's evaluation budget (pymoo may overshoot by < one population)
@@ -91,8 +104,11 @@ def test_table2_tiny_end_to_end_writes_every_file(tmp_path):
     assert table[["g1", "g2"]].apply(lambda c: c.between(0, 1)).all().all()
     base = table[table["method"] == "all-features"]
     assert (base["g1"] == 1.0).all()                                        # no rejection
+    gm = table[table["method"] == "gm"]
+    assert len(gm) == len(datasets) and (gm["g1"] == 1.0).all() and (gm["gm_tradeoff"] >= 0).all()
     text = files[3].read_text()
-    assert "not reproduced" in text and "EMSCO is non-dominated on every data set" in text
+    assert "CSTC, the paper's other budgeted baseline: **not implemented**" in text
+    assert "GreedyMiser (`gm`)" in text and "EMSCO is non-dominated on every data set" in text
 
 
 def test_sweep_tiny_end_to_end(tmp_path):
@@ -131,3 +147,91 @@ def test_cli_sweep_writes_its_files(tmp_path, capsys):
     assert "emsco-sweep: " in out
     for suffix in (".csv", "_summary.csv", ".png", ".md"):
         assert (tmp_path / f"emsco-sweep-synthetic15{suffix}").is_file()   # named after the data set
+
+
+def test_authors_layout_on_hand_made_numbers():
+    from subsel.experiments.emsco import authors_layout
+
+    t = pd.DataFrame({"confidence": [0.8, 0.7, 0.7, 0.7], "g1": [0.2, 0.5, 0.7, 0.6],
+                      "g2": [0.9, 0.8, 0.9, 1.0], "g3*": [5.0, 10.0, 20.0, 30.0]})
+    out = authors_layout(t)
+    assert list(out.columns) == ["runs", "p_hat", "test_accuracy", "test_coverage", "test_cost",
+                                 "acc_std", "cov_std", "cost_std"]
+    assert out["p_hat"].tolist() == [0.7, 0.8] and out["runs"].tolist() == [3, 1]
+    first = out.iloc[0]
+    assert first["test_accuracy"] == pytest.approx(0.9) and first["test_coverage"] == pytest.approx(0.6)
+    assert first["test_cost"] == pytest.approx(20.0)
+    assert first["cost_std"] == pytest.approx(math.sqrt(200 / 3))        # ddof = 0, as numpy.std
+    assert first["acc_std"] == pytest.approx(math.sqrt(0.02 / 3))
+    assert out.iloc[1]["cov_std"] == 0.0                                 # one run
+
+
+def _write_own_splits(folder):
+    from subsel.evolution.datasets import synthetic15
+
+    d = synthetic15()
+    X_tr, X_va, X_te, y_tr, y_va, y_te = d.split()
+    paths = []
+    for name, X, y in (("train", X_tr, y_tr), ("val", X_va, y_va), ("test", X_te, y_te)):
+        f = X.copy()
+        f["label"] = np.where(y == 1, "yes", "no")           # any label type; coded in sorted order
+        f.to_csv(folder / f"{name}.csv", index=False)
+        paths.append(str(folder / f"{name}.csv"))
+    (folder / "costs.txt").write_text(",".join(f"{c:g}" for c in d.costs) + "\n")
+    return [*paths, str(folder / "costs.txt")]
+
+
+def test_cli_sweep_on_own_splits_equals_the_named_data_set(tmp_path, capsys):
+    train, val, test, costs = _write_own_splits(tmp_path)
+    code, _, err = run(capsys, "reproduce", "emsco-sweep", "--scale", "tiny", "--train", train,
+                       "--val", val, "--test", test, "--costs", costs, "--out", str(tmp_path / "own"))
+    assert code == 0, err
+    code, _, err = run(capsys, "reproduce", "emsco-sweep", "--scale", "tiny", "--dataset",
+                       "synthetic15", "--out", str(tmp_path / "named"))
+    assert code == 0, err
+    cols = ["confidence", "run", "g1", "g2", "g3*", "val_g1", "val_g2", "val_g3*"]
+    own = pd.read_csv(tmp_path / "own" / "emsco-sweep-train.csv")       # named after the train file
+    named = pd.read_csv(tmp_path / "named" / "emsco-sweep-synthetic15.csv")
+    pd.testing.assert_frame_equal(own[cols], named[cols])   # same data, settings and seeds
+    authors = pd.read_csv(tmp_path / "own" / "emsco-sweep-train_authors.csv")
+    assert authors["p_hat"].tolist() == [0.6, 0.8, 0.95] and (authors["runs"] == 2).all()
+    assert authors["test_cost"].tolist() == pytest.approx(own.groupby("confidence")["g3*"].mean().tolist())
+    text = (tmp_path / "own" / "emsco-sweep-train.md").read_text()
+    assert f"--train {train}" in text and "## In the authors' layout" in text
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--costs", None], "missing: --costs"),
+    (["--dataset", "synthetic15"], "either --dataset or --train"),
+])
+def test_cli_sweep_own_splits_errors(tmp_path, capsys, extra, message):
+    train, val, test, costs = _write_own_splits(tmp_path)
+    argv = ["reproduce", "emsco-sweep", "--train", train, "--val", val, "--test", test]
+    if extra[1] is not None:
+        argv += ["--costs", costs, *extra]
+    out = tmp_path / "out"
+    code, _, err = run(capsys, *argv, "--out", str(out))
+    assert code == 2 and err.count("\n") == 1 and message in err
+    assert not out.exists()
+
+
+def test_cli_own_splits_are_for_the_sweep_only(tmp_path, capsys):
+    out = tmp_path / "out"
+    code, _, err = run(capsys, "reproduce", "emsco-table2", "--train", "a.csv", "--out", str(out))
+    assert code == 2 and "--train is for emsco-sweep only" in err and not out.exists()
+
+
+def test_cli_own_splits_bad_costs_name_the_file(tmp_path, capsys):
+    train, val, test, _ = _write_own_splits(tmp_path)
+    code, _, err = run(capsys, "reproduce", "emsco-sweep", "--train", train, "--val", val, "--test",
+                       test, "--costs", "1,2,3", "--out", str(tmp_path / "out"))
+    assert code == 2 and "3 values for 15 features" in err
+
+
+def test_cli_sweep_files_may_not_replace_the_user_s_splits(tmp_path, capsys):
+    train, val, test, costs = _write_own_splits(tmp_path)
+    clash = tmp_path / "emsco-sweep-train_summary.csv"
+    clash.write_text((tmp_path / "val.csv").read_text())
+    code, _, err = run(capsys, "reproduce", "emsco-sweep", "--scale", "tiny", "--train", train,
+                       "--val", str(clash), "--test", test, "--costs", costs, "--out", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1 and "--val" in err

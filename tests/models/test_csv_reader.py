@@ -60,7 +60,7 @@ def test_a_bad_cell_after_a_blank_line_names_its_own_line(tmp_path):
     (b"name,quality,cost\na,0.9,0.1\n\na,0.2,1\n", r": line 4, column 'name': duplicates line 2; got 'a'"),
     (b'name,quality,cost\na,0.9,0.1\n"b\nc",0.2,1\n', r": line 3, column 'name': must not hold control"),
     (b"name,quality,cost\na,0.9,nan\n", r": line 2, column 'cost': must be a finite number; got nan"),
-    (b"name,quality,cost\na,0.9,\n", r": line 2, column 'cost': expected a number, the cell is empty"),
+    (b"name,quality,cost\na,0.9,\n", r": line 2, column 'cost': expected a number; got ''"),
 ])
 def test_file_and_stdin_give_the_same_error(tmp_path, data, match):
     path = tmp_path / "agents.csv"
