@@ -171,3 +171,15 @@ def test_the_documentation_site_builds_strictly(tmp_path):
     problems = [line for line in done.stdout.splitlines() if "WARNING" in line or "ERROR" in line]
     assert done.returncode == 0 and not problems, "\n".join(problems) or done.stdout[-2000:]
     assert (tmp_path / "site" / "api" / "index.html").is_file()
+
+
+def test_readme_is_a_front_page_whose_links_resolve():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 200
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    local = [link for link in links if "://" not in link]
+    missing = [link for link in local if not (ROOT / link).exists()]
+    assert local and not missing, missing
+    for needle in ("Σ_i (R·q_i − c_i) · x_i", "Σ_i (q_i − α) · x_i ≥ 0", 'pip install "subsel[all]"',
+                   'pip install -e ".[dev]"', "pytest"):
+        assert needle in text, needle
