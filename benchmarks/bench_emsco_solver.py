@@ -1,4 +1,4 @@
-"""The 'emsco' heuristic Solver against the optimum: mean utility ratio and time (issue #7; SPEC §4).
+"""The 'emsco' heuristic Solver against the optimum: mean utility ratio and time (Hamilton and Fulp 2022, Section IV).
 
 For alpha = 0.7 and each n, ``--instances`` paper instances ``q, c ~ U[0, 1]`` (Deva et al.,
 Section 6.1) are drawn from independent streams ``SeedSequence(seed).spawn(k)``.  Each is solved by

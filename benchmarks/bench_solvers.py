@@ -1,4 +1,5 @@
-"""Median seconds per solve of every solver backend on the paper's random instances (issue #2).
+"""Median seconds per solve of every solver backend on the paper's random instances (Deva et al.,
+AAMAS 2021, Section 6.1).
 
 For alpha = 0.7 and each n, ``--instances`` instances ``q, c ~ U[0, 1]`` (Deva et al., Section 6.1)
 are drawn from independent streams ``SeedSequence(seed).spawn(k)``; every requested backend solves

@@ -1,4 +1,4 @@
-"""All hypothesis strategies of the test suite, in one module (STYLE.md item 12)."""
+"""All hypothesis strategies of the test suite, in one module."""
 from __future__ import annotations
 
 import itertools

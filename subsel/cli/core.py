@@ -379,8 +379,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_solve)
 
     p = sub.add_parser("export", help="write the integer program as an LP or MPS file",
-                       description="Write the integer program (SPEC §1, with extensions) for external "
-                                   "solvers; the format comes from the extension of -o.")
+                       description="Write the integer program (Deva et al., AAMAS 2021, Section 3, with "
+                                   "extensions) for external solvers; the format comes from the "
+                                   "extension of -o.")
     _add_problem_args(p)
     p.add_argument("-o", "--output", required=True,
                    help="model.lp or model.mps, or '-' for stdout (then --format is needed)")

@@ -1,4 +1,4 @@
-"""``subsel emsco fit``: design a budgeted multi-stage classifier with EMSCO (SPEC §3).
+"""``subsel emsco fit``: design a budgeted multi-stage classifier with EMSCO (Hamilton and Fulp, IEEE CEC 2022).
 
 Input either a named data set (``--dataset``; the paper's settings for it) or three CSV files
 (header of feature columns plus a label column) and feature costs, given as one comma-separated line
@@ -6,7 +6,7 @@ in feature order or as a CSV ``feature,cost`` (the reference tool's input format
 chosen stages and the test objectives; ``--out DIR`` also gets ``front.csv``, ``front.png`` and
 ``summary.json`` (``evaluations``: chromosomes evaluated; ``cache_hit_rate``: share of
 cumulative-feature-set lookups served by the classifier cache; ``test`` / ``validation``:
-``{coverage, accuracy, cost}`` = g1, g2, g3*, the key names issue #6 asks for).  The ``--out``
+``{coverage, accuracy, cost}`` = g1, g2, g3*).  The ``--out``
 folder is created and checked before the fit; every file is written whole or not at all.  One of
 ``--train``, ``--val``, ``--test``, ``--costs`` may be ``-`` (stdin).  Every input error names the
 option, the file and, for CSV rows, the 1-based line of the file (line 1 is the header).

@@ -1,11 +1,12 @@
-"""EMSCO: evolutionary design of budgeted multi-stage classifiers with a reject option (SPEC §3).
+"""EMSCO: evolutionary design of budgeted multi-stage classifiers with a reject option (Hamilton and Fulp,
+"Budgeted Classification with Rejection: An Evolutionary Method with Multiple Objectives", IEEE CEC 2022).
 
 - :mod:`subsel.evolution.operators` — ranking, fitness, selection, elitism, crossover, mutation;
 - :mod:`subsel.evolution.engine` — the generational loop and the pluggable problem interface;
 - :mod:`subsel.evolution.staged` — staged classification, objectives g1, g2, g3*, the cache;
 - :mod:`subsel.evolution.estimator` — :class:`EMSCOClassifier` (scikit-learn estimator);
 - :mod:`subsel.evolution.datasets` — the paper's five data sets and breast cancer.
-- :mod:`subsel.evolution.ilp` — the engine as the heuristic ``emsco`` Solver (SPEC §4);
+- :mod:`subsel.evolution.ilp` — the engine as the heuristic ``emsco`` Solver;
 - :mod:`subsel.evolution.seeding` — ILP-chosen feature subsets for the initial population.
 """
 from .._extras import require

@@ -1,6 +1,6 @@
-"""EMSCO's genetic engine, independent of classification (SPEC §3, §4; Hamilton & Fulp 2022, Alg. 2).
+"""EMSCO's genetic engine, independent of classification (Hamilton and Fulp, IEEE CEC 2022, Section IV).
 
-Pymoo-style split (STYLE.md): a *problem* object owns the encoding (random solution, crossover,
+Pymoo-style split: a *problem* object owns the encoding (random solution, crossover,
 mutation) and the evaluation hook; the :class:`GeneticEngine` owns the loop (ranking, fitness,
 roulette-wheel selection, elitism, crossover rate, termination) and records the history.  The
 stage-assignment encoding of EMSCO is the default (:class:`StageAssignmentProblem`); another
@@ -185,7 +185,7 @@ class EvolutionResult:
 
 
 class GeneticEngine:
-    """EMSCO's generational loop (paper Alg. 2; SPEC §3).
+    """EMSCO's generational loop (Hamilton and Fulp 2022, Section IV).
 
     Each generation: normalise objectives over the population, non-dominated sorting (first front
     ranked highest), fitness ``gamma**rank * ||g||_2``, keep the top ``M`` unique solutions

@@ -1,4 +1,4 @@
-"""``EMSCOClassifier``: EMSCO as a scikit-learn estimator (SPEC §3; STYLE.md item 10).
+"""``EMSCOClassifier``: EMSCO as a scikit-learn estimator (Hamilton and Fulp, IEEE CEC 2022).
 
 Hamilton & Fulp, *Budgeted Classification with Rejection: An Evolutionary Method with Multiple
 Objectives* (IEEE CEC 2022): the genetic engine designs the stages of a budgeted sequential
@@ -85,7 +85,7 @@ def _check_int(name: str, value, minimum: int) -> int:
 class EMSCOClassifier(ClassifierMixin, BaseEstimator):
     """Budgeted multi-stage classifier with a reject option, designed by EMSCO's genetic algorithm.
 
-    EMSCO (Hamilton & Fulp, IEEE CEC 2022; SPEC §3) searches ordered partitions of the features
+    EMSCO (Hamilton & Fulp, IEEE CEC 2022) searches ordered partitions of the features
     into stages.  Stage ``m`` uses all features of stages ``0..m`` with its own classifier; an input
     leaves at the first stage whose top class probability is ``>= confidence`` (p̂) and is rejected
     after the last stage.  The search maximises coverage ``g1``, accuracy on accepted inputs ``g2``
@@ -450,7 +450,7 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[r["label"]], ~r["accepted"]
 
     def predict_with_cost(self, X) -> pd.DataFrame:
-        """Per input: label, accepted, exit stage and acquisition cost (SPEC §3).
+        """Per input: label, accepted, exit stage and acquisition cost (Hamilton and Fulp 2022, Section III).
 
         Returns
         -------

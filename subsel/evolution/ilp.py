@@ -1,16 +1,19 @@
 """EMSCO's genetic engine as a heuristic :class:`~subsel.solvers.Solver` for the subset-selection ILP.
 
-SPEC §4: the genetic machinery of EMSCO (non-dominated ranking, fitness ``gamma**rank * ||g||_2``,
+The genetic machinery of EMSCO (Hamilton and Fulp, IEEE CEC 2022, Section IV) (non-dominated
+ranking, fitness ``gamma**rank * ||g||_2``,
 roulette-wheel selection, elitism, crossover rate, termination — :class:`GeneticEngine`) does not
 depend on classification.  Here it runs on *selection vectors*: gene ``i`` is the number of units
-``x_i in [lb_i, ub_i]`` taken from agent ``i`` (SPEC §1).  Two objectives, both maximised: utility
+``x_i in [lb_i, ub_i]`` taken from agent ``i`` (Deva et al., AAMAS 2021, Section 3).  Two
+objectives, both maximised: utility
 ``sum r_i x_i`` and constraint satisfaction ``1 / (1 + violation)`` (1 when the quality constraint
 ``sum (q_i - alpha) x_i >= 0`` holds).
 
 Every solution is *repaired* after it is drawn or mutated (Lamarckian repair):
 
-1. SPEC §1's partition fixes what never needs searching: S1 agents (``q >= alpha, r >= 0``) take all
-   their units, S4 agents (never worth taking) none — both moves can only raise utility and surplus;
+1. The partition of Deva et al. (AAMAS 2021, Section 3.4) fixes what never needs searching: S1
+   agents (``q >= alpha, r >= 0``) take all their units, S4 agents (never worth taking) none —
+   both moves can only raise utility and surplus;
 2. while the quality surplus is negative, the cheapest quality is bought back greedily: remove S3
    units or add S2 units in increasing order of utility lost per unit of quality gained
    (``r_i / (alpha - q_i)`` for S3, ``r_j / (alpha - q_j)`` for S2 — GSS's ``a`` and ``b`` keys).
@@ -36,7 +39,8 @@ __all__ = ["EMSCOSolver", "SelectionVectorProblem"]
 
 
 class SelectionVectorProblem(EvolutionProblem):
-    """The subset-selection ILP (SPEC §1) as an :class:`EvolutionProblem` on selection vectors.
+    """The subset-selection ILP (Deva et al., AAMAS 2021, Section 3) as an
+    :class:`EvolutionProblem` on selection vectors.
 
     Parameters
     ----------
@@ -186,7 +190,8 @@ class SelectionVectorProblem(EvolutionProblem):
 
 
 class EMSCOSolver(Solver):
-    """EMSCO's genetic engine on selection vectors: a seeded heuristic Solver (SPEC §4).
+    """EMSCO's genetic engine on selection vectors: a seeded heuristic Solver (Hamilton and Fulp,
+    IEEE CEC 2022, Section IV).
 
     The same :class:`~subsel.evolution.engine.GeneticEngine` that designs EMSCO's classifiers
     (Hamilton & Fulp 2022, Alg. 2: ranking, fitness, roulette wheel, elitism) evolves selection

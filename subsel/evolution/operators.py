@@ -1,4 +1,4 @@
-"""EMSCO's genetic operators as small, separately tested functions (SPEC §3; Hamilton & Fulp 2022, §IV).
+"""EMSCO's genetic operators as small, separately tested functions (Hamilton and Fulp, IEEE CEC 2022, Section IV).
 
 Every function is pure apart from the explicit ``rng: numpy.random.Generator`` it is handed.  Nothing
 here knows about classification: a *stage assignment* is an integer vector ``Q`` with ``Q[i]`` the
@@ -65,7 +65,7 @@ def n_stages(genes: np.ndarray) -> int:
 
 
 def realign(genes: np.ndarray) -> np.ndarray:
-    """Remove empty stages and renumber the rest ``0..s-1`` keeping their order (SPEC §3, crossover).
+    """Remove empty stages and renumber the rest ``0..s-1`` keeping their order (paper Section IV-E, crossover).
 
     Parameters
     ----------
@@ -91,7 +91,7 @@ def realign(genes: np.ndarray) -> np.ndarray:
 
 
 def random_stage_assignment(n_features: int, max_stages: int, rng: np.random.Generator) -> np.ndarray:
-    """A random one- or two-stage solution of EMSCO's initial population (SPEC §3).
+    """A random one- or two-stage solution of EMSCO's initial population (paper Section IV).
 
     With probability 1/2 every feature goes to stage 0; otherwise each feature goes to stage 0 or 1
     by a fair coin (then realigned, so an all-equal draw is a one-stage solution).  With
@@ -137,7 +137,7 @@ def beta_binomial_pmf(n: int, beta: float) -> np.ndarray:
 
 @functools.lru_cache(maxsize=1024)
 def mutation_pmf(stage_count: int, beta: float, max_stages: int) -> np.ndarray:
-    """Distribution of a mutated gene's new stage (SPEC §3, mutation).
+    """Distribution of a mutated gene's new stage (paper Section IV-D, mutation).
 
     Below the maximum stage count (``stage_count < max_stages``) it is BetaBinomial(n = |Q|, 1, beta)
     over ``0..|Q|``, where drawing ``|Q|`` opens a new stage.  At the maximum the value ``|Q|`` is
@@ -166,7 +166,7 @@ def mutation_pmf(stage_count: int, beta: float, max_stages: int) -> np.ndarray:
 
 def stage_mutation(genes: np.ndarray, rate: float, beta: float, max_stages: int,
                    rng: np.random.Generator) -> np.ndarray:
-    """Beta-binomial mutation of a stage assignment (SPEC §3; paper §IV-D).
+    """Beta-binomial mutation of a stage assignment (paper Section IV-D).
 
     Each gene mutates independently with probability ``rate``; a mutated gene's new stage is drawn
     from :func:`mutation_pmf` of the chromosome's stage count before mutation (so all genes that
@@ -247,7 +247,7 @@ def map_stage(stage, parent_size, child_size):
 
 def context_crossover(parent_a: np.ndarray, parent_b: np.ndarray,
                       rng: np.random.Generator) -> np.ndarray:
-    """EMSCO's context-keeping uniform crossover (SPEC §3; paper §IV-E), always recombining.
+    """EMSCO's context-keeping uniform crossover (paper Section IV-E), always recombining.
 
     The child's stage count ``|C|`` comes from :func:`crossover_stage_count`; gene ``i`` comes from
     parent ``R`` in {A, B} (fair coin per gene) and is mapped by :func:`map_stage` (its relative
@@ -332,7 +332,7 @@ def front_ranks(front: np.ndarray) -> np.ndarray:
 
 
 def log_fitness(objectives: np.ndarray, rank: np.ndarray, epsilon: float = 0.01) -> np.ndarray:
-    """Natural log of EMSCO's fitness ``f = gamma**rank * E`` (paper Eq. 12; SPEC §3).
+    """Natural log of EMSCO's fitness ``f = gamma**rank * E`` (paper Eq. 12).
 
     ``E = ||g||_2`` per row and ``gamma = max E / min E + epsilon`` over the population.  Working in
     logs keeps ``gamma**rank`` from overflowing in populations with many fronts.  Because
@@ -422,7 +422,7 @@ def roulette_wheel(log_f: np.ndarray, size: int, rng: np.random.Generator) -> np
 
 def elite_indices(keys: list, log_f: np.ndarray, front: np.ndarray, elite_fraction: float,
                   tiebreak: np.ndarray | None = None) -> np.ndarray:
-    """Elitism: the top ``M`` unique solutions by fitness (paper §IV-B2; SPEC §3).
+    """Elitism: the top ``M`` unique solutions by fitness (paper Section IV-B2).
 
     ``M = max(|unique first front|, round(b * |unique population|))``.  Duplicates (equal keys) count
     once, represented by their first occurrence.  Order: fitness decreasing, then ``tiebreak``

@@ -1,6 +1,8 @@
-"""Feature subsets chosen by the subset-selection ILP, to seed EMSCO's initial population (SPEC §3–§4).
+"""Feature subsets chosen by the subset-selection ILP, to seed EMSCO's initial population (Hamilton
+and Fulp, IEEE CEC 2022, Section IV).
 
-Features are the agents of SPEC §1: a feature's *quality* is its single-feature validation accuracy
+Features are the agents of the subset-selection ILP (Deva et al., AAMAS 2021, Section 3): a
+feature's *quality* is its single-feature validation accuracy
 rescaled to [0, 1] above chance (``q = (acc - 1/C) / (1 - 1/C)`` clipped, C classes), its *cost* is
 its acquisition cost divided by the largest one, and the planner asks for an average quality of at
 least ``alpha`` with revenue constant ``R``: maximise ``sum (R q_i - c_i) x_i`` subject to
@@ -128,7 +130,7 @@ def seed_chromosomes(subsets: list[dict], n_features: int, max_stages: int) -> l
     Returns
     -------
     list of ndarray of int64, shape (n_features,)
-        Aligned assignments (EMSCO's encoding, SPEC §3).
+        Aligned assignments (EMSCO's encoding, Hamilton and Fulp 2022, Section IV).
     """
     out = []
     for s in subsets:

@@ -1,4 +1,4 @@
-"""Budgeted sequential classification with a reject option (SPEC §3; Hamilton & Fulp 2022, §III).
+"""Budgeted sequential classification with a reject option (Hamilton and Fulp, IEEE CEC 2022, Section III).
 
 A solution assigns every feature a stage; stage ``m`` uses all features of stages ``0..m`` (its
 *cumulative feature set*) with its own classifier trained on the training split.  An input leaves at
@@ -44,7 +44,7 @@ __all__ = [
 
 
 def default_base_estimator():
-    """The paper's base classifier: standardisation then logistic regression (SPEC §3).
+    """The paper's base classifier: standardisation then logistic regression (Hamilton and Fulp 2022, Section V).
 
     Returns
     -------
@@ -81,7 +81,7 @@ def cumulative_sets(stages: list[list[int]]) -> list[frozenset]:
 
 
 def stage_costs(stages: list[list[int]], costs: np.ndarray) -> np.ndarray:
-    """Cumulative acquisition cost of leaving at each stage (SPEC §3).
+    """Cumulative acquisition cost of leaving at each stage (Hamilton and Fulp 2022, Section III).
 
     Parameters
     ----------
@@ -136,7 +136,7 @@ def route_masks(ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def staged_objectives(correct: np.ndarray, accepted: np.ndarray, cost: np.ndarray
                       ) -> tuple[float, float, float]:
-    """Objectives ``(g1, g2, g3*)`` of a routed split (SPEC §3).
+    """Objectives ``(g1, g2, g3*)`` of a routed split (Hamilton and Fulp 2022, Section III).
 
     Parameters
     ----------
@@ -246,7 +246,7 @@ class StagedClassificationProblem(StageAssignmentProblem):
     """EMSCO's classification problem for the :class:`~subsel.evolution.engine.GeneticEngine`.
 
     Raw objectives ``(g1, g2, g3*)`` on the validation split; :meth:`normalize` turns ``g3*`` into
-    ``g3 = min_pop g3* / g3*`` (SPEC §3).
+    ``g3 = min_pop g3* / g3*`` (Hamilton and Fulp 2022, Section III).
 
     Parameters
     ----------

@@ -1,4 +1,5 @@
-"""Experiments: the grid runner and the paper's comparison scripts (SPEC §4).
+"""Experiments: the grid runner and the paper's comparison scripts (Deva et al., AAMAS 2021, Section 6;
+Hamilton and Fulp, IEEE CEC 2022, Section V).
 
 This package sits on top of the library: it uses :mod:`subsel.models` and the solver registry, and
 nothing in ``models``, ``solvers``, ``bandits`` or ``evolution`` imports it.

@@ -1,6 +1,6 @@
-"""EMSCO's experiments (Hamilton & Fulp 2022, §V; SPEC §3): Table II/III against baselines, p̂ sweep.
+"""EMSCO's experiments (Hamilton and Fulp, IEEE CEC 2022, Section V): Table II/III against baselines, p̂ sweep.
 
-``emsco-table2`` runs, per data set (Synthetic50, Synthetic15, Pima, Credit, Heart with SPEC §3's
+``emsco-table2`` runs, per data set (Synthetic50, Synthetic15, Pima, Credit, Heart with the paper's
 settings), independent EA runs on one fixed train / validation / test split (60 / 20 / 20) — the
 paper's margins of error come from the EA's randomness, so the split is shared by every run and
 every method — and compares on the *test* split:
@@ -57,7 +57,7 @@ EA_METHODS = ("emsco", "emsco+ilp", "nsga2")
 BASELINES = ("all-features", "all-features-reject", "ilp-subset", "gm")
 
 #: EA runs per data set, population and generations per scale.  ``None`` = the paper's value
-#: (population from SPEC §3's table, 150 generations).
+#: (population from the paper's Section V, 150 generations).
 TABLE2_SCALES: dict[str, dict] = {
     "tiny": {"runs": 2, "population": 8, "generations": 2, "datasets": SYNTHETIC},
     "quick": {"runs": 3, "population": 24, "generations": 6, "datasets": TABLE2_DATASETS},
@@ -119,7 +119,8 @@ def margin_of_error(values, confidence: float = 0.95) -> float:
 def nondominated_methods(summary: pd.DataFrame, by: str = "dataset") -> pd.Series:
     """Which rows are non-dominated within their group on mean ``(g1, g2, g3*)``.
 
-    ``g1`` (coverage) and ``g2`` (accuracy) are maximised, ``g3*`` (mean cost) minimised (SPEC §3).
+    ``g1`` (coverage) and ``g2`` (accuracy) are maximised, ``g3*`` (mean cost) minimised (Hamilton
+    and Fulp 2022, Section III).
     Row ``u`` dominates row ``v`` when it is at least as good in all three and better in one.
 
     Parameters
@@ -649,7 +650,7 @@ def _fmt(mean: float, moe: float, fmt: str) -> str:
 
 
 def _table2_markdown(config, size, datasets, table, summary, claims, elapsed) -> str:
-    pop = "the paper's (SPEC §3)" if size["population"] is None else str(size["population"])
+    pop = "the paper's" if size["population"] is None else str(size["population"])
     lines = [
         "# emsco-table2: EMSCO against baselines (Tables II and III)", "",
         f"Reproduces {_PAPER}. Command: `subsel reproduce emsco-table2 {_flag(config)} --seed "

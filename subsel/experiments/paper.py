@@ -1,4 +1,4 @@
-"""The known-quality experiments of Deva et al., Section 6.1 (SPEC §1): Figures 1a, 1b, 2 and Table 1.
+"""The known-quality experiments of Deva et al., Section 6.1: Figures 1a, 1b, 2 and Table 1.
 
 Each experiment is a grid of random instances (``q, c ~ U[0, 1]``, ``R = 1``; one task = one instance
 solved by every solver of the comparison, in the same process) run by
@@ -300,7 +300,7 @@ def table1(config: ExperimentConfig) -> list[Path]:
               f"(n = {int(wide.loc[ilp.idxmin(), 'n'])}) to {ilp.max():.3g} "
               f"(n = {int(wide.loc[ilp.idxmax(), 'n'])}).",
               "- Why ours differ: our GSS is vectorised numpy (tens of microseconds plus Python overhead), "
-              "our DPSS enumerates only S2 ∪ S3 (about 0.29 n agents after the partition, SPEC §5), and the "
+              "our DPSS enumerates only S2 ∪ S3 (about 0.29 n agents after the partition), and the "
               "ILP time includes building the PuLP model and starting the CBC process."]
     files.append(out / f"{name}.md")
     atomic_write_text(files[-1], "\n".join(lines) + "\n")

@@ -183,16 +183,18 @@ class ProblemBatch:
     [0.5, 0.95]
     """
 
+    # The annotations are the attributes' types once validated (``__post_init__`` normalises every
+    # input), so the defaults that stand for "all ones" / "0, 1, ..." / "none" are never stored.
     quality: np.ndarray
     cost: np.ndarray
     alpha: np.ndarray
     R: np.ndarray = 1.0  # type: ignore[assignment]
-    capacity: np.ndarray | None = None
-    names: tuple[str, ...] | None = None
+    capacity: np.ndarray = None  # type: ignore[assignment]
+    names: tuple[str, ...] = None  # type: ignore[assignment]
     budget: float | None = None
     demand: int | None = None
-    must_take: np.ndarray | None = None
-    must_not_take: np.ndarray | None = None
+    must_take: np.ndarray = None  # type: ignore[assignment]
+    must_not_take: np.ndarray = None  # type: ignore[assignment]
     objective_quality: np.ndarray | None = None
 
     def __post_init__(self) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -96,7 +96,7 @@ class LinearForm:
         cols, rows = np.nonzero(mask)
         return start, rows.astype(np.int32), A[rows, cols]
 
-    def pulp_model(self) -> tuple["pulp.LpProblem", list]:
+    def pulp_model(self) -> tuple["pulp.LpProblem", list[Any]]:
         """This program as a PuLP model and its variables ``[x_0, ..., x_{n-1}]`` (see :func:`to_pulp`)."""
         import pulp
 
@@ -122,7 +122,7 @@ class LinearForm:
                 prob.addConstraint(pulp.LpConstraint(expr, pulp.LpConstraintGE, "demand", row.lower))
         return prob, x
 
-    def ortools_model(self, backend: str = "SCIP") -> tuple["pywraplp.Solver", list]:
+    def ortools_model(self, backend: str = "SCIP") -> tuple["pywraplp.Solver", list[Any]]:
         """This program as an OR-Tools ``pywraplp`` model and its variables (see :func:`to_ortools`)."""
         from ortools.linear_solver import pywraplp
 
@@ -359,7 +359,7 @@ def mps_text(problem: SubsetSelectionProblem) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_lp(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
+def write_lp(problem: SubsetSelectionProblem, path: str | os.PathLike[str]) -> None:
     """Write the integer program as a CPLEX LP file, atomically.
 
     The file maximises the utility ``sum r_i x_i`` (section ``Maximize``); rows ``quality``
@@ -384,7 +384,7 @@ def write_lp(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
     atomic_write_with(path, lambda tmp: Path(tmp).write_text(text))
 
 
-def write_mps(problem: SubsetSelectionProblem, path: str | os.PathLike) -> None:
+def write_mps(problem: SubsetSelectionProblem, path: str | os.PathLike[str]) -> None:
     """Write the integer program as an MPS file, atomically: a *minimisation of the negated utility*.
 
     MPS has no portable way to say "maximise": the ``OBJSENSE`` section is an extension that some

@@ -177,13 +177,14 @@ class InputError(ValueError):
                          other_line=other_line, in_table=True)
         return out
 
-    def __reduce__(self):  # picklable across processes despite the keyword-only constructor
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable across processes despite the keyword-only constructor
         value = self.value if self.has_value else _NO_VALUE
         return (_rebuild, (self.rule, self.file, self.line, self.column, value, self.row,
                            self.other, self.other_line, self.in_table))
 
 
-def _rebuild(rule, file, line, column, value, row, other, other_line, in_table):
+def _rebuild(rule: str, file: str | None, line: int | None, column: str | None, value: Any, row: int | None,
+             other: int | None, other_line: int | None, in_table: bool) -> InputError:
     return InputError(rule, file=file, line=line, column=column, value=value, row=row,
                       other=other, other_line=other_line, in_table=in_table)
 
@@ -611,7 +612,7 @@ def _user_error(exc: OSError, path: Path, tmp: str | None) -> OSError:
     return type(exc)(exc.errno, exc.strerror or str(exc), str(path))
 
 
-def atomic_write_with(path: str | os.PathLike, writer: Callable[[str], object]) -> None:
+def atomic_write_with(path: str | os.PathLike[str], writer: Callable[[str], object]) -> None:
     """Call ``writer(tmp_path)`` on a temporary file next to ``path``, then rename it into place.
 
     The temporary file keeps the destination's suffix (some writers choose the format by it) and
@@ -660,7 +661,7 @@ def atomic_write_with(path: str | os.PathLike, writer: Callable[[str], object]) 
         raise
 
 
-def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8") -> None:
+def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
 
     Parameters
@@ -682,7 +683,7 @@ def atomic_write_text(path: str | os.PathLike, text: str, encoding: str = "utf-8
     atomic_write_with(path, write)
 
 
-def stale_temporaries(path: str | os.PathLike) -> list[Path]:
+def stale_temporaries(path: str | os.PathLike[str]) -> list[Path]:
     """Temporary files :func:`atomic_write_with` left next to ``path`` when killed mid-write.
 
     They are named ``.<stem>.<8 random characters><suffix>`` in the folder of ``path``.  Only

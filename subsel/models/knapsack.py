@@ -90,7 +90,7 @@ class KnapsackInstance:
 MAX_EXACT_INT = 2 ** 53
 
 
-def _number(token: str, path: Path, line: int, what: str) -> float:
+def _number(token: str, path: Path | _Stream, line: int, what: str) -> float:
     try:
         v = float(token)
     except ValueError:
@@ -171,14 +171,14 @@ def read_optimum(path: str | Path | Any) -> float:
     return _number(tokens[0][1], path, tokens[0][0], "the optimum")
 
 
-def _check_item(p: float, w: float, path: Path, line: int) -> None:
+def _check_item(p: float, w: float, path: Path | _Stream, line: int) -> None:
     if p < 0:
         raise ValueError(f"{path}: line {line}, column 'p': profit must be >= 0; got {p:g}")
     if w < 0:
         raise ValueError(f"{path}: line {line}, column 'w': weight must be >= 0; got {w:g}")
 
 
-def _read_format_a(path: Path, lines: list[tuple[int, str]]) -> KnapsackInstance:
+def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> KnapsackInstance:
     ln, head = lines[0]
     toks = head.split()
     if len(toks) != 2:
@@ -222,7 +222,7 @@ def _read_format_a(path: Path, lines: list[tuple[int, str]]) -> KnapsackInstance
 _KEY = re.compile(r"^(n|c|z|time)\s+(\S+)$")
 
 
-def _read_format_b(path: Path, lines: list[tuple[int, str]]) -> list[KnapsackInstance]:
+def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[KnapsackInstance]:
     instances: list[KnapsackInstance] = []
     block: list[tuple[int, str]] = []
     blocks = []

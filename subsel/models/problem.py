@@ -271,7 +271,7 @@ def check_extensions(n: int, names: Any, budget: Any, demand: Any, must_take: An
     demand = None
     if demand_arg is not None:
         if isinstance(demand_arg, (int, np.integer)) and not isinstance(demand_arg, bool):
-            d = int(demand_arg)  # exact: no detour through float for huge integers
+            d: float = int(demand_arg)  # exact: no detour through float for huge integers
         else:
             d = _check_scalar(demand_arg, "demand")
         if d < 0 or d != round(d):
@@ -373,18 +373,21 @@ class SubsetSelectionProblem:
     True
     """
 
+    # The annotations are the attributes' types once validated: ``__post_init__`` turns every input
+    # (array-likes, None for a default) into these, so ``capacity``, ``names``, ``must_take`` and
+    # ``must_not_take`` are never None on an instance although None is their constructor default.
     quality: np.ndarray
     cost: np.ndarray
     alpha: float
-    capacity: np.ndarray | None = None
+    capacity: np.ndarray = None  # type: ignore[assignment]
     R: float = 1.0
-    names: tuple[str, ...] | None = None
+    names: tuple[str, ...] = None  # type: ignore[assignment]
     budget: float | None = None
     demand: int | None = None
-    must_take: np.ndarray | None = None
-    must_not_take: np.ndarray | None = None
+    must_take: np.ndarray = None  # type: ignore[assignment]
+    must_not_take: np.ndarray = None  # type: ignore[assignment]
     objective_quality: np.ndarray | None = None
-    _extras: dict = field(default_factory=dict, repr=False, compare=False)
+    _extras: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
@@ -506,7 +509,7 @@ class SubsetSelectionProblem:
         """
         return Partition(*(np.flatnonzero(m) for m in partition_masks(self.quality, self.utility, self.alpha)))
 
-    def quality_surplus(self, x: np.ndarray) -> np.ndarray | float:
+    def quality_surplus(self, x: np.ndarray) -> np.ndarray | np.floating[Any]:
         """Left side of the quality constraint, ``sum_i (q_i - alpha) x_i`` (Deva et al., Section 3, the linear form).
 
         Parameters
@@ -615,7 +618,7 @@ class SubsetSelectionProblem:
         **changes
             Any constructor argument, e.g. ``quality=q_hat, alpha=0.75``.
         """
-        base = dict(quality=self.quality, cost=self.cost, alpha=self.alpha, capacity=self.capacity,
+        base: dict[str, Any] = dict(quality=self.quality, cost=self.cost, alpha=self.alpha, capacity=self.capacity,
                     R=self.R, names=self.names, budget=self.budget, demand=self.demand,
                     must_take=self.must_take, must_not_take=self.must_not_take,
                     objective_quality=self.objective_quality)
@@ -652,7 +655,7 @@ class SubsetSelectionProblem:
         return cls(quality=q, cost=c, alpha=alpha, R=R)
 
     @classmethod
-    def from_knapsack(cls, values: Sequence[float], weights: Sequence[float],
+    def from_knapsack(cls, values: Sequence[float] | np.ndarray, weights: Sequence[float] | np.ndarray,
                       capacity: float) -> "SubsetSelectionProblem":
         """Encode a 0-1 knapsack instance as subset selection (the reduction behind the exact solver).
 

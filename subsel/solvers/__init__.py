@@ -1,4 +1,5 @@
-"""One Solver interface and its backends (SPEC §1, §4).
+"""One Solver interface and its backends for the subset-selection ILP (Deva, Abhishek, Gujar,
+"A Multi-Arm Bandit Approach To Subset Selection Under Constraints", AAMAS 2021, Section 3).
 
 Use :func:`get_solver` to create a backend by name and :func:`available_solvers` to list what works
 on this machine.  Every backend returns a :class:`Solution` checked by ``problem.evaluate``.

@@ -458,7 +458,7 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
             z_ref, z_take = (len(blocks), int(anc[k]), int(bits[k]), -1), None
         # Bounds of the states against every free item outside the core.
         ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m)
-        alive = improving(ub, z)
+        alive = np.asarray(improving(ub, z))  # ub is an array: so is alive
         if not alive.all():
             W, P, anc, bits = W[alive], P[alive], anc[alive], bits[alive]
         if len(items) % _BLOCK == 0:
@@ -587,7 +587,7 @@ def _state_bounds(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.
     return ub
 
 
-def _backtrack(take_sorted: np.ndarray, items: list[int], blocks: list,
+def _backtrack(take_sorted: np.ndarray, items: list[int], blocks: list[tuple[np.ndarray, np.ndarray]],
                z_ref: tuple[int, int, int, int] | None, b: int) -> np.ndarray:
     """Flip the core items of the incumbent's history in the break solution."""
     if z_ref is None:

@@ -97,7 +97,8 @@ def solver_form(problem: SubsetSelectionProblem, delta: float) -> tuple[LinearFo
         if row.name == "quality":
             rows.append(LinearRow("quality", coef * s, row.lower * s + shift, np.inf))
         elif row.name == "budget":
-            if linear_at_least(base.upper, -np.asarray(problem.cost), 0.0, (-problem.budget,)):
+            if problem.budget is not None and linear_at_least(base.upper, -np.asarray(problem.cost), 0.0,
+                                                               (-problem.budget,)):
                 continue  # every selection keeps the budget
             rows.append(LinearRow("budget", coef * s, -np.inf, row.upper * s - shift))
         else:

@@ -474,10 +474,9 @@ class Solver:
 
     def _finish_batch(self, batch: ProblemBatch, raw: RawBatch, elapsed: float) -> SolutionBatch:
         m, n = batch.shape
-        status = raw.status
+        status: Status | tuple[Status, ...] = raw.status if isinstance(raw.status, Status) else tuple(raw.status)
         uniform = isinstance(status, Status)
-        if not uniform:
-            status = tuple(status)
+        if not isinstance(status, Status):
             if len(status) != m:
                 raise SolverError(f"{self.name}: returned {len(status)} statuses for a batch of {m} rows")
         if uniform and raw.found is None and status not in (Status.INFEASIBLE, Status.ERROR):
@@ -489,8 +488,8 @@ class Solver:
                     found[:] = False
             else:
                 found &= np.array([s not in (Status.INFEASIBLE, Status.ERROR) for s in status], dtype=bool)
-            for j in np.flatnonzero(~found):
-                sj = status if uniform else status[j]
+            for j in map(int, np.flatnonzero(~found)):
+                sj = status if isinstance(status, Status) else status[j]
                 if sj in (Status.OPTIMAL, Status.FEASIBLE):
                     raise SolverError(f"{self.name}: batch row {j} has status {sj.value} but no selection")
         xr = np.asarray(raw.x)

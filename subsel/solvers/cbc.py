@@ -101,7 +101,7 @@ class CBC(MILPSolver):
         has_x = all(v is not None for v in values)
         xv = np.array(values, dtype=float) if has_x else None
         if prob.sol_status == pulp.LpSolutionOptimal:
-            return RawResult(xv, Status.OPTIMAL, float(weighted_sum(xv, form.objective)) if has_x else None)
+            return RawResult(xv, Status.OPTIMAL, float(weighted_sum(xv, form.objective)) if xv is not None else None)
         if prob.sol_status == pulp.LpSolutionInfeasible or prob.status == pulp.LpStatusInfeasible:
             return RawResult(None, Status.INFEASIBLE)
         if prob.sol_status == pulp.LpSolutionIntegerFeasible:

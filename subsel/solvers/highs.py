@@ -77,7 +77,7 @@ class HiGHS(MILPSolver):
         t0 = time.perf_counter()
 
         with _quiet_stdout(not self.verbose):
-            h = highspy.Highs()
+            h = highspy.Highs()  # type: ignore[no-untyped-call]
         h.setOptionValue("output_flag", bool(self.verbose))
         h.setOptionValue("mip_rel_gap", 0.0)
         h.setOptionValue("mip_abs_gap", 0.0)

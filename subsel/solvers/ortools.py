@@ -220,7 +220,7 @@ class ORToolsCPSAT(Solver):
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         start = time.perf_counter()
         raw = self._solve_scaled(problem)
-        if raw.status is not Status.OPTIMAL:
+        if raw.status is not Status.OPTIMAL or raw.x is None:
             return raw
         # Certify the claim: by the exact solver where the problem is in its scope; otherwise the
         # exactly scaled model is the problem itself only when every margin q_i - alpha is a
@@ -284,10 +284,10 @@ class ORToolsCPSAT(Solver):
                 # Budget: sum c_i x_i <= B + FEASIBILITY_TOL (evaluate's rule), scaled by 2**k,
                 # coefficients up and the right side down (exactly, as a rational).
                 k, ok = _scale_exponent(row_coef, reach, extra=row.upper + FEASIBILITY_TOL)
-                coef = _as_int64(np.ceil(np.ldexp(row_coef, k)), "budget row")
-                rhs = _as_int64(_floor_scaled(row.upper, FEASIBILITY_TOL, k=k), "budget")
+                budget_coef = _as_int64(np.ceil(np.ldexp(row_coef, k)), "budget row")
+                budget_rhs = _as_int64(_floor_scaled(row.upper, FEASIBILITY_TOL, k=k), "budget")
                 exact &= ok
-                model.Add(cp_model.LinearExpr.WeightedSum(x, coef) <= rhs)
+                model.Add(cp_model.LinearExpr.WeightedSum(x, budget_coef) <= budget_rhs)
             elif row.name == "demand":
                 # Demand: sum x_i >= D (integer already).
                 model.Add(cp_model.LinearExpr.Sum(x) >= int(row.lower))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import importlib
 import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,11 +87,11 @@ def _source_tree_project() -> dict[str, Any] | None:
     pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     if not pyproject.is_file():
         return None
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ImportError:  # Python 3.10
+    else:  # Python 3.10: the tomli backport, when installed
         try:
-            import tomli as tomllib  # type: ignore[no-redef]
+            import tomli as tomllib
         except ImportError:
             return None
     try:

@@ -45,7 +45,7 @@ class CountingDPSS(DPSS):
 
 def test_tau_formula():
     assert exploration_rounds(100_000, 0.05) == math.ceil(3 * math.log(100_000) / (2 * 0.05 ** 2))
-    assert exploration_rounds(100_000, 0.01) > 100_000  # SPEC §2: eps = 0.01 cannot be used at T = 1e5
+    assert exploration_rounds(100_000, 0.01) > 100_000  # Deva et al. Section 6: eps = 0.01 cannot be used at T = 1e5
 
 
 @pytest.mark.parametrize("runs", [None, 3])

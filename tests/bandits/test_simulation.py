@@ -117,7 +117,7 @@ def _separated(q, alpha, eps):
 def test_correct_after_tau_on_separated_instance(oracle):
     q1 = [0.9, 0.75, 0.05]
     alpha, eps = 0.7, 0.1
-    assert _separated(q1, alpha, eps)  # SPEC §2, Definition 1
+    assert _separated(q1, alpha, eps)  # Deva et al., Definition 1
     m, T = 40, 1500
     q = np.tile(q1, (m, 1))
     c = np.tile([0.3, 0.2, 0.01], (m, 1))

@@ -1,4 +1,4 @@
-"""Data set loaders: shapes, labels, costs (SPEC §3 table) and the data-home lookup."""
+"""Data set loaders: shapes, labels, costs (Hamilton and Fulp 2022, Section V) and the data-home lookup."""
 from __future__ import annotations
 
 from pathlib import Path

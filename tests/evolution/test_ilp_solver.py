@@ -1,4 +1,4 @@
-"""EMSCO's engine as the 'emsco' Solver (SPEC §4): feasible, optimal with a generous budget, seeded."""
+"""EMSCO's engine as the 'emsco' Solver: feasible, optimal with a generous budget, seeded."""
 import subprocess
 import sys
 

@@ -1,4 +1,4 @@
-"""EMSCO's genetic operators (SPEC §3): each operator against its definition."""
+"""EMSCO's genetic operators (Hamilton and Fulp 2022, Section IV): each operator against its definition."""
 from __future__ import annotations
 
 import numpy as np

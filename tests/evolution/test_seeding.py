@@ -1,4 +1,4 @@
-"""Feature subsets from the subset-selection ILP for EMSCO's initial population (SPEC §3–§4)."""
+"""Feature subsets from the subset-selection ILP for EMSCO's initial population."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""Staged classification: routing, cost accounting and objectives exactly as SPEC §3."""
+"""Staged classification: routing, cost accounting and objectives exactly as Hamilton and Fulp 2022, Section III."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""EMSCO's experiments: margins of error, non-dominance, claims, and tiny end-to-end runs (SPEC §3)."""
+"""EMSCO's experiments: margins of error, non-dominance, claims, and tiny end-to-end runs."""
 import math
 
 import numpy as np

@@ -1,5 +1,5 @@
 """Declarative formulations: structure of the PuLP / OR-Tools models; LP and MPS export read back by
-HiGHS give the brute-force optimum (issue #2 item 5)."""
+HiGHS give the brute-force optimum."""
 import highspy
 import numpy as np
 import pytest
@@ -14,7 +14,7 @@ def _highs_read(path):
     h.setOptionValue("output_flag", False)
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("mip_abs_gap", 0.0)
-    # Our feasibility tolerance is 1e-9 (SPEC §1); HiGHS's default 1e-6 would accept more.
+    # Our feasibility tolerance is 1e-9; HiGHS's default 1e-6 would accept more.
     h.setOptionValue("mip_feasibility_tolerance", 1e-10)
     h.setOptionValue("primal_feasibility_tolerance", 1e-10)
     # kWarning: HiGHS drops coefficients below 1e-9 in magnitude while reading.

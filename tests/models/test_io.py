@@ -1,4 +1,4 @@
-"""CSV / DataFrame round trips and bad cells; the knapsack encoding against brute force (SPEC §1)."""
+"""CSV / DataFrame round trips and bad cells; the knapsack encoding against brute force."""
 import io
 
 import numpy as np

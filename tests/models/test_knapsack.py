@@ -1,4 +1,4 @@
-"""Knapsack benchmark readers (issue #2 item 7) on small files in both formats, with known optima."""
+"""Knapsack benchmark readers on small files in both formats, with known optima."""
 import io
 
 import numpy as np

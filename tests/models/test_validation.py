@@ -1,4 +1,4 @@
-"""One test per validation rule of SubsetSelectionProblem (issue #2 item 4): the message names the
+"""One test per validation rule of SubsetSelectionProblem: the message names the
 field and, for arrays, the first offending index."""
 import math
 

@@ -1,4 +1,5 @@
-"""DPSS equals brute force; GSS is feasible and never above the optimum (SPEC §1)."""
+"""DPSS equals brute force; GSS is feasible and never above the optimum (Deva et al., AAMAS 2021,
+Algorithms 1 and 3)."""
 import pytest
 from hypothesis import given, settings
 
@@ -27,7 +28,7 @@ def test_gss_feasible_and_below_optimum(problem):
 
 
 def test_gss_worst_case_of_spec():
-    """SPEC §1: alpha=0.99, q=(1, .98, .97), r=(eps, R/4, .9R): GSS earns eps, the optimum eps + R/4."""
+    """GSS's worst case: alpha=0.99, q=(1, .98, .97), r=(eps, R/4, .9R): GSS earns eps, the optimum eps + R/4."""
     from subsel import SubsetSelectionProblem
 
     eps, R = 1e-4, 1.0

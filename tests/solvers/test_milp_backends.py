@@ -1,4 +1,5 @@
-"""The MILP backends against brute force, with and without extensions; SPEC §5's pitfalls."""
+"""The MILP backends against brute force, with and without extensions; the pitfalls of MIP
+tolerances and default gaps."""
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
@@ -132,7 +133,7 @@ def _fifty(anchor_surplus):
 
 @pytest.mark.parametrize("name", MILP + [CPSAT])
 def test_fifty_agents_just_below_alpha(name):
-    """SPEC §5: a 1e-6 MIP tolerance accepts all fifty units (surplus -5e-7 + anchor); our check
+    """A 1e-6 MIP tolerance accepts all fifty units (surplus -5e-7 + anchor); our check
     allows 1e-9.  The anchor's surplus 2.05e-7 pays for exactly 20 of them."""
     p = _fifty(2.05e-7)
     sol = get_solver(name).solve(p)
