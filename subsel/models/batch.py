@@ -15,7 +15,7 @@ by the same rules (and with the same messages, plus the row) as
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
@@ -196,9 +196,11 @@ class ProblemBatch:
     must_take: np.ndarray = None  # type: ignore[assignment]
     must_not_take: np.ndarray = None  # type: ignore[assignment]
     objective_quality: np.ndarray | None = None
+    #: The validated arguments before broadcasting (what ``with_changes`` reuses).
+    _given: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        given = {key: self._check_field(key, getattr(self, key)) for key in _ARRAYS}
+        given: dict[str, Any] = {key: self._check_field(key, getattr(self, key)) for key in _ARRAYS}
         ext = check_extensions(given["quality"].shape[-1], self.names, self.budget, self.demand,
                                self.must_take, self.must_not_take)
         self._assemble(given, ext)
@@ -229,7 +231,7 @@ class ProblemBatch:
             raise ValueError(f"{where} must be > 0; got {arr[bad][0] if arr.ndim else float(arr)}")
         return arr
 
-    def _assemble(self, given: dict[str, np.ndarray | None], ext: tuple) -> None:
+    def _assemble(self, given: dict[str, Any], ext: tuple[Any, ...]) -> None:
         """Check widths and row counts of validated arrays, and store them (broadcast, read-only)."""
         q = given["quality"]
         assert q is not None
@@ -257,8 +259,9 @@ class ProblemBatch:
             raise ValueError("a batch must hold at least one problem; got 0 rows")
         k = given["capacity"]
         object.__setattr__(self, "_given", given)
-        self._store(m, q, given["cost"], given["alpha"], given["R"],
-                    np.ones(n, dtype=np.int64) if k is None else k, *ext, given["objective_quality"])
+        names, budget, demand, must_take, must_not_take = ext
+        self._store(m, q, given["cost"], given["alpha"], given["R"], np.ones(n, dtype=np.int64) if k is None else k,
+                    names, budget, demand, must_take, must_not_take, given["objective_quality"])
 
     def with_changes(self, **changes: Any) -> ProblemBatch:
         """A validated copy with some fields replaced; only the new values are checked again.
@@ -374,7 +377,8 @@ class ProblemBatch:
             def stack(key: str) -> np.ndarray:
                 return np.stack([getattr(p, key) for p in probs])
         oq = None if first.objective_quality is None else stack("objective_quality")
-        given = {"quality": stack("quality"), "cost": stack("cost"), "alpha": np.array([p.alpha for p in probs]),
+        given: dict[str, Any] = {
+                 "quality": stack("quality"), "cost": stack("cost"), "alpha": np.array([p.alpha for p in probs]),
                  "R": np.array([p.R for p in probs]), "capacity": stack("capacity"), "objective_quality": oq}
         object.__setattr__(self, "_given", given)
         self._store(len(probs), given["quality"], given["cost"], given["alpha"], given["R"], given["capacity"],

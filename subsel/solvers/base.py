@@ -270,7 +270,8 @@ class SolutionBatch(Sequence[Solution]):
             elif self._bound is None or isinstance(self._bound, (int, float)):
                 bound = None if self._bound is None else float(self._bound)
             else:
-                bound = None if self._bound[j] is None else float(self._bound[j])
+                bj = self._bound[j]
+                bound = None if bj is None else float(bj)
             sol = Solution(self.x[j], objective, avg, status, self.wall_time_s, self.solver, bound)
             self._cache[j] = sol
         return sol

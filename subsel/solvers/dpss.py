@@ -176,7 +176,7 @@ def dpss_batch(batch: ProblemBatch, time_limit_s: float | None = None) -> RawBat
             if k_out.size == 0:  # one block holds every choice (always so up to 2^20 selections)
                 vals = np.where(surp_in + base_rows[:, None] >= -FEASIBILITY_TOL, util_in, -np.inf)
                 best_j = np.argmax(vals, axis=1)
-                found = True if base_ok else vals[np.arange(rows.size), best_j] > -np.inf
+                found: np.ndarray | None = None if base_ok else vals[np.arange(rows.size), best_j] > -np.inf
                 if deadline is not None and time.perf_counter() > deadline:
                     stopped = timed_out = True
             else:
@@ -200,8 +200,8 @@ def dpss_batch(batch: ProblemBatch, time_limit_s: float | None = None) -> RawBat
                         stopped = timed_out = True
                         break
                 found = best_val > -np.inf
-            if stopped or found is not True:
-                status[rows] = np.where(found, 2 if stopped else 0, 3 if stopped else 1)
+            if stopped or found is not None:  # found None: every row found a selection
+                status[rows] = np.where(True if found is None else found, 2 if stopped else 0, 3 if stopped else 1)
             if unit:
                 add = (best_j[:, None] >> bits[:n_in]) & 1
             else:
@@ -212,7 +212,7 @@ def dpss_batch(batch: ProblemBatch, time_limit_s: float | None = None) -> RawBat
                     rest //= int(k_in[p]) + 1
             if k_out.size:
                 add = np.concatenate([add, best_combo], axis=1)
-            if found is not True and not found.all():
+            if found is not None and not found.all():
                 add[~found] = 0
             idx = flat_cols[rows, :gv]
             if must:  # G may hold must-take units already counted in x

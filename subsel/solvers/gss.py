@@ -12,6 +12,8 @@ One kernel, :func:`gss_batch`, does every step for ``m`` problems at once on (m,
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rowdot
@@ -51,7 +53,7 @@ def _compact(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _sorted_list(mask: np.ndarray, ratio: np.ndarray | None, r: np.ndarray, margin: np.ndarray,
-                 offset: np.ndarray, sign: float) -> tuple:
+                 offset: np.ndarray, sign: float) -> tuple[Any, ...]:
     """Each row's members of ``mask`` sorted by ``sign * r / (-margin)`` (stable: ties keep index order).
 
     Returns flat indices (m, width) into the (m, n) arrays, the validity mask, the member count,
