@@ -36,7 +36,7 @@ from ..models import SubsetSelectionProblem, read_knapsack, write_lp, write_mps
 from ..models.io import InputError, atomic_write_text
 from ..solvers import SOLVERS, SolverError, get_solver, solver_info
 from . import CLIError
-from .guards import check_paths
+from .guards import check_memory, check_paths
 
 #: Default solver: the first of these that is registered and available here.
 DEFAULT_SOLVER_PREFERENCE = ("exact", "highs", "cbc", "ortools-scip", "dpss")
@@ -78,6 +78,8 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         raise CLIError(f"--capacity-max must be a positive integer; got {args.capacity_max}")
     if args.seed is not None and args.seed < 0:
         raise CLIError(f"--seed must be a non-negative integer; got {args.seed}")
+    # the problem's arrays (q, c, capacities, utilities, names) and the CSV text: ~200 bytes a row
+    check_memory(200.0 * args.n, f"--n {args.n}")
     rng = np.random.default_rng(args.seed)
     try:
         # q, c ~ U[0, 1] (Deva et al., Section 6.1); alpha does not enter the draw.

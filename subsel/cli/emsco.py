@@ -234,11 +234,12 @@ def _check_options(args: argparse.Namespace) -> None:
     """Range checks of the numeric options, each error naming the option and its value."""
     if args.seed < 0:
         raise ValueError(f"--seed must be a non-negative integer; got {args.seed}")
-    if args.generations < 0:
-        raise ValueError(f"--generations must be an integer >= 0 (0: only the random initial "
-                         f"population is evaluated); got {args.generations}")
-    if args.population is not None and args.population < 2:
-        raise ValueError(f"--population must be an integer >= 2; got {args.population}")
+    if args.max_iter < 0:
+        raise ValueError(f"--max-iter (--generations) must be an integer >= 0 (0: only the random "
+                         f"initial population is evaluated); got {args.max_iter}")
+    if args.population_size is not None and args.population_size < 2:
+        raise ValueError(f"--population-size (--population) must be an integer >= 2; "
+                         f"got {args.population_size}")
     if args.max_stages is not None and args.max_stages < 1:
         raise ValueError(f"--max-stages must be an integer >= 1; got {args.max_stages}")
     if args.n_jobs == 0:
@@ -288,7 +289,7 @@ def _check_population_memory(population: int, n_features: int | None) -> None:
     """Refuse a population whose members cannot fit in the memory available (one line); with
     ``n_features`` None (data not read yet) a lower bound for one feature."""
     need = population * (_BYTES_PER_MEMBER + _BYTES_PER_MEMBER_FEATURE * (n_features or 1))
-    check_memory(need, f"--population {population}"
+    check_memory(need, f"--population-size {population}"
                  + (f" with {n_features} features" if n_features is not None else ""))
 
 
@@ -306,8 +307,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
             raise ValueError("--confidence is required with --train/--val/--test")
     require("sklearn", "scipy", "threadpoolctl", "joblib", *(["matplotlib"] if args.out else []),
             extra="evolution", feature="subsel emsco fit")
-    if args.population is not None:  # a first bound before reading any data (1 feature)
-        _check_population_memory(args.population, None)
+    if args.population_size is not None:  # a first bound before reading any data (1 feature)
+        _check_population_memory(args.population_size, None)
     created = CreatedFiles()
     if args.out is not None:
         check_paths(_inputs(args), [("--out", str(Path(args.out) / f)) for f in OUT_FILES])
@@ -347,10 +348,10 @@ def _fit(args: argparse.Namespace) -> int:
         source = {"train": args.train, "val": args.val, "test": args.test}
     if args.confidence is not None:
         params["confidence"] = args.confidence
-    if args.population is not None:
-        params["population_size"] = args.population
-        _check_population_memory(args.population, X_tr.shape[1])
-    params["max_iter"] = args.generations
+    if args.population_size is not None:
+        params["population_size"] = args.population_size
+        _check_population_memory(args.population_size, X_tr.shape[1])
+    params["max_iter"] = args.max_iter
     params["max_stages"] = args.max_stages
     params["random_state"] = args.seed
     params["n_jobs"] = args.n_jobs
@@ -392,7 +393,7 @@ def _fit(args: argparse.Namespace) -> int:
             "selected_front_row": int(clf.selected_index_),
             "wall_time_s": wall, "evaluations": int(clf.n_evaluations_),
             "cache_hit_rate": float(clf.cache_hit_rate_),
-            "population_size": int(clf.population_size), "generations": int(clf.max_iter),
+            "population_size": int(clf.population_size), "max_iter": int(clf.max_iter),
             "max_stages": int(clf.max_stages_),
             "feature_costs": dict(zip(names, map(float, clf.feature_costs_))),
         }
@@ -434,10 +435,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                            "default for --dataset: the paper's)")
     f.add_argument("--max-stages", type=int, help="maximum stage count k >= 1 "
                                                   "(default min(round(n/2), 10))")
-    f.add_argument("--population", type=int, help="population size >= 2 (default: the data "
-                                                   "set's, else 300)")
-    f.add_argument("--generations", type=int, default=150,
-                   help="generations >= 0 (150); 0 evaluates only the random initial population")
+    f.add_argument("--population-size", "--population", dest="population_size", type=int,
+                   help="population size >= 2 (default: the data set's, else 300; --population is "
+                        "an alias)")
+    f.add_argument("--max-iter", "--generations", dest="max_iter", type=int, default=150,
+                   help="generations >= 0 (150); 0 evaluates only the random initial population "
+                        "(--generations is an alias)")
     f.add_argument("--seed", type=int, default=0, help="seed >= 0 of the split and the run (0)")
     f.add_argument("--n-jobs", type=int,
                    help="joblib jobs for training classifiers: J > 0 jobs, or J < 0 for all "

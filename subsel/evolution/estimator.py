@@ -24,7 +24,7 @@ from .._random import as_generator
 from . import operators as ops
 from .engine import GeneticEngine
 from .selection import check_select, select_design
-from .staged import StagedClassificationProblem, default_base_estimator, staged_objectives
+from .staged import StagedClassificationProblem, check_confidence, default_base_estimator, staged_objectives
 
 __all__ = ["EMSCOClassifier", "accepts_missing", "default_max_stages"]
 
@@ -259,11 +259,7 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
         vf = self.validation_fraction
         if isinstance(vf, bool) or not isinstance(vf, numbers.Real) or not 0 < vf < 1:
             raise ValueError(f"validation_fraction must be a number in (0, 1); got {vf!r}")
-        c = self.confidence
-        if isinstance(c, bool) or not isinstance(c, numbers.Real) or not np.isfinite(c) \
-                or not 1.0 / n_classes < c <= 1.0:
-            raise ValueError(f"confidence (p̂) must be in (1/n_classes, 1] = ({1 / n_classes:.4g}, 1] "
-                             f"for {n_classes} classes; got {c!r}")
+        p["confidence"] = check_confidence(self.confidence, n_classes)
         if self.max_stages is None:
             p["max_stages"] = default_max_stages(n_features)
         else:

@@ -18,22 +18,23 @@ operations only.
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from joblib import Parallel, delayed
-from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
-from . import fastlogit
 from .engine import StageAssignmentProblem
+from .fitters import ColumnwiseLogitFitter, FittedStage, full_proba, make_stage_fitter, take_columns
 
 __all__ = [
+    "FittedStage",
     "StagedClassificationProblem",
     "StagedClassifier",
+    "check_confidence",
     "cumulative_sets",
     "default_base_estimator",
     "route",
@@ -54,11 +55,23 @@ def default_base_estimator():
     return make_pipeline(StandardScaler(), LogisticRegression())
 
 
-def take_columns(X, cols):
-    """Columns ``cols`` (positions) of an ndarray or a pandas DataFrame, keeping the type."""
-    if hasattr(X, "iloc"):
-        return X.iloc[:, list(cols)]
-    return X[:, list(cols)]
+def check_confidence(confidence, n_classes: int) -> float:
+    """p̂ as a float, checked to lie in ``(1/n_classes, 1]`` (Hamilton & Fulp 2022, §III-B).
+
+    The top class probability is never below ``1/n_classes``, so a lower p̂ would accept every
+    input at the first stage; for binary labels the range is ``(0.5, 1]``.
+
+    Raises
+    ------
+    ValueError
+        Not a finite number in that range (the message names p̂, the range and the value).
+    """
+    c = confidence
+    if isinstance(c, bool) or not isinstance(c, numbers.Real) or not np.isfinite(c) \
+            or not 1.0 / n_classes < c <= 1.0:
+        raise ValueError(f"confidence (p̂) must be in (1/n_classes, 1] = ({1 / n_classes:.4g}, 1] "
+                         f"for {n_classes} classes; got {c!r}")
+    return float(c)
 
 
 def cumulative_sets(stages: list[list[int]]) -> list[frozenset]:
@@ -158,28 +171,6 @@ def staged_objectives(correct: np.ndarray, accepted: np.ndarray, cost: np.ndarra
     return g1, g2, float(np.mean(cost))
 
 
-def _full_proba(estimator, X, n_classes: int) -> np.ndarray:
-    """``predict_proba`` with columns placed at the estimator's (integer-coded) classes."""
-    P = estimator.predict_proba(X)
-    cls = np.asarray(estimator.classes_, dtype=np.int64)
-    if cls.size == n_classes and np.array_equal(cls, np.arange(n_classes)):
-        return P
-    full = np.zeros((P.shape[0], n_classes))
-    full[:, cls] = P
-    return full
-
-
-def _fit_one(base_estimator, X, y, cols: tuple[int, ...], seed: int):
-    """Clone, seed (when the estimator has an unset ``random_state``) and fit on columns ``cols``."""
-    est = clone(base_estimator)
-    params = est.get_params(deep=True)
-    seeded = {k: seed for k, v in params.items()
-              if (k == "random_state" or k.endswith("__random_state")) and v is None}
-    if seeded:
-        est.set_params(**seeded)
-    return est.fit(take_columns(X, cols), y)
-
-
 @dataclass
 class StagedClassifier:
     """A fitted budgeted sequential classifier: stages, one fitted model per stage, costs and p̂.
@@ -229,7 +220,7 @@ class StagedClassifier:
                 break
             Xm = take_columns(X, cols)
             Xm = Xm.iloc[pending] if hasattr(Xm, "iloc") else Xm[pending]
-            P = _full_proba(est, Xm, self.n_classes)
+            P = full_proba(est, Xm, self.n_classes)
             ok = P.max(axis=1) >= self.confidence
             done = ok if m < S - 1 else np.ones_like(ok)
             idx = pending[done]
@@ -275,10 +266,12 @@ class StagedClassificationProblem(StageAssignmentProblem):
 
     Attributes
     ----------
-    cache : dict
+    fitter : StageFitter
+        How a feature set's classifier is trained (:func:`~subsel.evolution.fitters.make_stage_fitter`).
+    cache : dict of bytes to FittedStage
         Cumulative feature set (key: :meth:`set_key`, the membership mask as bytes — a frozenset
-        key, cheaper to build and hash) -> (fitted model, validation acceptance mask
-        ``top probability >= p̂``, validation correctness mask).
+        key, cheaper to build and hash) -> its :class:`~subsel.evolution.fitters.FittedStage`
+        (model, validation acceptance mask ``top probability >= p̂``, validation correctness).
     lookups, fits : int
         Cumulative feature-set lookups and trainings (cache hit rate = 1 - fits / lookups).
     newton_iterations : int
@@ -295,39 +288,18 @@ class StagedClassificationProblem(StageAssignmentProblem):
         self.X_train, self.y_train = X_train, np.asarray(y_train)
         self.X_val, self.y_val = X_val, np.asarray(y_val)
         self.costs = costs
-        self.confidence = float(confidence)
-        self.base_estimator = default_base_estimator() if base_estimator is None else base_estimator
         self.n_classes = int(n_classes)
-        self.fast = False
-        spec = fastlogit.columnwise_spec(self.base_estimator) if self.n_classes == 2 else None
-        if spec is not None:
-            try:
-                self._encoders = fastlogit.ColumnEncoders(spec[0], X_train)
-                self._Z_train = self._encoders.transform(X_train)
-                self._Z_val = self._encoders.transform(X_val)
-            except (TypeError, ValueError):
-                spec = None
-        if spec is not None and np.all(np.isfinite(self._Z_train)) \
-                and np.all(np.isfinite(self._Z_val)):
-            self.fast = True
-            self._C = spec[1]
-            A = np.hstack([self._Z_train, np.ones((self._Z_train.shape[0], 1))])
-            # stored transposed: a fit gathers its columns as contiguous rows (a memcpy each)
-            self._At = np.ascontiguousarray(A.T)
-            self._At32 = self._At.astype(np.float32)
-            self._Zt_val = np.ascontiguousarray(self._Z_val.T)
-            self._gram = A.T @ A   # first Newton step of a cold fit is a slice of it
+        self.confidence = check_confidence(confidence, self.n_classes)
+        self.base_estimator = default_base_estimator() if base_estimator is None else base_estimator
         self.seed = int(seed)
         self.n_jobs = n_jobs
-        self.cache: dict[frozenset, tuple] = {}
+        self.fitter = make_stage_fitter(self.base_estimator, X_train, self.y_train, X_val, self.y_val,
+                                        self.n_classes, self.confidence, self.seed, n_jobs)
+        self.fast = isinstance(self.fitter, ColumnwiseLogitFitter)
+        self.cache: dict[bytes, FittedStage] = {}
         self.lookups = 0
         self.fits = 0
         self.newton_iterations = 0
-
-    def _set_seed(self, cols: tuple[int, ...]) -> int:
-        mask = np.zeros(self.n_features, dtype=np.uint32)
-        mask[list(cols)] = 1
-        return int(np.random.SeedSequence([self.seed, *mask.tolist()]).generate_state(1)[0])
 
     def set_key(self, features) -> bytes:
         """Cache key of a feature set: its membership mask as bytes (a frozenset, cheaper)."""
@@ -346,96 +318,48 @@ class StagedClassificationProblem(StageAssignmentProblem):
         keys : list of bytes
             Feature sets as :meth:`set_key` masks.
         parents : dict of bytes to bytes, optional
-            A subset of each key (e.g. the previous stage's cumulative set).  The fast path starts
-            Newton's method from the subset's fitted coefficients (zeros for the added columns):
-            fewer steps, the same optimum.  Sets whose subset is new too are trained after it
+            A subset of each key (e.g. the previous stage's cumulative set).  A fitter with warm
+            starts (the column-wise logistic one) starts from the subset's fitted model: fewer
+            Newton steps, the same optimum.  Sets whose subset is new too are trained after it
             (waves of increasing depth), so the models do not depend on ``n_jobs``.
         """
         self.lookups += len(keys)
         new = sorted({k for k in keys if k not in self.cache})
         if not new:
             return
-        if self.fast:
-            parents = parents or {}
-            depth: dict[bytes, int] = {}
-
-            def depth_of(k: bytes) -> int:
-                if k in self.cache:
-                    return -1
-                if k not in depth:
-                    q = parents.get(k)
-                    depth[k] = 0 if q is None or q == k else depth_of(q) + 1
-                return depth[k]
-
-            for k in new:
-                depth_of(k)
-            with threadpool_limits(limits=1, user_api="blas"):
-                self._fast_fit_waves(new, depth, parents)
-            self.fits += len(new)
+        if not self.fitter.warm_starts:
+            self._store(new, self.fitter.fit([self._columns(k) for k in new], [None] * len(new)))
             return
-        cols = [self._columns(k) for k in new]
-        args = [(self.base_estimator, self.X_train, self.y_train, c, self._set_seed(c)) for c in cols]
-        if self.n_jobs not in (None, 1) and len(new) > 1:
-            fitted = Parallel(n_jobs=self.n_jobs)(delayed(_fit_one)(*a) for a in args)
-        else:
-            fitted = [_fit_one(*a) for a in args]
-        for k, c, est in zip(new, cols, fitted):
-            P = _full_proba(est, take_columns(self.X_val, c), self.n_classes)
-            label = P.argmax(axis=1)
-            self.cache[k] = (est, P.max(axis=1) >= self.confidence, label == self.y_val)
-        self.fits += len(new)
+        parents = parents or {}
+        depth: dict[bytes, int] = {}
 
-    def _fast_fit_waves(self, new: list[bytes], depth: dict[bytes, int],
-                        parents: dict[bytes, bytes]) -> None:
-        """Fit the new sets wave by wave (a set after its new subset), each wave in parallel.
+        def depth_of(k: bytes) -> int:
+            if k in self.cache:
+                return -1
+            if k not in depth:
+                q = parents.get(k)
+                depth[k] = 0 if q is None or q == k else depth_of(q) + 1
+            return depth[k]
 
-        BLAS runs single-threaded here (the caller limits it): these products are far too small
-        for BLAS threads, which would spin on the shared cores; parallelism comes from ``n_jobs``.
-        """
-        for wave in range(max(depth.values()) + 1):
-            todo = [k for k in new if depth[k] == wave]
-            jobs = [(self._columns(k), self._warm_start(parents.get(k))) for k in todo]
-            if self.n_jobs not in (None, 1) and len(jobs) > 1:
-                # numpy releases the GIL in the products that dominate a Newton fit
-                entries = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                    delayed(self._fast_fit)(*j) for j in jobs)
-            else:
-                entries = [self._fast_fit(*j) for j in jobs]
-            for k, (entry, n_iter) in zip(todo, entries):
-                self.cache[k] = entry
-                self.newton_iterations += n_iter
+        for k in new:
+            depth_of(k)
+        # BLAS single-threaded: these products are far too small for BLAS threads, which would
+        # spin on the shared cores; parallelism comes from n_jobs
+        with threadpool_limits(limits=1, user_api="blas"):
+            for wave in range(max(depth.values()) + 1):
+                todo = [k for k in new if depth[k] == wave]
+                starts = [self.cache.get(parents[k]) if k in parents else None for k in todo]
+                self._store(todo, self.fitter.fit([self._columns(k) for k in todo], starts))
+
+    def _store(self, keys: list[bytes], stages: list[FittedStage]) -> None:
+        for k, st in zip(keys, stages):
+            self.cache[k] = st
+            self.newton_iterations += st.newton_iterations
+        self.fits += len(keys)
 
     @staticmethod
     def _columns(key: bytes) -> tuple[int, ...]:
         return tuple(np.flatnonzero(np.frombuffer(key, dtype=bool)).tolist())
-
-    def _warm_start(self, key: bytes | None) -> tuple | None:
-        """``(columns, coef, intercept)`` of a cached fast-path set, or None."""
-        if key is None or key not in self.cache:
-            return None
-        m = self.cache[key][0]
-        if isinstance(m, fastlogit.ColumnwiseLogit):
-            return self._columns(key), m.coef, m.intercept
-        return m[1], m[2], m[3]
-
-    def _fast_fit(self, c: tuple[int, ...], start: tuple | None = None) -> tuple[tuple, int]:
-        """Fast-path cache entry of the feature set ``c`` (column-wise logistic pipeline) and the
-        number of Newton steps, started from ``start = (subset columns, coef, intercept)``."""
-        z = self._encoders.columns(c)
-        zi = np.append(z, self._Z_train.shape[1])   # with the intercept column
-        w0 = None
-        if start is not None:
-            w0 = np.zeros(zi.size)
-            w0[:-1][np.isin(z, self._encoders.columns(start[0]))] = start[1]
-            w0[-1] = start[2]
-        coef, b, n_iter = fastlogit.fit_binary_logistic(
-            self._At.take(zi, axis=0).T, self.y_train, self._C,
-            gram=None if w0 is not None else self._gram.take(zi, axis=0).take(zi, axis=1),
-            A32=self._At32.take(zi, axis=0).T, intercept_column=True, w0=w0, return_n_iter=True)
-        p1 = fastlogit.expit(coef @ self._Zt_val.take(z, axis=0) + b)
-        label = (p1 > 0.5).astype(np.int64)
-        ok = np.maximum(p1, 1.0 - p1) >= self.confidence
-        return (("fast", c, coef, b), ok, label == self.y_val), n_iter
 
     def evaluate(self, batch: list[np.ndarray]) -> np.ndarray:
         """Raw objectives ``(g1, g2, g3*)`` on the validation split, shape ``(len(batch), 3)``.
@@ -453,8 +377,8 @@ class StagedClassificationProblem(StageAssignmentProblem):
         rows = np.arange(self.y_val.size)
         for j, (genes, ks) in enumerate(zip(batch, keys)):
             entries = [self.cache[k] for k in ks]
-            ok = np.stack([e[1] for e in entries])
-            correct = np.stack([e[2] for e in entries])
+            ok = np.stack([e.accepted for e in entries])
+            correct = np.stack([e.correct for e in entries])
             exit_stage, accepted = route_masks(ok)
             cum_cost = np.bincount(genes, weights=self.costs, minlength=len(ks)).cumsum()
             out[j] = staged_objectives(correct[exit_stage, rows], accepted, cum_cost[exit_stage])
@@ -496,13 +420,7 @@ class StagedClassificationProblem(StageAssignmentProblem):
         stages = [sorted(int(i) for i in s) for s in stages]
         keys = [self.set_key(s) for s in cumulative_sets(stages)]
         self.ensure_fitted(keys, dict(zip(keys[1:], keys)))
-        models = []
-        for k in keys:
-            m = self.cache[k][0]
-            if isinstance(m, tuple) and m and m[0] == "fast":
-                m = fastlogit.ColumnwiseLogit([self._encoders.encoders[j] for j in m[1]], m[2], m[3])
-                self.cache[k] = (m,) + self.cache[k][1:]
-            models.append(m)
+        models = [self.fitter.classifier(self.cache[k]) for k in keys]
         return StagedClassifier(stages=stages, estimators=models, costs=self.costs,
                                 confidence=self.confidence if confidence is None else float(confidence),
                                 n_classes=self.n_classes)

@@ -35,12 +35,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ..models.io import atomic_write_text
 from .analysis import to_markdown
 from .registry import ExperimentConfig
 from .runner import Task, grid, run_grid, write_table
+from .statistics import margin_of_error, nondominated_methods, summarize_methods
 
 __all__ = ["authors_layout", "TABLE2_DATASETS", "TABLE2_SCALES", "SWEEP_SCALES", "SWEEP_CONFIDENCES", "METHODS",
            "check_datasets", "check_data_files", "experiment_datasets", "emsco_sweep", "emsco_table2",
@@ -80,105 +80,7 @@ _PAPER = ("Hamilton & Fulp, *Budgeted Classification with Rejection: An Evolutio
           "Multiple Objectives* (IEEE CEC 2022), §V, Tables II and III")
 
 
-# -- bookkeeping (pure functions, tested on hand-made numbers) -------------------------------------
-
-def margin_of_error(values, confidence: float = 0.95) -> float:
-    """Half-width of the t-distribution confidence interval of the mean: ``t_{(1+c)/2, n-1} s / sqrt(n)``.
-
-    Parameters
-    ----------
-    values : array-like of float, shape (n,)
-        Independent measurements (NaN entries are dropped).
-    confidence : float, default 0.95
-        In (0, 1).
-
-    Returns
-    -------
-    float
-        NaN when fewer than two values (a single or deterministic measurement has no margin).
-
-    Raises
-    ------
-    ValueError
-        ``confidence`` outside (0, 1).
-
-    Examples
-    --------
-    >>> round(margin_of_error([1.0, 2.0, 3.0]), 4)   # t_{0.975, 2} = 4.3027, s = 1
-    2.4841
-    """
-    if not 0.0 < float(confidence) < 1.0:
-        raise ValueError(f"confidence must be in (0, 1); got {confidence!r}")
-    v = np.asarray(values, dtype=float)
-    v = v[~np.isnan(v)]
-    if v.size < 2:
-        return float("nan")
-    return float(stats.t.ppf(0.5 + confidence / 2, v.size - 1) * v.std(ddof=1) / np.sqrt(v.size))
-
-
-def nondominated_methods(summary: pd.DataFrame, by: str = "dataset") -> pd.Series:
-    """Which rows are non-dominated within their group on mean ``(g1, g2, g3*)``.
-
-    ``g1`` (coverage) and ``g2`` (accuracy) are maximised, ``g3*`` (mean cost) minimised (Hamilton
-    and Fulp 2022, Section III).
-    Row ``u`` dominates row ``v`` when it is at least as good in all three and better in one.
-
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        Columns ``by``, ``g1``, ``g2``, ``g3*`` (means).
-    by : str
-        Grouping column (rows are compared only within a group).
-
-    Returns
-    -------
-    pandas.Series of bool
-        Indexed like ``summary``.
-    """
-    from ..evolution.operators import nondominated_sort
-
-    out = pd.Series(False, index=summary.index)
-    for _, g in summary.groupby(by, sort=False):
-        F = np.column_stack([g["g1"], g["g2"], -g["g3*"]]).astype(float)
-        out.loc[g.index] = nondominated_sort(F) == 0
-    return out
-
-
-def summarize_methods(table: pd.DataFrame, by=("dataset", "method"), confidence: float = 0.95
-                      ) -> pd.DataFrame:
-    """Mean test ``g1, g2, g3*`` with t-based margins of error per group, plus non-dominance.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Tidy rows with ``by`` columns and ``g1, g2, g3*``, optional ``wall_time_s``.
-    by : sequence of str
-    confidence : float
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``by``, ``runs``, ``g1, g2, g3*`` (means), ``moe_g1, moe_g2, moe_g3*`` (NaN for a single
-        run), ``mean_wall_time_s`` and — when ``by`` starts with ``dataset`` and has ``method`` —
-        ``non_dominated``.
-    """
-    by = list(by)
-    rows = []
-    for key, g in table.groupby(by, sort=False):
-        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
-        row["runs"] = int(len(g))
-        for c in ("g1", "g2", "g3*"):
-            row[c] = float(g[c].mean())
-        for c in ("g1", "g2", "g3*"):
-            row[f"moe_{c}"] = margin_of_error(g[c], confidence)
-        if "wall_time_s" in g:
-            row["mean_wall_time_s"] = float(g["wall_time_s"].mean())
-        rows.append(row)
-    out = pd.DataFrame(rows)
-    if by[:1] == ["dataset"] and "method" in by and len(out):
-        out["non_dominated"] = nondominated_methods(out, "dataset")
-    return out
-
+# -- claims (pure functions, tested on hand-made numbers) ------------------------------------------
 
 def _beats(a: pd.Series, b: pd.Series) -> int:
     """Number of objectives in which ``a`` is strictly better than ``b`` (g3* lower is better)."""
@@ -429,7 +331,7 @@ def _ilp_subsets(problem) -> list[dict]:
 
     singles = [problem.set_key([i]) for i in range(problem.n_features)]
     problem.ensure_fitted(singles)
-    acc = np.array([problem.cache[k][2].mean() for k in singles])  # validation correctness
+    acc = np.array([problem.cache[k].correct.mean() for k in singles])  # validation correctness
     return ilp_feature_subsets(feature_quality(acc, problem.n_classes), problem.costs)
 
 
@@ -442,53 +344,9 @@ def _run_emsco(problem, population: int, generations: int, crossover_rate: float
 
 
 def _run_nsga2(problem, population: int, n_eval: int, crossover_rate: float, seed: int):
-    """pymoo's NSGA-II on EMSCO's encoding and objectives; the max-||g|| solution of its final front."""
-    from pymoo.algorithms.moo.nsga2 import NSGA2
-    from pymoo.core.crossover import Crossover
-    from pymoo.core.mutation import Mutation
-    from pymoo.core.problem import Problem
-    from pymoo.core.sampling import Sampling
-    from pymoo.optimize import minimize
+    from ..evolution.nsga2 import run_nsga2
 
-    from ..evolution import operators as ops
-
-    evo = problem
-
-    class _P(Problem):
-        def __init__(self):
-            super().__init__(n_var=evo.n_features, n_obj=3, xl=0, xu=evo.max_stages - 1, vtype=int)
-
-        def _evaluate(self, X, out, *args, **kwargs):
-            G = evo.evaluate([ops.realign(np.asarray(x, dtype=np.int64)) for x in X])
-            out["F"] = np.column_stack([-G[:, 0], -G[:, 1], G[:, 2]])
-
-    class _Sampling(Sampling):
-        def _do(self, p, n_samples, *args, random_state=None, **kwargs):
-            return np.array([evo.random_solution(random_state) for _ in range(n_samples)])
-
-    class _Crossover(Crossover):
-        def __init__(self):
-            super().__init__(2, 1, prob=crossover_rate)
-
-        def _do(self, p, X, *args, random_state=None, **kwargs):
-            kids = [evo.crossover(a, b, random_state) for a, b in zip(X[0], X[1])]
-            return np.array(kids)[None, :, :]
-
-    class _Mutation(Mutation):
-        def _do(self, p, X, *args, random_state=None, **kwargs):
-            return np.array([evo.mutate(np.asarray(x, dtype=np.int64), random_state) for x in X])
-
-    algorithm = NSGA2(pop_size=population, sampling=_Sampling(), crossover=_Crossover(),
-                      mutation=_Mutation(), eliminate_duplicates=True)
-    res = minimize(_P(), algorithm, ("n_eval", int(n_eval)), seed=int(seed), verbose=False)
-    X = np.atleast_2d(res.X).astype(np.int64)
-    F = np.atleast_2d(res.F)
-    g = np.column_stack([-F[:, 0], -F[:, 1], F[:, 2]])
-    norm = evo.normalize(g)
-    E = np.linalg.norm(norm, axis=1)
-    stages = np.array([ops.n_stages(ops.realign(x)) for x in X])
-    best = int(np.lexsort((stages, -E))[0])
-    return ops.realign(X[best]), g[best], int(res.algorithm.evaluator.n_eval)
+    return run_nsga2(problem, population, n_eval, crossover_rate, seed)
 
 
 def table2_task(task: Task) -> list[dict]:

@@ -37,9 +37,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
+from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, weighted_sum
 from ..models.formulations import LinearForm, LinearRow, linear_form
-from ..models.problem import OPTIMALITY_RTOL, linear_at_least, weighted_sum
+from ..models.problem import OPTIMALITY_RTOL, linear_at_least
 from .base import RawResult, Solver, SolverError, Status
 
 #: Loosening / tightening of the scaled rows between the relaxation and the tightened model (ten

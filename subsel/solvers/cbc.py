@@ -11,8 +11,8 @@ import warnings
 
 import numpy as np
 
+from ..models import weighted_sum
 from ..models.formulations import LinearForm
-from ..models.problem import weighted_sum
 from ._milp import MILPSolver
 from .base import RawResult, SolverError, Status
 

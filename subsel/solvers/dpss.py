@@ -19,8 +19,7 @@ import time
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem
-from ..models.batch import rowdot
+from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rowdot
 from .base import RawBatch, RawResult, Solver, Status
 
 #: Largest block of selections evaluated at once (memory ~ 3 arrays of this many float64).

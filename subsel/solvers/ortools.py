@@ -13,9 +13,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
+from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, weighted_sum
 from ..models.formulations import LinearForm, linear_form
-from ..models.problem import weighted_sum
 from ._milp import MILPSolver, within_tolerance
 from .base import RawResult, Solver, SolverError, Status
 

@@ -173,9 +173,11 @@ def test_single_class_names_the_file_and_label_column(tmp_path, capsys):
 
 @pytest.mark.parametrize("option, value, match", [
     ("--seed", "-1", r"--seed must be a non-negative integer; got -1"),
-    ("--generations", "-1", r"--generations must be an integer >= 0 .*; got -1"),
+    ("--generations", "-1", r"--max-iter \(--generations\) must be an integer >= 0 .*; got -1"),
+    ("--max-iter", "-1", r"--max-iter \(--generations\) must be an integer >= 0 .*; got -1"),
     ("--n-jobs", "0", r"--n-jobs must be a positive number of jobs, or negative .*; got 0"),
-    ("--population", "1", r"--population must be an integer >= 2; got 1"),
+    ("--population", "1", r"--population-size \(--population\) must be an integer >= 2; got 1"),
+    ("--population-size", "1", r"--population-size \(--population\) must be an integer >= 2; got 1"),
     ("--max-stages", "0", r"--max-stages must be an integer >= 1; got 0"),
 ])
 def test_bad_numeric_options_are_named(tmp_path, capsys, option, value, match):
@@ -197,7 +199,7 @@ def test_generations_zero_and_negative_n_jobs_run(tmp_path, capsys):
                                   "--n-jobs", "-5", "--out", str(tmp_path / "o")]
     code, _, err = run_cli(capsys, args)
     assert code == 0, err
-    assert json.loads((tmp_path / "o" / "summary.json").read_text())["generations"] == 0
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["max_iter"] == 0
 
 
 @pytest.mark.parametrize("costs, match", [
@@ -342,3 +344,12 @@ def test_select_is_recorded_and_front_has_test_columns(tmp_path, capsys, rule):
 def test_bad_select_exit_2(capsys):
     code, _, err = run_cli(capsys, ["emsco", "fit", "--dataset", "breast_cancer", "--select", "best"])
     assert code == 2 and "--select" in err and "knee" in err
+
+
+def test_population_size_and_max_iter_are_the_names_and_the_old_ones_aliases(tmp_path, capsys):
+    args = ["emsco", "fit", "--dataset", "breast_cancer", "--seed", "2"]
+    a = run_cli(capsys, args + ["--population", "8", "--generations", "2", "--out", str(tmp_path / "a")])
+    b = run_cli(capsys, args + ["--population-size", "8", "--max-iter", "2", "--out", str(tmp_path / "b")])
+    assert a[0] == b[0] == 0 and a[1].split("wrote")[0] == b[1].split("wrote")[0]
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert summary["population_size"] == 8 and summary["max_iter"] == 2 and "generations" not in summary

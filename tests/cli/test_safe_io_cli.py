@@ -270,8 +270,16 @@ def test_emsco_population_beyond_memory_is_refused_up_front(tmp_path, capsys, mo
                                     "1,1,1", "--confidence", "0.8", "--population", "100000000",
                                     "--out", str(out)]))
     assert time.perf_counter() - start < 30
-    assert "--population 100000000 needs about 193.7 GiB of memory; 1.0 GiB are available" in line
+    assert "--population-size 100000000 needs about 193.7 GiB of memory; 1.0 GiB are available" in line
     assert not (tmp_path / "new").exists()
+
+
+def test_generate_beyond_memory_is_refused_without_a_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(guards, "available_memory", lambda: 2 ** 30)
+    out = tmp_path / "a.csv"
+    line = error_line(capsys, main(["generate", "--n", "5000000000", "-o", str(out)]))
+    assert "--n 5000000000 needs about 931.3 GiB of memory; 1.0 GiB are available" in line
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_compare_beyond_memory_is_refused_without_a_folder(tmp_path, capsys, monkeypatch):
@@ -357,3 +365,19 @@ def test_summary_of_a_finished_fit_is_complete(tmp_path, capsys):
                  "--confidence", "0.8", "--population", "6", "--generations", "1", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["front.csv", "front.png", "summary.json"]
     assert json.loads((out / "summary.json").read_text())["population_size"] == 6
+
+
+@pytest.mark.parametrize("text, message", [
+    ("name,cost\r\na,0.1\r\n\r\nb,-2\r\n", "line 4, column 'cost': must be >= 0; got -2.0"),
+    ("name,cost\na,0.1\n\na,0.2\n", "line 4, column 'name': duplicates line 2; got 'a'"),
+    ("name,cost,quality\na,0.1,0.5\n", "a 'quality' column is not expected (qualities are learned)"),
+    ("name,cost\na,0.1,7\n", "line 2: 3 fields but the header has 2 (name,cost)"),
+])
+def test_bandit_agents_errors_name_the_file_line(tmp_path, capsys, text, message):
+    agents = tmp_path / "agents.csv"
+    agents.write_text(text, newline="")
+    state = tmp_path / "s.json"
+    line = error_line(capsys, main(["bandit", "init", "--agents", str(agents), "--alpha", "0.5",
+                                    "--epsilon", "0.1", "--horizon", "5", "--state", str(state)]))
+    assert f"{agents}: {message}" in line
+    assert not state.exists()

@@ -7,7 +7,8 @@ import pytest
 
 from subsel.cli import main
 from subsel.experiments import run_experiment
-from subsel.experiments.emsco import check_claims, margin_of_error, nondominated_methods, summarize_methods
+from subsel.experiments.emsco import check_claims
+from subsel.experiments.statistics import margin_of_error, nondominated_methods, summarize_methods
 
 
 def test_margin_of_error_on_hand_made_numbers():

@@ -4,8 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subsel.models import SubsetSelectionProblem
-from subsel.models.problem import weighted_sum
+from subsel.models import SubsetSelectionProblem, weighted_sum
 from tests.strategies import problems
 
 

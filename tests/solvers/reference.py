@@ -13,8 +13,7 @@ import time
 
 import numpy as np
 
-from subsel.models import FEASIBILITY_TOL, SubsetSelectionProblem
-from subsel.models.problem import weighted_sum
+from subsel.models import FEASIBILITY_TOL, SubsetSelectionProblem, weighted_sum
 from subsel.solvers import RawResult, Status
 
 _ROUND_TOL = 1e-9
