@@ -195,35 +195,42 @@ def _weight_grid(w: np.ndarray) -> float | None:
     return 2.0 ** unit_exp
 
 
-def _dantzig(p: np.ndarray, w: np.ndarray, c: float) -> tuple[float, int]:
-    """Dantzig bound of ``max p.y, w.y <= c`` (``w > 0``) and the number of items of its break solution."""
+def _dantzig(p: np.ndarray, w: np.ndarray, c: float, step: float = 0.0, grow: int = 0
+             ) -> tuple[float, float]:
+    """Dantzig bound of ``max p.y, w.y <= c`` (``w > 0``), and an estimate of the bound when every
+    weight grows by ``step`` and the capacity by ``grow * step`` (the efficiency order kept)."""
     order = np.argsort(-(p / w), kind="stable")
     cw = np.cumsum(w[order])
     b = int(np.searchsorted(cw, c, side="right"))
     pb = float(p[order[:b]].sum())
     if b == p.size:
-        return pb, b
-    wb = float(cw[b - 1]) if b else 0.0
+        return pb, pb
+    r = c - (float(cw[b - 1]) if b else 0.0)
     j = order[b]
-    return pb + (c - wb) * float(p[j]) / float(w[j]), b
+    pj, wj = float(p[j]), float(w[j])
+    return pb + r * pj / wj, pb + max(r + (grow - b) * step, 0.0) * pj / (wj + step)
 
 
-def _surrogate_bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int
-                     ) -> tuple[float, float, np.ndarray]:
+def _surrogate_bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int, step: float = 0.0
+                     ) -> tuple[float, float, float, np.ndarray]:
     """Dantzig bound of the surrogate problem ``sum (w_j + s) y_j <= c + s card``.
 
     Items whose surrogate weight is ``<= 0`` are always taken (their weight enlarges the capacity).
-    Returns the bound, the profit of the items always taken and their mask.
+    Returns the bound, an estimate of the bound at ``s + step`` (its slope leads the search for the
+    best multiplier, as in combo), the profit of the items always taken and their mask.
     """
     ws = w + s
     always = ws <= 0
     cs = c + s * card - float(ws[always].sum())
     p0 = float(p[always].sum())
     if cs < 0:
-        return -np.inf, p0, always
+        return -np.inf, -np.inf, p0, always
     rest = ~always
-    u, _ = _dantzig(p[rest], ws[rest], cs) if rest.any() else (0.0, 0)
-    return p0 + u, p0, always
+    if not rest.any():
+        return p0, p0, p0, always
+    # At s + step the capacity left for the other items grows by (card - always taken) * step.
+    u, u_next = _dantzig(p[rest], ws[rest], cs, step, card - int(always.sum()))
+    return p0 + u, p0 + u_next, p0, always
 
 
 def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: float, integer: bool,
@@ -264,8 +271,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
         best_u, best_k = np.inf, 0
         while k_lo <= k_hi:
             k = (k_lo + k_hi) // 2
-            u0 = _surrogate_bound(p, w, c, k * unit, card)[0]
-            u1 = _surrogate_bound(p, w, c, (k + 1) * unit, card)[0]
+            u0, u1, _, _ = _surrogate_bound(p, w, c, k * unit, card, unit)
             if u0 < best_u:
                 best_u, best_k = u0, k
             if u1 > u0:
@@ -279,7 +285,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
             ub = max(ub, max(u, z) if improving_only else u)
             continue
         s = best_k * unit
-        _, p0, always = _surrogate_bound(p, w, c, s, card)
+        _, _, p0, always = _surrogate_bound(p, w, c, s, card)
         rest = np.flatnonzero(~always)
         cs = c + s * card - float((w[always] + s).sum())
         res = solve_knapsack(p[rest], w[rest] + s, cs, deadline, memory_limit, _relax=False)
@@ -326,6 +332,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     if m <= _MAX_ENUMERATE:
         return _enumerate(p, w, float(capacity))
     unit = _weight_grid(w)
+    if unit is not None and not capacity / unit < 2.0 ** 62:  # (subnormal weights: no usable grid)
+        unit = None
     if unit is not None:
         # Every sum of weights is a multiple of unit * gcd(w / unit): round the capacity down to it
         # (the rudimentary divisibility of Martello, Pisinger, Toth 1999).

@@ -63,7 +63,8 @@ def _pow2_scale(values: np.ndarray) -> float:
     top = float(np.max(np.abs(values))) if values.size else 0.0
     if top == 0.0 or not math.isfinite(top):
         return 1.0
-    return math.ldexp(1.0, -math.frexp(top)[1])
+    # Capped: for subnormal data (top < 2**-1022) the exact power would overflow a float.
+    return math.ldexp(1.0, min(-math.frexp(top)[1], 1000))
 
 
 def solver_form(problem: SubsetSelectionProblem, delta: float) -> tuple[LinearForm, float]:

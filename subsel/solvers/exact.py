@@ -239,30 +239,56 @@ class Exact(Solver):
         agents, sign, free = agents[useful], sign[useful], free[useful]
         unit_value, unit_weight = unit_value[useful], unit_weight[useful]
         capacity = surplus0 + FEASIBILITY_TOL
-        if free.size and free.max() > 1:
-            # Bounded-knapsack items: fix the units every optimal selection takes, keep the range.
-            fixed, top = _unit_ranges(unit_value, unit_weight, free, capacity)
-            x0[agents] += sign * fixed
-            free = top - fixed
-            keep = free > 0
-            agents, sign, free = agents[keep], sign[keep], free[keep]
-            unit_value, unit_weight = unit_value[keep], unit_weight[keep]
-            capacity = float(problem.quality_surplus(x0)) + FEASIBILITY_TOL
-            if capacity < 0:  # pragma: no cover - the ranges keep a feasible selection
-                capacity = 0.0
-        if free.size and free.max() > 1:
-            owner, size = _binary_pieces(free)
-            values = unit_value[owner] * size
-            weights = unit_weight[owner] * size
+        multi = bool(free.size and free.max() > 1)
+        if multi:
+            # Bounded-knapsack items.  Agents that are the same item (same unit value and weight, of
+            # either sign) form one item with the units of all; an answer is spread back over them.
+            order = np.lexsort((unit_weight, unit_value))
+            uv, uw, free_sorted = unit_value[order], unit_weight[order], free[order]
+            first = np.ones(order.size, dtype=bool)
+            first[1:] = (uv[1:] != uv[:-1]) | (uw[1:] != uw[:-1])
+            starts = np.flatnonzero(first)
+            group = np.cumsum(first) - 1
+            g_value, g_weight = uv[starts], uw[starts]
+            g_free = np.add.reduceat(free_sorted, starts)
+            cum = np.cumsum(free_sorted)
+            before = cum - free_sorted - (cum - free_sorted)[starts][group]   # units of earlier members
+
+            def spread(units: np.ndarray) -> np.ndarray:
+                """Units per agent (in ``agents`` order) for ``units`` per item (group)."""
+                out = np.empty(order.size, dtype=np.int64)
+                out[order] = np.clip(units[group] - before, 0, free_sorted)
+                return out
+
+            # Fix the units every optimal selection takes, keep the range.
+            fixed, top = _unit_ranges(g_value, g_weight, g_free, capacity)
+            x1 = x0.copy()
+            x1[agents] += sign * spread(fixed)
+            capacity1 = float(problem.quality_surplus(x1)) + FEASIBILITY_TOL
+            # The fixed units fit (rounding of sums of ~10^12 units aside: then keep the full ranges).
+            if capacity1 >= 0:
+                g_fixed, capacity, g_left = fixed, capacity1, top - fixed
+            else:
+                g_fixed, g_left = np.zeros_like(g_free), g_free
+            items = np.flatnonzero(g_left > 0)
+            owner, size = _binary_pieces(g_left[items])
+            values = g_value[items][owner] * size
+            weights = g_weight[items][owner] * size
+            base = float((x1 * r).sum()) if capacity1 >= 0 else float((x0 * r).sum())
         else:  # one unit per agent (the common case): the items are the agents
             owner, size = np.arange(free.size), np.ones(free.size, dtype=np.int64)
             values, weights = unit_value, unit_weight
-        base = float((x0 * r).sum())
+            base = float((x0 * r).sum())
         for _ in range(_MAX_REPAIRS):
             res = solve_knapsack(values, weights, capacity, deadline, memory)
             x = x0.copy()
-            units = np.bincount(owner[res.take], weights=size[res.take], minlength=agents.size)
-            x[agents] += sign * np.rint(units).astype(np.int64)
+            if multi:
+                units = g_fixed.copy()
+                units[items] += np.bincount(owner[res.take], weights=size[res.take],
+                                            minlength=items.size).astype(np.int64)
+                x[agents] += sign * spread(units)
+            else:
+                x[agents] += sign * res.take
             slack = float(problem.quality_surplus(x)) + FEASIBILITY_TOL
             if slack >= 0:
                 break

@@ -7,7 +7,7 @@ import pytest
 
 from subsel.cli import main
 from subsel.experiments import run_experiment
-from subsel.experiments.emsco import check_claims
+from subsel.experiments.emsco_claims import check_claims
 from subsel.experiments.statistics import margin_of_error, nondominated_methods, summarize_methods
 
 

@@ -131,3 +131,22 @@ def test_memory_limit_none_means_unlimited():
 def test_memory_limit_is_validated(bad):
     with pytest.raises(ValueError, match="memory_limit_mb must be a positive number"):
         get_solver("exact", memory_limit_mb=bad)
+
+
+@pytest.mark.parametrize("k_max, seed", [(10 ** 4, 7), (10 ** 9, 8)])
+def test_identical_agents_are_one_item_and_match_highs(k_max, seed):
+    """Many agents that are the same knapsack item (an S3 unit to add and an S2 unit to remove of
+    equal value and weight among them): one bounded item, its units spread back over the agents."""
+    rng = np.random.default_rng(seed)
+    n = 60
+    # Dyadic numbers, so that the values and weights are equal to the last bit.
+    q = np.where(np.arange(n) % 3 == 0, 0.75, 0.25)        # S2 (r = -1/8) and S3 (r = 1/8) agents:
+    c = np.where(np.arange(n) % 3 == 0, 0.875, 0.125)      # both value 1/8, weight 1/4 per unit
+    q[0], c[0] = 1.0, 0.0                                    # and one S1 agent for the capacity
+    problem = SubsetSelectionProblem(quality=q, cost=c, alpha=0.5, capacity=rng.integers(1, k_max, size=n))
+    optimum, _ = highs_optimum(problem)
+    sol = get_solver("exact").solve(problem)
+    assert sol.status is Status.OPTIMAL
+    assert problem.evaluate(sol.x).feasible
+    assert np.all((sol.x >= 0) & (sol.x <= problem.upper_bounds()))
+    assert sol.objective == pytest.approx(optimum, rel=1e-9, abs=1e-6)

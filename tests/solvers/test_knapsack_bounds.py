@@ -123,3 +123,11 @@ def test_enumeration_matches_dynamic_program(kind, m):
     res = solve_knapsack(p.astype(float), w.astype(float), float(c))
     assert res.core_size == m
     check(res, p, w, c, knapsack_dp(p, w, c))
+
+
+def test_subnormal_weight_has_no_grid_but_is_solved(monkeypatch):
+    """A weight of 5e-324 against a capacity near 1e-9: the grid would need 2^1065 steps."""
+    monkeypatch.setattr(_knapsack, "_MAX_ENUMERATE", 0)
+    res = solve_knapsack(np.array([1.0, 2.0, 4.0]), np.array([5e-324, 1e-323, 1.5e-323]), 1e-9)
+    assert res.optimal
+    assert res.value == 7.0 and res.take.all()

@@ -248,3 +248,13 @@ def test_time_limited_incumbent_is_repaired_not_resolved():
     assert len(s.calls) == 1
     assert sol.status is Status.TIME_LIMIT and p.evaluate(sol.x).feasible
     assert int(sol.x[:50].sum()) == 20
+
+
+@pytest.mark.parametrize("name", ["cbc", "highs"])
+@pytest.mark.parametrize("cost", [2.22507386e-309, 2.22507386e-311])
+def test_subnormal_cost_does_not_overflow_the_scaling(name, cost):
+    """A subnormal coefficient: the power-of-two scale of the MILP stays finite (was OverflowError)."""
+    problem = SubsetSelectionProblem(quality=[0.0], cost=[cost], alpha=0.0, capacity=[1])
+    sol = get_solver(name).solve(problem)
+    assert sol.status is Status.OPTIMAL
+    assert sol.x.tolist() == [0]
