@@ -252,6 +252,7 @@ class Policy:
         self.cost = c
         m = self.runs or 1
         self._cost2 = np.broadcast_to(c, (m, n))
+        self._template: ProblemBatch | None = None
         self.w = np.zeros((m, n)) if self.runs else np.zeros(n)
         self.good = np.zeros_like(self.w)
         self.t = 0
@@ -351,9 +352,14 @@ class Policy:
                     objective_quality: np.ndarray | None = None) -> np.ndarray:
         """The oracle's selection on (m, n) qualities: ``solve_batch`` when batched, else ``solve``."""
         if self.runs:
-            answers = self.oracle.solve_batch(ProblemBatch(
-                quality=quality, cost=self._cost2, alpha=threshold, R=self.R, capacity=self.capacity,
-                objective_quality=objective_quality))
+            if self._template is None:  # costs, capacities and R validated once, then reused
+                self._template = ProblemBatch(quality=quality, cost=self.cost, alpha=threshold, R=self.R,
+                                              capacity=self.capacity, objective_quality=objective_quality)
+                batch = self._template
+            else:
+                batch = self._template.with_changes(quality=quality, alpha=threshold,
+                                                    objective_quality=objective_quality)
+            answers = self.oracle.solve_batch(batch)
             if not answers.is_feasible.all():
                 j = int(np.flatnonzero(~answers.is_feasible)[0])
                 raise SolverError(f"oracle {self.oracle.name} returned status {answers.status[j].value} "

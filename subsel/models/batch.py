@@ -15,7 +15,7 @@ by the same rules (and with the same messages, plus the row) as
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
@@ -122,12 +122,9 @@ class BatchEvaluation:
         return f"BatchEvaluation(m={len(self)}, feasible={int(self.feasible.sum())})"
 
 
-def _rows_of(value: np.ndarray, name: str, m: int | None, n: int) -> int | None:
-    """The row count a (n,) / (m, n) array implies (None for a shared row); check its width."""
-    if value.shape[-1] != n:
-        raise ValueError(f"{name} has {value.shape[-1]} entries per row but quality has {n}; "
-                         "arrays must have the same length")
-    return None if value.ndim == 1 else value.shape[0]
+#: The array arguments of a batch (validated one by one) and the arguments its rows share.
+_ARRAYS = ("quality", "cost", "alpha", "R", "capacity", "objective_quality")
+_SHARED = ("names", "budget", "demand", "must_take", "must_not_take")
 
 
 @dataclass(frozen=True, eq=False)
@@ -199,47 +196,109 @@ class ProblemBatch:
     must_take: np.ndarray = None  # type: ignore[assignment]
     must_not_take: np.ndarray = None  # type: ignore[assignment]
     objective_quality: np.ndarray | None = None
+    #: The validated arguments before broadcasting (what ``with_changes`` reuses).
+    _given: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        q = check_array_range(as_float_array(self.quality, "quality", (1, 2)), "quality", 0.0, 1.0,
-                              "in [0, 1]")
+        given: dict[str, Any] = {key: self._check_field(key, getattr(self, key)) for key in _ARRAYS}
+        ext = check_extensions(given["quality"].shape[-1], self.names, self.budget, self.demand,
+                               self.must_take, self.must_not_take)
+        self._assemble(given, ext)
+
+    @classmethod
+    def _check_field(cls, key: str, value: Any) -> np.ndarray | None:
+        """One array argument validated alone (its own rules; widths and rows come later)."""
+        if key == "quality":
+            q = check_array_range(as_float_array(value, "quality", (1, 2)), "quality", 0.0, 1.0, "in [0, 1]")
+            if q.shape[-1] == 0:
+                raise ValueError("quality must hold at least one agent; got 0 agents")
+            return q
+        if key == "cost":
+            return check_array_range(as_float_array(value, "cost", (1, 2)), "cost", 0.0, rule=">= 0")
+        if key in ("capacity", "objective_quality") and value is None:
+            return None
+        if key == "capacity":
+            return check_capacity(value, "capacity", (1, 2))
+        if key == "objective_quality":
+            return check_array_range(as_float_array(value, "objective_quality", (1, 2)),
+                                     "objective_quality", 0.0, 1.0, "in [0, 1]")
+        arr = cls._per_row_number(value, key)
+        if key == "alpha":
+            return check_array_range(arr, "alpha", 0.0, 1.0, "in [0, 1]")
+        if arr.size and arr.min() <= 0:  # R
+            bad = arr <= 0
+            where = "R" if arr.ndim == 0 else f"R[{int(np.argmax(bad))}]"
+            raise ValueError(f"{where} must be > 0; got {arr[bad][0] if arr.ndim else float(arr)}")
+        return arr
+
+    def _assemble(self, given: dict[str, Any], ext: tuple[Any, ...]) -> None:
+        """Check widths and row counts of validated arrays, and store them (broadcast, read-only)."""
+        q = given["quality"]
+        assert q is not None
         n = q.shape[-1]
-        if n == 0:
-            raise ValueError("quality must hold at least one agent; got 0 agents")
-        rows: dict[str, int | None] = {"quality": None if q.ndim == 1 else q.shape[0]}
-        c = check_array_range(as_float_array(self.cost, "cost", (1, 2)), "cost", 0.0, rule=">= 0")
-        rows["cost"] = _rows_of(c, "cost", None, n)
-        if self.capacity is None:
-            k = np.ones(n, dtype=np.int64)
-        else:
-            k = check_capacity(self.capacity, "capacity", (1, 2))
-            rows["capacity"] = _rows_of(k, "capacity", None, n)
-        oq = None
-        if self.objective_quality is not None:
-            oq = check_array_range(as_float_array(self.objective_quality, "objective_quality", (1, 2)),
-                                   "objective_quality", 0.0, 1.0, "in [0, 1]")
-            rows["objective_quality"] = _rows_of(oq, "objective_quality", None, n)
-        a = self._per_row_number(self.alpha, "alpha")
-        check_array_range(a, "alpha", 0.0, 1.0, "in [0, 1]")
-        rows["alpha"] = None if a.ndim == 0 else a.shape[0]
-        R = self._per_row_number(self.R, "R")
-        if R.size and R.min() <= 0:
-            bad = R <= 0
-            where = "R" if R.ndim == 0 else f"R[{int(np.argmax(bad))}]"
-            raise ValueError(f"{where} must be > 0; got {R[bad][0] if R.ndim else float(R)}")
-        rows["R"] = None if R.ndim == 0 else R.shape[0]
-        given = {name: r for name, r in rows.items() if r is not None}
-        m = next(iter(given.values()), 1)
-        for name, r in given.items():
+        rows: dict[str, int] = {}
+        for key in _ARRAYS:
+            arr = given[key]
+            if arr is None or arr.ndim == 0:
+                continue
+            if arr.ndim == 2 or key in ("alpha", "R"):
+                if key not in ("alpha", "R") and arr.shape[1] != n:
+                    raise ValueError(f"{key} has {arr.shape[1]} entries per row but quality has {n}; "
+                                     "arrays must have the same length")
+                rows[key] = arr.shape[0]
+            elif arr.shape[0] != n:
+                raise ValueError(f"{key} has {arr.shape[0]} entries per row but quality has {n}; "
+                                 "arrays must have the same length")
+        m = next(iter(rows.values()), 1)
+        for key, r in rows.items():
             if r != m:
-                first = next(iter(given))
-                raise ValueError(f"{name} has {r} rows but {first} has {m}; per-row arguments must "
+                first = next(iter(rows))
+                raise ValueError(f"{key} has {r} rows but {first} has {m}; per-row arguments must "
                                  "have the same number of rows")
         if m == 0:
             raise ValueError("a batch must hold at least one problem; got 0 rows")
-        names, budget, demand, must_take, must_not_take = check_extensions(
-            n, self.names, self.budget, self.demand, self.must_take, self.must_not_take)
-        self._store(m, q, c, a, R, k, names, budget, demand, must_take, must_not_take, oq)
+        k = given["capacity"]
+        object.__setattr__(self, "_given", given)
+        names, budget, demand, must_take, must_not_take = ext
+        self._store(m, q, given["cost"], given["alpha"], given["R"], np.ones(n, dtype=np.int64) if k is None else k,
+                    names, budget, demand, must_take, must_not_take, given["objective_quality"])
+
+    def with_changes(self, **changes: Any) -> ProblemBatch:
+        """A validated copy with some fields replaced; only the new values are checked again.
+
+        The cheap way to ask the same agents a new question every round (e.g. SS-UCB's optimistic
+        qualities): ``batch.with_changes(quality=ucb)`` validates ``ucb`` and the shapes, and
+        reuses the costs, capacities and extensions already validated.
+
+        Parameters
+        ----------
+        **changes
+            Any constructor argument, e.g. ``quality=q_hat, alpha=0.75``.
+
+        Raises
+        ------
+        TypeError
+            An unknown field name.
+        ValueError, TypeError
+            As the constructor, for the new values and the shapes.
+        """
+        unknown = sorted(set(changes) - set(_ARRAYS) - set(_SHARED))
+        if unknown:
+            raise TypeError(f"ProblemBatch has no field {unknown[0]!r}")
+        given = dict(self._given)
+        for key in _ARRAYS:
+            if key in changes:
+                given[key] = self._check_field(key, changes[key])
+        n = given["quality"].shape[-1]
+        if any(key in changes for key in _SHARED) or n != self.n:
+            shared = {key: changes.get(key, getattr(self, key)) for key in _SHARED}
+            ext = check_extensions(n, shared["names"], shared["budget"], shared["demand"],
+                                   shared["must_take"], shared["must_not_take"])
+        else:
+            ext = (self.names, self.budget, self.demand, self.must_take, self.must_not_take)
+        out = object.__new__(type(self))
+        out._assemble(given, ext)
+        return out
 
     @staticmethod
     def _per_row_number(value: Any, name: str) -> np.ndarray:
@@ -318,9 +377,15 @@ class ProblemBatch:
             def stack(key: str) -> np.ndarray:
                 return np.stack([getattr(p, key) for p in probs])
         oq = None if first.objective_quality is None else stack("objective_quality")
-        self._store(len(probs), stack("quality"), stack("cost"), np.array([p.alpha for p in probs]),
-                    np.array([p.R for p in probs]), stack("capacity"), first.names, first.budget,
-                    first.demand, first.must_take, first.must_not_take, oq)
+        given: dict[str, Any] = {
+                 "quality": stack("quality"), "cost": stack("cost"), "alpha": np.array([p.alpha for p in probs]),
+                 "R": np.array([p.R for p in probs]), "capacity": stack("capacity"), "objective_quality": oq}
+        object.__setattr__(self, "_given", given)
+        self._store(len(probs), given["quality"], given["cost"], given["alpha"], given["R"], given["capacity"],
+                    first.names, first.budget, first.demand, first.must_take, first.must_not_take, oq)
+        if len(probs) == 1:  # the problem's derived arrays are the batch's (same operations)
+            self.__dict__["utility"] = first.utility[None, :]
+            self.__dict__["quality_margin"] = first.quality_margin[None, :]
         return self
 
     # ------------------------------------------------------------------ shape and derived arrays

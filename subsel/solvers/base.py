@@ -204,8 +204,10 @@ class RawBatch(NamedTuple):
         Units per agent and row (rows without a selection are ignored).
     status : Status or sequence of Status (length m)
         One status for every row, or one per row.
-    bound : float, None or sequence of (float or None), optional
-        Proven upper bounds, one for all rows or one per row.
+    bound : float, None, "objective" or sequence of (float or None), optional
+        Proven upper bounds, one for all rows or one per row; ``"objective"`` says that each
+        ``optimal`` row's bound is its objective (computed only when asked for) and the other
+        rows have none.
     found : ndarray of bool, shape (m,), optional
         Which rows hold a selection; default every row whose status is not infeasible or error.
     backend_time_s : float or None, optional
@@ -215,7 +217,7 @@ class RawBatch(NamedTuple):
 
     x: np.ndarray
     status: Status | Sequence[Status]
-    bound: float | None | Sequence[float | None] = None
+    bound: float | str | None | Sequence[float | None] = None
     found: np.ndarray | None = None
     backend_time_s: float | None = None
 
@@ -250,7 +252,7 @@ class SolutionBatch(Sequence[Solution]):
 
     def __init__(self, x: np.ndarray, status: Status | tuple[Status, ...], found: np.ndarray,
                  evaluation: BatchEvaluation, wall_time_s: float, solver: str,
-                 bound: float | None | Sequence[float | None] = None,
+                 bound: float | str | None | Sequence[float | None] = None,
                  backend_time_s: float | None = None):
         self.x = x
         self._status = status
@@ -274,6 +276,10 @@ class SolutionBatch(Sequence[Solution]):
     @property
     def bound(self) -> tuple[float | None, ...]:
         b = self._bound
+        if isinstance(b, str):  # "objective": an optimal row's bound is its objective
+            utility = self._evaluation.utility
+            return tuple(float(utility[j]) if s is Status.OPTIMAL else None
+                         for j, s in enumerate(self.status))
         if b is None or isinstance(b, (int, float)):
             return (None if b is None else float(b),) * len(self)
         return tuple(None if v is None else float(v) for v in b)
@@ -306,8 +312,16 @@ class SolutionBatch(Sequence[Solution]):
             ok = bool(self.is_feasible[j])
             objective = float(self._evaluation.utility[j]) if ok else float("nan")
             avg = float(self._evaluation.avg_quality[j]) if ok else float("nan")
-            sol = Solution(self.x[j], objective, avg, self.status[j], self.wall_time_s, self.solver,
-                           self.bound[j], self.backend_time_s)
+            status = self._status if isinstance(self._status, Status) else self._status[j]
+            if isinstance(self._bound, str):
+                bound = objective if status is Status.OPTIMAL else None
+            elif self._bound is None or isinstance(self._bound, (int, float)):
+                bound = None if self._bound is None else float(self._bound)
+            else:
+                bj = self._bound[j]
+                bound = None if bj is None else float(bj)
+            sol = Solution(self.x[j], objective, avg, status, self.wall_time_s, self.solver, bound,
+                           self.backend_time_s)
             self._cache[j] = sol
         return sol
 
@@ -526,13 +540,15 @@ class Solver:
         if not isinstance(status, Status):
             if len(status) != m:
                 raise SolverError(f"{self.name}: returned {len(status)} statuses for a batch of {m} rows")
-        found = np.ones(m, dtype=bool) if raw.found is None else np.array(raw.found, dtype=bool)
-        if uniform:
-            if status in (Status.INFEASIBLE, Status.ERROR):
-                found[:] = False
+        if uniform and raw.found is None and status not in (Status.INFEASIBLE, Status.ERROR):
+            found = None  # every row holds a selection (the vectorised kernels' usual answer)
         else:
-            found &= np.array([s not in (Status.INFEASIBLE, Status.ERROR) for s in status], dtype=bool)
-        if not found.all():
+            found = np.ones(m, dtype=bool) if raw.found is None else np.array(raw.found, dtype=bool)
+            if uniform:
+                if status in (Status.INFEASIBLE, Status.ERROR):
+                    found[:] = False
+            else:
+                found &= np.array([s not in (Status.INFEASIBLE, Status.ERROR) for s in status], dtype=bool)
             for j in map(int, np.flatnonzero(~found)):
                 sj = status if isinstance(status, Status) else status[j]
                 if sj in (Status.OPTIMAL, Status.FEASIBLE):
@@ -546,20 +562,23 @@ class Solver:
             xf = xr.astype(float)
             x = np.rint(xf).astype(np.int64)
             frac = np.abs(xf - x) > 1e-6
-            frac &= found[:, None]
+            if found is not None:
+                frac &= found[:, None]
             if frac.any():
                 j, i = (int(v) for v in np.argwhere(frac)[0])
                 raise SolverError(f"{self.name}: returned a fractional value x[{j}, {i}] = {xf[j, i]} "
                                   f"(batch row {j})")
-        if not found.all():
+        if found is not None:
             x[~found] = 0
         ev = batch.evaluate(x)
-        bad = found & ~ev.feasible
+        bad = ~ev.feasible if found is None else found & ~ev.feasible
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
             raise SolverError(f"{self.name}: returned an infeasible selection for batch row {j} "
                               f"({'; '.join(ev.violations[j])})")
         x.setflags(write=False)
+        if found is None:
+            found = np.ones(m, dtype=bool)
         return SolutionBatch(x, status, found, ev, time.perf_counter() - start, self.name, raw.bound,
                              raw.backend_time_s)
 

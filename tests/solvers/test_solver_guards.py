@@ -21,7 +21,7 @@ def test_dpss_refuses_more_than_2_to_the_32_without_a_time_limit(monkeypatch):
     def no_enumeration(*args):
         raise RuntimeError("the enumeration started")
 
-    monkeypatch.setattr("subsel.solvers.dpss._enumerate", no_enumeration)
+    monkeypatch.setattr("subsel.solvers.dpss.rowdot", no_enumeration)  # the first step of the work
     p = wide_problem(40)
     assert DPSS.enumeration_size(p) > MAX_ENUMERATION
     with pytest.raises(ValueError, match=r"about 2\^40\.0 selections over 40 free agents.*'exact'"):

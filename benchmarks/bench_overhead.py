@@ -1,0 +1,216 @@
+"""Fixed cost per call: subsel's solvers against plain code doing the same work, as ratios in one run.
+
+Three comparisons, each timed in this one run (best of ``--repeat`` after a warm-up; the answers
+are asserted equal, so the comparison is between equal work):
+
+1. ``gss`` at n = 10^6 on the paper's random instance (q, c ~ U[0, 1], alpha = 0.7; Deva et al.,
+   Section 6.1): ``get_solver("gss").solve(problem)`` — kernel, answer check, Solution — against a
+   plain numpy GSS (Algorithm 3) written below with no validation, checking or wrapping.
+2. A per-run loop at the paper's n = 10 (``--runs`` instances): ``solve`` of DPSS (Algorithm 1) on
+   each problem, with and without building the ``SubsetSelectionProblem`` first, against a plain
+   numpy DPSS doing the same enumeration; and ``solve_batch`` on all runs at once.
+3. ``exact`` on small 0-1 knapsack instances (n <= 100, the six classes of
+   ``subsel.models.instances``, encoded with ``SubsetSelectionProblem.from_knapsack``) against
+   OR-Tools' knapsack branch and bound on the same items.
+
+Usage::
+
+    python benchmarks/bench_overhead.py [--n 1000000] [--runs 1000] [--repeat 5]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from subsel.models import KNAPSACK_CLASSES, ProblemBatch, SubsetSelectionProblem, knapsack_instance  # noqa: E402
+from subsel.solvers import get_solver  # noqa: E402
+
+TOL = 1e-9
+
+
+def _dot(x: np.ndarray, v: np.ndarray) -> float:
+    # The one-problem inner product of subsel (BLAS up to 8192 terms, pairwise sum above), so that
+    # the plain codes round exactly as the solvers do and the answers can be compared exactly.
+    return float((x * v).sum()) if x.size > 8192 else float(x @ v)
+
+
+def plain_gss(q: np.ndarray, c: np.ndarray, alpha: float, R: float = 1.0) -> np.ndarray:
+    """GSS (Deva et al., Algorithm 3) for unit capacities, straight numpy, no checks."""
+    r = R * q - c
+    mg = q - alpha
+    gain = r >= 0
+    x = ((q >= alpha) & gain).astype(float)
+    d = _dot(x, mg)
+    S2 = np.flatnonzero((q > alpha) & ~gain)
+    S3 = np.flatnonzero((q < alpha) & gain)
+    with np.errstate(over="ignore", divide="ignore"):
+        b = r[S2] / -mg[S2]
+        a = r[S3] / -mg[S3]
+    o2 = np.argsort(b, kind="stable")
+    o3 = np.argsort(-a, kind="stable")
+    L2, b, L3, a = S2[o2], b[o2], S3[o3], a[o3]
+    w2, w3 = mg[L2], -mg[L3]
+    C2, C3 = np.cumsum(w2), np.cumsum(w3)
+    P = min(max(d, 0.0), float(C3[-1])) if C3.size else 0.0
+    y = 0.0
+    if C3.size and C2.size:
+        y_max = min(C3[-1] - P, C2[-1])
+        if y_max > 0:
+            br = np.concatenate(([0.0], C3[C3 > P] - P, C2))
+            br = np.unique(br[br < y_max])
+            i3 = np.searchsorted(C3, P + br, side="right")
+            i2 = np.searchsorted(C2, br, side="right")
+            ok = (i3 < C3.size) & (i2 < C2.size)
+            stop = ~ok
+            stop[ok] = a[i3[ok]] <= b[i2[ok]]
+            first = np.flatnonzero(stop)
+            y = float(br[first[0]]) if first.size else float(y_max)
+    f3 = np.clip((P + y - (C3 - w3)) / w3, 0.0, 1.0)
+    f2 = np.clip((y - (C2 - w2)) / w2, 0.0, 1.0)
+    out = x.copy()
+    out[L3] += np.minimum(np.floor(f3 + TOL), 1.0)
+    out[L2] += np.minimum(np.ceil(f2 - TOL), 1.0)
+    if _dot(out, mg) < -TOL:
+        out = x.copy()
+        out[L3] += np.floor(f3)
+        out[L2] += np.ceil(f2)
+    return out.astype(np.int64)
+
+
+def plain_dpss(q: np.ndarray, c: np.ndarray, alpha: float, R: float = 1.0) -> np.ndarray:
+    """DPSS (Deva et al., Algorithm 1) for unit capacities and few free agents, straight numpy."""
+    r = R * q - c
+    mg = q - alpha
+    gain = r >= 0
+    x = ((q >= alpha) & gain).astype(np.int64)
+    G = np.concatenate([np.flatnonzero((q > alpha) & ~gain), np.flatnonzero((q < alpha) & gain)])
+    base = _dot(x.astype(float), mg)
+    u, s = np.zeros(1), np.zeros(1)
+    for i in G:
+        u = np.concatenate([u, u + r[i]])
+        s = np.concatenate([s, s + mg[i]])
+    j = int(np.argmax(np.where(s + base >= -TOL, u, -np.inf)))
+    x[G] = (j >> np.arange(G.size)) & 1
+    return x
+
+
+def best_of(fn, repeat: int) -> float:
+    fn()  # warm-up
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def bench_gss(n: int, repeat: int, seed: int) -> None:
+    p = SubsetSelectionProblem.random(n, 0.7, np.random.default_rng(seed))
+    gss = get_solver("gss")
+    x_plain = plain_gss(p.quality, p.cost, p.alpha)
+    assert gss.solve(p).x.tolist() == x_plain.tolist(), "plain GSS and subsel's gss disagree"
+    t_plain = best_of(lambda: plain_gss(p.quality, p.cost, p.alpha), repeat)
+    t_solve = best_of(lambda: gss.solve(p), repeat)
+    t_build = best_of(lambda: SubsetSelectionProblem(quality=p.quality, cost=p.cost, alpha=0.7), repeat)
+    print(f"1. gss at n = {n:,}: plain numpy {t_plain * 1e3:.1f} ms, solve {t_solve * 1e3:.1f} ms; "
+          f"ratio solve / plain {t_solve / t_plain:.2f}x  (building the problem: {t_build * 1e3:.1f} ms)")
+
+
+def bench_loop(runs: int, repeat: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    q, c = rng.random((runs, 10)), rng.random((runs, 10))
+    dpss = get_solver("dpss")
+    problems = [SubsetSelectionProblem(quality=q[j], cost=c[j], alpha=0.7) for j in range(runs)]
+    expected = np.array([plain_dpss(q[j], c[j], 0.7) for j in range(runs)])
+    assert np.array_equal([dpss.solve(p).x for p in problems], expected), "plain DPSS and dpss disagree"
+    batch = ProblemBatch(quality=q, cost=c, alpha=0.7)
+    assert np.array_equal(dpss.solve_batch(batch).x, expected)
+
+    def plain():
+        for j in range(runs):
+            plain_dpss(q[j], c[j], 0.7)
+
+    def solve_only():
+        for p in problems:
+            dpss.solve(p)
+
+    def build_and_solve():
+        for j in range(runs):
+            dpss.solve(SubsetSelectionProblem(quality=q[j], cost=c[j], alpha=0.7))
+
+    t_plain = best_of(plain, repeat)
+    t_solve = best_of(solve_only, repeat)
+    t_build = best_of(build_and_solve, repeat)
+    t_batch = best_of(lambda: dpss.solve_batch(ProblemBatch(quality=q, cost=c, alpha=0.7)), repeat)
+    us = 1e6 / runs
+    print(f"2. per-run DPSS loop, n = 10, {runs} runs: plain numpy {t_plain * us:.1f} us/run, solve "
+          f"{t_solve * us:.1f} us/run (ratio {t_solve / t_plain:.2f}x), build + solve {t_build * us:.1f} "
+          f"us/run (ratio {t_build / t_plain:.2f}x); solve_batch {t_batch * us:.2f} us/run "
+          f"(ratio {t_batch / t_plain:.3f}x)")
+
+
+def bench_exact(repeat: int, seed: int, sizes: list[int]) -> None:
+    try:
+        from ortools.algorithms.python import knapsack_solver
+    except ImportError:  # pragma: no cover - OR-Tools is a core dependency
+        print("3. exact vs OR-Tools knapsack: OR-Tools is not installed; skipped")
+        return
+    exact = get_solver("exact")
+    ratios, rows = [], []
+    ss = np.random.SeedSequence(seed)
+    for kind in KNAPSACK_CLASSES:
+        for n, child in zip(sizes, ss.spawn(len(sizes))):
+            values, weights, cap = knapsack_instance(kind, n, 1000, np.random.default_rng(child))
+            p = SubsetSelectionProblem.from_knapsack(values, weights, cap)
+            ks = knapsack_solver.KnapsackSolver(
+                knapsack_solver.SolverType.KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER, "bench")
+            vi, wi = [int(v) for v in values], [[int(w) for w in weights]]
+
+            def ortools():
+                ks.init(vi, wi, [int(cap)])
+                return ks.solve()
+
+            opt = ortools()
+            sol = exact.solve(p)
+            assert abs(sol.objective - opt) < 1e-6 * max(1.0, opt), f"{kind} n={n}: exact {sol.objective} != {opt}"
+            t_or = best_of(ortools, repeat)
+            t_ex = best_of(lambda: exact.solve(p), repeat)
+            ratios.append(t_ex / t_or)
+            rows.append(f"   {kind:<28} n={n:<4} exact {t_ex * 1e6:8.0f} us  OR-Tools B&B {t_or * 1e6:8.0f} us  "
+                        f"ratio {t_ex / t_or:6.2f}x")
+    print(f"3. exact vs OR-Tools' knapsack branch and bound (n in {sizes}, R = 1000): median ratio "
+          f"{float(np.median(ratios)):.2f}x, worst {max(ratios):.2f}x")
+    print("\n".join(rows))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1_000_000, help="agents for the gss comparison")
+    ap.add_argument("--runs", type=int, default=1000, help="runs of the per-run loop")
+    ap.add_argument("--repeat", type=int, default=5, help="timed repetitions (the best is kept)")
+    ap.add_argument("--sizes", default="5,10,20",
+                    help="knapsack sizes for the exact comparison (OR-Tools B&B takes seconds to minutes on "
+                         "the correlated classes from n = 50)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--skip", default="", help="comma-separated parts to skip (gss, loop, exact)")
+    args = ap.parse_args(argv)
+    skip = set(filter(None, args.skip.split(",")))
+    if "gss" not in skip:
+        bench_gss(args.n, args.repeat, args.seed)
+    if "loop" not in skip:
+        bench_loop(args.runs, args.repeat, args.seed)
+    if "exact" not in skip:
+        bench_exact(args.repeat, args.seed, [int(v) for v in args.sizes.split(",")])
+    print(f"load average during the run: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
