@@ -228,7 +228,7 @@ def dpss_batch(batch: ProblemBatch, time_limit_s: float | None = None) -> RawBat
 
 
 class DPSS(Solver):
-    """Exact subset selection by enumeration over S2 ∪ S3 (Deva et al., Algorithm 1; SPEC §1).
+    """Exact subset selection by enumeration over S2 ∪ S3 (Deva, Abhishek, Gujar, AAMAS 2021, Algorithm 1).
 
     Parameters
     ----------

@@ -246,12 +246,14 @@ def _gss_batch(batch: ProblemBatch) -> tuple[np.ndarray, np.ndarray]:
 
 
 class GSS(Solver):
-    """Greedy subset selection (Deva et al., Algorithm 3; SPEC §1).
+    """Greedy subset selection (Deva, Abhishek, Gujar, AAMAS 2021, Algorithm 3).
 
     Steps, on units: take S1, drop S4, surplus ``d``; spend ``d`` on L3 in order (whole units, then a
     fraction); pair the next L3 agent with the next L2 agent while ``a > b``; finally round S2
     fractions up and drop S3 fractions.  Always feasible (rounding only adds quality), no constant
-    approximation ratio (see SPEC §1's worst case).
+    approximation ratio: with alpha = 0.99, q = (1.00, 0.98, 0.97) and utilities
+    (eps, R/4, 0.9 R), GSS spends the surplus on the third agent fractionally, drops it and earns eps,
+    where the optimum takes agents 1 and 2 and earns eps + R/4.
 
     Must lists: must-not-take agents are removed; each must-take agent's first unit is fixed, and
     when the fixed units leave a quality deficit, L2 units are bought whole, cheapest loss per

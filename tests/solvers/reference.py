@@ -28,7 +28,7 @@ def _fill(position: float, cumulative: np.ndarray, weight: np.ndarray, cap: np.n
 
 
 def _pairing_end(P: float, C3: np.ndarray, a: np.ndarray, C2: np.ndarray, b: np.ndarray) -> float:
-    """How much quality ``y`` is exchanged in GSS's pairing phase (Algorithm 3, step 4; SPEC §1).
+    """How much quality ``y`` is exchanged in GSS's pairing phase (Deva et al., Algorithm 3, step 4).
 
     L3 is consumed from position ``P + y`` and L2 supplies from position ``y``.  Pairing continues
     while the L3 agent at ``P + y`` has ``a`` greater than the L2 agent at ``y`` has ``b``, and stops
