@@ -30,6 +30,7 @@ import io
 import math
 import os
 import re
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -617,7 +618,9 @@ def atomic_write_with(path: str | os.PathLike[str], writer: Callable[[str], obje
 
     The temporary file keeps the destination's suffix (some writers choose the format by it) and
     gets the permissions an ordinary new file would have.  Errors name ``path``, never the
-    temporary file; on any error or interruption the temporary file is removed.
+    temporary file; on any error or interruption the temporary file is removed.  A symbolic link is
+    followed: its target is replaced and the link kept.  A destination that exists and is not a
+    regular file (a device such as ``/dev/null``, a named pipe) is written through, never replaced.
 
     Raises
     ------
@@ -631,11 +634,16 @@ def atomic_write_with(path: str | os.PathLike[str], writer: Callable[[str], obje
     """
     raw = os.fspath(path)
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     if path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a folder; give a file name", raw)
     if raw.endswith(("/", os.sep)):
         raise IsADirectoryError(errno.EISDIR, "ends in a path separator (a folder); give a file name",
                                 raw)
+    if path.exists() and not path.is_file():
+        _write_through(path, writer)
+        return
     parent = path.parent
     if not parent.is_dir():
         if parent.exists():
@@ -659,6 +667,18 @@ def atomic_write_with(path: str | os.PathLike[str], writer: Callable[[str], obje
         if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
             raise _user_error(exc, path, tmp) from exc
         raise
+
+
+def _write_through(path: Path, writer: Callable[[str], object]) -> None:
+    """Write to a special file (device, named pipe) in place: render to a temporary file, copy."""
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = os.path.join(folder, "out" + (path.suffix or ".tmp"))
+        writer(tmp)
+        try:
+            with open(tmp, "rb") as src, open(path, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        except OSError as exc:
+            raise _user_error(exc, path, tmp) from exc
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
