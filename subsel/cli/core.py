@@ -375,7 +375,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--time-limit", type=float, metavar="S",
                    help="time limit in seconds (gss, a one-pass heuristic, ignores it)")
     p.add_argument("--threads", type=int,
-                   help="threads for backends that use several (single-threaded ones ignore it)")
+                   help="threads for backends that use several, 1..64 (single-threaded ones ignore it)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object: solver, status, objective, avg_quality, x, wall_time_s, "
                         "backend_time_s, overhead_time_s "

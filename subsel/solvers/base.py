@@ -25,6 +25,9 @@ import numpy as np
 
 from ..models import BatchEvaluation, ProblemBatch, SubsetSelectionProblem
 
+#: Most threads a backend may be given (SCIP's own limit; HiGHS aborts on far larger pools).
+MAX_THREADS = 64
+
 
 class Status(str, enum.Enum):
     """What a solution is (the status vocabulary of python-mip: OPTIMAL, FEASIBLE, INFEASIBLE,
@@ -358,7 +361,7 @@ class Solver:
     Raises
     ------
     ValueError
-        ``time_limit_s <= 0`` or ``threads < 1``.
+        ``time_limit_s <= 0``, or ``threads`` outside 1..:data:`MAX_THREADS`.
     """
 
     name: ClassVar[str] = "solver"
@@ -373,8 +376,8 @@ class Solver:
                     or not math.isfinite(time_limit_s) or time_limit_s <= 0:
                 raise ValueError(f"time_limit_s must be a positive number of seconds; got {time_limit_s!r}")
         if threads is not None:
-            if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-                raise ValueError(f"threads must be a positive integer; got {threads!r}")
+            if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+                raise ValueError(f"threads must be an integer in 1..{MAX_THREADS}; got {threads!r}")
         self.time_limit_s = None if time_limit_s is None else float(time_limit_s)
         self.threads = threads
         self.verbose = bool(verbose)

@@ -5,7 +5,7 @@ import pytest
 
 from subsel.models import SubsetSelectionProblem
 from subsel.solvers import get_solver
-from subsel.solvers.base import RawResult, Solver, Status
+from subsel.solvers.base import MAX_THREADS, RawResult, Solver, Status
 from subsel.solvers.dpss import DPSS, MAX_ENUMERATION
 
 
@@ -77,3 +77,9 @@ def test_impossible_demand_is_infeasible_exactly(name):
     p = wide_problem(5).with_changes(demand=10 ** 23 + 1)
     sol = get_solver(name).solve(p)
     assert sol.status is Status.INFEASIBLE and not sol.is_feasible
+
+
+@pytest.mark.parametrize("threads", [0, -1, 65, 100000, True, 2.0])
+def test_threads_outside_the_supported_range_refused(threads):
+    with pytest.raises(ValueError, match=rf"^threads must be an integer in 1\.\.{MAX_THREADS}; got "):
+        get_solver("gss", threads=threads)
