@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import math
+
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rowdot
@@ -237,12 +239,36 @@ def _gss_batch(batch: ProblemBatch) -> tuple[np.ndarray, np.ndarray]:
 
     x_int = rounded(_ROUND_TOL)
     redo = rowdot(x_int, margin) < -FEASIBILITY_TOL
+    still = None
     if redo.any():
         x_int[redo] = rounded(0.0)[redo]
+        still = np.flatnonzero(redo & feasible & (rowdot(x_int, margin) < -FEASIBILITY_TOL))
     x_out = x_int.astype(np.int64)
     if not feasible.all():
         x_out[~feasible] = 0
+    if still is not None and still.size:
+        _drop_s3_units(batch, x_out, still, s3)
     return x_out, feasible
+
+
+def _drop_s3_units(batch: ProblemBatch, x: np.ndarray, bad: np.ndarray, s3: np.ndarray) -> None:
+    """Repair rows ``bad`` whose rounded answer misses the quality rule, in place: drop S3 units.
+
+    With capacities near 2^53 the fractional units of S3 are not representable exactly, and rounding
+    down may still keep a unit too many.  Dropping S3 units (each spends quality) only raises the
+    surplus; the agents spending the most quality per unit go first, until the row passes
+    :meth:`SubsetSelectionProblem.evaluate`.
+    """
+    lb = batch.lower_bounds()
+    for j in bad:
+        problem = batch.row(int(j))
+        spend = np.flatnonzero(s3[j] & (x[j] > lb[j]))
+        for i in spend[np.argsort(problem.quality_margin[spend], kind="stable")]:
+            deficit = -float(problem.quality_margin @ x[j])
+            step = int(min(x[j, i] - lb[j, i], math.ceil(max(deficit, 0.0) / -problem.quality_margin[i]) + 1))
+            x[j, i] -= step
+            if problem.evaluate(x[j]).feasible:
+                break
 
 
 class GSS(Solver):

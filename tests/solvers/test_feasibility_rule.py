@@ -204,3 +204,16 @@ def test_large_capacities_of_one_to_four_agents_against_exact(name, seed):
     if sol.status is Status.OPTIMAL:
         assert_optimal_under_the_rule(p, sol, ref.objective)
     assert math.isfinite(sol.objective)
+
+
+# GSS's fractional S3 units are not representable near 2^53: rounding down kept a unit too many and
+# the answer failed the rule (capacities 2^51 ... 2^53 reached the user as a solver failure).
+@pytest.mark.parametrize("capacity", [2 ** 50, 2 ** 51, 2 ** 52, 2 ** 53 - 1, 2 ** 53])
+def test_gss_feasible_and_tight_at_capacities_near_2_53(capacity):
+    problem = SubsetSelectionProblem(quality=[0.9, 0.1], cost=[0.1, 0.01], alpha=0.7,
+                                     capacity=[capacity, capacity])
+    sol = get_solver("gss").solve(problem)
+    assert problem.evaluate(sol.x).feasible
+    assert sol.x[0] == capacity
+    # The quality bought by agent 0 pays for capacity * 0.2 / 0.6 units of agent 1 (up to rounding).
+    assert abs(int(sol.x[1]) - capacity // 3) <= 2
