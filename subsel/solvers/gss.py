@@ -12,9 +12,8 @@ One kernel, :func:`gss_batch`, does every step for ``m`` problems at once on (m,
 """
 from __future__ import annotations
 
-from typing import Any
-
 import math
+from typing import Any
 
 import numpy as np
 
