@@ -575,17 +575,25 @@ def read_agents(source: Any, alpha: float, R: float = 1.0, *, name: str | None =
                 cls: type | None = None, **extensions: Any) -> "SubsetSelectionProblem":
     """Read an agents CSV (header ``name,quality,cost,capacity``) into a problem.
 
-    ``name`` and ``capacity`` are optional columns.  See :func:`read_csv` (the file format) and
-    :func:`problem_from_table` (the cells).
+    ``name`` and ``capacity`` are optional columns; any other column is refused (a misspelt
+    ``capcity`` would otherwise silently mean capacity 1).  See :func:`read_csv` (the file format)
+    and :func:`problem_from_table` (the cells).
 
     Raises
     ------
     InputError
-        Anything wrong in the file, naming the file, the line and the column.
+        Anything wrong in the file (an unknown column included), naming the file, the line and the
+        column.
     OSError
         The file cannot be opened.
     """
     table = read_csv(source, name=name, what="agents CSV (name,quality,cost,capacity)")
+    unknown = [c for c in table.header if c not in _AGENT_FIELDS.values()]
+    if unknown:
+        # A misspelt optional column ('capcity') would otherwise be ignored and change the answer.
+        raise InputError(f"unknown column {unknown[0]!r}; an agents CSV has the columns name, quality, "
+                         "cost, capacity (names are case-sensitive; name and capacity are optional)",
+                         file=table.source, line=None)
     return problem_from_table(table, alpha, R, cls=cls, **extensions)
 
 

@@ -5,7 +5,7 @@ import pickle
 import numpy as np
 import pytest
 
-from subsel.models import InputError, SubsetSelectionProblem, read_csv
+from subsel.models import InputError, SubsetSelectionProblem, read_agents, read_csv
 
 
 class _Stdin(io.TextIOWrapper):
@@ -98,3 +98,13 @@ def test_input_error_pickles_with_its_fields():
     e = InputError("must be >= 0", file="a.csv", line=3, column="cost", value=-1.0)
     back = pickle.loads(pickle.dumps(e))
     assert str(back) == str(e) and back.line == 3 and back.value == -1.0
+
+
+@pytest.mark.parametrize("header, column", [("name,quality,cost,capcity", "capcity"),
+                                            ("name,quality,cost,Capacity", "Capacity"),
+                                            ("name,quality,cost,capacity,notes", "notes")])
+def test_agents_csv_refuses_unknown_columns(tmp_path, header, column):
+    path = tmp_path / "a.csv"
+    path.write_text(header + "\na,0.9,0.1,5" + (",x" if column == "notes" else "") + "\n")
+    with pytest.raises(InputError, match=rf"unknown column '{column}'; an agents CSV has the columns"):
+        read_agents(path, alpha=0.7)
