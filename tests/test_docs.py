@@ -180,6 +180,6 @@ def test_readme_is_a_front_page_whose_links_resolve():
     local = [link for link in links if "://" not in link]
     missing = [link for link in local if not (ROOT / link).exists()]
     assert local and not missing, missing
-    for needle in ("Σ_i (R·q_i − c_i) · x_i", "Σ_i (q_i − α) · x_i ≥ 0", 'pip install "subsel[all]"',
+    for needle in ("Σ_i (R·q_i − c_i) · x_i", "Σ_i (q_i − α) · x_i ≥ 0", 'pip install ".[all]"',
                    'pip install -e ".[dev]"', "pytest"):
         assert needle in text, needle
