@@ -234,7 +234,8 @@ class ProblemBatch:
     def _assemble(self, given: dict[str, Any], ext: tuple[Any, ...]) -> None:
         """Check widths and row counts of validated arrays, and store them (broadcast, read-only)."""
         q = given["quality"]
-        assert q is not None
+        if q is None:
+            raise TypeError("quality is required")
         n = q.shape[-1]
         rows: dict[str, int] = {}
         for key in _ARRAYS:
