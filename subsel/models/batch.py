@@ -25,6 +25,7 @@ from .problem import (
     _BLAS_DOT_MAX_N,
     FEASIBILITY_TOL,
     SubsetSelectionProblem,
+    _used_extensions,
     check_extensions,
     partition_masks,
 )
@@ -426,16 +427,7 @@ class ProblemBatch:
     @property
     def extensions(self) -> frozenset[str]:
         """The optional constraints the batch's rows use (see ``SubsetSelectionProblem.extensions``)."""
-        used = set()
-        if self.budget is not None:
-            used.add("budget")
-        if self.demand is not None:
-            used.add("demand")
-        if self.must_take.size:
-            used.add("must_take")
-        if self.must_not_take.size:
-            used.add("must_not_take")
-        return frozenset(used)
+        return _used_extensions(self)
 
     def lower_bounds(self) -> np.ndarray:
         """Per-agent lower bounds on ``x`` (1 for must-take agents, else 0), int64 shape (m, n)."""

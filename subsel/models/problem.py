@@ -316,6 +316,21 @@ def _index_list(value: Any, field_name: str, n: int, names: tuple[str, ...]) -> 
     return np.unique(np.array(out, dtype=np.int64))
 
 
+def _used_extensions(model: Any) -> frozenset[str]:
+    """The optional constraints a problem or a batch uses: ``budget``, ``demand``, ``must_take``,
+    ``must_not_take`` (a subset of :data:`EXTENSIONS`)."""
+    used = set()
+    if model.budget is not None:
+        used.add("budget")
+    if model.demand is not None:
+        used.add("demand")
+    if model.must_take.size:
+        used.add("must_take")
+    if model.must_not_take.size:
+        used.add("must_not_take")
+    return frozenset(used)
+
+
 @dataclass(frozen=True, eq=False)
 class SubsetSelectionProblem:
     """An instance of known-quality subset selection (Deva et al., Section 3, eq. (1)).
@@ -475,16 +490,7 @@ class SubsetSelectionProblem:
     @property
     def extensions(self) -> frozenset[str]:
         """The optional constraints this instance uses, a subset of :data:`EXTENSIONS`."""
-        used = set()
-        if self.budget is not None:
-            used.add("budget")
-        if self.demand is not None:
-            used.add("demand")
-        if self.must_take.size:
-            used.add("must_take")
-        if self.must_not_take.size:
-            used.add("must_not_take")
-        return frozenset(used)
+        return _used_extensions(self)
 
     def lower_bounds(self) -> np.ndarray:
         """Per-agent lower bound on ``x``: 1 for must-take agents, else 0. int64 array of shape (n,)."""
