@@ -430,6 +430,9 @@ class Solver:
 
     def check_supported(self, problem: SubsetSelectionProblem | ProblemBatch) -> None:
         """Raise :class:`UnsupportedExtensionError` for the first extension not in :attr:`supports`."""
+        if problem.budget is None and problem.demand is None and not problem.must_take.size \
+                and not problem.must_not_take.size:
+            return  # no extension (the common case, checked without building a set)
         missing = sorted(problem.extensions - self.supports)
         if missing:
             raise UnsupportedExtensionError(self.name, missing[0], self.supports)
@@ -522,13 +525,17 @@ class Solver:
             x.setflags(write=False)
             return Solution(x, float("nan"), float("nan"), raw.status, time.perf_counter() - start,
                             self.name, raw.bound, backend)
-        xf = np.asarray(raw.x, dtype=float)
-        if xf.shape != (n,):
-            raise SolverError(f"{self.name}: returned x of shape {xf.shape}, expected ({n},)")
-        x = np.rint(xf).astype(np.int64)
-        if np.any(np.abs(xf - x) > 1e-6):
-            i = int(np.flatnonzero(np.abs(xf - x) > 1e-6)[0])
-            raise SolverError(f"{self.name}: returned a fractional value x[{i}] = {xf[i]}")
+        xr = raw.x
+        if type(xr) is np.ndarray and xr.dtype.kind in "iu" and xr.shape == (n,):
+            x = xr.astype(np.int64)  # a copy: the answer must not share memory with the backend
+        else:
+            xf = np.asarray(xr, dtype=float)
+            if xf.shape != (n,):
+                raise SolverError(f"{self.name}: returned x of shape {xf.shape}, expected ({n},)")
+            x = np.rint(xf).astype(np.int64)
+            if np.any(np.abs(xf - x) > 1e-6):
+                i = int(np.flatnonzero(np.abs(xf - x) > 1e-6)[0])
+                raise SolverError(f"{self.name}: returned a fractional value x[{i}] = {xf[i]}")
         ev = problem.evaluate(x)
         if not ev.feasible:
             raise SolverError(f"{self.name}: returned an infeasible selection ({'; '.join(ev.violations)})")
