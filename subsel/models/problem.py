@@ -634,24 +634,32 @@ class SubsetSelectionProblem:
         is outside its bounds (the general path then names the violations) or when its units could
         pass 2^53.
         """
-        if x.size * self._max_capacity > MAX_EXACT_INT:
+        n = x.size
+        if n * self._max_capacity > MAX_EXACT_INT:
             return None
         # 0 <= x <= k in one pass: a negative int64 read as uint64 is above 2^63 > every capacity.
         xu = (x if x.dtype == np.int64 else x.astype(np.int64)).view(np.uint64)
         if self._max_capacity == 1:
-            if x.size and int(np.maximum.reduce(xu)) > 1:
+            if np.count_nonzero(xu > 1):
                 return None
+            units = int(np.count_nonzero(xu))
         elif np.greater(xu, self.capacity.view(np.uint64)).any():
             return None
+        else:
+            units = int(np.add.reduce(xu))  # exact: n * max capacity <= 2^53
         xf = x.astype(float)
+        if n <= _BLAS_DOT_MAX_N:  # weighted_sum's short vectors: ndarray.dot, called directly
+            dot = xf.dot
+            surplus, magnitude = float(dot(self.quality_margin)), float(dot(self._abs_margin))
+            utility, quality = float(dot(self.utility)), dot(self.quality)
+        else:
+            surplus = float(weighted_sum(xf, self.quality_margin))
+            magnitude = float(weighted_sum(xf, self._abs_margin))
+            utility, quality = float(weighted_sum(xf, self.utility)), weighted_sum(xf, self.quality)
         # x >= 0, so sum |x| |q - alpha| is x . |q - alpha|: the rounding-error bound of the surplus.
-        surplus = float(weighted_sum(xf, self.quality_margin))
-        magnitude = float(weighted_sum(xf, self._abs_margin))
         feasible = linear_at_least(xf, self.quality, self.alpha, (-FEASIBILITY_TOL,), estimate=surplus,
                                    magnitude=magnitude)
-        units = int(np.add.reduce(xu))  # exact: n * max capacity <= 2^53
-        utility = float(weighted_sum(xf, self.utility))
-        avg = float(weighted_sum(xf, self.quality) / units) if units > 0 else float("nan")
+        avg = float(quality / units) if units > 0 else float("nan")
         violations = () if feasible else (f"quality: sum (q - alpha) x = {surplus:.3g} < -{FEASIBILITY_TOL:g}",)
         return Evaluation(utility, avg, units, feasible, violations)
 
