@@ -27,6 +27,11 @@ class CLIError(Exception):
     """An error the user can fix (bad input, missing file); printed as one line, exit code 2."""
 
 
+def counted(n: int, noun: str) -> str:
+    """``"1 agent"``, ``"3 agents"``: a count and its noun, plural (an added ``s``) unless ``n == 1``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """An argparse parser whose usage errors are ONE line on stderr and exit code 2.
 

@@ -246,3 +246,13 @@ def test_a_csv_error_keeps_its_file_name(tmp_path, capsys):
     assert main(["solve", str(bad), "--alpha", "0.5"]) == 2
     line, _ = one_error_line(capsys)
     assert str(bad) in line and "--alpha" not in line
+
+
+def test_counts_of_one_are_singular(tmp_path, capsys):
+    one = tmp_path / "one.csv"
+    one.write_text("name,quality,cost\nA,0.9,0.1\n")
+    assert main(["solve", str(one), "--alpha", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert f"{one}: 1 agent, alpha 0.5" in out and "selected     1 unit from 1 agent\n" in out
+    assert main(["generate", "--n", "1", "--seed", "0", "-o", str(tmp_path / "g.csv")]) == 0
+    assert "wrote 1 agent to" in capsys.readouterr().err
