@@ -536,13 +536,13 @@ class Solver:
             x.setflags(write=False)
             return Solution(x, float("nan"), float("nan"), raw.status, time.perf_counter() - start,
                             self.name, raw.bound, backend)
-        xr = raw.x
-        if type(xr) is np.ndarray and xr.dtype.kind in "iu" and xr.shape == (n,):
+        xr = np.asarray(raw.x)
+        if xr.shape != (n,):
+            raise SolverError(f"{self.name}: returned x of shape {xr.shape}, expected ({n},)")
+        if xr.dtype.kind in "iu":
             x = xr.astype(np.int64)  # a copy: the answer must not share memory with the backend
         else:
-            xf = np.asarray(xr, dtype=float)
-            if xf.shape != (n,):
-                raise SolverError(f"{self.name}: returned x of shape {xf.shape}, expected ({n},)")
+            xf = xr.astype(float)
             x = np.rint(xf).astype(np.int64)
             if np.any(np.abs(xf - x) > 1e-6):
                 i = int(np.flatnonzero(np.abs(xf - x) > 1e-6)[0])
