@@ -27,6 +27,11 @@ class CLIError(Exception):
     """An error the user can fix (bad input, missing file); printed as one line, exit code 2."""
 
 
+def counted(n: int, noun: str) -> str:
+    """``"1 agent"``, ``"3 agents"``: a count and its noun, plural (an added ``s``) unless ``n == 1``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """An argparse parser whose usage errors are ONE line on stderr and exit code 2.
 
@@ -85,7 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except (CLIError, ValueError, TypeError, OSError, MemoryError, MissingExtraError) as exc:
-        print(f"subsel: error: {_one_line(exc)}", file=sys.stderr)
+        message = _one_line(exc)
+        if isinstance(exc, (ValueError, TypeError)):
+            message = _name_option(message, args)
+        print(f"subsel: error: {message}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as exc:  # an optional library no call site checked first
         extra = MODULE_EXTRA.get((exc.name or "").partition(".")[0])
@@ -100,6 +108,34 @@ def main(argv: list[str] | None = None) -> int:
         print("subsel: interrupted", file=sys.stderr)
         return 130
     return int(code or 0)
+
+
+#: Parameters of the library that a command-line option sets, by the name the library's errors use
+#: and the option's ``dest``: "budget must be >= 0; got -1.0", raised by the model after parsing,
+#: is shown as "--budget must be >= 0; got -1.0".
+OPTION_OF_PARAMETER: dict[str, str] = {
+    "alpha": "alpha", "R": "R", "budget": "budget", "demand": "demand", "epsilon": "epsilon",
+    "horizon": "horizon", "time_limit_s": "time_limit", "threads": "threads",
+}
+
+
+def _name_option(message: str, args: argparse.Namespace) -> str:
+    """``message`` with a leading library parameter name replaced by the option that set it.
+
+    Only when the command has that option and the user's value is the one the message is about
+    (``args`` holds it); an unknown solver name given to ``--solver`` or ``--oracle`` is prefixed
+    with the option too.
+    """
+    field, sep, rest = message.partition(" ")
+    dest = OPTION_OF_PARAMETER.get(field)
+    if sep and dest is not None and getattr(args, dest, None) is not None:
+        return f"--{dest.replace('_', '-')} {rest}"
+    if message.startswith("unknown solver "):
+        for dest in ("solver", "oracle"):
+            value = getattr(args, dest, None)
+            if value is not None and message.startswith(f"unknown solver {value!r}"):
+                return f"--{dest}: {message}"
+    return message
 
 
 def _one_line(exc: BaseException) -> str:

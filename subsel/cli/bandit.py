@@ -35,7 +35,7 @@ from .._extras import require
 from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_instances, policy_names, simulate
 from ..bandits.policies import exploration_rounds, fitting_epsilon
 from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, stale_temporaries
-from . import CLIError
+from . import CLIError, counted
 from .guards import check_memory, check_paths
 
 #: Seconds a command waits for another command's lock on the same state before refusing.
@@ -269,7 +269,7 @@ def _init(args: argparse.Namespace) -> int:
     _save_state(planner, args.state)
     pol = planner.policy
     extra = f", tau={pol.tau}" if hasattr(pol, "tau") else ""
-    print(f"{pol.name} (oracle {pol.oracle.name}) for {pol.n} agents{extra}; state in {args.state}")
+    print(f"{pol.name} (oracle {pol.oracle.name}) for {counted(pol.n, 'agent')}{extra}; state in {args.state}")
     if getattr(pol, "tau", 0) >= args.horizon > 1:
         eps = fitting_epsilon(args.horizon)
         fit = (f"epsilon >= {eps:g} gives tau = {exploration_rounds(args.horizon, eps)} < {args.horizon}"
@@ -297,8 +297,8 @@ def _next(args: argparse.Namespace) -> int:
         atomic_write_text(args.output, text)
     _save_state(planner, args.state)
     if args.output != "-":
-        print(f"round {planner.pending_round}: {int(order['units'].sum())} units from "
-              f"{int((order['units'] > 0).sum())} agents; order in {args.output}")
+        print(f"round {planner.pending_round}: {counted(int(order['units'].sum()), 'unit')} from "
+              f"{counted(int((order['units'] > 0).sum()), 'agent')}; order in {args.output}")
     return 0
 
 
@@ -319,7 +319,7 @@ def _feedback(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CLIError(f"{obs.source}: {exc}; state left unchanged") from None
     _save_state(planner, args.state)
-    print(f"round {rnd} recorded; {planner.policy.t} rounds so far")
+    print(f"round {rnd} recorded; {counted(planner.policy.t, 'round')} so far")
     return 0
 
 

@@ -35,7 +35,7 @@ import numpy as np
 from ..models import SubsetSelectionProblem, read_knapsack, write_lp, write_mps
 from ..models.io import InputError, atomic_write_text
 from ..solvers import SOLVERS, SolverError, get_solver, solver_info
-from . import CLIError
+from . import CLIError, counted
 from .guards import check_memory, check_paths
 
 #: Default solver: the first of these that is registered and available here.
@@ -94,7 +94,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     _emit(text, args.output)
     if args.output != "-":
         hint = f" --alpha {args.alpha:g}" if args.alpha is not None else " --alpha A"
-        print(f"wrote {args.n} agents to {args.output}; solve with: subsel solve {args.output}{hint}",
+        print(f"wrote {counted(args.n, 'agent')} to {args.output}; solve with: subsel solve {args.output}{hint}",
               file=sys.stderr)
     return 0
 
@@ -300,13 +300,13 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         return code
     units = int(sol.x.sum()) if sol.is_feasible else 0
     lines = [
-        f"problem      {label}: {problem.n} agents, alpha {problem.alpha:g}, R {problem.R:g}"
+        f"problem      {label}: {counted(problem.n, 'agent')}, alpha {problem.alpha:g}, R {problem.R:g}"
         + (f", extensions {','.join(sorted(problem.extensions))}" if problem.extensions else ""),
         f"solver       {sol.solver}",
         f"status       {sol.status.value}",
         f"objective    {_fmt(sol.objective)}",
         f"avg_quality  {_fmt(sol.avg_quality, 6)}",
-        f"selected     {units} units from {int(np.count_nonzero(sol.x))} agents",
+        f"selected     {counted(units, 'unit')} from {counted(int(np.count_nonzero(sol.x)), 'agent')}",
         f"wall_time_s  {sol.wall_time_s:.4f} (backend {sol.backend_time_s:.4f}, "
         f"subsel overhead {sol.overhead_time_s:.4f})",
     ]
@@ -317,7 +317,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if sol.is_feasible and units:
         lines.append("agents       " + _selected_agents(problem.names, sol.x))
     if args.output is not None and args.output != "-" and sol.is_feasible:
-        lines.append(f"wrote        {args.output} (name,units for all {problem.n} agents)")
+        lines.append(f"wrote        {args.output} (name,units for all {counted(problem.n, 'agent')})")
     # With the selection on stdout, the summary goes to stderr so stdout stays a clean CSV.
     print("\n".join(lines), file=sys.stderr if args.output == "-" else sys.stdout)
     return code

@@ -18,7 +18,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence, overload
 
 import numpy as np
 import pandas as pd
@@ -65,7 +65,7 @@ EXTENSIONS = ("budget", "demand", "must_take", "must_not_take")
 _BLAS_DOT_MAX_N = 8192
 
 
-def weighted_sum(x: np.ndarray, v: np.ndarray) -> np.floating | np.ndarray:
+def weighted_sum(x: np.ndarray, v: np.ndarray, out: np.ndarray | None = None) -> np.floating | np.ndarray:
     """``sum_i x_i v_i`` for 1-D arrays, without multi-threaded BLAS on long vectors.
 
     ``x @ v`` on 1-D arrays calls BLAS ``ddot``; above n = 10^4 OpenBLAS runs it on several threads,
@@ -79,6 +79,10 @@ def weighted_sum(x: np.ndarray, v: np.ndarray) -> np.floating | np.ndarray:
     ----------
     x : ndarray, shape (n,) (or (m, n): matrix product)
     v : ndarray, shape (n,)
+    out : ndarray of float64, shape (n,), optional
+        Scratch space for the elementwise product when n > 8192 (may be ``x`` or ``v`` itself,
+        which is then overwritten): saves allocating, and faulting in, a fresh array.  The result
+        is the same bit for bit.
 
     Returns
     -------
@@ -86,6 +90,8 @@ def weighted_sum(x: np.ndarray, v: np.ndarray) -> np.floating | np.ndarray:
         ``x @ v``, up to the order of the additions when n > 8192.
     """
     if x.ndim == 1 and x.shape == v.shape and x.size > _BLAS_DOT_MAX_N:
+        if out is not None and out.shape == x.shape and out.dtype == np.float64:
+            return np.multiply(x, v, out=out).sum()
         return (x * v).sum()
     return x @ v
 
@@ -174,7 +180,8 @@ def _dyadic(v: float) -> int:
 
 
 def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence[float],
-                    estimate: float | None = None) -> bool:
+                    estimate: float | None = None, shifted: np.ndarray | None = None,
+                    nonnegative: bool = False, work: np.ndarray | None = None) -> bool:
     """Decide exactly whether ``sum_i x_i (coef_i - shift) >= rhs_1 + rhs_2 + ...``.
 
     The left side is the real number given by the stored floats (no rounding); the decision uses
@@ -193,15 +200,23 @@ def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence
         Terms of the right side, added exactly.
     estimate : float, optional
         The float value of ``sum_i x_i fl(coef_i - shift)`` if already computed.
+    shifted : ndarray of float, shape (n,), optional
+        ``coef - shift`` as computed in float64 if already at hand (e.g. the problem's
+        ``quality_margin``); it must be exactly that array.
+    nonnegative : bool, default False
+        True when every ``x_i >= 0`` is known (saves a pass).
+    work : ndarray of float64, shape (n,), optional
+        Scratch space (see :func:`weighted_sum`), overwritten.
 
     Returns
     -------
     bool
     """
-    m = coef - shift if shift else coef
+    m = shifted if shifted is not None else coef - shift if shift else coef
     s = float(weighted_sum(x, m)) if estimate is None else float(estimate)
     t = math.fsum(rhs)
-    a = float(weighted_sum(np.abs(x), np.abs(m)))
+    abs_m = np.abs(m) if work is None or work.shape != m.shape else np.abs(m, out=work)
+    a = float(weighted_sum(x if nonnegative else np.abs(x), abs_m, out=work))
     # Rounding of coef - shift (one ulp), of each product and of any summation order (n ulps),
     # of the right side (one ulp), plus an absolute floor for subnormal underflow.
     eps = 2.0 ** -52
@@ -226,35 +241,57 @@ def _exact_numbers(values: Any, field_name: str) -> tuple[np.ndarray, list[int |
     return arr, exact
 
 
-def check_extensions(n: int, names: Any, budget: Any, demand: Any, must_take: Any, must_not_take: Any
-                     ) -> tuple[tuple[str, ...], float | None, int | None, np.ndarray, np.ndarray]:
-    """Validate the fields shared by a problem's agents beyond the arrays: names and extensions.
+def default_names(n: int) -> tuple[str, ...]:
+    """The default agent names ``"0", "1", ..., str(n - 1)`` (the agents' indices as text).
 
-    Used by :class:`SubsetSelectionProblem` and :class:`subsel.models.ProblemBatch` (whose rows
-    share them), so both say the same thing about the same mistake.
+    Parameters
+    ----------
+    n : int
+        Number of agents.
 
     Returns
     -------
-    (names, budget, demand, must_take, must_not_take)
-        ``names`` a tuple of n strings; the must lists as sorted unique int64 index arrays.
+    tuple of str, length n
+    """
+    return tuple(map(str, range(n)))
+
+
+def check_names(n: int, names: Any) -> tuple[str, ...] | None:
+    """Validate agent names: ``n`` unique, non-empty strings without control characters.
+
+    Parameters
+    ----------
+    n : int
+        Number of agents.
+    names : sequence of str or None
+        ``None`` stands for the default names (:func:`default_names`) and is returned unchanged.
+
+    Returns
+    -------
+    tuple of str, or None
 
     Raises
     ------
-    ValueError, TypeError
-        As the constructor of :class:`SubsetSelectionProblem`.
+    TypeError
+        One string instead of a sequence of strings.
+    ValueError
+        A length other than ``n``; an empty name, a name with a control character or a repeated
+        name (a :class:`~subsel.models.io.InputError` naming the index and the name).
     """
-    demand_arg = demand
     if names is None:
-        names = tuple(str(i) for i in range(n))
-    else:
-        if isinstance(names, str):
-            raise TypeError("names must be a sequence of strings, not one string")
-        names = tuple(str(s) for s in names)
-        if len(names) != n:
-            raise ValueError(f"names has {len(names)} entries but quality has {n}; "
-                             "arrays must have the same length")
+        return None
+    if isinstance(names, str):
+        raise TypeError("names must be a sequence of strings, not one string")
+    names = tuple(map(str, names))
+    if len(names) != n:
+        raise ValueError(f"names has {len(names)} entries but quality has {n}; "
+                         "arrays must have the same length")
+    # One pass each over all the names; the offending name is looked for only when one fails.
+    control = _CONTROL.search("".join(names)) is not None
+    blank = not all(map(str.strip, names))
+    repeated = len(set(names)) != n
+    if control or blank or repeated:
         seen: dict[str, int] = {}
-        control = _CONTROL.search("".join(names)) is not None  # one scan; the name found below
         for i, s in enumerate(names):
             if not s.strip():
                 raise InputError("must be a non-empty name", column="names", row=i, value=s)
@@ -265,6 +302,38 @@ def check_extensions(n: int, names: Any, budget: Any, demand: Any, must_take: An
                 raise InputError("duplicates {other}", column="names", row=i, value=s,
                                  other=seen[s])
             seen[s] = i
+    return names
+
+
+def check_extensions(n: int, names: Any, budget: Any, demand: Any, must_take: Any, must_not_take: Any
+                     ) -> tuple[tuple[str, ...], float | None, int | None, np.ndarray, np.ndarray]:
+    """Validate the fields shared by a problem's agents beyond the arrays: names and extensions.
+
+    Used by :class:`SubsetSelectionProblem` and :class:`subsel.models.ProblemBatch` (whose rows
+    share them), so both say the same thing about the same mistake.
+
+    Returns
+    -------
+    (names, budget, demand, must_take, must_not_take)
+        ``names`` a tuple of n strings (:func:`default_names` when ``names`` is None); the must
+        lists as sorted unique int64 index arrays.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As the constructor of :class:`SubsetSelectionProblem`.
+    """
+    checked = check_names(n, names)
+    full = default_names(n) if checked is None else checked
+    return (full, *_check_constraints(n, lambda: full, budget, demand, must_take, must_not_take))
+
+
+def _check_constraints(n: int, get_names: Callable[[], tuple[str, ...]], budget: Any, demand: Any,
+                       must_take: Any, must_not_take: Any
+                       ) -> tuple[float | None, int | None, np.ndarray, np.ndarray]:
+    """Validate budget, demand and the must lists (``get_names`` is called only to look up an agent
+    given by name, or to name one in an error)."""
+    demand_arg = demand
     budget = None if budget is None else _check_scalar(budget, "budget")
     if budget is not None and budget < 0:
         raise ValueError(f"budget must be >= 0; got {budget}")
@@ -277,16 +346,16 @@ def check_extensions(n: int, names: Any, budget: Any, demand: Any, must_take: An
         if d < 0 or d != round(d):
             raise ValueError(f"demand must be a non-negative integer; got {demand_arg}")
         demand = int(d)
-    must_take = _index_list(must_take, "must_take", n, names)
-    must_not_take = _index_list(must_not_take, "must_not_take", n, names)
+    must_take = _index_list(must_take, "must_take", n, get_names)
+    must_not_take = _index_list(must_not_take, "must_not_take", n, get_names)
     both = np.intersect1d(must_take, must_not_take)
     if both.size:
         i = int(both[0])
-        raise ValueError(f"agent {i} ({names[i]!r}) is in both must_take and must_not_take")
-    return names, budget, demand, must_take, must_not_take
+        raise ValueError(f"agent {i} ({get_names()[i]!r}) is in both must_take and must_not_take")
+    return budget, demand, must_take, must_not_take
 
 
-def _index_list(value: Any, field_name: str, n: int, names: tuple[str, ...]) -> np.ndarray:
+def _index_list(value: Any, field_name: str, n: int, get_names: Callable[[], tuple[str, ...]]) -> np.ndarray:
     if value is None:
         return np.zeros(0, dtype=np.int64)
     if isinstance(value, (str, bytes)):
@@ -302,7 +371,7 @@ def _index_list(value: Any, field_name: str, n: int, names: tuple[str, ...]) -> 
     for pos, item in enumerate(value):
         if isinstance(item, str):
             if not index:
-                index = {s: i for i, s in enumerate(names)}
+                index = {s: i for i, s in enumerate(get_names())}
             if item not in index:
                 raise InputError("names no agent", column=field_name, row=pos, value=item)
             out.append(index[item])
@@ -331,6 +400,38 @@ def _used_extensions(model: Any) -> frozenset[str]:
     return frozenset(used)
 
 
+class _Names:
+    """The ``names`` field of :class:`SubsetSelectionProblem`: the default names are made lazily.
+
+    A descriptor-typed dataclass field: the constructor's value is stored as given (``None`` for
+    the default names) and :meth:`__post_init__` replaces given names by their validated tuple.
+    The default names ``"0", "1", ...`` (:func:`default_names`) are built on first access and
+    cached, so a problem of 10^6 agents whose names nobody reads (a solver, a bandit) never builds
+    10^6 strings; writers, printing and lookups by name read them as a tuple like any other.
+    """
+
+    @overload
+    def __get__(self, obj: None, owner: Any = None) -> None: ...
+
+    @overload
+    def __get__(self, obj: SubsetSelectionProblem, owner: Any = None) -> tuple[str, ...]: ...
+
+    def __get__(self, obj: SubsetSelectionProblem | None, owner: Any = None) -> tuple[str, ...] | None:
+        if obj is None:
+            return None  # the field's default: the default names
+        state = obj.__dict__
+        names: tuple[str, ...] | None = state.get("_names")
+        if names is None:
+            names = state.get("_default_names")
+            if names is None:
+                names = default_names(obj.n)
+                state["_default_names"] = names
+        return names
+
+    def __set__(self, obj: SubsetSelectionProblem, value: Sequence[str] | None) -> None:
+        obj.__dict__["_names"] = value
+
+
 @dataclass(frozen=True, eq=False)
 class SubsetSelectionProblem:
     """An instance of known-quality subset selection (Deva et al., Section 3, eq. (1)).
@@ -350,7 +451,8 @@ class SubsetSelectionProblem:
     R : float, default 1.0
         Revenue per good unit (``R > 0``); per-unit utility is ``r_i = R q_i - c_i``.
     names : sequence of str, shape (n,), optional
-        Unique, non-empty agent names; default ``"0", "1", ...``.
+        Unique, non-empty agent names; default ``"0", "1", ...`` (built when first read, see
+        :func:`default_names`).
     budget : float, optional
         Extension: ``sum c_i x_i <= budget`` (``budget >= 0``).
     demand : int, optional
@@ -396,7 +498,7 @@ class SubsetSelectionProblem:
     alpha: float
     capacity: np.ndarray = None  # type: ignore[assignment]
     R: float = 1.0
-    names: tuple[str, ...] = None  # type: ignore[assignment]
+    names: _Names = _Names()
     budget: float | None = None
     demand: int | None = None
     must_take: np.ndarray = None  # type: ignore[assignment]
@@ -414,8 +516,10 @@ class SubsetSelectionProblem:
         if c.size != n:
             raise ValueError(f"cost has {c.size} entries but quality has {n}; arrays must have the same length")
         check_array_range(q, "quality", 0.0, 1.0, "in [0, 1]")
-        check_array_range(c, "cost", 0.0, rule=">= 0")
-        check_array_range(c, "cost", high=MAX_COST, rule=f"at most {MAX_COST:g} (the range subsel handles exactly)")
+        if c.min() < 0 or c.max() > MAX_COST:  # one pass each; the rules and their messages below
+            check_array_range(c, "cost", 0.0, rule=">= 0")
+            check_array_range(c, "cost", high=MAX_COST, rule=f"at most {MAX_COST:g} (the range subsel handles "
+                              "exactly)")
         if self.capacity is None:
             k = np.ones(n, dtype=np.int64)
         else:
@@ -432,8 +536,10 @@ class SubsetSelectionProblem:
         if not R_RANGE[0] <= R <= R_RANGE[1]:
             raise ValueError(f"R must be in [{R_RANGE[0]:g}, {R_RANGE[1]:g}] (the range subsel handles "
                              f"exactly; rescale the money unit); got {R}")
-        names, budget, demand, must_take, must_not_take = check_extensions(
-            n, self.names, self.budget, self.demand, self.must_take, self.must_not_take)
+        names = check_names(n, self.__dict__["_names"])  # None: the default names, made when read
+        budget, demand, must_take, must_not_take = _check_constraints(
+            n, lambda: default_names(n) if names is None else names, self.budget, self.demand,
+            self.must_take, self.must_not_take)
         set_("quality", _readonly(q, copy=False))
         set_("cost", _readonly(c, copy=False))
         set_("capacity", _readonly(k, copy=False))
@@ -577,43 +683,60 @@ class SubsetSelectionProblem:
         ValueError
             When ``x`` has the wrong shape or holds non-finite numbers.
         """
-        xa = np.asarray(x, dtype=float)
+        # Integer input (every solver's answer) is whole and finite: those two passes are skipped,
+        # and a long one is used as it is (the products below convert it exactly, as float64 does).
+        integral = isinstance(x, np.ndarray) and x.dtype.kind in "iu"
+        direct = integral and np.ndim(x) == 1 and np.size(x) > _BLAS_DOT_MAX_N
+        xa: np.ndarray = x if direct and isinstance(x, np.ndarray) else np.asarray(x, dtype=float)
         if xa.shape != (self.n,):
             raise ValueError(f"x must have shape ({self.n},); got {xa.shape}")
-        if not np.all(np.isfinite(xa)):
+        if not integral and not np.all(np.isfinite(xa)):
             i = int(np.flatnonzero(~np.isfinite(xa))[0])
             raise ValueError(f"x[{i}] must be a finite number; got {xa[i]}")
         violations: list[str] = []
-        frac = np.flatnonzero(xa != np.round(xa))
+        frac = np.zeros(0, dtype=np.intp) if integral else np.flatnonzero(xa != np.round(xa))
         if frac.size:
             i = int(frac[0])
             violations.append(f"integrality: x[{i}] = {xa[i]} is not an integer")
-        for i in np.flatnonzero(xa < 0)[:3]:
-            violations.append(f"bounds: x[{int(i)}] = {xa[i]:g} is below 0")
-        for i in np.flatnonzero(xa > self.capacity)[:3]:
-            violations.append(f"capacity: x[{int(i)}] = {xa[i]:g} exceeds capacity {self.capacity[i]}")
+        low, high = float(xa.min()), float(xa.max())
+        if direct and max(-low, high) > MAX_EXACT_INT:  # beyond float64's integers: as before
+            return self.evaluate(xa.astype(float))
+        if low < 0:
+            for i in np.flatnonzero(xa < 0)[:3]:
+                violations.append(f"bounds: x[{int(i)}] = {xa[i]:g} is below 0")
+        if high > 1:  # every capacity is at least 1
+            for i in np.flatnonzero(xa > self.capacity)[:3]:
+                violations.append(f"capacity: x[{int(i)}] = {xa[i]:g} exceeds capacity {self.capacity[i]}")
         for i in self.must_take[xa[self.must_take] < 1]:
             violations.append(f"must_take: agent {int(i)} ({self.names[i]!r}) has x = {xa[i]:g}")
         for i in self.must_not_take[xa[self.must_not_take] != 0]:
             violations.append(f"must_not_take: agent {int(i)} ({self.names[i]!r}) has x = {xa[i]:g}")
-        if not frac.size and np.abs(xa).max() <= MAX_EXACT_INT:
+        largest = max(-low, high)  # max |x_i|
+        # Scratch space for the products of the sums below (one array, not one per product).
+        work = np.empty(xa.size) if xa.size > _BLAS_DOT_MAX_N else None
+        if not frac.size and largest <= MAX_EXACT_INT:
             # The one feasibility rule, decided exactly (see FEASIBILITY_TOL).
-            surplus = float(self.quality_surplus(xa))
-            if not linear_at_least(xa, self.quality, self.alpha, (-FEASIBILITY_TOL,), estimate=surplus):
+            surplus = float(weighted_sum(xa, self.quality_margin, out=work))  # = quality_surplus(x)
+            if not linear_at_least(xa, self.quality, self.alpha, (-FEASIBILITY_TOL,), estimate=surplus,
+                                   shifted=self.quality_margin, nonnegative=low >= 0, work=work):
                 violations.append(f"quality: sum (q - alpha) x = {surplus:.3g} < -{FEASIBILITY_TOL:g}")
             if self.budget is not None and not linear_at_least(
                     xa, -self.cost, 0.0, (-self.budget, -FEASIBILITY_TOL)):
                 spent = float(weighted_sum(xa, self.cost))
                 violations.append(f"budget: sum c x = {spent:.6g} > budget {self.budget:g}")
-        total = math.fsum(xa)
-        if frac.size or abs(total) >= 2.0 ** 62:
-            units = int(round(total))  # not a valid selection anyway (or beyond any demand's reach)
+        if not frac.size and largest * self.n < 2.0 ** 62:
+            # exact: every partial sum stays below 2**62
+            units = int(xa.sum()) if direct else int(xa.astype(np.int64).sum())
         else:
-            units = int(xa.astype(np.int64).sum())  # exact: every partial sum stays below 2**63
+            total = math.fsum(xa)
+            if frac.size or abs(total) >= 2.0 ** 62:
+                units = int(round(total))  # not a valid selection anyway (or beyond any demand's reach)
+            else:
+                units = int(xa.astype(np.int64).sum())  # exact: every partial sum stays below 2**63
         if self.demand is not None and units < self.demand:
             violations.append(f"demand: sum x = {units} < demand {self.demand}")
-        utility = float(weighted_sum(xa, self.utility))
-        avg = float(weighted_sum(xa, self.quality) / units) if units > 0 else float("nan")
+        utility = float(weighted_sum(xa, self.utility, out=work))
+        avg = float(weighted_sum(xa, self.quality, out=work) / units) if units > 0 else float("nan")
         return Evaluation(utility, avg, units, not violations, tuple(violations))
 
     def with_changes(self, **changes: Any) -> "SubsetSelectionProblem":
@@ -625,7 +748,7 @@ class SubsetSelectionProblem:
             Any constructor argument, e.g. ``quality=q_hat, alpha=0.75``.
         """
         base: dict[str, Any] = dict(quality=self.quality, cost=self.cost, alpha=self.alpha, capacity=self.capacity,
-                    R=self.R, names=self.names, budget=self.budget, demand=self.demand,
+                    R=self.R, names=self.__dict__["_names"], budget=self.budget, demand=self.demand,
                     must_take=self.must_take, must_not_take=self.must_not_take,
                     objective_quality=self.objective_quality)
         base.update(changes)

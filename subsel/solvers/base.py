@@ -522,13 +522,17 @@ class Solver:
             x.setflags(write=False)
             return Solution(x, float("nan"), float("nan"), raw.status, time.perf_counter() - start,
                             self.name, raw.bound, backend)
-        xf = np.asarray(raw.x, dtype=float)
-        if xf.shape != (n,):
-            raise SolverError(f"{self.name}: returned x of shape {xf.shape}, expected ({n},)")
-        x = np.rint(xf).astype(np.int64)
-        if np.any(np.abs(xf - x) > 1e-6):
-            i = int(np.flatnonzero(np.abs(xf - x) > 1e-6)[0])
-            raise SolverError(f"{self.name}: returned a fractional value x[{i}] = {xf[i]}")
+        xr = np.asarray(raw.x)
+        if xr.shape != (n,):
+            raise SolverError(f"{self.name}: returned x of shape {xr.shape}, expected ({n},)")
+        if xr.dtype.kind in "iu":
+            x = xr.astype(np.int64)  # a copy: the answer must not share memory with the backend
+        else:
+            xf = xr.astype(float)
+            x = np.rint(xf).astype(np.int64)
+            if np.any(np.abs(xf - x) > 1e-6):
+                i = int(np.flatnonzero(np.abs(xf - x) > 1e-6)[0])
+                raise SolverError(f"{self.name}: returned a fractional value x[{i}] = {xf[i]}")
         ev = problem.evaluate(x)
         if not ev.feasible:
             raise SolverError(f"{self.name}: returned an infeasible selection ({'; '.join(ev.violations)})")

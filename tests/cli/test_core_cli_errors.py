@@ -215,3 +215,44 @@ def test_solvers_table_is_aligned_and_matches_the_readme(capsys):
             assert name not in short, name
             short[name] = m.group(2)
     assert short == {name: "yes" if r.exact else "no" for name, r in rows.items()}
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["solve", "{agents}", "--alpha", "0.5", "--budget", "-1"], "--budget must be >= 0; got -1.0"),
+    (["solve", "{agents}", "--alpha", "1.5"], "--alpha must be in [0, 1]; got 1.5"),
+    (["solve", "{agents}", "--alpha", "0.5", "--R", "0"], "--R must be > 0; got 0.0"),
+    (["solve", "{agents}", "--alpha", "0.5", "--demand", "-3"], "--demand must be a non-negative integer"),
+    (["solve", "{agents}", "--alpha", "0.5", "--time-limit", "-1"], "--time-limit must be a positive number"),
+    (["solve", "{agents}", "--alpha", "0.5", "--threads", "0"], "--threads must be an integer in 1..64"),
+    (["solve", "{agents}", "--alpha", "0.5", "--solver", "nope"], "--solver: unknown solver 'nope'"),
+    (["bandit", "simulate", "--policy", "dpss-ucb", "--out", "{tmp}/o", "--epsilon", "0"],
+     "--epsilon must be in (0, 1]; got 0.0"),
+    (["bandit", "simulate", "--policy", "dpss-ucb", "--out", "{tmp}/o", "--oracle", ""],
+     "--oracle: unknown solver ''"),
+])
+def test_errors_raised_after_parsing_name_the_option(agents, tmp_path, capsys, argv, fragment):
+    """A value the model refuses is reported under the option's name, not the parameter's."""
+    argv = [a.replace("{agents}", str(agents)).replace("{tmp}", str(tmp_path)) for a in argv]
+    assert main(argv) == 2
+    line, out = one_error_line(capsys)
+    assert line.startswith("subsel: error: --") and fragment in line, line
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_csv_error_keeps_its_file_name(tmp_path, capsys):
+    """Only a message that starts with a parameter name is rewritten: file errors keep their path."""
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,quality,cost\na,1.5,0.1\n")
+    assert main(["solve", str(bad), "--alpha", "0.5"]) == 2
+    line, _ = one_error_line(capsys)
+    assert str(bad) in line and "--alpha" not in line
+
+
+def test_counts_of_one_are_singular(tmp_path, capsys):
+    one = tmp_path / "one.csv"
+    one.write_text("name,quality,cost\nA,0.9,0.1\n")
+    assert main(["solve", str(one), "--alpha", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert f"{one}: 1 agent, alpha 0.5" in out and "selected     1 unit from 1 agent\n" in out
+    assert main(["generate", "--n", "1", "--seed", "0", "-o", str(tmp_path / "g.csv")]) == 0
+    assert "wrote 1 agent to" in capsys.readouterr().err
