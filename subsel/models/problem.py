@@ -89,10 +89,14 @@ def weighted_sum(x: np.ndarray, v: np.ndarray, out: np.ndarray | None = None) ->
     numpy float (or ndarray of shape (m,) for a batch)
         ``x @ v``, up to the order of the additions when n > 8192.
     """
-    if x.ndim == 1 and x.shape == v.shape and x.size > _BLAS_DOT_MAX_N:
-        if out is not None and out.shape == x.shape and out.dtype == np.float64:
-            return np.multiply(x, v, out=out).sum()
-        return (x * v).sum()
+    if x.ndim == 1 and x.shape == v.shape:
+        if x.size > _BLAS_DOT_MAX_N:
+            if out is not None and out.shape == x.shape and out.dtype == np.float64:
+                return np.multiply(x, v, out=out).sum()
+            return (x * v).sum()
+        # ndarray.dot is BLAS ddot as ``x @ v`` is (the same bits), without the ufunc machinery of
+        # ``@`` (1.5 us per call on small vectors, against 0.4 us).
+        return x.dot(v)
     return x @ v
 
 
@@ -181,7 +185,8 @@ def _dyadic(v: float) -> int:
 
 def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence[float],
                     estimate: float | None = None, shifted: np.ndarray | None = None,
-                    nonnegative: bool = False, work: np.ndarray | None = None) -> bool:
+                    nonnegative: bool = False, work: np.ndarray | None = None,
+                    magnitude: float | None = None) -> bool:
     """Decide exactly whether ``sum_i x_i (coef_i - shift) >= rhs_1 + rhs_2 + ...``.
 
     The left side is the real number given by the stored floats (no rounding); the decision uses
@@ -207,16 +212,24 @@ def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence
         True when every ``x_i >= 0`` is known (saves a pass).
     work : ndarray of float64, shape (n,), optional
         Scratch space (see :func:`weighted_sum`), overwritten.
+    magnitude : float, optional
+        The float value of ``sum_i |x_i| |fl(coef_i - shift)|`` if already computed.
 
     Returns
     -------
     bool
     """
-    m = shifted if shifted is not None else coef - shift if shift else coef
+    if shifted is not None:
+        m = shifted
+    elif estimate is None or magnitude is None:
+        m = coef - shift if shift else coef
     s = float(weighted_sum(x, m)) if estimate is None else float(estimate)
     t = math.fsum(rhs)
-    abs_m = np.abs(m) if work is None or work.shape != m.shape else np.abs(m, out=work)
-    a = float(weighted_sum(x if nonnegative else np.abs(x), abs_m, out=work))
+    if magnitude is None:
+        abs_m = np.abs(m) if work is None or work.shape != m.shape else np.abs(m, out=work)
+        a = float(weighted_sum(x if nonnegative else np.abs(x), abs_m, out=work))
+    else:
+        a = float(magnitude)
     # Rounding of coef - shift (one ulp), of each product and of any summation order (n ulps),
     # of the right side (one ulp), plus an absolute floor for subnormal underflow.
     eps = 2.0 ** -52
@@ -348,7 +361,7 @@ def _check_constraints(n: int, get_names: Callable[[], tuple[str, ...]], budget:
         demand = int(d)
     must_take = _index_list(must_take, "must_take", n, get_names)
     must_not_take = _index_list(must_not_take, "must_not_take", n, get_names)
-    both = np.intersect1d(must_take, must_not_take)
+    both = np.intersect1d(must_take, must_not_take) if must_take.size and must_not_take.size else must_take[:0]
     if both.size:
         i = int(both[0])
         raise ValueError(f"agent {i} ({get_names()[i]!r}) is in both must_take and must_not_take")
@@ -683,6 +696,11 @@ class SubsetSelectionProblem:
         ValueError
             When ``x`` has the wrong shape or holds non-finite numbers.
         """
+        if type(x) is np.ndarray and x.dtype.kind in "iu" and x.shape == (self.n,) and self.budget is None \
+                and self.demand is None and not self.must_take.size and not self.must_not_take.size:
+            quick = self._evaluate_integers(x)
+            if quick is not None:
+                return quick
         # Integer input (every solver's answer) is whole and finite: those two passes are skipped,
         # and a long one is used as it is (the products below convert it exactly, as float64 does).
         integral = isinstance(x, np.ndarray) and x.dtype.kind in "iu"
@@ -738,6 +756,53 @@ class SubsetSelectionProblem:
         utility = float(weighted_sum(xa, self.utility, out=work))
         avg = float(weighted_sum(xa, self.quality, out=work) / units) if units > 0 else float("nan")
         return Evaluation(utility, avg, units, not violations, tuple(violations))
+
+    def _evaluate_integers(self, x: np.ndarray) -> Evaluation | None:
+        """:meth:`evaluate` of an integer array of shape (n,) on a problem without extensions, in a
+        few whole-array operations (the fixed cost of checking a solver's answer on small problems).
+
+        The same rule and the same float sums as the general path (bit for bit); ``None`` when ``x``
+        is outside its bounds (the general path then names the violations) or when its units could
+        pass 2^53.
+        """
+        n = x.size
+        if n * self._max_capacity > MAX_EXACT_INT:
+            return None
+        # 0 <= x <= k in one pass: a negative int64 read as uint64 is above 2^63 > every capacity.
+        xu = (x if x.dtype == np.int64 else x.astype(np.int64)).view(np.uint64)
+        if self._max_capacity == 1:
+            if np.count_nonzero(xu > 1):
+                return None
+            units = int(np.count_nonzero(xu))
+        elif np.greater(xu, self.capacity.view(np.uint64)).any():
+            return None
+        else:
+            units = int(np.add.reduce(xu))  # exact: n * max capacity <= 2^53
+        xf = x.astype(float)
+        if n <= _BLAS_DOT_MAX_N:  # weighted_sum's short vectors: ndarray.dot, called directly
+            dot = xf.dot
+            surplus, magnitude = float(dot(self.quality_margin)), float(dot(self._abs_margin))
+            utility, quality = float(dot(self.utility)), dot(self.quality)
+        else:
+            surplus = float(weighted_sum(xf, self.quality_margin))
+            magnitude = float(weighted_sum(xf, self._abs_margin))
+            utility, quality = float(weighted_sum(xf, self.utility)), weighted_sum(xf, self.quality)
+        # x >= 0, so sum |x| |q - alpha| is x . |q - alpha|: the rounding-error bound of the surplus.
+        feasible = linear_at_least(xf, self.quality, self.alpha, (-FEASIBILITY_TOL,), estimate=surplus,
+                                   magnitude=magnitude)
+        avg = float(quality / units) if units > 0 else float("nan")
+        violations = () if feasible else (f"quality: sum (q - alpha) x = {surplus:.3g} < -{FEASIBILITY_TOL:g}",)
+        return Evaluation(utility, avg, units, feasible, violations)
+
+    @functools.cached_property
+    def _abs_margin(self) -> np.ndarray:
+        """``|q - alpha|``, shape (n,) (the rounding-error bound of the quality surplus)."""
+        return _readonly(np.abs(self.quality_margin), copy=False)
+
+    @functools.cached_property
+    def _max_capacity(self) -> int:
+        """Largest capacity."""
+        return int(self.capacity.max())
 
     def with_changes(self, **changes: Any) -> "SubsetSelectionProblem":
         """Return a validated copy with some fields replaced (the problem itself never changes).

@@ -143,6 +143,17 @@ class Solution:
         backend = wall if self.backend_time_s is None else float(self.backend_time_s)
         object.__setattr__(self, "backend_time_s", min(max(backend, 0.0), wall))
 
+    @classmethod
+    def _checked(cls, x: np.ndarray, objective: float, avg_quality: float, status: Status, wall_time_s: float,
+                 solver: str, bound: float | None, backend_time_s: float | None) -> "Solution":
+        """A Solution from :meth:`Solver.solve`'s own fields (float times, ``x`` read-only int64),
+        built without the dataclass machinery (the fixed cost of a small solve)."""
+        self = object.__new__(cls)
+        backend = wall_time_s if backend_time_s is None else min(max(backend_time_s, 0.0), wall_time_s)
+        self.__dict__.update(x=x, objective=objective, avg_quality=avg_quality, status=status,
+                             wall_time_s=wall_time_s, solver=solver, bound=bound, backend_time_s=backend)
+        return self
+
     @property
     def overhead_time_s(self) -> float:
         """Seconds subsel adds around the backend: ``wall_time_s - backend_time_s`` (``>= 0``).
@@ -425,11 +436,14 @@ class Solver:
         t0 = time.perf_counter()
         raw = self._solve(problem)
         if raw.backend_time_s is None:
-            raw = raw._replace(backend_time_s=time.perf_counter() - t0)
+            raw = RawResult(raw.x, raw.status, raw.bound, time.perf_counter() - t0)
         return self._finish(problem, raw, start)
 
     def check_supported(self, problem: SubsetSelectionProblem | ProblemBatch) -> None:
         """Raise :class:`UnsupportedExtensionError` for the first extension not in :attr:`supports`."""
+        if problem.budget is None and problem.demand is None and not problem.must_take.size \
+                and not problem.must_not_take.size:
+            return  # no extension (the common case, checked without building a set)
         missing = sorted(problem.extensions - self.supports)
         if missing:
             raise UnsupportedExtensionError(self.name, missing[0], self.supports)
@@ -537,8 +551,8 @@ class Solver:
         if not ev.feasible:
             raise SolverError(f"{self.name}: returned an infeasible selection ({'; '.join(ev.violations)})")
         x.setflags(write=False)
-        return Solution(x, ev.utility, ev.avg_quality, raw.status, time.perf_counter() - start,
-                        self.name, raw.bound, backend)
+        return Solution._checked(x, ev.utility, ev.avg_quality, raw.status, time.perf_counter() - start,
+                                 self.name, raw.bound, backend)
 
     def _finish_batch(self, batch: ProblemBatch, raw: RawBatch, start: float) -> SolutionBatch:
         m, n = batch.shape

@@ -227,6 +227,37 @@ def dpss_batch(batch: ProblemBatch, time_limit_s: float | None = None) -> RawBat
     return RawBatch(x, tuple(names[s] for s in status), "objective", found)
 
 
+def _dpss_unit(problem: SubsetSelectionProblem) -> RawResult | None:
+    """:func:`dpss_batch` on one problem with unit capacities and no must lists, in a few array
+    operations (the fixed cost of a per-run loop of small solves).
+
+    The same enumeration, in the same order and with the same floating-point operations as
+    :func:`dpss_batch` on a batch of one (so the same answer, bit for bit); ``None`` when ``|G| > 20``
+    (the batch kernel's blocks and time limit then take over).
+    """
+    q, r, margin, alpha = problem.quality, problem.utility, problem.quality_margin, problem.alpha
+    gain = r >= 0
+    G = np.concatenate((np.flatnonzero((q > alpha) & ~gain), np.flatnonzero((q < alpha) & gain)))
+    g = G.size
+    if g > 20:
+        return None
+    x = ((q >= alpha) & gain).astype(np.int64)
+    base = float(x.astype(float) @ margin)  # as rowdot: one vector dot
+    us = np.empty((2, 1 << g))
+    us[:, 0] = 0.0
+    vw = np.stack((r[G], margin[G]))
+    h = 1
+    for p in range(g):
+        np.add(us[:, :h], vw[:, p:p + 1], out=us[:, h:2 * h])
+        h *= 2
+    vals = np.where(us[1] + base >= -FEASIBILITY_TOL, us[0], -np.inf)
+    best = int(np.argmax(vals))
+    if vals[best] == -np.inf:
+        return RawResult(None, Status.INFEASIBLE)
+    x[G] = (best >> np.arange(g)) & 1
+    return RawResult(x, Status.OPTIMAL, float(x.astype(float) @ r))
+
+
 class DPSS(Solver):
     """Exact subset selection by enumeration over S2 ∪ S3 (Deva, Abhishek, Gujar, AAMAS 2021, Algorithm 1).
 
@@ -280,6 +311,10 @@ class DPSS(Solver):
         return float(np.exp(np.sum(np.log1p(free[free > 0].astype(float)))))
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        if not problem.must_take.size and not problem.must_not_take.size and problem._max_capacity == 1:
+            quick = _dpss_unit(problem)
+            if quick is not None:
+                return quick
         raw = dpss_batch(ProblemBatch.from_problems([problem]), self.time_limit_s)
         status = raw.status if isinstance(raw.status, Status) else raw.status[0]
         if raw.found is not None and not raw.found[0]:

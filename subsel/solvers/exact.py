@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any, Callable
 
 import numpy as np
 
@@ -27,6 +28,47 @@ from .base import RawResult, Solver, Status
 DEFAULT_MEMORY_LIMIT_MB = 1024.0
 #: How many times the capacity is tightened when a solution fails the final check (rounding).
 _MAX_REPAIRS = 5
+
+#: The compiled kernel (:mod:`subsel.solvers._knapsack_jit`) serves problems of unit capacities, no
+#: must lists and at most this many agents ...
+JIT_MAX_N = 1000
+#: ... once a process has solved this many of them with the numpy path (``jit=None``).  Loading the
+#: compiled kernel from its disk cache takes about as long as that many small solves save (importing
+#: numba included), so a process that solves a few problems never pays for it, and one that solves
+#: many pays at most about twice the best choice made in hindsight (the ski-rental argument).
+JIT_AFTER = 2000
+#: Nodes of the compiled branch and bound before it hands over to the dynamic program.
+_JIT_NODES = 20_000
+
+class _JitState:
+    """The process's tiering of the compiled kernel: small solves so far, the kernel once loaded."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.kernel: Callable[..., Any] | None = None
+        self.failed = False
+
+
+_jit_state = _JitState()
+
+
+def _jit_kernel(jit: bool | None) -> Callable[..., Any] | None:
+    """The compiled kernel, or ``None`` when the numpy path is to run (``jit``: see :class:`Exact`)."""
+    state = _jit_state
+    if jit is False or state.failed:
+        return None
+    if state.kernel is None:
+        if jit is None:
+            state.calls += 1
+            if state.calls <= JIT_AFTER:
+                return None
+        try:
+            from ._knapsack_jit import unit_selection
+        except ImportError:  # pragma: no cover - numba is a dependency; without it, numpy
+            state.failed = True
+            return None
+        state.kernel = unit_selection
+    return state.kernel
 
 
 def _binary_pieces(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -175,6 +217,13 @@ class Exact(Solver):
         Most memory (MiB) the dynamic program's state lists may take.  When the next step would pass
         it, the search stops with the best selection found, status ``time_limit`` and a proven bound,
         instead of growing further; ``None`` means no limit.
+    jit : bool or None, default None
+        The compiled kernel (numba) for problems with unit capacities, no must lists and at most
+        :data:`JIT_MAX_N` agents: a branch and bound compiled once and cached on disk, which answers
+        in microseconds where the numpy path takes about a hundred.  ``None``: used once the process
+        has solved :data:`JIT_AFTER` such problems (a process that solves a few never imports numba);
+        ``True``: from the first call (compiled then, or loaded from the cache); ``False``: never.
+        Where several selections are optimal, the two paths may return different ones.
 
     Raises
     ------
@@ -204,8 +253,12 @@ class Exact(Solver):
     complexity = "O(n log n + core·states)"
 
     def __init__(self, time_limit_s: float | None = None, threads: int | None = None,
-                 verbose: bool = False, memory_limit_mb: float | None = DEFAULT_MEMORY_LIMIT_MB):
+                 verbose: bool = False, memory_limit_mb: float | None = DEFAULT_MEMORY_LIMIT_MB,
+                 jit: bool | None = None):
         super().__init__(time_limit_s=time_limit_s, threads=threads, verbose=verbose)
+        if jit is not None and not isinstance(jit, bool):
+            raise TypeError(f"jit must be True, False or None; got {jit!r}")
+        self.jit = jit
         if memory_limit_mb is not None:
             if isinstance(memory_limit_mb, bool) or not isinstance(memory_limit_mb, (int, float)) \
                     or not math.isfinite(memory_limit_mb) or memory_limit_mb <= 0:
@@ -213,6 +266,34 @@ class Exact(Solver):
         self.memory_limit_mb = None if memory_limit_mb is None else float(memory_limit_mb)
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        if problem.n <= JIT_MAX_N and not problem.must_take.size and not problem.must_not_take.size \
+                and problem._max_capacity == 1 and (self.time_limit_s is None or self.time_limit_s >= 0.1):
+            kernel = _jit_kernel(self.jit)
+            if kernel is not None:
+                quick = self._solve_compiled(problem, kernel)
+                if quick is not None:
+                    return quick
+        return self._solve_numpy(problem)
+
+    @staticmethod
+    def _solve_compiled(problem: SubsetSelectionProblem, kernel: Any) -> RawResult | None:
+        """The compiled branch and bound; ``None`` when it gave up (the numpy path then runs)."""
+        margin, r = problem.quality_margin, problem.utility
+        shift = 0.0
+        for _ in range(_MAX_REPAIRS):
+            x, done, bound, capacity = kernel(margin, r, FEASIBILITY_TOL, shift, _JIT_NODES)
+            if not done:
+                return None
+            xf = x.astype(float)
+            # done == 1: clear of the bound by more than the float sum's rounding (checked in the
+            # kernel; Solver.solve checks the answer again by the exact rule).  Else decide here.
+            if done == 1 or problem.evaluate(x).feasible:
+                return RawResult(x, Status.OPTIMAL, max(bound, float(xf.dot(r))))
+            slack = float(problem.quality_surplus(xf)) + FEASIBILITY_TOL
+            shift += min(slack, 0.0) - 1e-15 * max(1.0, abs(capacity))  # rounding pushed it over: tighten
+        return None  # pragma: no cover - never seen
+
+    def _solve_numpy(self, problem: SubsetSelectionProblem) -> RawResult:
         start = time.perf_counter()
         deadline = None if self.time_limit_s is None else start + self.time_limit_s
         memory = None if self.memory_limit_mb is None else int(self.memory_limit_mb * 2 ** 20)

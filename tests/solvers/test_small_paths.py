@@ -1,0 +1,199 @@
+"""The small-n fast paths of the solvers against their general kernels and brute force."""
+import numpy as np
+from hypothesis import given, settings
+
+from subsel.models import ProblemBatch
+from subsel.solvers import Status, get_solver
+from subsel.solvers.dpss import _dpss_unit, dpss_batch
+from tests.strategies import brute_force_rule, problems, tolerance_hard_problems
+
+unit_problems = problems(n_max=12, cap_max=1, grid=True) | problems(n_max=12, cap_max=1) | tolerance_hard_problems()
+
+
+@settings(max_examples=200)
+@given(problem=unit_problems)
+def test_dpss_unit_path_is_the_batch_kernel_bit_for_bit(problem):
+    if problem.capacity.max() > 1:
+        problem = problem.with_changes(capacity=None)
+    quick = _dpss_unit(problem)
+    raw = dpss_batch(ProblemBatch.from_problems([problem]))
+    assert quick is not None and quick.status is Status.OPTIMAL  # S1 alone is always feasible
+    assert raw.status is Status.OPTIMAL
+    assert np.array_equal(quick.x, raw.x[0])
+    best = brute_force_rule(problem)
+    assert best is not None
+    sol = get_solver("dpss").solve(problem)
+    assert sol.objective == best[0] or abs(sol.objective - best[0]) <= 1e-9 * max(1.0, abs(best[0]))
+
+
+def test_dpss_unit_path_hands_over_above_twenty_free_agents():
+    from subsel import SubsetSelectionProblem
+
+    q = np.r_[np.full(11, 0.9), np.full(11, 0.1)]
+    c = np.r_[np.full(11, 0.95), np.full(11, 0.05)]  # 11 agents in S2, 11 in S3
+    p = SubsetSelectionProblem(quality=q, cost=c, alpha=0.5)
+    assert _dpss_unit(p) is None
+    assert get_solver("dpss").solve(p).status is Status.OPTIMAL
+
+
+# ------------------------------------------------------------------ exact: the compiled kernel
+import pytest  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from subsel import SubsetSelectionProblem  # noqa: E402
+from subsel.models.instances import KNAPSACK_CLASSES, knapsack_instance  # noqa: E402
+from subsel.solvers import exact as exact_module  # noqa: E402
+from tests.strategies import knapsack_dp, knapsacks  # noqa: E402
+
+unit_tolerance_hard = tolerance_hard_problems(n_max=12).map(lambda p: p.with_changes(capacity=None))
+
+
+def close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+@pytest.fixture
+def spy(monkeypatch):
+    """Count the calls of the compiled kernel (loaded for real) and reset the process's tiering."""
+    from subsel.solvers._knapsack_jit import unit_selection
+
+    calls = []
+
+    def counting(*args):
+        calls.append(args)
+        return unit_selection(*args)
+
+    monkeypatch.setattr(exact_module, "_jit_state", exact_module._JitState())
+    monkeypatch.setattr("subsel.solvers._knapsack_jit.unit_selection", counting)
+    return calls
+
+
+@settings(max_examples=250, deadline=None)
+@given(problem=problems(n_max=12, cap_max=1, grid=True) | problems(n_max=12, cap_max=1) | unit_tolerance_hard)
+def test_compiled_exact_equals_brute_force(problem):
+    best = brute_force_rule(problem)
+    fast = get_solver("exact", jit=True).solve(problem)
+    slow = get_solver("exact", jit=False).solve(problem)
+    assert fast.status is Status.OPTIMAL and slow.status is Status.OPTIMAL
+    assert problem.evaluate(fast.x).feasible
+    assert close(fast.objective, best[0]) and close(slow.objective, best[0])
+    assert fast.bound >= fast.objective
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=knapsacks(m_max=12) | knapsacks(m_max=12, integer=False))
+def test_compiled_exact_on_knapsack_encodings(data):
+    values, weights, capacity = data
+    p = SubsetSelectionProblem.from_knapsack(values, weights, capacity)
+    sol = get_solver("exact", jit=True).solve(p)
+    assert sol.status is Status.OPTIMAL
+    take = sol.x[1:].astype(bool)
+    assert float(np.asarray(weights)[take].sum()) <= capacity + 1e-6
+    if all(float(v).is_integer() for v in (*values, *weights, capacity)):
+        assert sol.objective == knapsack_dp(values, weights, capacity)
+    else:
+        assert close(sol.objective, get_solver("exact", jit=False).solve(p).objective)
+
+
+@pytest.mark.parametrize("kind", KNAPSACK_CLASSES)
+@pytest.mark.parametrize("n", [30, 100])
+def test_compiled_exact_on_the_knapsack_classes(kind, n):
+    """Larger instances against the textbook dynamic program (the hard classes make the branch and
+    bound give up and hand over to the numpy dynamic program: the answer is the same)."""
+    v, w, c = knapsack_instance(kind, n, 100, np.random.default_rng(n))
+    p = SubsetSelectionProblem.from_knapsack(v, w, c)
+    sol = get_solver("exact", jit=True).solve(p)
+    assert sol.status is Status.OPTIMAL
+    assert sol.objective == knapsack_dp(v, w, c)
+
+
+def test_the_kernel_hands_over_when_it_gives_up(spy, monkeypatch):
+    v, w, c = knapsack_instance("strongly_correlated", 40, 100, np.random.default_rng(3))
+    p = SubsetSelectionProblem.from_knapsack(v, w, c)
+    monkeypatch.setattr(exact_module, "_JIT_NODES", 2)
+    sol = get_solver("exact", jit=True).solve(p)
+    assert len(spy) == 1 and sol.status is Status.OPTIMAL
+    assert sol.objective == knapsack_dp(v, w, c)
+
+
+def test_tiering_switches_after_jit_after_small_solves(spy, monkeypatch):
+    monkeypatch.setattr(exact_module, "JIT_AFTER", 3)
+    p = SubsetSelectionProblem.random(8, 0.7, 0)
+    solver = get_solver("exact")
+    answers = [solver.solve(p).objective for _ in range(5)]
+    assert len(spy) == 2  # calls 4 and 5
+    assert all(close(a, answers[0]) for a in answers)
+    get_solver("exact", jit=False).solve(p)
+    assert len(spy) == 2
+
+
+def test_the_size_boundary_of_the_compiled_kernel(spy):
+    rng = np.random.default_rng(7)
+    for n, used in ((exact_module.JIT_MAX_N, 1), (exact_module.JIT_MAX_N + 1, 0)):
+        p = SubsetSelectionProblem.random(n, 0.7, rng)
+        before = len(spy)
+        fast = get_solver("exact", jit=True).solve(p)
+        assert len(spy) - before == used
+        slow = get_solver("exact", jit=False).solve(p)
+        assert fast.status is slow.status is Status.OPTIMAL
+        assert close(fast.objective, slow.objective)
+
+
+def test_other_problems_take_the_numpy_path(spy):
+    p = SubsetSelectionProblem.random(6, 0.7, 1)
+    for q in (p.with_changes(capacity=[2] * 6), p.with_changes(must_take=[0]), p.with_changes(must_not_take=[1])):
+        sol = get_solver("exact", jit=True).solve(q)
+        assert sol.status is Status.OPTIMAL and close(sol.objective, brute_force_rule(q)[0])
+    assert get_solver("exact", jit=True, time_limit_s=0.01).solve(p).is_feasible
+    assert len(spy) == 0
+
+
+def test_jit_option_is_checked():
+    with pytest.raises(TypeError, match="jit must be True, False or None"):
+        get_solver("exact", jit="yes")
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), alpha=st.sampled_from([0.3, 0.5, 0.7]))
+def test_compiled_exact_on_the_tolerance_bound(seed, alpha):
+    """Qualities on a 1e-9 grid around alpha: sums land on the rule's bound -1e-9, where the kernel
+    hands the decision to the exact rule (and tightens its capacity when rounding pushed it over)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 12))
+    q = np.clip(alpha + rng.integers(-3, 4, n) * 1e-9, 0, 1)
+    p = SubsetSelectionProblem(quality=q, cost=np.zeros(n), alpha=alpha, R=10.0 ** rng.uniform(-3, 3))
+    best = brute_force_rule(p)
+    sol = get_solver("exact", jit=True).solve(p)
+    assert sol.status is Status.OPTIMAL and close(sol.objective, best[0])
+
+
+def test_the_kernel_flags_a_selection_on_the_bound():
+    from subsel.solvers._knapsack_jit import unit_selection
+
+    tol = 2.0 ** -30  # the item's weight is the tolerance: its surplus lies exactly on the bound
+    x, done, bound, capacity = unit_selection(np.array([0.0, -tol]), np.array([0.0, 1.0]), tol, 0.0, 100)
+    assert x.tolist() == [1, 1] and done == 2 and capacity == tol
+    x, done, _, _ = unit_selection(np.array([0.5, -0.25]), np.array([0.0, 1.0]), tol, 0.0, 100)
+    assert x.tolist() == [1, 1] and done == 1
+
+
+def test_a_selection_that_fails_the_rule_tightens_the_capacity(spy, monkeypatch):
+    """The kernel's answer is decided by the exact rule when flagged; one that fails it is searched
+    again with a tighter capacity."""
+    import subsel.solvers._knapsack_jit as jit
+
+    real = jit.unit_selection
+    shifts = []
+
+    def first_wrong(margin, r, tol, shift, nodes):
+        shifts.append(shift)
+        x, done, bound, capacity = real(margin, r, tol, shift, nodes)
+        if len(shifts) == 1:
+            return np.ones_like(x), 2, bound, capacity  # over the bound: must not be accepted
+        return x, done, bound, capacity
+
+    monkeypatch.setattr(jit, "unit_selection", first_wrong)
+    p = SubsetSelectionProblem(quality=[0.9, 0.2, 0.6], cost=[0.1, 0.05, 0.1], alpha=0.7)
+    sol = get_solver("exact", jit=True).solve(p)
+    assert len(shifts) == 2 and shifts[1] < 0
+    assert sol.status is Status.OPTIMAL and close(sol.objective, brute_force_rule(p)[0])
