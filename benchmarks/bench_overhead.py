@@ -5,7 +5,11 @@ are asserted equal, so the comparison is between equal work):
 
 1. ``gss`` at n = 10^6 on the paper's random instance (q, c ~ U[0, 1], alpha = 0.7; Deva et al.,
    Section 6.1): ``get_solver("gss").solve(problem)`` — kernel, answer check, Solution — against a
-   plain numpy GSS (Algorithm 3) written below with no validation, checking or wrapping.
+   plain numpy GSS (Algorithm 3) written below with no validation, checking or wrapping, in two
+   forms: sorting its lists with numpy's stable argsort, and with numpy's default argsort plus a
+   check that no two keys tie (the sort subsel uses; the ratio to this one is subsel's overhead
+   alone).  Then building the ``SubsetSelectionProblem`` (validation, read-only copies) against
+   ``np.asarray`` of its inputs and against copying them (``np.array``).
 2. A per-run loop at the paper's n = 10 (``--runs`` instances): ``solve`` of DPSS (Algorithm 1) on
    each problem, with and without building the ``SubsetSelectionProblem`` first, against a plain
    numpy DPSS doing the same enumeration; and ``solve_batch`` on all runs at once.
@@ -52,8 +56,16 @@ def _dot(x: np.ndarray, v: np.ndarray) -> float:
     return float((x * v).sum()) if x.size > 8192 else float(x @ v)
 
 
-def plain_gss(q: np.ndarray, c: np.ndarray, alpha: float, R: float = 1.0) -> np.ndarray:
+def _argsort_stable(key: np.ndarray) -> np.ndarray:
+    """A stable argsort: numpy's default one when no two keys tie, else numpy's stable one."""
+    o = np.argsort(key)
+    k = key[o]
+    return o if not (k[1:] == k[:-1]).any() else np.argsort(key, kind="stable")
+
+
+def plain_gss(q: np.ndarray, c: np.ndarray, alpha: float, R: float = 1.0, fast_sort: bool = False) -> np.ndarray:
     """GSS (Deva et al., Algorithm 3) for unit capacities, straight numpy, no checks."""
+    argsort = _argsort_stable if fast_sort else (lambda k: np.argsort(k, kind="stable"))
     r = R * q - c
     mg = q - alpha
     gain = r >= 0
@@ -64,8 +76,8 @@ def plain_gss(q: np.ndarray, c: np.ndarray, alpha: float, R: float = 1.0) -> np.
     with np.errstate(over="ignore", divide="ignore"):
         b = r[S2] / -mg[S2]
         a = r[S3] / -mg[S3]
-    o2 = np.argsort(b, kind="stable")
-    o3 = np.argsort(-a, kind="stable")
+    o2 = argsort(b)
+    o3 = argsort(-a)
     L2, b, L3, a = S2[o2], b[o2], S3[o3], a[o3]
     w2, w3 = mg[L2], -mg[L3]
     C2, C3 = np.cumsum(w2), np.cumsum(w3)
@@ -127,11 +139,20 @@ def bench_gss(n: int, repeat: int, seed: int) -> None:
     gss = get_solver("gss")
     x_plain = plain_gss(p.quality, p.cost, p.alpha)
     assert gss.solve(p).x.tolist() == x_plain.tolist(), "plain GSS and subsel's gss disagree"
+    assert plain_gss(p.quality, p.cost, p.alpha, fast_sort=True).tolist() == x_plain.tolist()
     t_plain = best_of(lambda: plain_gss(p.quality, p.cost, p.alpha), repeat)
+    t_fast = best_of(lambda: plain_gss(p.quality, p.cost, p.alpha, fast_sort=True), repeat)
     t_solve = best_of(lambda: gss.solve(p), repeat)
-    t_build = best_of(lambda: SubsetSelectionProblem(quality=p.quality, cost=p.cost, alpha=0.7), repeat)
-    print(f"1. gss at n = {n:,}: plain numpy {t_plain * 1e3:.1f} ms, solve {t_solve * 1e3:.1f} ms; "
-          f"ratio solve / plain {t_solve / t_plain:.2f}x  (building the problem: {t_build * 1e3:.1f} ms)")
+    print(f"1. gss at n = {n:,}: plain numpy {t_plain * 1e3:.1f} ms (stable argsort), {t_fast * 1e3:.1f} ms "
+          f"(default argsort + tie check), solve {t_solve * 1e3:.1f} ms; ratio solve / plain "
+          f"{t_solve / t_plain:.2f}x and {t_solve / t_fast:.2f}x")
+    q, c = np.random.default_rng(seed + 1).random((2, n))
+    t_build = best_of(lambda: SubsetSelectionProblem(quality=q, cost=c, alpha=0.7), repeat)
+    t_asarray = best_of(lambda: (np.asarray(q, dtype=float), np.asarray(c, dtype=float)), repeat)
+    t_copy = best_of(lambda: (np.array(q, dtype=float), np.array(c, dtype=float)), repeat)
+    print(f"   building the problem at n = {n:,}: {t_build * 1e3:.2f} ms; np.asarray of the inputs "
+          f"{t_asarray * 1e6:.1f} us (ratio {t_build / t_asarray:.0f}x), copying them {t_copy * 1e3:.2f} ms "
+          f"(ratio {t_build / t_copy:.2f}x)")
 
 
 def bench_loop(runs: int, repeat: int, seed: int) -> None:

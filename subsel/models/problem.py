@@ -413,6 +413,16 @@ def _used_extensions(model: Any) -> frozenset[str]:
     return frozenset(used)
 
 
+@functools.lru_cache(maxsize=1)
+def _unit_capacities(n: int) -> np.ndarray:
+    """The default capacities, one unit per agent: a read-only int64 array of shape (n,).
+
+    Shared by the problems of ``n`` agents that use the default (an immutable array can be), so
+    building many problems of the same size, or one of 10^6 agents again, allocates it once.
+    """
+    return _readonly(np.ones(n, dtype=np.int64), copy=False)
+
+
 class _Names:
     """The ``names`` field of :class:`SubsetSelectionProblem`: the default names are made lazily.
 
@@ -534,7 +544,7 @@ class SubsetSelectionProblem:
             check_array_range(c, "cost", high=MAX_COST, rule=f"at most {MAX_COST:g} (the range subsel handles "
                               "exactly)")
         if self.capacity is None:
-            k = np.ones(n, dtype=np.int64)
+            k = _unit_capacities(n)
         else:
             k = check_capacity(self.capacity)
             if k.size != n:

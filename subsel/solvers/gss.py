@@ -13,11 +13,12 @@ One kernel, :func:`gss_batch`, does every step for ``m`` problems at once on (m,
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rowdot
+from ..models.problem import partition_masks
 from .base import RawBatch, RawResult, Solver, Status, gather_rows
 
 _ROUND_TOL = 1e-9
@@ -30,6 +31,110 @@ _PAIR_BROADCAST_MAX = 64
 #: Rows of at most this many agents are sorted whole (see ``_sorted_list``).
 _NARROW = 64
 
+#: Lists of at least this many members are ordered by numpy's default (introsort, SIMD) argsort,
+#: several times faster than its stable sort on floats, with ties then put in index order (see
+#: ``_stable_argsort``); shorter ones by the stable sort directly.
+_QUICK_SORT_MIN = 512
+
+
+def _stable_argsort(key: np.ndarray) -> np.ndarray:
+    """``np.argsort(key, axis=1, kind="stable")``, computed faster for long rows.
+
+    The order of a stable sort is the unique order by (key, position).  numpy's default argsort
+    (introsort, vectorised on x86) finds the order by key; where equal keys sit next to each other
+    (ties, rare for real-valued data: ratios of random floats), each run of equal keys is then put
+    in position order by one more argsort on (run number, position), integers that are all
+    distinct.  NaN sorts last and never equals anything, so NaN padding forms no runs.
+
+    Parameters
+    ----------
+    key : ndarray of float, shape (m, width)
+
+    Returns
+    -------
+    ndarray of intp, shape (m, width)
+        Exactly what the stable argsort returns.
+    """
+    width = key.shape[1]
+    if width < _QUICK_SORT_MIN:
+        return np.argsort(key, axis=1, kind="stable")
+    o = np.argsort(key, axis=1)
+    sk = _take_rows(key, o)
+    new_run = sk[:, 1:] != sk[:, :-1]
+    if new_run.all():
+        return o
+    run = np.zeros(o.shape, dtype=np.int64)
+    np.cumsum(new_run, axis=1, out=run[:, 1:])
+    return _take_rows(o, np.argsort(run * width + o, axis=1))
+
+
+def _take_rows(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``values[j, idx[j, :]]`` for every row ``j`` (one row: a plain 1-D take)."""
+    if values.shape[0] == 1:
+        return values[0][idx[0]][None, :]
+    return gather_rows(values, idx)
+
+
+class _Rows(Protocol):
+    """What the kernel reads of ``m`` problems over the same ``n`` agents (a :class:`ProblemBatch`
+    has it all)."""
+
+    @property
+    def shape(self) -> tuple[int, int]: ...
+
+    @property
+    def utility(self) -> np.ndarray: ...
+
+    @property
+    def quality_margin(self) -> np.ndarray: ...
+
+    @property
+    def capacity(self) -> np.ndarray: ...
+
+    @property
+    def must_take(self) -> np.ndarray: ...
+
+    @property
+    def must_not_take(self) -> np.ndarray: ...
+
+    def partition(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
+
+    def lower_bounds(self) -> np.ndarray: ...
+
+    def upper_bounds(self) -> np.ndarray: ...
+
+    def row(self, j: int) -> SubsetSelectionProblem: ...
+
+
+class _OneRow:
+    """One problem seen as a batch of one row: the arrays ``ProblemBatch.from_problems([problem])``
+    holds (views of the problem's, shape (1, n)) and the members of it the kernel reads.
+
+    It never reads the problem's names: building the default names of 10^6 agents would take
+    longer than the solve.
+    """
+
+    def __init__(self, problem: SubsetSelectionProblem):
+        self.problem = problem
+        self.shape = (1, problem.n)
+        self.utility = problem.utility[None, :]
+        self.quality_margin = problem.quality_margin[None, :]
+        self.capacity = problem.capacity[None, :]
+        self.must_take = problem.must_take
+        self.must_not_take = problem.must_not_take
+
+    def partition(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return partition_masks(self.problem.quality[None, :], self.utility, self.problem.alpha)
+
+    def lower_bounds(self) -> np.ndarray:
+        return self.problem.lower_bounds()[None, :]
+
+    def upper_bounds(self) -> np.ndarray:
+        return self.problem.upper_bounds()[None, :]
+
+    def row(self, j: int) -> SubsetSelectionProblem:
+        return self.problem
+
 
 def _compact(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The True columns of each row, left-aligned in increasing order.
@@ -41,15 +146,16 @@ def _compact(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         ``valid`` bool (m, width): ``p < count``; ``count`` int (m,).
     """
     m = mask.shape[0]
-    count = mask.sum(axis=1)
-    width = int(count.max(initial=0))
     if m == 1:
         cols = np.flatnonzero(mask[0])[None, :]
-    else:
-        cols = np.zeros((m, width), dtype=np.intp)
-        rows, c = np.nonzero(mask)
-        pos = np.cumsum(mask, axis=1) - 1
-        cols[rows, pos[rows, c]] = c
+        width = cols.shape[1]
+        return cols, np.ones((1, width), dtype=bool), np.array([width])
+    count = mask.sum(axis=1)
+    width = int(count.max(initial=0))
+    cols = np.zeros((m, width), dtype=np.intp)
+    rows, c = np.nonzero(mask)
+    pos = np.cumsum(mask, axis=1) - 1
+    cols[rows, pos[rows, c]] = c
     return cols, np.arange(width) < count[:, None], count
 
 
@@ -68,19 +174,22 @@ def _sorted_list(mask: np.ndarray, ratio: np.ndarray | None, r: np.ndarray, marg
     sort keeps positions).
     """
     m, n = mask.shape
-    count = mask.sum(axis=1)
-    width = int(count.max(initial=0))
     if ratio is not None:
+        count = mask.sum(axis=1)
+        width = int(count.max(initial=0))
         key = np.where(mask, ratio if sign > 0 else -ratio, np.inf)
         o = np.argsort(key, axis=1, kind="stable")[:, :width]
         flat = o + offset
         return flat, np.arange(width) < count[:, None], count, ratio.ravel()[flat], margin[flat]
     cols, valid, count = _compact(mask)
-    flat = cols + offset
-    rat = r[flat] / -margin[flat]
-    key = np.where(valid, -rat if sign < 0 else rat, np.inf)
-    o = np.argsort(key, axis=1, kind="stable")
-    return gather_rows(flat, o), valid, count, gather_rows(rat, o), gather_rows(margin[flat], o)
+    flat = cols + offset if m > 1 else cols
+    mf = margin[flat]
+    rat = r[flat] / -mf
+    key = -rat if sign < 0 else rat
+    if m > 1 and not valid.all():
+        key = np.where(valid, key, np.nan)  # padding: NaN sorts after every member, inf included
+    o = _stable_argsort(key)
+    return _take_rows(flat, o), valid, count, _take_rows(rat, o), _take_rows(mf, o)
 
 
 def _pairing_end_row(P: float, C3: np.ndarray, a: np.ndarray, C2: np.ndarray, b: np.ndarray,
@@ -136,9 +245,11 @@ def _pairing_end(P: np.ndarray, C3: np.ndarray, a: np.ndarray, valid3: np.ndarra
     return y
 
 
-def _fill(position: np.ndarray, cumulative: np.ndarray, weight: np.ndarray, cap: np.ndarray) -> np.ndarray:
-    """Fractional units of each list agent covered up to ``position[j]`` in cumulative quality."""
-    before = cumulative - cap * weight
+def _fill(position: np.ndarray, cumulative: np.ndarray, weight: np.ndarray, cap: np.ndarray | float
+          ) -> np.ndarray:
+    """Fractional units of each list agent covered up to ``position[j]`` in cumulative quality
+    (``cap``: the agents' free units, or 1.0 when every agent has one)."""
+    before = cumulative - weight if isinstance(cap, float) else cumulative - cap * weight
     return np.clip((position[:, None] - before) / weight, 0.0, cap)
 
 
@@ -168,7 +279,13 @@ def gss_batch(batch: ProblemBatch) -> tuple[np.ndarray, np.ndarray]:
         return _gss_batch(batch)
 
 
-def _gss_batch(batch: ProblemBatch) -> tuple[np.ndarray, np.ndarray]:
+def _gss_one(problem: SubsetSelectionProblem) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`gss_batch` of the batch of one ``problem``, without building the batch."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _gss_batch(_OneRow(problem))
+
+
+def _gss_batch(batch: _Rows) -> tuple[np.ndarray, np.ndarray]:
     m, n = batch.shape
     r, margin = batch.utility, batch.quality_margin
     s1, s2, s3, _ = batch.partition()
@@ -179,7 +296,8 @@ def _gss_batch(batch: ProblemBatch) -> tuple[np.ndarray, np.ndarray]:
         free = (ub - lb).astype(float).ravel()
     else:
         ub = batch.capacity
-        x = np.where(s1, ub, 0).astype(float)
+        x = np.zeros((m, n))
+        np.copyto(x, ub, where=s1)
         free = None if bool((ub == 1).all()) else ub.astype(float).ravel()
     d = rowdot(x, margin)
     offset = (np.arange(m) * n)[:, None]
@@ -194,13 +312,20 @@ def _gss_batch(batch: ProblemBatch) -> tuple[np.ndarray, np.ndarray]:
             ratio = None
     flat2, valid2, n2, b, m2 = _sorted_list(s2, ratio, r_flat, margin_flat, offset, 1.0)
     flat3, valid3, n3, a, m3 = _sorted_list(s3, ratio, r_flat, margin_flat, offset, -1.0)
-    w2 = np.where(valid2, m2, 1.0)
-    w3 = np.where(valid3, -m3, 1.0)
+    # Without padding (one problem, or rows with lists of equal length) the masks are all True
+    # and are skipped below: the same numbers without the copies.
+    full2, full3 = bool(valid2.all()), bool(valid3.all())
+    w2 = m2 if full2 else np.where(valid2, m2, 1.0)
+    w3 = -m3 if full3 else np.where(valid3, -m3, 1.0)
     if free is None:  # one free unit per list member
         f2, f3 = valid2.astype(float), valid3.astype(float)
     else:
         f2 = np.where(valid2, free[flat2], 0.0)
         f3 = np.where(valid3, free[flat3], 0.0)
+    # Units per member as a number where every member has one (f * w == w, min(v, 1.0) ==
+    # min(v, f): the same floating-point results).
+    unit2 = 1.0 if free is None and full2 else None
+    unit3 = 1.0 if free is None and full3 else None
     x_flat = x.reshape(-1)
     feasible = np.ones(m, dtype=bool)
 
@@ -219,21 +344,27 @@ def _gss_batch(batch: ProblemBatch) -> tuple[np.ndarray, np.ndarray]:
         f2[rows] -= bought
         d[rows] = rowdot(x[rows], margin[rows])
 
-    C3 = np.cumsum(f3 * w3, axis=1)
-    C2 = np.cumsum(f2 * w2, axis=1)
+    C3 = np.cumsum(w3 if unit3 else f3 * w3, axis=1)
+    C2 = np.cumsum(w2 if unit2 and not short.size else f2 * w2, axis=1)
     C3_end = C3[:, -1] if C3.shape[1] else np.zeros(m)
     P = np.where(n3 > 0, np.minimum(np.maximum(d, 0.0), C3_end), 0.0)
     y = _pairing_end(P, C3, a, valid3, n3, C2, b, valid2, n2)
-    frac3 = _fill(P + y, C3, w3, f3)
-    frac2 = _fill(y, C2, w2, f2)
-    sel2, sel3 = flat2[valid2], flat3[valid3]
+    cap2 = unit2 if unit2 and not short.size else f2
+    cap3 = unit3 or f3
+    frac3 = _fill(P + y, C3, w3, cap3)
+    frac2 = _fill(y, C2, w2, cap2)
+    sel2 = flat2.ravel() if full2 else flat2[valid2]
+    sel3 = flat3.ravel() if full3 else flat3[valid3]
+
+    def members(v: np.ndarray, full: bool, valid: np.ndarray) -> np.ndarray:
+        return v.ravel() if full else v[valid]
 
     # Rounding (Algorithm 3, step 7): S2 fractions up, S3 fractions down.
     def rounded(tol: float) -> np.ndarray:
         out = x.copy()
         out_flat = out.reshape(-1)
-        out_flat[sel3] += np.minimum(np.floor(frac3 + tol), f3)[valid3]
-        out_flat[sel2] += np.minimum(np.ceil(frac2 - tol), f2)[valid2]
+        out_flat[sel3] += members(np.minimum(np.floor(frac3 + tol), cap3), full3, valid3)
+        out_flat[sel2] += members(np.minimum(np.ceil(frac2 - tol), cap2), full2, valid2)
         return out
 
     x_int = rounded(_ROUND_TOL)
@@ -250,7 +381,7 @@ def _gss_batch(batch: ProblemBatch) -> tuple[np.ndarray, np.ndarray]:
     return x_out, feasible
 
 
-def _drop_s3_units(batch: ProblemBatch, x: np.ndarray, bad: np.ndarray, s3: np.ndarray) -> None:
+def _drop_s3_units(batch: _Rows, x: np.ndarray, bad: np.ndarray, s3: np.ndarray) -> None:
     """Repair rows ``bad`` whose rounded answer misses the quality rule, in place: drop S3 units.
 
     With capacities near 2^53 the fractional units of S3 are not representable exactly, and rounding
@@ -307,7 +438,7 @@ class GSS(Solver):
     complexity = "O(n log n)"
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
-        x, feasible = gss_batch(ProblemBatch.from_problems([problem]))
+        x, feasible = _gss_one(problem)
         if not feasible[0]:
             return RawResult(None, Status.INFEASIBLE)
         return RawResult(x[0], Status.FEASIBLE)

@@ -122,3 +122,14 @@ def test_given_names_are_still_checked():
         SubsetSelectionProblem(names=["a", "b"], **kw)
     with pytest.raises(TypeError, match="not one string"):
         SubsetSelectionProblem(names="abc", **kw)
+
+
+def test_default_capacities_are_read_only_ones_shared_by_problems_of_one_size():
+    a = SubsetSelectionProblem.random(40, 0.7, 5)
+    b = SubsetSelectionProblem.random(40, 0.5, 6)
+    assert a.capacity.dtype == np.int64 and a.capacity.tolist() == [1] * 40
+    assert not a.capacity.flags.writeable and np.shares_memory(a.capacity, b.capacity)
+    with pytest.raises(ValueError, match="read-only"):
+        a.capacity[0] = 2
+    c = SubsetSelectionProblem(quality=[0.5] * 40, cost=[0.1] * 40, alpha=0.5, capacity=[2] * 40)
+    assert c.capacity.tolist() == [2] * 40 and a.capacity.tolist() == [1] * 40
