@@ -900,17 +900,19 @@ class SubsetSelectionProblem:
             integer data beyond the exact range (a sum of profits or weights above ``2^53``,
             naming the item where it crosses; ``W + 3 max w > 2^29``).
         """
-        p, p_exact = _exact_numbers(values, "values")
-        w, w_exact = _exact_numbers(weights, "weights")
+        p = _as_float_array(values, "values")
+        w = _as_float_array(weights, "weights")
         if p.size != w.size:
             raise ValueError(f"values has {p.size} entries but weights has {w.size}; arrays must have the same length")
         if p.size == 0:
             raise ValueError("values must hold at least one item; got 0 items")
-        for name, arr in (("values", p), ("weights", w)):
-            bad = np.flatnonzero(arr < 0)
-            if bad.size:
-                i = int(bad[0])
-                raise ValueError(f"{name}[{i}] must be >= 0; got {arr[i]}")
+        pw = np.concatenate((p, w))  # both at once: one pass per check
+        if pw.min() < 0:
+            for name, arr in (("values", p), ("weights", w)):
+                bad = np.flatnonzero(arr < 0)
+                if bad.size:
+                    i = int(bad[0])
+                    raise ValueError(f"{name}[{i}] must be >= 0; got {arr[i]}")
         if isinstance(capacity, (int, np.integer)) and not isinstance(capacity, bool) \
                 and abs(int(capacity)) > MAX_EXACT_INT:
             raise ValueError(f"capacity must be at most 2^53 = {MAX_EXACT_INT} (the largest integer "
@@ -918,13 +920,19 @@ class SubsetSelectionProblem:
         W = _check_scalar(capacity, "capacity")
         if W < 0:
             raise ValueError(f"capacity must be >= 0; got {W}")
-        whole = all(float(v).is_integer() for v in (*p_exact, *w_exact, W))
+        # Whole numbers: the float64 values are integral exactly when the given numbers are (an int
+        # beyond 2^53 rounds to another integer; its sum is then refused below).
+        whole = W.is_integer() and not np.fmod(pw, 1.0).any()
         if whole:
             # Integer data are encoded exactly when every sum of profits and of weights is an
-            # integer of at most 2^53 (a float64 holds each such integer).
-            for name, exact in (("values", p_exact), ("weights", w_exact)):
+            # integer of at most 2^53 (a float64 holds each such integer).  A float sum of at most
+            # 2^52 proves it (its rounding error is far below 2^52); otherwise the sums are run in
+            # exact integers to name the item where they cross.
+            for name, arr, given in (("values", p, values), ("weights", w, weights)):
+                if float(arr.sum()) <= 2.0 ** 52:
+                    continue
                 total = 0
-                for j, v in enumerate(exact):
+                for j, v in enumerate(_exact_numbers(given, name)[1]):
                     total += int(v)
                     if total > MAX_EXACT_INT:
                         raise InputError(f"brings the sum of {name} to {total} > 2^53 = {MAX_EXACT_INT}, "
@@ -946,24 +954,30 @@ class SubsetSelectionProblem:
                              f"of weight would fall below the feasibility tolerance {FEASIBILITY_TOL:g} "
                              "of the encoding (divide the weights and the capacity by a common factor)")
         alpha = 2.0 * wmax * s if wmax > 0 else 0.5
-        q_items = alpha - w * s
-        q_anchor = alpha + W * s
+        q = np.empty(p.size + 1)
+        q[0] = alpha + W * s  # the anchor
+        q_items = np.subtract(alpha, np.multiply(w, s, out=q[1:]), out=q[1:])
         # R large enough that c_j = R q_j - p_j >= 0; a power of two keeps R q_j exact.
         ratio = float(np.max(p / q_items)) if p.size else 1.0
         R = 2.0 ** math.ceil(math.log2(max(ratio, 1.0)))
-        q = np.concatenate(([q_anchor], q_items))
-        c = np.concatenate(([R * q_anchor], R * q_items - p))
-        c = np.maximum(c, 0.0)
-        names = ("anchor",) + tuple(f"item_{j}" for j in range(p.size))
+        c = R * q
+        c[1:] -= p
+        np.maximum(c, 0.0, out=c)
+        names = ("anchor", *map("item_{}".format, range(p.size)))
         problem = cls(quality=q, cost=c, alpha=alpha, R=R, names=names)
         if whole:  # every number of the encoding is exact: check it, never trust it
-            from fractions import Fraction
-
-            r = problem.utility
-            for j in range(p.size):
-                if r[j + 1] != p[j] or Fraction(q_items[j]) != Fraction(alpha) - Fraction(w[j]) * Fraction(s):
-                    raise InputError("cannot be encoded exactly (profit and weight too far apart in "
-                                     "magnitude for float64)", column="values", row=j, value=p_exact[j])
+            # q_j = alpha - w_j s exactly: alpha = 2 wmax s exactly, and q_j / s (exact: s is a
+            # power of two) is the integer 2 wmax - w_j (exact in float64: below 2^31).  And r_j = p_j.
+            bad = problem.utility[1:] != p
+            if wmax > 0 and alpha / s == 2.0 * wmax:
+                bad |= q_items / s != 2.0 * wmax - w
+            elif wmax > 0:
+                bad[:] = True
+            if bad.any():
+                j = int(np.argmax(bad))
+                raise InputError("cannot be encoded exactly (profit and weight too far apart in "
+                                 "magnitude for float64)", column="values", row=j,
+                                 value=_exact_numbers(values, "values")[1][j])
         return problem
 
     @classmethod

@@ -36,7 +36,7 @@ JIT_MAX_N = 1000
 #: compiled kernel from its disk cache takes about as long as that many small solves save (importing
 #: numba included), so a process that solves a few problems never pays for it, and one that solves
 #: many pays at most about twice the best choice made in hindsight (the ski-rental argument).
-JIT_AFTER = 2000
+JIT_AFTER = 5000
 #: Nodes of the compiled branch and bound before it hands over to the dynamic program.
 _JIT_NODES = 20_000
 

@@ -197,3 +197,22 @@ def test_a_selection_that_fails_the_rule_tightens_the_capacity(spy, monkeypatch)
     sol = get_solver("exact", jit=True).solve(p)
     assert len(shifts) == 2 and shifts[1] < 0
     assert sol.status is Status.OPTIMAL and close(sol.objective, brute_force_rule(p)[0])
+
+
+def test_numba_is_not_imported_by_import_subsel_nor_by_a_few_solves():
+    """The compiled kernel is loaded only after JIT_AFTER small solves (or with jit=True): importing
+    subsel, its CLI, and solving a few problems never imports numba (start-up stays that of numpy)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys, subsel, subsel.cli\n"
+            "from subsel import SubsetSelectionProblem, get_solver\n"
+            "for seed in range(20):\n"
+            "    get_solver('exact').solve(SubsetSelectionProblem.random(8, 0.7, seed))\n"
+            "print('numba' in sys.modules)\n")
+    root = str(Path(__file__).resolve().parents[2])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=root, env=dict(os.environ, PYTHONPATH=root))
+    assert out.stdout.strip() == "False"
