@@ -223,7 +223,7 @@ class BernoulliEnvironment:
         if np.any(xi != xa) or np.any(xi < 0) or np.any(xi > self.capacity):
             bad = np.argwhere((xi != xa) | (xi < 0) | (xi > self.capacity))[0]
             raise ValueError(f"x{bad.tolist()} must be an integer in [0, capacity]; got {xa[tuple(bad)]}")
-        return xi, self._good(xi)
+        return xi, self._good(xi).astype(np.int64)
 
     def _uniforms(self) -> np.ndarray:
         """This round's uniform numbers, shape ``quality.shape`` (+ ``(max k,)`` if some k > 1)."""
@@ -242,9 +242,13 @@ class BernoulliEnvironment:
         return u
 
     def _good(self, x: np.ndarray) -> np.ndarray:
-        """Draw the good units of an already checked selection (the simulator's fast path)."""
+        """Draw the good units of an already checked selection (the simulator's fast path).
+
+        Integers like ``x``: int64, or bool when every capacity is 1 (a unit is good or not).
+        """
         if self._kmax == 1:
-            return (self._uniforms() < self.quality) * x
+            good = np.less(self._uniforms(), self.quality)
+            return np.logical_and(good, x, out=good)
         u = self._uniforms()
         ok = u < self.quality[..., None]
         played = np.arange(self._kmax) < x[..., None]

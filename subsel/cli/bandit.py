@@ -13,7 +13,10 @@ One writer per state: ``init``, ``next`` and ``feedback`` hold an exclusive lock
 ``.STATE.lock`` beside the state, via ``filelock``) for the whole read-check-write, so two commands
 on one state never both record a round; the second waits up to :data:`LOCK_TIMEOUT_S` seconds
 and is then refused (exit code 2).  Temporary files a killed write left beside the state are
-removed by the next command that holds the lock.
+removed by the next command that holds the lock.  A refused command removes the lock file if it
+created it (e.g. ``init`` with a bad option, ``next`` on a missing state), so nothing is left
+behind; it does so while still holding the lock, and filelock (4.3 and later) re-checks after
+locking that the file it locked is still in place, so a command waiting meanwhile locks afresh.
 """
 from __future__ import annotations
 
@@ -197,6 +200,7 @@ def _state_lock(path: str) -> Iterator[None]:
     if not state.parent.is_dir():
         yield  # nothing to lock: the command reports the missing folder or state itself
         return
+    created = not lock_file.exists()  # a refused command removes a lock file it created
     lock = FileLock(str(lock_file), timeout=LOCK_TIMEOUT_S)
     try:
         lock.acquire()
@@ -210,6 +214,11 @@ def _state_lock(path: str) -> Iterator[None]:
             with contextlib.suppress(OSError):
                 tmp.unlink()
         yield
+    except BaseException:
+        if created:  # unlinked while held: a waiting command sees the inode gone and locks afresh
+            with contextlib.suppress(OSError):
+                lock_file.unlink()
+        raise
     finally:
         lock.release()
 

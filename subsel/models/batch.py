@@ -287,6 +287,9 @@ class ProblemBatch:
         unknown = sorted(set(changes) - set(_ARRAYS) - set(_SHARED))
         if unknown:
             raise TypeError(f"ProblemBatch has no field {unknown[0]!r}")
+        fast = self._with_quality(changes)
+        if fast is not None:
+            return fast
         given = dict(self._given)
         for key in _ARRAYS:
             if key in changes:
@@ -300,6 +303,40 @@ class ProblemBatch:
             ext = (self.names, self.budget, self.demand, self.must_take, self.must_not_take)
         out = object.__new__(type(self))
         out._assemble(given, ext)
+        return out
+
+    def _with_quality(self, changes: dict[str, Any]) -> ProblemBatch | None:
+        """``with_changes`` when only the qualities (and maybe an unchanged threshold) change.
+
+        The per-round question of a bandit oracle: same agents, costs, capacities and extensions,
+        new qualities of the batch's own shape.  The new qualities are copied and checked with one
+        vectorised range test (NaN fails it too); every other field, already validated, is shared
+        with this batch.  Returns None when the change is anything else (or the qualities are
+        bad): then the general path validates and words the error.
+        """
+        q_new = changes.get("quality")
+        if (not isinstance(q_new, np.ndarray) or q_new.dtype != np.float64 or q_new.shape != self.quality.shape
+                or any(key not in ("quality", "alpha", "objective_quality") for key in changes)
+                or changes.get("objective_quality", self.objective_quality) is not None):
+            return None
+        alpha = self._given["alpha"]
+        if "alpha" in changes:
+            a_new = changes["alpha"]
+            if (isinstance(a_new, bool) or not isinstance(a_new, (float, int, np.floating))
+                    or alpha.ndim != 0 or float(a_new) != float(alpha)):
+                return None
+        q = np.array(q_new, dtype=np.float64)  # ours: the caller may reuse its array
+        if not (q.size and q.min() >= 0.0 and q.max() <= 1.0):  # NaN compares False: general path
+            return None
+        q.setflags(write=False)
+        out = object.__new__(type(self))
+        given = dict(self._given)
+        given["quality"] = q
+        set_ = functools.partial(object.__setattr__, out)
+        set_("_given", given)
+        set_("quality", q)
+        for key in ("cost", "alpha", "R", "capacity", "objective_quality", *_SHARED):
+            set_(key, getattr(self, key))
         return out
 
     @staticmethod
@@ -413,7 +450,12 @@ class ProblemBatch:
     def utility(self) -> np.ndarray:
         """Per-unit utilities ``r = R q - c`` (``q`` is ``objective_quality`` when set), shape (m, n)."""
         q = self.quality if self.objective_quality is None else self.objective_quality
-        r = self.R[:, None] * q - self.cost
+        R = self._given.get("R")
+        if R is not None and R.ndim == 0 and float(R) == 1.0:  # 1.0 * q is q exactly: one pass
+            r = np.subtract(q, self.cost)
+        else:
+            r = np.multiply(self.R[:, None], q)
+            np.subtract(r, self.cost, out=r)
         r.setflags(write=False)
         return r
 
@@ -506,7 +548,9 @@ class ProblemBatch:
             bad_rows = (xa != np.round(xa)).any(axis=1)
         else:
             bad_rows = np.zeros(self.m, dtype=bool)
-        if xa.size and (xa.min() < 0 or not (xa <= self.capacity).all()):
+        k = self._given.get("capacity")
+        k_min, k_sum = (1, self.n) if k is None else (int(k.min()), int(k.sum(axis=-1).max()))
+        if xa.size and (xa.min() < 0 or (xa.max() > k_min and not (xa <= self.capacity).all())):
             bad_rows |= ((xa < 0) | (xa > self.capacity)).any(axis=1)
         if self.must_take.size:
             bad_rows |= (xa[:, self.must_take] < 1).any(axis=1)
@@ -514,9 +558,18 @@ class ProblemBatch:
             bad_rows |= (xa[:, self.must_not_take] != 0).any(axis=1)
         # The float sums decide unless they lie within their rounding error of the rule's bound;
         # those rows (and every bad one) are decided exactly by the one-problem evaluate below.
-        ulp = (self.shape[1] + 4) * 2.0 ** -52 * 1.01
-        surplus = rowdot(xa, self.quality_margin)
-        near = ulp * rowdot(np.abs(xa), np.abs(self.quality_margin)) + 1e-300
+        # The error of any summation order is below ulp * sum_i |x_i| |q_i - alpha|, and within
+        # the bounds that is at most ulp * sum_i k_i (|q_i - alpha| <= 1): one number for all rows
+        # while it is tiny next to FEASIBILITY_TOL, else the rows' own sums.
+        n = self.n
+        ulp = (n + 4) * 2.0 ** -52 * 1.01
+        margin = self.quality_margin
+        xf = xa if xa.dtype == np.float64 else xa.astype(np.float64)
+        surplus = np.multiply(xf, margin) @ np.ones(n)
+        if ulp * k_sum <= 1e-12:
+            near: float | np.ndarray = ulp * k_sum + 1e-300
+        else:
+            near = ulp * rowdot(np.abs(xf), np.abs(margin)) + 1e-300
         bad_rows |= surplus + FEASIBILITY_TOL < near
         if self.budget is not None:
             spent = rowdot(xa, self.cost)

@@ -405,3 +405,25 @@ def test_init_option_ranges(tmp_path, capsys, extra, match):
     err = _one_line_error(capsys, main(args + extra))
     assert re.search(match, err), err
     assert not (tmp_path / "s.json").exists()
+
+
+def test_refused_commands_leave_no_lock_file_they_created(tmp_path, capsys):
+    agents = tmp_path / "agents.csv"
+    agents.write_text("name,cost\nfarm_a,0.1\n")
+    state = tmp_path / "s.json"
+    init = ["bandit", "init", "--agents", str(agents), "--alpha", "0.6", "--epsilon", "0.3",
+            "--horizon", "20", "--state", str(state)]
+    _one_line_error(capsys, main(init[:-2] + ["--alpha", "7", "--state", str(state)]))  # refused init
+    _one_line_error(capsys, main(["bandit", "next", "--state", str(state), "-o", str(tmp_path / "o.csv")]))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agents.csv"]
+    # a state without its lock file (copied in): a refused command removes the lock it created
+    assert main(init) == 0
+    capsys.readouterr()  # its warning: tau covers the horizon
+    (tmp_path / ".s.json.lock").unlink()
+    _one_line_error(capsys, main(init))  # the state exists: refused
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agents.csv", "s.json"]
+    # a lock file that was already there (another command's) is left alone
+    assert main(["bandit", "next", "--state", str(state), "-o", str(tmp_path / "o.csv")]) == 0
+    capsys.readouterr()
+    _one_line_error(capsys, main(init))
+    assert (tmp_path / ".s.json.lock").exists()
