@@ -306,6 +306,9 @@ def _gss_batch(batch: _Rows) -> tuple[np.ndarray, np.ndarray]:
         lb, ub = batch.lower_bounds(), batch.upper_bounds()
         x = np.where(s1, ub, lb).astype(float)
         free = (ub - lb).astype(float).ravel()
+    elif m > 1 and getattr(batch, "_max_capacity", 0) == 1:  # a batch with unit capacities
+        x = s1.astype(float)
+        free = None
     else:
         ub = batch.capacity
         x = np.zeros((m, n))
