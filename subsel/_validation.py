@@ -21,6 +21,11 @@ __all__ = ["as_float_array", "check_array_range", "check_capacity", "check_numbe
 def _reject_booleans(value: Any, field_name: str) -> None:
     # Booleans are numbers to numpy (True -> 1.0) but never a quality, a cost or a capacity.
     if isinstance(value, (list, tuple)):
+        # One pass over the element types at C speed; the element-by-element search below (for
+        # the index of the message) only when a boolean or a nested sequence is among them.
+        kinds = set(map(type, value))
+        if not any(issubclass(t, (bool, np.bool_, list, tuple)) for t in kinds):
+            return
         for i, v in enumerate(value):
             if isinstance(v, (bool, np.bool_)):
                 raise TypeError(f"{field_name}[{i}] must be a number, not a boolean; got {v!r}")
@@ -128,6 +133,9 @@ def check_capacity(value: Any, field_name: str = "capacity", ndim: tuple[int, ..
             raw = np.asarray(value)
         except (TypeError, ValueError):
             raw = None
+    if raw is not None and raw.dtype.kind in "iu" and raw.ndim in ndim and raw.size \
+            and raw.min() >= 1 and raw.max() <= MAX_CAPACITY:
+        return raw.astype(np.int64)  # integers in range: two passes and a copy, nothing to report
     if raw is not None and raw.dtype.kind in "iuO" and raw.ndim in ndim:
         if raw.dtype.kind == "O":
             flat = raw.ravel().tolist()

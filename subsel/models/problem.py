@@ -300,7 +300,8 @@ def check_names(n: int, names: Any) -> tuple[str, ...] | None:
         raise ValueError(f"names has {len(names)} entries but quality has {n}; "
                          "arrays must have the same length")
     # One pass each over all the names; the offending name is looked for only when one fails.
-    control = _CONTROL.search("".join(names)) is not None
+    joined = "".join(names)
+    control = not joined.isprintable() and _CONTROL.search(joined) is not None  # control => not printable
     blank = not all(map(str.strip, names))
     repeated = len(set(names)) != n
     if control or blank or repeated:

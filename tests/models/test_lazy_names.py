@@ -133,3 +133,19 @@ def test_default_capacities_are_read_only_ones_shared_by_problems_of_one_size():
         a.capacity[0] = 2
     c = SubsetSelectionProblem(quality=[0.5] * 40, cost=[0.1] * 40, alpha=0.5, capacity=[2] * 40)
     assert c.capacity.tolist() == [2] * 40 and a.capacity.tolist() == [1] * 40
+
+
+def test_names_that_are_not_printable_but_hold_no_control_character_are_accepted():
+    kw = dict(quality=[0.9, 0.5, 0.4], cost=[0.1, 0.1, 0.1], alpha=0.7)
+    names = ["a\u00a0b", "zero\u200dwidth", "line\u2028sep"]  # not str.isprintable, no C0/C1 character
+    assert SubsetSelectionProblem(names=names, **kw).names == tuple(names)
+    with pytest.raises(ValueError, match=r"names\[2\].*control"):
+        SubsetSelectionProblem(names=["a\u00a0b", "c", "next\x85line"], **kw)
+
+
+def test_long_lists_with_a_boolean_are_refused_naming_the_index():
+    q = [0.5] * 10_000
+    q[9_876] = True
+    with pytest.raises(TypeError, match=r"^quality\[9876\] must be a number, not a boolean"):
+        SubsetSelectionProblem(quality=q, cost=[0.1] * 10_000, alpha=0.5)
+    assert SubsetSelectionProblem(quality=[0.5] * 10_000, cost=(0.1,) * 10_000, alpha=0.5).n == 10_000
