@@ -40,6 +40,7 @@ JIT_AFTER = 5000
 #: Nodes of the compiled branch and bound before it hands over to the dynamic program.
 _JIT_NODES = 20_000
 
+
 class _JitState:
     """The process's tiering of the compiled kernel: small solves so far, the kernel once loaded."""
 
