@@ -136,6 +136,32 @@ class _OneRow:
         return self.problem
 
 
+def _count_last(mask: np.ndarray) -> np.ndarray:
+    """True entries along the last axis of a boolean array of at most 255 columns, as intp.
+
+    The same counts as ``mask.sum(axis=-1)``, several times faster on short rows: a uint8 matrix
+    product with ones (exact: a count never exceeds the number of columns).
+    """
+    width = mask.shape[-1]
+    if width > 255:
+        return mask.sum(axis=-1)
+    return (mask.view(np.uint8) @ np.ones(width, dtype=np.uint8)).astype(np.intp)
+
+
+def _cumsum_rows(v: np.ndarray) -> np.ndarray:
+    """``np.cumsum(v, axis=1)``: the same sequential sums, column by column for many short rows
+    (numpy's accumulate along short rows is several times slower)."""
+    m, width = v.shape
+    if m == 1 or width > 16:
+        return np.cumsum(v, axis=1)
+    out = np.empty_like(v)
+    if width:
+        out[:, 0] = v[:, 0]
+    for k in range(1, width):
+        np.add(out[:, k - 1], v[:, k], out=out[:, k])
+    return out
+
+
 def _compact(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The True columns of each row, left-aligned in increasing order.
 
@@ -175,7 +201,7 @@ def _sorted_list(mask: np.ndarray, ratio: np.ndarray | None, r: np.ndarray, marg
     """
     m, n = mask.shape
     if ratio is not None:
-        count = mask.sum(axis=1)
+        count = _count_last(mask)
         width = int(count.max(initial=0))
         key = np.where(mask, ratio if sign > 0 else -ratio, np.inf)
         o = np.argsort(key, axis=1, kind="stable")[:, :width]
@@ -235,8 +261,8 @@ def _pairing_end(P: np.ndarray, C3: np.ndarray, a: np.ndarray, valid3: np.ndarra
     C3a = np.where(valid3[act], C3[act], np.inf)
     C2a = np.where(valid2[act], C2[act], np.inf)
     cand = np.concatenate([np.zeros((act.size, 1)), np.where(C3a > Pa, C3a - Pa, np.inf), C2a], axis=1)
-    i3 = (C3a[:, None, :] <= (Pa + cand)[:, :, None]).sum(axis=2)
-    i2 = (C2a[:, None, :] <= cand[:, :, None]).sum(axis=2)
+    i3 = _count_last(C3a[:, None, :] <= (Pa + cand)[:, :, None])
+    i2 = _count_last(C2a[:, None, :] <= cand[:, :, None])
     inside = (i3 < n3[act, None]) & (i2 < n2[act, None])
     a_at = gather_rows(a[act], np.minimum(i3, a.shape[1] - 1))
     b_at = gather_rows(b[act], np.minimum(i2, b.shape[1] - 1))
@@ -294,11 +320,17 @@ def _gss_batch(batch: _Rows) -> tuple[np.ndarray, np.ndarray]:
         lb, ub = batch.lower_bounds(), batch.upper_bounds()
         x = np.where(s1, ub, lb).astype(float)
         free = (ub - lb).astype(float).ravel()
+    elif m > 1 and getattr(batch, "_max_capacity", 0) == 1:  # a batch with unit capacities
+        x = s1.astype(float)
+        free = None
     else:
         ub = batch.capacity
-        x = np.zeros((m, n))
-        np.copyto(x, ub, where=s1)
-        free = None if bool((ub == 1).all()) else ub.astype(float).ravel()
+        if bool((ub == 1).all()):  # unit capacities: S1 as floats
+            x, free = s1.astype(float), None
+        else:
+            ub_float = ub.astype(float)
+            x = s1 * ub_float  # every unit of S1 (exact: ub times 1.0, or 0.0)
+            free = ub_float.ravel()
     d = rowdot(x, margin)
     offset = (np.arange(m) * n)[:, None]
     # L2: S2 by loss per unit of quality bought, increasing; L3: S3 by revenue per quality spent,
@@ -344,8 +376,8 @@ def _gss_batch(batch: _Rows) -> tuple[np.ndarray, np.ndarray]:
         f2[rows] -= bought
         d[rows] = rowdot(x[rows], margin[rows])
 
-    C3 = np.cumsum(w3 if unit3 else f3 * w3, axis=1)
-    C2 = np.cumsum(w2 if unit2 and not short.size else f2 * w2, axis=1)
+    C3 = _cumsum_rows(w3 if unit3 else f3 * w3)
+    C2 = _cumsum_rows(w2 if unit2 and not short.size else f2 * w2)
     C3_end = C3[:, -1] if C3.shape[1] else np.zeros(m)
     P = np.where(n3 > 0, np.minimum(np.maximum(d, 0.0), C3_end), 0.0)
     y = _pairing_end(P, C3, a, valid3, n3, C2, b, valid2, n2)
