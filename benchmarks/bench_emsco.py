@@ -2,7 +2,7 @@
 
 Prints, per data set: wall and process CPU seconds per EA run (measured, or extrapolated linearly
 from the generations run when ``--generations`` < 150), chromosome evaluations per second (per CPU
-second), classifiers trained, Newton steps per fast-path fit, and the cache hit rate of
+second), classifiers trained, Hessians formed per fast-path fit, and the cache hit rate of
 cumulative-feature-set lookups.  CPU seconds are the figure to trust on a shared, loaded machine
 (the load average is printed).  Targets (2 cores): Pima < 60 s per run, Synthetic50 < 5 min per run.
 
@@ -57,7 +57,7 @@ def bench(name: str, generations: int, seed: int, data_home: str | None,
             "wall_s": wall, "cpu_s": cpu, "s_per_run_150": wall * scale,
             "cpu_s_per_run_150": cpu * scale, "evals_per_s": clf.n_evaluations_ / wall,
             "evals_per_cpu_s": clf.n_evaluations_ / cpu, "fits": fits,
-            "newton_per_fit": float(h["newton_iterations"].iloc[-1]) / fits
+            "hessians_per_fit": float(h["newton_iterations"].iloc[-1]) / fits
             if "newton_iterations" in h and fits else float("nan"),
             "cache_hit_rate": clf.cache_hit_rate_, "n_stages": len(clf.stages_),
             "test_g1": test["g1"], "test_g2": test["g2"], "test_g3*": test["g3*"]}
@@ -116,7 +116,7 @@ def main() -> None:
         return
     print("load average (1, 5, 15 min) at start: %.2f %.2f %.2f" % os.getloadavg(), flush=True)
     cols = ["dataset", "population", "generations", "wall_s", "cpu_s", "s_per_run_150",
-            "cpu_s_per_run_150", "evals_per_s", "evals_per_cpu_s", "fits", "newton_per_fit",
+            "cpu_s_per_run_150", "evals_per_s", "evals_per_cpu_s", "fits", "hessians_per_fit",
             "cache_hit_rate", "frozen_from", "n_stages", "test_g1", "test_g2", "test_g3*"]
     print(" ".join(f"{c:>14}" for c in cols), flush=True)
     for name in args.datasets:

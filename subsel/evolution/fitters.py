@@ -9,7 +9,7 @@ records, for each, its validation outcome (:class:`FittedStage`):
 - :class:`SklearnStageFitter`: any scikit-learn classifier with ``predict_proba`` (``clone`` +
   ``fit``, seeded per set, optionally in joblib processes);
 - :class:`ColumnwiseLogitFitter`: column-wise logistic pipelines (:mod:`subsel.evolution.fastlogit`),
-  solved by Newton's method on pre-encoded columns, warm-started from a subset's optimum.
+  solved by Newton's method on pre-encoded columns, warm-started from a nearby set's optimum.
 
 :func:`make_stage_fitter` picks the second whenever the base classifier allows it.
 """
@@ -44,7 +44,11 @@ class FittedStage:
     correct : ndarray of bool, shape (n_val,)
         Whether the predicted label of each validation input is right.
     newton_iterations : int
-        Newton steps of the fit (0 for scikit-learn fits).
+        Hessians formed in full by the fit (0 for scikit-learn fits).
+    hessian : ndarray of float32 or None
+        The last Hessian of the training objective the column-wise logistic fit used (encoded
+        columns, then intercept), a warm start for nearby sets; the problem keeps it only for
+        recently trained sets (None otherwise, and for scikit-learn fits).
     """
 
     columns: tuple
@@ -52,6 +56,7 @@ class FittedStage:
     accepted: np.ndarray
     correct: np.ndarray
     newton_iterations: int = 0
+    hessian: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -168,9 +173,10 @@ class ColumnwiseLogitFitter:
     """Stage fitter for column-wise logistic pipelines on binary labels (EMSCO's hot path).
 
     Every input column is encoded once (:class:`~subsel.evolution.fastlogit.ColumnEncoders`); a
-    feature set's logistic regression is solved by Newton's method on its encoded columns
-    (:func:`~subsel.evolution.fastlogit.fit_binary_logistic`), from a fitted subset's coefficients
-    when one is given (zeros for the added columns: fewer steps, the same optimum).
+    feature set's logistic regression is solved by a simplified Newton method on its encoded
+    columns (:class:`~subsel.evolution.fastlogit.SubsetLogisticNewton`), from a fitted nearby set's
+    coefficients and last Hessian when one is given (shared columns keep their weights, new ones
+    start at zero: fewer steps, the same optimum to the solver's stopping rule).
 
     Parameters
     ----------
@@ -204,30 +210,32 @@ class ColumnwiseLogitFitter:
         self.y_train, self.y_val = np.asarray(y_train), np.asarray(y_val)
         self.confidence = float(confidence)
         self.n_jobs = n_jobs
-        self.intercept_column = Z_train.shape[1]
-        A = np.hstack([Z_train, np.ones((Z_train.shape[0], 1))])
-        # stored transposed: a fit gathers its columns as contiguous rows (a memcpy each)
-        self._At = np.ascontiguousarray(A.T)
-        self._At32 = self._At.astype(np.float32)
+        self.solver = fastlogit.SubsetLogisticNewton(Z_train, self.y_train, self.C)
+        self._n_encoded = Z_train.shape[1]
         self._Zt_val = np.ascontiguousarray(Z_val.T)
-        self._gram = A.T @ A   # first Newton step of a cold fit is a slice of it
 
     def _fit_one(self, c: tuple[int, ...], start: FittedStage | None) -> FittedStage:
         z = self.encoders.columns(c)
-        zi = np.append(z, self.intercept_column)
-        w0 = None
-        if start is not None:
-            w0 = np.zeros(zi.size)
-            w0[:-1][np.isin(z, self.encoders.columns(start.columns))] = start.model.coef
-            w0[-1] = start.model.intercept
-        coef, b, n_iter = fastlogit.fit_binary_logistic(
-            self._At.take(zi, axis=0).T, self.y_train, self.C,
-            gram=None if w0 is not None else self._gram.take(zi, axis=0).take(zi, axis=1),
-            A32=self._At32.take(zi, axis=0).T, intercept_column=True, w0=w0, return_n_iter=True)
+        w0 = H0 = known = None
+        if start is not None:                   # any fitted set: shared columns keep their weights
+            sz = self.encoders.columns(start.columns)
+            full = np.zeros(self._n_encoded + 1)
+            full[sz] = start.model.coef
+            full[-1] = start.model.intercept
+            w0 = np.append(full[z], full[-1])
+            if start.hessian is not None:       # and their block of its last Hessian
+                where = np.full(self._n_encoded + 1, -1)
+                where[sz] = np.arange(sz.size)
+                where[-1] = sz.size
+                loc = where[np.append(z, self._n_encoded)]
+                known = loc >= 0
+                # rows and columns of new columns are placeholders (the solver computes them)
+                H0 = start.hessian.take(loc, axis=0, mode="clip").take(loc, axis=1, mode="clip")
+        coef, b, n_iter, H = self.solver.fit(z, w0, H0, known)
         p1 = fastlogit.expit(coef @ self._Zt_val.take(z, axis=0) + b)
         label = (p1 > 0.5).astype(np.int64)
         ok = np.maximum(p1, 1.0 - p1) >= self.confidence
-        return FittedStage(tuple(c), LogitCoefficients(coef, b), ok, label == self.y_val, n_iter)
+        return FittedStage(tuple(c), LogitCoefficients(coef, b), ok, label == self.y_val, n_iter, H)
 
     def fit(self, columns: list[tuple], starts: list[FittedStage | None]) -> list[FittedStage]:
         if self.n_jobs not in (None, 1) and len(columns) > 1:

@@ -279,6 +279,8 @@ class StagedClassificationProblem(StageAssignmentProblem):
     """
 
     objective_names = ("g1", "g2", "g3*")
+    #: How many of the most recently trained feature sets are searched for a warm start.
+    RECENT_SETS = 4096
 
     def __init__(self, X_train, y_train, X_val, y_val, costs, confidence: float, base_estimator,
                  max_stages: int, mutation_rate: float, beta: float, n_classes: int, seed: int = 0,
@@ -297,6 +299,10 @@ class StagedClassificationProblem(StageAssignmentProblem):
                                         self.n_classes, self.confidence, self.seed, n_jobs)
         self.fast = isinstance(self.fitter, ColumnwiseLogitFitter)
         self.cache: dict[bytes, FittedStage] = {}
+        # the most recently trained sets (membership masks, a ring): warm starts come from the nearest
+        self._recent = np.zeros((self.RECENT_SETS if self.fitter.warm_starts else 0, self.n_features),
+                                dtype=np.float32)
+        self._recent_keys: list[bytes] = []
         self.lookups = 0
         self.fits = 0
         self.newton_iterations = 0
@@ -318,10 +324,13 @@ class StagedClassificationProblem(StageAssignmentProblem):
         keys : list of bytes
             Feature sets as :meth:`set_key` masks.
         parents : dict of bytes to bytes, optional
-            A subset of each key (e.g. the previous stage's cumulative set).  A fitter with warm
-            starts (the column-wise logistic one) starts from the subset's fitted model: fewer
-            Newton steps, the same optimum.  Sets whose subset is new too are trained after it
-            (waves of increasing depth), so the models do not depend on ``n_jobs``.
+            A subset of each key (e.g. the previous stage's cumulative set).  Sets whose subset is
+            new too are trained after it (waves of increasing depth).  A fitter with warm starts
+            (the column-wise logistic one) starts each set from the fitted model of the nearest
+            set (fewest features in one set but not the other; ties: the subset, then the earliest
+            in the ring) among the subset and the :attr:`RECENT_SETS` most recently trained sets:
+            fewer Newton steps, the same optimum.  Starts are chosen before a wave is trained, so
+            the models do not depend on ``n_jobs``.
         """
         self.lookups += len(keys)
         new = sorted({k for k in keys if k not in self.cache})
@@ -348,14 +357,49 @@ class StagedClassificationProblem(StageAssignmentProblem):
         with threadpool_limits(limits=1, user_api="blas"):
             for wave in range(max(depth.values()) + 1):
                 todo = [k for k in new if depth[k] == wave]
-                starts = [self.cache.get(parents[k]) if k in parents else None for k in todo]
+                starts = self._nearest_fitted(todo, parents)
                 self._store(todo, self.fitter.fit([self._columns(k) for k in todo], starts))
 
+    def _nearest_fitted(self, keys: list[bytes], parents: dict[bytes, bytes]) -> list[FittedStage | None]:
+        """Warm start of each new set: the nearest of its subset and the recently trained sets."""
+        n_recent = min(len(self._recent_keys), self._recent.shape[0])
+        Q = np.frombuffer(b"".join(keys), dtype=bool).reshape(len(keys), self.n_features)
+        best_j = np.full(len(keys), -1)
+        best_d = np.full(len(keys), self.n_features + 1)
+        if n_recent:
+            R = self._recent[:n_recent]
+            Qf = Q.astype(np.float32)
+            # |q xor r| = |q| + |r| - 2 |q and r| (integers, exact in float32)
+            dist = Qf.sum(axis=1)[:, None] + R.sum(axis=1)[None, :] - 2.0 * (Qf @ R.T)
+            best_j = dist.argmin(axis=1)
+            best_d = dist[np.arange(len(keys)), best_j]
+        out: list[FittedStage | None] = []
+        for i, k in enumerate(keys):
+            q = parents.get(k)
+            if q is not None and q in self.cache:
+                d_parent = int(np.count_nonzero(Q[i] != np.frombuffer(q, dtype=bool)))
+                if d_parent <= best_d[i]:
+                    out.append(self.cache[q])
+                    continue
+            out.append(self.cache[self._recent_keys[best_j[i]]] if best_j[i] >= 0 else None)
+        return out
+
     def _store(self, keys: list[bytes], stages: list[FittedStage]) -> None:
+        size = self._recent.shape[0]
         for k, st in zip(keys, stages):
             self.cache[k] = st
             self.newton_iterations += st.newton_iterations
-        self.fits += len(keys)
+            if size:
+                slot = self.fits % size
+                self._recent[slot] = np.frombuffer(k, dtype=bool)
+                if slot < len(self._recent_keys):
+                    self.cache[self._recent_keys[slot]].hessian = None   # out of the ring
+                    self._recent_keys[slot] = k
+                else:
+                    self._recent_keys.append(k)
+            else:
+                st.hessian = None
+            self.fits += 1
 
     @staticmethod
     def _columns(key: bytes) -> tuple[int, ...]:
