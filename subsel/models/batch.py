@@ -337,6 +337,8 @@ class ProblemBatch:
         set_("quality", q)
         for key in ("cost", "alpha", "R", "capacity", "objective_quality", *_SHARED):
             set_(key, getattr(self, key))
+        if "_max_capacity" in self.__dict__:  # derived from the capacities alone: still true
+            out.__dict__["_max_capacity"] = self.__dict__["_max_capacity"]
         return out
 
     @staticmethod
@@ -465,6 +467,12 @@ class ProblemBatch:
         out = self.quality - self.alpha[:, None]
         out.setflags(write=False)
         return out
+
+    @functools.cached_property
+    def _max_capacity(self) -> int:
+        """Largest capacity (1 for the paper's unit capacities), from the unbroadcast argument."""
+        k = self._given.get("capacity")
+        return 1 if k is None else int(k.max())
 
     @property
     def extensions(self) -> frozenset[str]:

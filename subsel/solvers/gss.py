@@ -136,6 +136,18 @@ class _OneRow:
         return self.problem
 
 
+def _count_last(mask: np.ndarray) -> np.ndarray:
+    """True entries along the last axis of a boolean array of at most 255 columns, as intp.
+
+    The same counts as ``mask.sum(axis=-1)``, several times faster on short rows: a uint8 matrix
+    product with ones (exact: a count never exceeds the number of columns).
+    """
+    width = mask.shape[-1]
+    if width > 255:
+        return mask.sum(axis=-1)
+    return (mask.view(np.uint8) @ np.ones(width, dtype=np.uint8)).astype(np.intp)
+
+
 def _compact(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The True columns of each row, left-aligned in increasing order.
 
@@ -175,7 +187,7 @@ def _sorted_list(mask: np.ndarray, ratio: np.ndarray | None, r: np.ndarray, marg
     """
     m, n = mask.shape
     if ratio is not None:
-        count = mask.sum(axis=1)
+        count = _count_last(mask)
         width = int(count.max(initial=0))
         key = np.where(mask, ratio if sign > 0 else -ratio, np.inf)
         o = np.argsort(key, axis=1, kind="stable")[:, :width]
@@ -235,8 +247,8 @@ def _pairing_end(P: np.ndarray, C3: np.ndarray, a: np.ndarray, valid3: np.ndarra
     C3a = np.where(valid3[act], C3[act], np.inf)
     C2a = np.where(valid2[act], C2[act], np.inf)
     cand = np.concatenate([np.zeros((act.size, 1)), np.where(C3a > Pa, C3a - Pa, np.inf), C2a], axis=1)
-    i3 = (C3a[:, None, :] <= (Pa + cand)[:, :, None]).sum(axis=2)
-    i2 = (C2a[:, None, :] <= cand[:, :, None]).sum(axis=2)
+    i3 = _count_last(C3a[:, None, :] <= (Pa + cand)[:, :, None])
+    i2 = _count_last(C2a[:, None, :] <= cand[:, :, None])
     inside = (i3 < n3[act, None]) & (i2 < n2[act, None])
     a_at = gather_rows(a[act], np.minimum(i3, a.shape[1] - 1))
     b_at = gather_rows(b[act], np.minimum(i2, b.shape[1] - 1))
@@ -294,6 +306,9 @@ def _gss_batch(batch: _Rows) -> tuple[np.ndarray, np.ndarray]:
         lb, ub = batch.lower_bounds(), batch.upper_bounds()
         x = np.where(s1, ub, lb).astype(float)
         free = (ub - lb).astype(float).ravel()
+    elif m > 1 and getattr(batch, "_max_capacity", 0) == 1:  # a batch with unit capacities
+        x = s1.astype(float)
+        free = None
     else:
         ub = batch.capacity
         x = np.zeros((m, n))
