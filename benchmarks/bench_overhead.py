@@ -39,6 +39,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -138,22 +139,37 @@ def best_of(fn, repeat: int) -> float:
     return min(times)
 
 
+def best_of_interleaved(fns: list, repeat: int) -> list[float]:
+    """Best time of each function, timed in turns (one call of each per round), so that a change
+    of the machine's load during the run hits all of them alike."""
+    for fn in fns:
+        fn()  # warm-up
+    best = [math.inf] * len(fns)
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            best[k] = min(best[k], time.perf_counter() - t0)
+    return best
+
+
 def bench_gss(n: int, repeat: int, seed: int) -> None:
     p = SubsetSelectionProblem.random(n, 0.7, np.random.default_rng(seed))
     gss = get_solver("gss")
     x_plain = plain_gss(p.quality, p.cost, p.alpha)
     assert gss.solve(p).x.tolist() == x_plain.tolist(), "plain GSS and subsel's gss disagree"
     assert plain_gss(p.quality, p.cost, p.alpha, fast_sort=True).tolist() == x_plain.tolist()
-    t_plain = best_of(lambda: plain_gss(p.quality, p.cost, p.alpha), repeat)
-    t_fast = best_of(lambda: plain_gss(p.quality, p.cost, p.alpha, fast_sort=True), repeat)
-    t_solve = best_of(lambda: gss.solve(p), repeat)
+    t_plain, t_fast, t_solve = best_of_interleaved(
+        [lambda: plain_gss(p.quality, p.cost, p.alpha), lambda: plain_gss(p.quality, p.cost, p.alpha, fast_sort=True),
+         lambda: gss.solve(p)], 2 * repeat)
     print(f"1. gss at n = {n:,}: plain numpy {t_plain * 1e3:.1f} ms (stable argsort), {t_fast * 1e3:.1f} ms "
           f"(default argsort + tie check), solve {t_solve * 1e3:.1f} ms; ratio solve / plain "
           f"{t_solve / t_plain:.2f}x and {t_solve / t_fast:.2f}x")
     q, c = np.random.default_rng(seed + 1).random((2, n))
-    t_build = best_of(lambda: SubsetSelectionProblem(quality=q, cost=c, alpha=0.7), repeat)
-    t_asarray = best_of(lambda: (np.asarray(q, dtype=float), np.asarray(c, dtype=float)), repeat)
-    t_copy = best_of(lambda: (np.array(q, dtype=float), np.array(c, dtype=float)), repeat)
+    t_build, t_asarray, t_copy = best_of_interleaved(
+        [lambda: SubsetSelectionProblem(quality=q, cost=c, alpha=0.7),
+         lambda: (np.asarray(q, dtype=float), np.asarray(c, dtype=float)),
+         lambda: (np.array(q, dtype=float), np.array(c, dtype=float))], 2 * repeat)
     print(f"   building the problem at n = {n:,}: {t_build * 1e3:.2f} ms; np.asarray of the inputs "
           f"{t_asarray * 1e6:.1f} us (ratio {t_build / t_asarray:.0f}x), copying them {t_copy * 1e3:.2f} ms "
           f"(ratio {t_build / t_copy:.2f}x)")
