@@ -9,7 +9,9 @@ Deva, Abhishek, Gujar, "A Multi-Arm Bandit Approach To Subset Selection Under Co
   call per round), with every run on its own random stream (as ``simulate`` always does), per wall
   second and per CPU second (one core: the target is 10^6 run-rounds per CPU second);
 - the same oracle phase with all runs drawing from one shared stream (the layout before per-run
-  streams), for the cost of per-run streams as a ratio;
+  streams), for the cost of per-run streams as a ratio (the two are played in alternating chunks of
+  rounds, so that the machine's load weighs on both alike; the CPU time of each chunk includes
+  ``simulate``'s exact regret constants, which makes the rates slightly conservative);
 - the same policies as a per-run loop (one ``Solver.solve`` call per run and round) on a small
   slice of runs;
 
@@ -18,7 +20,8 @@ per policy, from the measured rates.  All numbers come from this one run.
 
 Usage::
 
-    python benchmarks/bench_bandits.py [--runs 1000] [--rounds 1500] [--slice-runs 10] [--slice-rounds 100]
+    python benchmarks/bench_bandits.py [--runs 1000] [--rounds 1500] [--chunks 6] [--slice-runs 10]
+                                       [--slice-rounds 100]
 """
 from __future__ import annotations
 
@@ -60,23 +63,38 @@ def main() -> None:
     ap.add_argument("--slice-runs", type=int, default=10)
     ap.add_argument("--slice-rounds", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--chunks", type=int, default=6,
+                    help="alternating chunks of the oracle rounds (per-run streams / one shared stream)")
     args = ap.parse_args()
     quality, cost = paper_instances(N, args.runs, ALPHA, args.seed)
     print(f"n={N}, alpha={ALPHA}, eps={EPS}, T={T}, runs={args.runs}; measuring {args.rounds} oracle rounds "
           f"batched and {args.slice_rounds} rounds x {args.slice_runs} runs per-run")
     rates = {}
     for oracle in ("dpss", "gss"):
-        cpu_rates = {}
-        for env_class in (SharedStream, BernoulliEnvironment):  # the per-run streams last: they stay
+        # The two layouts are played in alternating chunks of rounds, so that a change of the
+        # machine's load during the run weighs on both alike.
+        played = {}
+        for env_class in (SharedStream, BernoulliEnvironment):
             pol, env, explore_s = explored("ss-ucb", oracle, quality, cost, args.runs, args.seed + 1, env_class)
-            tau = pol.tau
-            explore_rate = args.runs * tau / explore_s
-            cpu = time.process_time()
-            res = simulate(pol, env, args.rounds, EPS, tau=0, checkpoints=[args.rounds])
-            cpu_rates[env_class] = args.runs * args.rounds / (time.process_time() - cpu)
-        batched_cpu = cpu_rates[BernoulliEnvironment]
-        stream_ratio = batched_cpu / cpu_rates[SharedStream]
-        batched = res.run_rounds_per_s
+            played[env_class] = (pol, env)
+            if env_class is BernoulliEnvironment:
+                tau = pol.tau
+                explore_rate = args.runs * tau / explore_s
+        cpu_s = dict.fromkeys(played, 0.0)
+        wall_s = dict.fromkeys(played, 0.0)
+        chunks = max(1, min(args.chunks, args.rounds))
+        sizes = [args.rounds // chunks + (k < args.rounds % chunks) for k in range(chunks)]
+        for k, rounds in enumerate(sizes):
+            for env_class in (list(played) if k % 2 == 0 else list(played)[::-1]):
+                pol, env = played[env_class]
+                cpu = time.process_time()
+                res = simulate(pol, env, rounds, EPS, tau=0, checkpoints=[rounds])
+                cpu_s[env_class] += time.process_time() - cpu
+                wall_s[env_class] += res.wall_time_s
+        work = args.runs * args.rounds
+        batched_cpu = work / cpu_s[BernoulliEnvironment]
+        stream_ratio = batched_cpu / (work / cpu_s[SharedStream])
+        batched = work / wall_s[BernoulliEnvironment]
         # per-run loop on a slice: single-run policies, each asking Solver.solve every round
         k = args.slice_runs
         singles = []
@@ -84,13 +102,16 @@ def main() -> None:
             p1, _, _ = explored("ss-ucb", oracle, quality[j], cost[j], None, args.seed + 2 + j)
             singles.append(p1)
         env_k = BernoulliEnvironment(quality[:k], cost[:k], seed=args.seed + 1)
+        cpu = time.process_time()
         res_k = simulate(singles, env_k, args.slice_rounds, EPS, tau=0, checkpoints=[args.slice_rounds])
+        per_run_cpu = k * args.slice_rounds / (time.process_time() - cpu)
         per_run = res_k.run_rounds_per_s
         full_s = args.runs * tau / explore_rate + args.runs * (T - tau) / batched_cpu
         rates[oracle] = batched_cpu
         print(f"{oracle.upper()}-UCB: explore phase {explore_rate:,.0f} run-rounds/s; oracle phase batched "
               f"{batched:,.0f} run-rounds/s wall, {batched_cpu:,.0f} per CPU second; per-run loop "
-              f"{per_run:,.0f} run-rounds/s wall; ratio batched/per-run {batched / per_run:,.1f}x (wall)")
+              f"{per_run:,.0f} run-rounds/s wall, {per_run_cpu:,.0f} per CPU second; ratio batched/per-run "
+              f"{batched / per_run:,.1f}x (wall), {batched_cpu / per_run_cpu:,.1f}x (CPU)")
         print(f"    per-run streams / one shared stream (CPU-second rates): {stream_ratio:.3f} "
               f"({100 * (1 - stream_ratio):.1f}% slower; the bar is 15%)")
         print(f"    extrapolated full experiment ({args.runs} runs x {T} rounds, tau={tau}): "

@@ -441,15 +441,16 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
         else:
             x = first.select()
         good = environment._good(x)
+        xf = x.astype(float)  # once: the counts and the dot products below read floats
         if single:
             for j, p in enumerate(policies):
                 p.update(x[j], good[j])
         else:
-            first._tell(x, good)
+            first._tell(xf, good)
         if keep_selections:
             selections[t - 1] = x
         # utility and the two surpluses (surplus_ok, margins precomputed) in one pass over x
-        util, surplus_c, surplus_f = _row_dots(x, per_unit)
+        util, surplus_c, surplus_f = _row_dots(xf, per_unit)
         correct = surplus_c >= -FEASIBILITY_TOL
         feasible = surplus_f >= -FEASIBILITY_TOL
         cum += np.where(correct, optimum - util, L)

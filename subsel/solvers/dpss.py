@@ -137,14 +137,20 @@ def dpss_batch(batch: ProblemBatch, time_limit_s: float | None = None) -> RawBat
         _, inverse = np.unique(counts, axis=0, return_inverse=True)
         order = np.argsort(inverse.ravel(), kind="stable")
         groups = np.split(order, np.flatnonzero(np.diff(inverse.ravel()[order])) + 1)
-    flat_cols = cols + (np.arange(m) * n)[:, None]
+    # The rows' G positions, utilities and margins in group order (``order``: the groups one after
+    # the other), so that a group's rows are a slice of these arrays, not a gather.
+    flat_cols = (cols + (np.arange(m) * n)[:, None])[order]
     rm_rows = np.stack([r.ravel()[flat_cols], margin.ravel()[flat_cols]])  # (2, m, width)
+    base_sorted = base[order]
     base_ok = bool((base >= -FEASIBILITY_TOL).all())  # choice 0 (no free unit) feasible everywhere
     bits = np.arange(min(int(g.max(initial=0)), 20))
     x_flat = x.reshape(-1)
     deadline = None if time_limit_s is None else start + time_limit_s
     timed_out = False
+    at = 0  # where the group's rows start in the group order
     for rows_all in groups:
+        lo = at
+        at += rows_all.size
         gv = int(g[rows_all[0]])
         if gv == 0:
             status[rows_all] = np.where(base[rows_all] < -FEASIBILITY_TOL, 1, 0)
@@ -161,9 +167,10 @@ def dpss_batch(batch: ProblemBatch, time_limit_s: float | None = None) -> RawBat
         chunk = max(1, _BLOCK // size)
         for first in range(0, rows_all.size, chunk):
             rows = rows_all[first:first + chunk] if rows_all.size > chunk else rows_all
+            sl = slice(lo + first, lo + first + rows.size)
             # us[0] = utilities, us[1] = quality surpluses of every inner choice, shape (2, rows, size);
             # choice j takes digit_p(j) units of inner agent p (mixed radix, agent 0 the fastest).
-            vw = rm_rows[:, rows, :n_in]
+            vw = rm_rows[:, sl, :n_in]
             us = np.empty((2, rows.size, size))
             us[:, :, 0] = 0.0
             h = 1
@@ -178,7 +185,7 @@ def dpss_batch(batch: ProblemBatch, time_limit_s: float | None = None) -> RawBat
                     np.add(us[:, :, :h], step, out=us[:, :, t * h:(t + 1) * h])
                 h *= kp + 1
             util_in, surp_in = us[0], us[1]
-            base_rows = base[rows]
+            base_rows = base_sorted[sl]
             stopped = False
             if k_out.size == 0:  # one block holds every choice (always so up to 2^20 selections)
                 vals = np.where(surp_in + base_rows[:, None] >= -FEASIBILITY_TOL, util_in, -np.inf)
@@ -187,7 +194,7 @@ def dpss_batch(batch: ProblemBatch, time_limit_s: float | None = None) -> RawBat
                 if deadline is not None and time.perf_counter() > deadline:
                     stopped = timed_out = True
             else:
-                r_out, m_out = rm_rows[0, rows, n_in:gv], rm_rows[1, rows, n_in:gv]
+                r_out, m_out = rm_rows[0, sl, n_in:gv], rm_rows[1, sl, n_in:gv]
                 best_val = np.full(rows.size, -np.inf)
                 best_j = np.zeros(rows.size, dtype=np.int64)
                 best_combo = np.zeros((rows.size, k_out.size), dtype=np.int64)
@@ -221,7 +228,7 @@ def dpss_batch(batch: ProblemBatch, time_limit_s: float | None = None) -> RawBat
                 add = np.concatenate([add, best_combo], axis=1)
             if found is not None and not found.all():
                 add[~found] = 0
-            idx = flat_cols[rows, :gv]
+            idx = flat_cols[sl, :gv]
             if must:  # G may hold must-take units already counted in x
                 x_flat[idx] += add
             else:  # x is 0 on G (S2 and S3 are outside S1)
