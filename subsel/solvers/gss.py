@@ -325,9 +325,12 @@ def _gss_batch(batch: _Rows) -> tuple[np.ndarray, np.ndarray]:
         free = None
     else:
         ub = batch.capacity
-        x = np.zeros((m, n))
-        np.copyto(x, ub, where=s1)
-        free = None if bool((ub == 1).all()) else ub.astype(float).ravel()
+        if bool((ub == 1).all()):  # unit capacities: S1 as floats
+            x, free = s1.astype(float), None
+        else:
+            ub_float = ub.astype(float)
+            x = s1 * ub_float  # every unit of S1 (exact: ub times 1.0, or 0.0)
+            free = ub_float.ravel()
     d = rowdot(x, margin)
     offset = (np.arange(m) * n)[:, None]
     # L2: S2 by loss per unit of quality bought, increasing; L3: S3 by revenue per quality spent,
