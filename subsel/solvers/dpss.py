@@ -30,7 +30,8 @@ _BLOCK = 1 << 20
 MAX_ENUMERATION = 2 ** 32
 
 
-def _g_order(s2: np.ndarray, s3: np.ndarray, free: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _g_order(s2: np.ndarray, s3: np.ndarray, free: np.ndarray | None
+             ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """The free agents G of every row in the enumeration order: S2 ascending, then S3 ascending.
 
     Parameters
@@ -43,7 +44,8 @@ def _g_order(s2: np.ndarray, s3: np.ndarray, free: np.ndarray | None) -> tuple[n
     -------
     (cols, counts, g)
         ``cols`` int (m, width) agent of each G position (padding after the members), ``counts``
-        int64 (m, width) free units per position (0 in padding), ``g`` int (m,) = |G|.
+        int64 (m, width) free units per position (0 in padding; None when ``free`` is None: one
+        unit per member), ``g`` int (m,) = |G|.
     """
     m, n = s2.shape
     if free is not None:
@@ -57,11 +59,9 @@ def _g_order(s2: np.ndarray, s3: np.ndarray, free: np.ndarray | None) -> tuple[n
     else:  # a stable sort of the class code puts S2, then S3, each in index order, then the rest
         code = 2 - 2 * s2.astype(np.int64) - s3  # 0 in S2, 1 in S3, 2 elsewhere (int64 sorts fast)
         cols = np.argsort(code, axis=1, kind="stable")[:, :width]
-    valid = np.arange(width) < g[:, None]
     if free is None:
-        counts = valid.astype(np.int64)
-    else:
-        counts = np.where(valid, free.ravel()[cols + (np.arange(m) * n)[:, None]], 0)
+        return cols, None, g
+    counts = np.where(np.arange(width) < g[:, None], free.ravel()[cols + (np.arange(m) * n)[:, None]], 0)
     return cols, counts, g
 
 
@@ -124,23 +124,27 @@ def dpss_batch(batch: ProblemBatch, time_limit_s: float | None = None) -> RawBat
         free = ub
     cols, counts, g = _g_order(s2, s3, free)
     if time_limit_s is None and not (free is None and n <= 32):  # else at most 2^32 selections
-        _check_size(counts, g, m)
+        _check_size((np.arange(cols.shape[1]) < g[:, None]).astype(np.int64) if counts is None else counts,
+                    g, m)
     base = rowdot(x, margin)
     status = np.zeros(m, dtype=np.int8)  # 0 optimal, 1 infeasible, 2 time limit with x, 3 without
-    unit = free is None or counts.size == 0 or counts.max() <= 1
+    unit = counts is None or counts.size == 0 or counts.max() <= 1
     # Groups of rows with the same free unit counts (unit counts: the same |G|).
     if unit:  # |G| <= n fits 16 bits for any n of a unit enumeration: numpy's radix sort
         order = np.argsort(g.astype(np.int16) if n < 2 ** 15 else g, kind="stable")
-        cuts = [0, *(np.flatnonzero(np.diff(g[order])) + 1).tolist(), m]
-        groups = [order[cuts[i]:cuts[i + 1]] for i in range(len(cuts) - 1)]
-    else:
+        sizes = np.bincount(g).tolist()
+        ends = np.cumsum(sizes).tolist()
+        groups = [order[e - k:e] for k, e in zip(sizes, ends) if k]
+    elif counts is not None:
         _, inverse = np.unique(counts, axis=0, return_inverse=True)
         order = np.argsort(inverse.ravel(), kind="stable")
         groups = np.split(order, np.flatnonzero(np.diff(inverse.ravel()[order])) + 1)
     # The rows' G positions, utilities and margins in group order (``order``: the groups one after
     # the other), so that a group's rows are a slice of these arrays, not a gather.
     flat_cols = (cols + (np.arange(m) * n)[:, None])[order]
-    rm_rows = np.stack([r.ravel()[flat_cols], margin.ravel()[flat_cols]])  # (2, m, width)
+    rm_rows = np.empty((2,) + flat_cols.shape)  # (2, m, width): utilities, margins
+    np.take(r.ravel(), flat_cols, out=rm_rows[0])
+    np.take(margin.ravel(), flat_cols, out=rm_rows[1])
     base_sorted = base[order]
     base_ok = bool((base >= -FEASIBILITY_TOL).all())  # choice 0 (no free unit) feasible everywhere
     bits = np.arange(min(int(g.max(initial=0)), 20))
@@ -155,7 +159,7 @@ def dpss_batch(batch: ProblemBatch, time_limit_s: float | None = None) -> RawBat
         if gv == 0:
             status[rows_all] = np.where(base[rows_all] < -FEASIBILITY_TOL, 1, 0)
             continue
-        k = counts[rows_all[0], :gv]
+        k = np.ones(gv, dtype=np.int64) if counts is None else counts[rows_all[0], :gv]
         if unit:
             n_in = min(gv, 20)
             size = 1 << n_in
