@@ -423,7 +423,7 @@ class SubsetLogisticNewton:
                 z = w.astype(np.float32) @ A
                 p = _logistic(z)
             g = (A @ (p - pos)).astype(float) + reg * w
-            gmax = np.max(np.abs(g))
+            gmax = np.abs(g).max()
             single = True
             chol = None
             fresh = False
@@ -439,7 +439,7 @@ class SubsetLogisticNewton:
                     z = w @ A
                     p = _logistic(z)
                     g = A @ (p - pos) + reg * w
-                    gmax = np.max(np.abs(g))
+                    gmax = np.abs(g).max()
                     continue
                 if chol is None:
                     if hessian0 is not None:        # a neighbour's, its new rows at w0
@@ -479,7 +479,7 @@ class SubsetLogisticNewton:
                 z1 = z - u
                 p1 = _logistic(z1)
                 g1 = (A @ (p1 - pos)).astype(float) + reg * w1
-                g1max = np.max(np.abs(g1))
+                g1max = np.abs(g1).max()
                 if g1max <= 0.5 * gmax:             # the step contracted the gradient: take it
                     w, z, p, g = w1, z1, p1, g1
                     if g1max > self.refresh_ratio * gmax:
@@ -508,7 +508,7 @@ class SubsetLogisticNewton:
                 w, z = wt, zt
                 p = _logistic(z)
                 g = (A @ (p - pos)).astype(float) + reg * w
-                gmax = np.max(np.abs(g))
+                gmax = np.abs(g).max()
                 chol = None
         if H_last is not None:
             H_last = np.asarray(H_last, dtype=np.float32)
@@ -517,7 +517,8 @@ class SubsetLogisticNewton:
 
 def _logistic(z: np.ndarray) -> np.ndarray:
     """``1 / (1 + exp(-z))`` in three vectorised passes (overflow to ``inf`` gives 0, exactly)."""
-    e = np.exp(-z)
+    e = np.negative(z)
+    np.exp(e, out=e)
     e += 1.0
     return np.reciprocal(e, out=e)
 
