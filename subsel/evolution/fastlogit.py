@@ -347,11 +347,13 @@ class SubsetLogisticNewton:
         self._sign32 = self._sign.astype(np.float32)
         self._local = threading.local()
 
-    def _buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _buffers(self, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """This thread's buffers for ``rows`` gathered columns (grown to the largest subset seen)."""
         buf = getattr(self._local, "buffers", None)
-        if buf is None:
-            buf = self._local.buffers = (np.empty_like(self._At), np.empty_like(self._At32),
-                                         np.empty_like(self._At32))
+        if buf is None or buf[0].shape[0] < rows:
+            n = self.n_samples
+            buf = self._local.buffers = (np.empty((rows, n)), np.empty((rows, n), dtype=np.float32),
+                                         np.empty((rows, n), dtype=np.float32))
         return buf
 
     def fit(self, columns, w0: np.ndarray | None = None, hessian0: np.ndarray | None = None,
@@ -404,7 +406,7 @@ class SubsetLogisticNewton:
             elif known is not None and np.shape(known) != (k1,):
                 raise ValueError(f"known must have shape ({k1},); got {np.shape(known)}")
         H_last = None
-        buf64, buf32, bufB = self._buffers()
+        buf64, buf32, bufB = self._buffers(k1)
         reg = np.full(k1, 1.0 / self.C)
         reg[-1] = 0.0
         stop = self.tol * self.n_samples
