@@ -269,8 +269,11 @@ class ProblemBatch:
         """A validated copy with some fields replaced; only the new values are checked again.
 
         The cheap way to ask the same agents a new question every round (e.g. SS-UCB's optimistic
-        qualities): ``batch.with_changes(quality=ucb)`` validates ``ucb`` and the shapes, and
-        reuses the costs, capacities and extensions already validated.
+        qualities, Deva et al., Algorithm 2): ``batch.with_changes(quality=ucb)`` validates ``ucb``
+        and the shapes, and reuses the costs, capacities and extensions already validated.  When
+        only the qualities change (a float64 array of the batch's own shape, the threshold and the
+        objective qualities as they were), the copy is made with one vectorised range test of the
+        new qualities and shares every other field with this batch.
 
         Parameters
         ----------

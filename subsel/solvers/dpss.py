@@ -261,20 +261,26 @@ def _dpss_unit(problem: SubsetSelectionProblem) -> RawResult | None:
     if g > 20:
         return None
     x = ((q >= alpha) & gain).astype(np.int64)
-    base = float(x.astype(float) @ margin)  # as rowdot: one vector dot
-    us = np.empty((2, 1 << g))
-    us[:, 0] = 0.0
-    vw = np.stack((r[G], margin[G]))
+    base = float(x.astype(float).dot(margin))  # as rowdot: one vector dot (BLAS ddot)
+    # Utilities u and surpluses s of every choice, doubled one agent at a time (agent p adds its
+    # value to the first 2^p entries), as the batch kernel does: the same sums, bit for bit.
+    u = np.empty(1 << g)
+    s = np.empty(1 << g)
+    u[0] = s[0] = 0.0
     h = 1
-    for p in range(g):
-        np.add(us[:, :h], vw[:, p:p + 1], out=us[:, h:2 * h])
+    for rp, mp in zip(r[G].tolist(), margin[G].tolist()):
+        np.add(u[:h], rp, out=u[h:2 * h])
+        np.add(s[:h], mp, out=s[h:2 * h])
         h *= 2
-    vals = np.where(us[1] + base >= -FEASIBILITY_TOL, us[0], -np.inf)
-    best = int(np.argmax(vals))
-    if vals[best] == -np.inf:
+    s += base
+    u[s < -FEASIBILITY_TOL] = -np.inf
+    best = int(np.argmax(u))
+    if u[best] == -np.inf:
         return RawResult(None, Status.INFEASIBLE)
-    x[G] = (best >> np.arange(g)) & 1
-    return RawResult(x, Status.OPTIMAL, float(x.astype(float) @ r))
+    for i, agent in enumerate(G.tolist()):
+        if best >> i & 1:
+            x[agent] = 1
+    return RawResult(x, Status.OPTIMAL, float(x.astype(float).dot(r)))
 
 
 class DPSS(Solver):

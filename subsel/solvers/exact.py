@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -65,8 +66,12 @@ def _jit_kernel(jit: bool | None) -> Callable[..., Any] | None:
                 return None
         try:
             from ._knapsack_jit import unit_selection
-        except ImportError:  # pragma: no cover - numba is a dependency; without it, numpy
+
+            unit_selection(np.zeros(1), np.zeros(1), FEASIBILITY_TOL, 0.0, 1)  # compiled or loaded now
+        except Exception as exc:  # numba missing or broken, no cache directory, ...: numpy answers
             state.failed = True
+            warnings.warn(f"exact: the compiled kernel is not available ({type(exc).__name__}: {exc}); "
+                          "the numpy path answers", RuntimeWarning, stacklevel=4)
             return None
         state.kernel = unit_selection
     return state.kernel

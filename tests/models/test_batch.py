@@ -154,3 +154,47 @@ def test_rowdot_rounds_like_the_one_problem_inner_product(n):
     rng = np.random.default_rng(n)
     x, v = rng.random((3, n)), rng.random((3, n)) - 0.5
     assert rowdot(x, v).tolist() == [float(weighted_sum(x[j], v[j])) for j in range(3)]
+
+
+@pytest.mark.parametrize("R, capacity", [(1.0, None), (2.5, [1, 3, 2])])
+def test_with_changes_of_the_qualities_equals_a_fresh_batch(R, capacity):
+    rng = np.random.default_rng(3)
+    base = make(R=R, capacity=capacity)
+    q = rng.random((2, 3))
+    new = base.with_changes(quality=q, alpha=0.6)
+    fresh = ProblemBatch(quality=q, cost=C, alpha=0.6, R=R, capacity=capacity)
+    for key in ("quality", "cost", "alpha", "R", "capacity", "utility", "quality_margin"):
+        assert np.array_equal(getattr(new, key), getattr(fresh, key)), key
+        assert getattr(new, key).shape == getattr(fresh, key).shape
+    assert all(np.array_equal(a, b) for a, b in zip(new.partition(), fresh.partition()))
+    x = rng.integers(0, 3, size=(2, 3))
+    assert new.evaluate(x).feasible.tolist() == fresh.evaluate(x).feasible.tolist()
+    assert new.evaluate(x).violations == fresh.evaluate(x).violations
+    assert new.extensions == fresh.extensions and new.names == fresh.names
+    # the qualities are copied and read-only; the old batch is untouched
+    q[0, 0] = 0.123
+    assert new.quality[0, 0] != 0.123 and not new.quality.flags.writeable
+    assert base.quality.tolist() == Q
+    # the utility of R = 1 (one pass) is R q - c bit for bit
+    assert np.array_equal(new.utility, R * new.quality - new.cost)
+
+
+@pytest.mark.parametrize("q, error, match", [
+    ([[0.5, math.nan, 0.5], [0.5, 0.5, 0.5]], ValueError, r"quality\[0, 1\] must be a finite number; got nan"),
+    ([[0.5, 0.5, 0.5], [0.5, 0.5, 1.5]], ValueError, r"quality\[1, 2\] must be in \[0, 1\]; got 1.5"),
+    ([[0.5, 0.5, 0.5], [-0.1, 0.5, 0.5]], ValueError, r"quality\[1, 0\] must be in \[0, 1\]; got -0.1"),
+    ([[0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5]], ValueError, "has 3 entries but quality has 4"),
+    ([[True, False, True], [True, True, True]], TypeError, "not booleans"),
+])
+def test_with_changes_checks_new_qualities_like_the_constructor(q, error, match):
+    with pytest.raises(error, match=match):
+        make().with_changes(quality=np.array(q), alpha=0.6)
+
+
+def test_with_changes_of_the_threshold_or_objective_takes_the_general_path():
+    b = make()
+    assert b.with_changes(quality=np.array(Q), alpha=0.7).alpha.tolist() == [0.7, 0.7]
+    oq = b.with_changes(quality=np.array(Q), objective_quality=np.ones((2, 3)))
+    assert np.array_equal(oq.utility, np.ones((2, 3)) - np.array([C, C]))
+    with pytest.raises(ValueError, match=r"alpha must be in \[0, 1\]; got 1.5"):
+        b.with_changes(quality=np.array(Q), alpha=1.5)

@@ -60,7 +60,8 @@ def spy(monkeypatch):
     calls = []
 
     def counting(*args):
-        calls.append(args)
+        if args[4] > 1:  # not the warm-up call made when the kernel is loaded
+            calls.append(args)
         return unit_selection(*args)
 
     monkeypatch.setattr(exact_module, "_jit_state", exact_module._JitState())
@@ -186,6 +187,8 @@ def test_a_selection_that_fails_the_rule_tightens_the_capacity(spy, monkeypatch)
     shifts = []
 
     def first_wrong(margin, r, tol, shift, nodes):
+        if nodes == 1:  # the warm-up call made when the kernel is loaded
+            return real(margin, r, tol, shift, nodes)
         shifts.append(shift)
         x, done, bound, capacity = real(margin, r, tol, shift, nodes)
         if len(shifts) == 1:
@@ -216,3 +219,16 @@ def test_numba_is_not_imported_by_import_subsel_nor_by_a_few_solves():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=root, env=dict(os.environ, PYTHONPATH=root))
     assert out.stdout.strip() == "False"
+
+
+def test_without_the_compiled_kernel_the_numpy_path_answers(monkeypatch):
+    import sys
+
+    monkeypatch.setattr(exact_module, "_jit_state", exact_module._JitState())
+    monkeypatch.setitem(sys.modules, "subsel.solvers._knapsack_jit", None)  # the import fails
+    p = SubsetSelectionProblem.random(8, 0.7, 3)
+    with pytest.warns(RuntimeWarning, match="compiled kernel is not available"):
+        sol = get_solver("exact", jit=True).solve(p)
+    assert sol.status is Status.OPTIMAL and close(sol.objective, brute_force_rule(p)[0])
+    assert exact_module._jit_state.failed
+    get_solver("exact", jit=True).solve(p)  # no second warning: the failure is remembered
