@@ -560,7 +560,8 @@ class ProblemBatch:
         else:
             bad_rows = np.zeros(self.m, dtype=bool)
         k = self._given.get("capacity")
-        k_min, k_sum = (1, self.n) if k is None else (int(k.min()), int(k.sum(axis=-1).max()))
+        # k_sum in floats: int64 sums of capacities up to 2^53 would wrap past 2^63
+        k_min, k_sum = (1, float(self.n)) if k is None else (int(k.min()), float(k.sum(axis=-1, dtype=float).max()))
         if xa.size and (xa.min() < 0 or (xa.max() > k_min and not (xa <= self.capacity).all())):
             bad_rows |= ((xa < 0) | (xa > self.capacity)).any(axis=1)
         if self.must_take.size:

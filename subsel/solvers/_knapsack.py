@@ -20,8 +20,9 @@ Combo's additions (Martello, Pisinger, Toth 1999) start when the state list grow
 - the *pairing of states with items* outside the core (:func:`_pair_states`) improves ``z`` early;
 - on integer data the capacity is rounded down to the weights' grid and common divisor.
 
-Knapsacks of at most ``_MAX_ENUMERATE`` items are enumerated instead (:func:`_enumerate`), which is
-cheaper than setting up the dynamic program.
+Knapsacks of at most ``_MAX_ENUMERATE`` items are enumerated instead (:func:`_enumerate`: every
+subset directly up to ``_DIRECT_ENUMERATE`` items, in two halves above), which is cheaper than
+setting up the dynamic program.
 
 Every step is a handful of numpy operations on the state list; while the list is short, up to
 ``_MAX_BATCH`` items are flipped in one step (every subset of them), so that numpy works on longer
@@ -79,8 +80,10 @@ _BATCH_STATES = 4096
 #: each time the list doubles).
 _MIN_RELAX = 2000
 _MIN_PAIRING = 256
-#: Up to this many items, every subset is enumerated (two halves of at most 2^10 subsets each).
+#: Up to this many items, every subset is enumerated (two halves of at most 2^10 subsets each) ...
 _MAX_ENUMERATE = 20
+#: ... and up to this many, directly (one list of at most 2^10 subsets: fewer array operations).
+_DIRECT_ENUMERATE = 10
 _SUBSETS: dict[int, np.ndarray] = {}
 #: Peak bytes per state of one core step (the state list, the merged list and its temporaries).
 _BYTES_PER_STATE = 200
@@ -499,9 +502,17 @@ def _enumerate(p: np.ndarray, w: np.ndarray, c: float) -> KnapsackResult:
 
     The subsets of each half are listed with their sums; the lighter half is sorted by weight with
     its running profit maximum, and each subset of the other half is paired with the best subset of
-    the sorted half that still fits.  Returns the optimum (``optimal=True``) and the Dantzig bound.
+    the sorted half that still fits.  Up to ``_DIRECT_ENUMERATE`` items the subsets are listed
+    directly (one list of at most 2^10).  Returns the optimum (``optimal=True``) and the Dantzig
+    bound.
     """
     m = p.size
+    if m <= _DIRECT_ENUMERATE:
+        S = _subsets(m)
+        total = np.where(S @ w <= c, S @ p, -np.inf)
+        a = int(np.argmax(total))
+        take = S[a] > 0 if total[a] > -np.inf else np.zeros(m, dtype=bool)
+        return _enumerated(p, w, c, take)
     h = m // 2
     SA, SB = _subsets(h), _subsets(m - h)
     WA, PA = SA @ w[:h], SA @ p[:h]
@@ -517,6 +528,12 @@ def _enumerate(p: np.ndarray, w: np.ndarray, c: float) -> KnapsackResult:
     if total[a] > -np.inf:
         take[:h] = SA[a] > 0
         take[h:] = SB[ob[best_at[k[a]]]] > 0
+    return _enumerated(p, w, c, take)
+
+
+def _enumerated(p: np.ndarray, w: np.ndarray, c: float, take: np.ndarray) -> KnapsackResult:
+    """The answer of :func:`_enumerate` for the optimal items ``take``, with the Dantzig bound."""
+    m = p.size
     value = float(p[take].sum())
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         e = np.minimum(p / w, _MAX_EFFICIENCY)

@@ -303,28 +303,40 @@ class Exact(Solver):
         start = time.perf_counter()
         deadline = None if self.time_limit_s is None else start + self.time_limit_s
         memory = None if self.memory_limit_mb is None else int(self.memory_limit_mb * 2 ** 20)
-        S1, S2, S3, S4 = problem.partition()
-        lb, ub = problem.lower_bounds(), problem.upper_bounds()
         r, margin = problem.utility, problem.quality_margin
-        # Starting selection: the largest surplus there is (S1, S2 at ub; S3, S4 at lb).
-        x0 = lb.copy()
-        x0[S1] = ub[S1]
-        x0[S2] = ub[S2]
-        # Elementwise products and sums, not BLAS dot products: a multi-threaded BLAS is slow on a
-        # busy machine; the final check below uses the model's own quality_surplus.
-        surplus0 = float((x0 * margin).sum())
-        if surplus0 < -FEASIBILITY_TOL:
-            return RawResult(None, Status.INFEASIBLE)
-        # Items: S3 units to add (value r, weight alpha - q), S2 units to remove (value -r, weight
-        # q - alpha); agents with zero value never help and are left at their start.
-        agents = np.concatenate((S3, S2))
-        sign = np.concatenate((np.ones(S3.size, dtype=np.int64), -np.ones(S2.size, dtype=np.int64)))
-        free = ub[agents] - lb[agents]
+        if problem._max_capacity == 1 and not problem.must_take.size and not problem.must_not_take.size:
+            # Unit capacities, no must lists: the same start and items as below, from the masks of
+            # the partition (S1 and S2 taken; S3 agents with r > 0 to add, S2 agents to remove).
+            gain = r >= 0
+            s2 = (margin > 0) & ~gain
+            x0 = ((margin >= 0) & gain | s2).astype(np.int64)
+            add, remove = np.flatnonzero((margin < 0) & (r > 0)), np.flatnonzero(s2)
+            agents = np.concatenate((add, remove))
+            sign = np.ones(agents.size, dtype=np.int64)
+            sign[add.size:] = -1
+            free = np.ones(agents.size, dtype=np.int64)
+            surplus0 = float((x0 * margin).sum())
+        else:
+            S1, S2, S3, S4 = problem.partition()
+            lb, ub = problem.lower_bounds(), problem.upper_bounds()
+            # Starting selection: the largest surplus there is (S1, S2 at ub; S3, S4 at lb).
+            x0 = lb.copy()
+            x0[S1] = ub[S1]
+            x0[S2] = ub[S2]
+            # Elementwise products and sums, not BLAS dot products: a multi-threaded BLAS is slow on
+            # a busy machine; the final check below uses the model's own quality_surplus.
+            surplus0 = float((x0 * margin).sum())
+            if surplus0 < -FEASIBILITY_TOL:
+                return RawResult(None, Status.INFEASIBLE)
+            # Items: S3 units to add (value r, weight alpha - q), S2 units to remove (value -r,
+            # weight q - alpha); agents with zero value never help and are left at their start.
+            agents = np.concatenate((S3, S2))
+            sign = np.concatenate((np.ones(S3.size, dtype=np.int64), -np.ones(S2.size, dtype=np.int64)))
+            free = ub[agents] - lb[agents]
+            useful = (free > 0) & (r[agents] != 0)
+            agents, sign, free = agents[useful], sign[useful], free[useful]
         unit_value = np.abs(r[agents])
         unit_weight = np.abs(margin[agents])
-        useful = (free > 0) & (unit_value > 0)
-        agents, sign, free = agents[useful], sign[useful], free[useful]
-        unit_value, unit_weight = unit_value[useful], unit_weight[useful]
         capacity = surplus0 + FEASIBILITY_TOL
         multi = bool(free.size and free.max() > 1)
         if multi:

@@ -198,3 +198,13 @@ def test_with_changes_of_the_threshold_or_objective_takes_the_general_path():
     assert np.array_equal(oq.utility, np.ones((2, 3)) - np.array([C, C]))
     with pytest.raises(ValueError, match=r"alpha must be in \[0, 1\]; got 1.5"):
         b.with_changes(quality=np.array(Q), alpha=1.5)
+
+
+def test_evaluate_with_capacities_summing_past_2_63_still_checks_the_quality_rule():
+    n = 1100  # n * 2^53 > 2^63: a sum of the capacities in int64 would wrap
+    b = ProblemBatch(quality=np.zeros((2, n)), cost=np.zeros(n), alpha=0.5, capacity=np.full(n, 2 ** 53))
+    x = np.zeros((2, n), dtype=np.int64)
+    x[0, 0] = 1  # surplus -0.5: infeasible
+    ev = b.evaluate(x)
+    assert ev.feasible.tolist() == [False, True]
+    assert ev.feasible.tolist() == [b.row(j).evaluate(x[j]).feasible for j in range(2)]

@@ -14,15 +14,18 @@ from subsel.solvers._knapsack import solve_knapsack
 from subsel.solvers.exact import _binary_pieces
 from tests.strategies import brute_force, knapsack_brute_force, knapsack_dp, knapsacks, problems_with_must_lists
 
-#: Both paths of the knapsack core: the dynamic program (no enumeration) and, for small knapsacks,
-#: the enumeration of every subset.
-PATHS = pytest.mark.parametrize("enumerate_up_to", [0, _knapsack._MAX_ENUMERATE])
+#: The paths of the knapsack core: the dynamic program (no enumeration) and, for small knapsacks,
+#: the enumeration of every subset, in two halves or (the smallest) directly.
+PATHS = pytest.mark.parametrize("enumerate_up_to", ["dp", "halves", "direct"])
 
 
 def solve_exact(problem, enumerate_up_to):
-    """``exact`` with the knapsack core's enumeration limit set for this call."""
-    with mock.patch.object(_knapsack, "_MAX_ENUMERATE", enumerate_up_to):
-        return get_solver("exact").solve(problem)
+    """``exact`` (its numpy path) with the knapsack core's enumeration limits set for this call."""
+    most, direct = {"dp": (0, 0), "halves": (_knapsack._MAX_ENUMERATE, 0),
+                    "direct": (_knapsack._MAX_ENUMERATE, _knapsack._DIRECT_ENUMERATE)}[enumerate_up_to]
+    with mock.patch.object(_knapsack, "_MAX_ENUMERATE", most), \
+            mock.patch.object(_knapsack, "_DIRECT_ENUMERATE", direct):
+        return get_solver("exact", jit=False).solve(problem)
 
 
 def highs_optimum(problem: SubsetSelectionProblem) -> tuple[float, np.ndarray]:
