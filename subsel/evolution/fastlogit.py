@@ -123,6 +123,7 @@ class ColumnEncoders:
             self.encoders.append(enc)
             self.blocks.append(np.arange(start, start + width))
             start += width
+        self._unit = all(b.size == 1 for b in self.blocks)   # one encoded column per feature
 
     def transform(self, X) -> np.ndarray:
         """Encoded matrix of all input columns of ``X``, blocks in column order."""
@@ -134,7 +135,7 @@ class ColumnEncoders:
 
     def columns(self, features) -> np.ndarray:
         """Encoded column positions of the input features ``features`` (in that order)."""
-        if all(b.size == 1 for b in self.blocks):   # one encoded column per feature: positions
+        if self._unit:                              # one encoded column per feature: positions
             return np.asarray(features, dtype=np.int64).reshape(-1)
         return np.concatenate([self.blocks[j] for j in features]) if len(features) else \
             np.empty(0, dtype=np.int64)

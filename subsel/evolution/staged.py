@@ -302,6 +302,7 @@ class StagedClassificationProblem(StageAssignmentProblem):
         # the most recently trained sets (membership masks, a ring): warm starts come from the nearest
         self._recent = np.zeros((self.RECENT_SETS if self.fitter.warm_starts else 0, self.n_features),
                                 dtype=np.float32)
+        self._recent_size = np.zeros(self._recent.shape[0], dtype=np.float32)   # features per set
         self._recent_keys: list[bytes] = []
         self.lookups = 0
         self.fits = 0
@@ -367,12 +368,13 @@ class StagedClassificationProblem(StageAssignmentProblem):
         best_j = np.full(len(keys), -1)
         best_d = np.full(len(keys), self.n_features + 1)
         if n_recent:
-            R = self._recent[:n_recent]
             Qf = Q.astype(np.float32)
-            # |q xor r| = |q| + |r| - 2 |q and r| (integers, exact in float32)
-            dist = Qf.sum(axis=1)[:, None] + R.sum(axis=1)[None, :] - 2.0 * (Qf @ R.T)
-            best_j = dist.argmin(axis=1)
-            best_d = dist[np.arange(len(keys)), best_j]
+            # |q xor r| = |q| + |r| - 2 |q and r| (integers, exact in float32): the nearest r has
+            # the largest 2 |q and r| - |r|
+            score = Qf @ (2.0 * self._recent[:n_recent].T)
+            score -= self._recent_size[:n_recent]
+            best_j = score.argmax(axis=1)
+            best_d = Qf.sum(axis=1) - score[np.arange(len(keys)), best_j]
         out: list[FittedStage | None] = []
         for i, k in enumerate(keys):
             q = parents.get(k)
@@ -392,6 +394,7 @@ class StagedClassificationProblem(StageAssignmentProblem):
             if size:
                 slot = self.fits % size
                 self._recent[slot] = np.frombuffer(k, dtype=bool)
+                self._recent_size[slot] = self._recent[slot].sum()
                 if slot < len(self._recent_keys):
                     self.cache[self._recent_keys[slot]].hessian = None   # out of the ring
                     self._recent_keys[slot] = k
