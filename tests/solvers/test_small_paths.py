@@ -232,3 +232,16 @@ def test_without_the_compiled_kernel_the_numpy_path_answers(monkeypatch):
     assert sol.status is Status.OPTIMAL and close(sol.objective, brute_force_rule(p)[0])
     assert exact_module._jit_state.failed
     get_solver("exact", jit=True).solve(p)  # no second warning: the failure is remembered
+
+
+@pytest.mark.parametrize("m", [9, 10, 11, 12, 19, 20, 21])
+def test_numpy_path_at_the_enumeration_boundaries(m):
+    """Knapsacks around the direct enumeration (10 items), the halves (20) and the dynamic program."""
+    rng = np.random.default_rng(m)
+    for _ in range(5):
+        v, w = rng.integers(0, 60, m), rng.integers(0, 60, m)
+        c = int(rng.integers(0, w.sum() + 1))
+        p = SubsetSelectionProblem.from_knapsack(v, w, c)
+        sol = get_solver("exact", jit=False).solve(p)
+        assert sol.status is Status.OPTIMAL and sol.objective == knapsack_dp(v, w, c)
+        assert sol.objective == get_solver("exact", jit=True).solve(p).objective
