@@ -27,8 +27,8 @@ are asserted equal, so the comparison is between equal work):
 
    OR-Tools' B&B takes seconds to minutes on some correlated instances from n = 50: an instance it
    does not solve within ``--or-limit`` seconds is listed as skipped.  ``exact`` runs with
-   ``jit=True`` (its compiled kernel, which a process gets by default after ``JIT_AFTER`` small
-   solves); the numpy path (``jit=False``) is reported in the solver-work framing too.
+   ``jit=True`` (its compiled kernel, ``pip install "subsel[fast]"``); the numpy path (``jit=False``,
+   the default) is reported in the solver-work framing too.
 4. The compiled kernel's first call in a fresh process: compiling it (empty numba cache) and
    loading it from the disk cache, next to the time of importing numba.
 
@@ -216,9 +216,8 @@ def bench_exact(repeat: int, seed: int, sizes: list[int], or_limit_s: float) -> 
         print("3. exact vs OR-Tools knapsack: OR-Tools is not installed; skipped")
         return
     kind_bb = knapsack_solver.SolverType.KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER
-    # The compiled kernel from the first call (jit=True): what a process sees once it has solved
-    # JIT_AFTER small problems with the default jit=None.  The numpy path (jit=False, the first
-    # JIT_AFTER calls of a process) is timed too, in the solver-work framing.
+    # The compiled kernel (jit=True, opt-in).  The numpy path (jit=False, the default) is timed too,
+    # in the solver-work framing.
     exact = get_solver("exact", jit=True)
     exact_numpy = get_solver("exact", jit=False)
     numpy_work: dict[int, list[float]] = {n: [] for n in sizes}

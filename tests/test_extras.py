@@ -207,5 +207,5 @@ def test_every_extra_named_in_code_exists_in_pyproject():
         flat[name] = reqs
     for module, (dist, extra) in MODULE_EXTRA.items():
         assert dist.split("[")[0] in flat[extra], (module, extra)
-    assert flat["all"] >= set().union(*(flat[e] for e in ("bandits", "evolution", "experiments", "dask")))
+    assert flat["all"] >= set().union(*(flat[e] for e in ("bandits", "evolution", "experiments", "dask", "fast")))
     assert flat["dev"] >= flat["all"] | flat["test"]

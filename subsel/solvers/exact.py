@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .._extras import require
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
 from ._knapsack import solve_knapsack
 from .base import RawResult, Solver, Status
@@ -30,23 +31,17 @@ DEFAULT_MEMORY_LIMIT_MB = 1024.0
 #: How many times the capacity is tightened when a solution fails the final check (rounding).
 _MAX_REPAIRS = 5
 
-#: The compiled kernel (:mod:`subsel.solvers._knapsack_jit`) serves problems of unit capacities, no
-#: must lists and at most this many agents ...
+#: The compiled kernel (:mod:`subsel.solvers._knapsack_jit`, ``Exact(jit=True)``) serves problems of
+#: unit capacities, no must lists and at most this many agents.
 JIT_MAX_N = 1000
-#: ... once a process has solved this many of them with the numpy path (``jit=None``).  Loading the
-#: compiled kernel from its disk cache takes about as long as that many small solves save (importing
-#: numba included), so a process that solves a few problems never pays for it, and one that solves
-#: many pays at most about twice the best choice made in hindsight (the ski-rental argument).
-JIT_AFTER = 5000
 #: Nodes of the compiled branch and bound before it hands over to the dynamic program.
 _JIT_NODES = 20_000
 
 
 class _JitState:
-    """The process's tiering of the compiled kernel: small solves so far, the kernel once loaded."""
+    """The process's compiled kernel once loaded, or the memory that loading it failed."""
 
     def __init__(self) -> None:
-        self.calls = 0
         self.kernel: Callable[..., Any] | None = None
         self.failed = False
 
@@ -54,21 +49,18 @@ class _JitState:
 _jit_state = _JitState()
 
 
-def _jit_kernel(jit: bool | None) -> Callable[..., Any] | None:
-    """The compiled kernel, or ``None`` when the numpy path is to run (``jit``: see :class:`Exact`)."""
+def _jit_kernel() -> Callable[..., Any] | None:
+    """The compiled kernel (compiled, or loaded from numba's disk cache, on first use); ``None``
+    when it cannot be loaded here (warned once; the numpy path answers)."""
     state = _jit_state
-    if jit is False or state.failed:
+    if state.failed:
         return None
     if state.kernel is None:
-        if jit is None:
-            state.calls += 1
-            if state.calls <= JIT_AFTER:
-                return None
         try:
             from ._knapsack_jit import unit_selection
 
             unit_selection(np.zeros(1), np.zeros(1), FEASIBILITY_TOL, 0.0, 1)  # compiled or loaded now
-        except Exception as exc:  # numba missing or broken, no cache directory, ...: numpy answers
+        except Exception as exc:  # a broken numba, no writable cache directory, ...: numpy answers
             state.failed = True
             warnings.warn(f"exact: the compiled kernel is not available ({type(exc).__name__}: {exc}); "
                           "the numpy path answers", RuntimeWarning, stacklevel=4)
@@ -223,18 +215,23 @@ class Exact(Solver):
         Most memory (MiB) the dynamic program's state lists may take.  When the next step would pass
         it, the search stops with the best selection found, status ``time_limit`` and a proven bound,
         instead of growing further; ``None`` means no limit.
-    jit : bool or None, default None
-        The compiled kernel (numba) for problems with unit capacities, no must lists and at most
-        :data:`JIT_MAX_N` agents: a branch and bound compiled once and cached on disk, which answers
-        in microseconds where the numpy path takes about a hundred.  ``None``: used once the process
-        has solved :data:`JIT_AFTER` such problems (a process that solves a few never imports numba);
-        ``True``: from the first call (compiled then, or loaded from the cache); ``False``: never.
-        Where several selections are optimal, the two paths may return different ones.
+    jit : bool, default False
+        ``True``: problems with unit capacities, no must lists and at most :data:`JIT_MAX_N` agents
+        are solved by a compiled branch and bound (numba, from ``pip install "subsel[fast]"``),
+        which answers in microseconds where the numpy path takes tens to a hundred: worth it for
+        loops of many small solves.  The first call in a process compiles it (seconds) or loads it
+        from numba's disk cache (about half a second with numba's import).  Off by default because
+        where several selections are optimal (ties, common with integer data) the two paths may
+        return different ones; a solver's answer never depends on what else the process solved.
 
     Raises
     ------
     ValueError
         ``memory_limit_mb`` not a positive number (and as :class:`~subsel.solvers.base.Solver`).
+    TypeError
+        ``jit`` not a bool.
+    ImportError
+        ``jit=True`` without numba installed (a ``MissingExtraError`` naming ``pip install "subsel[fast]"``).
 
     Notes
     -----
@@ -260,10 +257,12 @@ class Exact(Solver):
 
     def __init__(self, time_limit_s: float | None = None, threads: int | None = None,
                  verbose: bool = False, memory_limit_mb: float | None = DEFAULT_MEMORY_LIMIT_MB,
-                 jit: bool | None = None):
+                 jit: bool = False):
         super().__init__(time_limit_s=time_limit_s, threads=threads, verbose=verbose)
-        if jit is not None and not isinstance(jit, bool):
-            raise TypeError(f"jit must be True, False or None; got {jit!r}")
+        if not isinstance(jit, bool):
+            raise TypeError(f"jit must be True or False; got {jit!r}")
+        if jit:
+            require("numba", extra="fast", feature="exact's compiled kernel (jit=True)")
         self.jit = jit
         if memory_limit_mb is not None:
             if isinstance(memory_limit_mb, bool) or not isinstance(memory_limit_mb, (int, float)) \
@@ -272,9 +271,9 @@ class Exact(Solver):
         self.memory_limit_mb = None if memory_limit_mb is None else float(memory_limit_mb)
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
-        if problem.n <= JIT_MAX_N and not problem.must_take.size and not problem.must_not_take.size \
+        if self.jit and problem.n <= JIT_MAX_N and not problem.must_take.size and not problem.must_not_take.size \
                 and problem._max_capacity == 1 and (self.time_limit_s is None or self.time_limit_s >= 0.1):
-            kernel = _jit_kernel(self.jit)
+            kernel = _jit_kernel()
             if kernel is not None:
                 quick = self._solve_compiled(problem, kernel)
                 if quick is not None:

@@ -117,15 +117,45 @@ def test_the_kernel_hands_over_when_it_gives_up(spy, monkeypatch):
     assert sol.objective == knapsack_dp(v, w, c)
 
 
-def test_tiering_switches_after_jit_after_small_solves(spy, monkeypatch):
-    monkeypatch.setattr(exact_module, "JIT_AFTER", 3)
+def test_the_default_never_uses_the_compiled_kernel(spy):
+    """A solver's answer must not depend on what else the process solved: the default path is the
+    numpy one however many problems were solved before (ties would otherwise change selections)."""
     p = SubsetSelectionProblem.random(8, 0.7, 0)
     solver = get_solver("exact")
-    answers = [solver.solve(p).objective for _ in range(5)]
-    assert len(spy) == 2  # calls 4 and 5
-    assert all(close(a, answers[0]) for a in answers)
-    get_solver("exact", jit=False).solve(p)
-    assert len(spy) == 2
+    answers = [solver.solve(p) for _ in range(50)]
+    assert len(spy) == 0
+    assert all(np.array_equal(a.x, answers[0].x) for a in answers)
+    get_solver("exact", jit=True).solve(p)
+    assert len(spy) == 1
+
+
+def test_tie_choices_do_not_depend_on_the_history_of_the_process():
+    """Integer knapsacks with many optimal selections: the default answer equals a fresh process's."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import numpy as np\n"
+            "from subsel import SubsetSelectionProblem, get_solver\n"
+            "rng = np.random.default_rng(5)\n"
+            "out = []\n"
+            "for k in range(40):\n"
+            "    v, w = rng.integers(1, 6, 9), rng.integers(1, 6, 9)\n"
+            "    p = SubsetSelectionProblem.from_knapsack(v, w, int(w.sum() // 2))\n"
+            "    out.append(''.join(map(str, get_solver('exact').solve(p).x)))\n"
+            "print(' '.join(out))\n")
+    root = str(Path(__file__).resolve().parents[2])
+
+    def run(prefix: str) -> str:
+        done = subprocess.run([sys.executable, "-c", prefix + code], capture_output=True, text=True,
+                              check=True, cwd=root, env=dict(os.environ, PYTHONPATH=root))
+        return done.stdout.strip()
+
+    warm = ("from subsel import SubsetSelectionProblem as P, get_solver as g\n"
+            "for s in range(6000):\n"
+            "    g('exact').solve(P.random(6, 0.7, s))\n")
+    assert run("") == run(warm)
 
 
 def test_the_size_boundary_of_the_compiled_kernel(spy):
@@ -149,9 +179,19 @@ def test_other_problems_take_the_numpy_path(spy):
     assert len(spy) == 0
 
 
-def test_jit_option_is_checked():
-    with pytest.raises(TypeError, match="jit must be True, False or None"):
+def test_jit_option_is_checked(monkeypatch):
+    with pytest.raises(TypeError, match="jit must be True or False; got 'yes'"):
         get_solver("exact", jit="yes")
+    with pytest.raises(TypeError, match="jit must be True or False; got None"):
+        get_solver("exact", jit=None)
+    import sys
+
+    from subsel._extras import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "numba", None)  # numba not installed
+    with pytest.raises(MissingExtraError, match=r'jit=True\) needs numba.*pip install "subsel\[fast\]"'):
+        get_solver("exact", jit=True)
+    assert get_solver("exact").solve(SubsetSelectionProblem.random(5, 0.7, 0)).status is Status.OPTIMAL
 
 
 @settings(max_examples=60, deadline=None)
@@ -202,9 +242,9 @@ def test_a_selection_that_fails_the_rule_tightens_the_capacity(spy, monkeypatch)
     assert sol.status is Status.OPTIMAL and close(sol.objective, brute_force_rule(p)[0])
 
 
-def test_numba_is_not_imported_by_import_subsel_nor_by_a_few_solves():
-    """The compiled kernel is loaded only after JIT_AFTER small solves (or with jit=True): importing
-    subsel, its CLI, and solving a few problems never imports numba (start-up stays that of numpy)."""
+def test_numba_is_not_imported_by_import_subsel_nor_by_default_solves():
+    """The compiled kernel is loaded only with jit=True: importing subsel, its CLI, and solving
+    problems never imports numba (start-up stays that of numpy)."""
     import os
     import subprocess
     import sys
