@@ -275,7 +275,9 @@ class StagedClassificationProblem(StageAssignmentProblem):
     lookups, fits : int
         Cumulative feature-set lookups and trainings (cache hit rate = 1 - fits / lookups).
     newton_iterations : int
-        Newton steps of all fast-path trainings (0 on the scikit-learn path).
+        Hessians formed in full by all fast-path trainings (0 on the scikit-learn path).
+    RECENT_SETS : int
+        How many of the most recently trained sets are searched for a warm start (class attribute).
     """
 
     objective_names = ("g1", "g2", "g3*")
