@@ -1,9 +1,12 @@
 """Compiled kernel (numba) of ``exact`` for small problems: one call from the problem's arrays to the
 selection, so that the fixed cost per call is that of a compiled branch and bound.
 
-Importing this module imports numba; :mod:`subsel.solvers.exact` imports it only once a process has
-solved many small problems (or when asked to), never at ``import subsel``.  The functions are compiled
-on first use and cached on disk (``cache=True``), so later processes load them instead of compiling.
+Importing this module imports numba; :mod:`subsel.solvers.exact` imports it only for
+``Exact(jit=True)``, never at ``import subsel``.  The functions are compiled on first use and cached
+on disk, so later processes load them instead of compiling.  The cache lives in numba's
+``NUMBA_CACHE_DIR`` when set, else in a per-user folder (``$XDG_CACHE_HOME/subsel/numba``, by default
+``~/.cache/subsel/numba``), never inside the installed package, so that uninstalling or reinstalling
+subsel leaves no stray files in ``site-packages``.
 
 The kernel solves the same 0-1 knapsack as the numpy path of ``exact`` (Deva, Abhishek, Gujar,
 AAMAS 2021, Section 3; the reduction in :mod:`subsel.solvers.exact`) by depth-first branch and bound
@@ -15,8 +18,14 @@ classes.
 """
 from __future__ import annotations
 
+import os
+import warnings
+from contextlib import contextmanager
+from typing import Iterator
+
 import numba as nb
 import numpy as np
+from numba.core import config as _numba_config
 
 #: Efficiencies are capped here (p / w overflows on denormal weights); the order is kept.
 _MAX_EFFICIENCY = 1e300
@@ -26,7 +35,7 @@ _INT_EXACT = 2.0 ** 52
 _INT_MARGIN = 1e-6
 
 
-@nb.njit(cache=True)
+@nb.njit
 def unit_selection(margin: np.ndarray, r: np.ndarray, tol: float, cap_shift: float, node_limit: int
                    ) -> tuple[np.ndarray, int, float, float]:
     """Best selection of a problem with unit capacities and no must lists, by branch and bound.
@@ -168,7 +177,7 @@ def unit_selection(margin: np.ndarray, r: np.ndarray, tol: float, cap_shift: flo
     return x, done, base + lp, capacity
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _clearly_feasible(x: np.ndarray, margin: np.ndarray, tol: float) -> bool:
     """``sum x_i margin_i >= -tol`` by more than the rounding error of the float sum (the first
     stage of the feasibility rule of ``SubsetSelectionProblem.evaluate``; False also when the
@@ -181,3 +190,38 @@ def _clearly_feasible(x: np.ndarray, margin: np.ndarray, tol: float) -> bool:
             a += x[i] * abs(margin[i])
     err = (x.size + 4) * 2.0 ** -52 * a * 1.01 + 2.0 ** -51 * tol + 1e-300
     return s - err > -tol
+
+
+def cache_dir() -> str:
+    """The folder of the kernel's disk cache: numba's ``NUMBA_CACHE_DIR`` when the user set one, else
+    ``$XDG_CACHE_HOME/subsel/numba`` (``~/.cache/subsel/numba`` by default)."""
+    if _numba_config.CACHE_DIR:
+        return str(_numba_config.CACHE_DIR)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "subsel", "numba")
+
+
+@contextmanager
+def _numba_cache_dir(path: str) -> Iterator[None]:
+    """numba's cache folder set to ``path`` while caches are attached (read when a cache is made)."""
+    saved = _numba_config.CACHE_DIR
+    _numba_config.CACHE_DIR = path
+    try:
+        yield
+    finally:
+        _numba_config.CACHE_DIR = saved
+
+
+def _enable_caching() -> None:
+    """Attach the disk cache to the kernels; without a writable cache folder they are compiled in
+    each process instead (warned)."""
+    try:
+        with _numba_cache_dir(cache_dir()):
+            for kernel in (_clearly_feasible, unit_selection):
+                kernel.enable_caching()
+    except Exception as exc:  # no writable folder: compile per process
+        warnings.warn(f"exact: no cache for the compiled kernel in {cache_dir()} ({exc}); it is compiled "
+                      "in each process", RuntimeWarning, stacklevel=2)
+
+
+_enable_caching()

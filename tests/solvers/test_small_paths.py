@@ -285,3 +285,29 @@ def test_numpy_path_at_the_enumeration_boundaries(m):
         sol = get_solver("exact", jit=False).solve(p)
         assert sol.status is Status.OPTIMAL and sol.objective == knapsack_dp(v, w, c)
         assert sol.objective == get_solver("exact", jit=True).solve(p).objective
+
+
+def test_the_compiled_kernel_is_cached_outside_the_package(tmp_path):
+    """numba's cache files beside an installed package's sources outlive `pip uninstall` and turn
+    `subsel` into an empty namespace package; the kernel's cache lives in a per-user folder."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import subsel.solvers
+
+    package = Path(subsel.solvers.__file__).parent
+    started = time.time() - 1
+    code = ("from subsel import SubsetSelectionProblem, get_solver\n"
+            "print(get_solver('exact', jit=True).solve(SubsetSelectionProblem.random(8, 0.7, 0)).status.value)\n")
+    root = str(Path(__file__).resolve().parents[2])
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(PYTHONPATH=root, XDG_CACHE_HOME=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=root, env=env)
+    assert out.stdout.strip() == "optimal"
+    assert list((tmp_path / "subsel" / "numba").rglob("*.nbi")), "no cache index in the user folder"
+    fresh = [p for p in package.rglob("*.nb*") if p.stat().st_mtime >= started]
+    assert fresh == []
