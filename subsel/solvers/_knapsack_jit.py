@@ -21,12 +21,14 @@ from __future__ import annotations
 import os
 import warnings
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
 import numba as nb
 import numpy as np
-from numba.core import config as _numba_config
+from numba.core import config as _config_module
 
+#: numba's settings (``CACHE_DIR`` mirrors ``NUMBA_CACHE_DIR``; set at run time, untyped).
+_numba_config: Any = _config_module
 #: Efficiencies are capped here (p / w overflows on denormal weights); the order is kept.
 _MAX_EFFICIENCY = 1e300
 #: Integer profits are recognised below this sum (every partial sum exact in float64).
