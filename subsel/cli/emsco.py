@@ -345,7 +345,7 @@ def _fit(args: argparse.Namespace) -> int:
                 raise ValueError(f"{what} file has feature columns {list(X.columns)[:6]}, "
                                  f"train has {names[:6]}; they must match")
         params = {"feature_costs": parse_costs(args.costs, names)}
-        source = {"train": args.train, "val": args.val, "test": args.test}
+        source = {"inputs": {"train": args.train, "val": args.val, "test": args.test, "costs": args.costs}}
     if args.confidence is not None:
         params["confidence"] = args.confidence
     if args.population_size is not None:

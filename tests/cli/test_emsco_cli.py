@@ -264,7 +264,8 @@ def test_train_from_stdin(tmp_path, capsys, monkeypatch):
                                            "--out", str(tmp_path / "b")])
     a = json.loads((tmp_path / "a" / "summary.json").read_text())
     b = json.loads((tmp_path / "b" / "summary.json").read_text())
-    assert a["stages"] == b["stages"] and a["test"] == b["test"] and a["train"] == "-"
+    assert a["stages"] == b["stages"] and a["test"] == b["test"] and a["inputs"]["train"] == "-"
+    assert a["inputs"]["test"] == b["inputs"]["test"] != "-" and a["inputs"]["costs"] == "1,1,1"
 
 
 def test_two_stdin_inputs_are_refused(tmp_path, capsys):
