@@ -423,7 +423,11 @@ class Policy:
         arrays = {}
         for key in ("w", "good"):
             try:
-                arr = np.array(state[key], dtype=float)
+                raw = np.array(state[key])
+                if raw.dtype.kind not in "iuf" or any(  # strings ("2"), booleans, None, mixed
+                        isinstance(v, (bool, np.bool_)) for v in np.asarray(state[key], dtype=object).ravel()):
+                    raise TypeError
+                arr = raw.astype(float)
             except (TypeError, ValueError, OverflowError):
                 raise ValueError(f"policy state: {key!r} must be an array of numbers; got "
                                  f"{_short(state[key])}") from None
@@ -816,6 +820,8 @@ def policy_from_state(state: dict[str, Any], oracle: Solver | None = None) -> Po
     except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"policy state 'params': {str(exc).splitlines()[0]}") from None
     policy._load_stats(state)
-    if isinstance(policy, ThompsonSampling) and "rng" in state:
+    if isinstance(policy, ThompsonSampling):  # its random stream is part of its state
+        if "rng" not in state:
+            raise ValueError("policy state: key 'rng' is missing (a cts state holds its generator)")
         policy._load_rng(state["rng"])
     return policy

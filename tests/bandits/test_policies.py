@@ -318,6 +318,11 @@ def _cts_state():
     (lambda s: s["params"].update(capacity=[10 ** 30, 1, 1]), r"capacity\[0\] must be <= 2\^53"),
     (lambda s: s["params"].update(alpha="x"), "policy state 'params'"),
     (lambda s: s.update(oracle=5), "'oracle' must be a solver name"),
+    (lambda s: s.pop("rng"), "key 'rng' is missing"),
+    (lambda s: s.update(w=["2", 1, 1]), "'w' must be an array of numbers"),
+    (lambda s: s.update(good=[" 1", 0, 1]), "'good' must be an array of numbers"),
+    (lambda s: s.update(w=[True, 1, 1]), "'w' must be an array of numbers"),
+    (lambda s: s.update(w=[None, 1, 1]), "'w' must be an array of numbers"),
 ])
 def test_damaged_policy_state_is_a_value_error_naming_the_key(monkeypatch, change, match):
     for name in ("seed", "random"):  # a damaged state must never call numpy.random functions
