@@ -288,14 +288,20 @@ def check_names(n: int, names: Any) -> tuple[str, ...] | None:
     TypeError
         One string instead of a sequence of strings.
     ValueError
-        A length other than ``n``; an empty name, a name with a control character or a repeated
+        A length other than ``n``; a name that is not a string or an integer (``None``, bytes, a
+        float); an empty name, a name with a control character or a repeated
         name (a :class:`~subsel.models.io.InputError` naming the index and the name).
     """
     if names is None:
         return None
     if isinstance(names, str):
         raise TypeError("names must be a sequence of strings, not one string")
-    names = tuple(map(str, names))
+    names = tuple(names)
+    if not all(type(s) is str for s in names):  # numpy strings and integers (an index) are spelled
+        for i, s in enumerate(names):            # as text; None, bytes, floats, booleans are refused
+            if isinstance(s, (bool, np.bool_)) or not isinstance(s, (str, int, np.integer)):
+                raise InputError("must be a string (or an integer)", column="names", row=i, value=s)
+        names = tuple(map(str, names))
     if len(names) != n:
         raise ValueError(f"names has {len(names)} entries but quality has {n}; "
                          "arrays must have the same length")

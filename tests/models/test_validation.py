@@ -1,6 +1,7 @@
 """One test per validation rule of SubsetSelectionProblem: the message names the
 field and, for arrays, the first offending index."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -133,6 +134,16 @@ def test_booleans_are_not_numbers_here(field, value, match):
 def test_empty_agent_name(bad):
     with pytest.raises(ValueError, match=r"^names\[1\] must be a non-empty name"):
         make(names=["a", bad, "c"])
+
+
+@pytest.mark.parametrize("bad, shown", [(None, "None"), (b"x", "b'x'"), (1.5, "1.5"), (True, "True")])
+def test_agent_name_that_is_not_text_is_refused(bad, shown):
+    with pytest.raises(ValueError, match=rf"^names\[1\] must be a string \(or an integer\); got {re.escape(shown)}"):
+        make(names=["a", bad, "c"])
+
+
+def test_agent_names_from_numpy_strings_and_integers_are_text():
+    assert make(names=[np.str_("a"), 7, np.int64(8)]).names == ("a", "7", "8")
 
 
 def test_huge_integer_demand_is_kept_exactly():
