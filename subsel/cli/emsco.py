@@ -340,10 +340,10 @@ def _fit(args: argparse.Namespace) -> int:
                              f"(--train): label column {args.label_column!r} has only one class "
                              f"({only!r}); EMSCO needs at least 2 classes")
         names = list(X_tr.columns)
-        for what, X in (("validation", X_va), ("test", X_te)):
+        for what, option, path, X in (("validation", "--val", args.val, X_va), ("test", "--test", args.test, X_te)):
             if list(X.columns) != names:
-                raise ValueError(f"{what} file has feature columns {list(X.columns)[:6]}, "
-                                 f"train has {names[:6]}; they must match")
+                raise ValueError(f"{what} file {'<stdin>' if path == '-' else path} ({option}): "
+                                 + _column_mismatch(list(X.columns), names))
         params = {"feature_costs": parse_costs(args.costs, names)}
         source = {"inputs": {"train": args.train, "val": args.val, "test": args.test, "costs": args.costs}}
     if args.confidence is not None:
@@ -400,6 +400,23 @@ def _fit(args: argparse.Namespace) -> int:
         atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
         print(f"wrote {out / 'front.csv'}, {out / 'front.png'}, {out / 'summary.json'}")
     return 0
+
+
+def _column_mismatch(got: list, want: list) -> str:
+    """What differs between a split's feature columns and the training file's, in a few words."""
+    missing = [c for c in want if c not in got]
+    extra = [c for c in got if c not in want]
+    if missing:
+        return f"feature column {missing[0]!r} of the train file is missing" + (
+            f" ({len(missing)} missing)" if len(missing) > 1 else "")
+    if extra:
+        return f"feature column {extra[0]!r} is not in the train file" + (
+            f" ({len(extra)} such columns)" if len(extra) > 1 else "")
+    i = next((k for k, (a, b) in enumerate(zip(got, want)) if a != b), None)
+    if i is None:
+        return f"{len(got)} feature columns, the train file has {len(want)}; the columns must match"
+    return (f"feature columns in another order: column {i + 1} is {got[i]!r}, the train file's is "
+            f"{want[i]!r}; the columns must match the train file's in order")
 
 
 def _probability(text: str) -> float:

@@ -354,3 +354,21 @@ def test_population_size_and_max_iter_are_the_names_and_the_old_ones_aliases(tmp
     assert a[0] == b[0] == 0 and a[1].split("wrote")[0] == b[1].split("wrote")[0]
     summary = json.loads((tmp_path / "b" / "summary.json").read_text())
     assert summary["population_size"] == 8 and summary["max_iter"] == 2 and "generations" not in summary
+
+
+@pytest.mark.parametrize("change, fragment", [
+    (lambda cols: cols[:-1], "feature column 'noise2' of the train file is missing"),
+    (lambda cols: cols + ["extra"], "feature column 'extra' is not in the train file"),
+    (lambda cols: [cols[1], cols[0]] + cols[2:], "feature columns in another order: column 1 is 'noise1'"),
+])
+def test_a_split_whose_columns_differ_names_file_option_and_column(tmp_path, capsys, change, fragment):
+    import pandas as pd
+
+    args = base_args(tmp_path)
+    val = args[args.index("--val") + 1]
+    table = pd.read_csv(val)
+    features = [c for c in table.columns if c != "label"]
+    table = table.assign(extra=0.0)[change(features) + ["label"]]
+    table.to_csv(val, index=False)
+    code, _, err = run_cli(capsys, args + ["--costs", "1,1,1", *FAST])
+    assert code == 2 and f"validation file {val} (--val): {fragment}" in err, err
