@@ -156,7 +156,8 @@ class OnlinePlanner:
         if diff.size:
             i = int(diff[0])
             raise ValueError(f"feedback does not match the last order: agent {self.names[i]!r} was "
-                             f"ordered {int(self.pending[i])} units, received {int(received[i])}")
+                             f"ordered {int(self.pending[i])} unit{'' if self.pending[i] == 1 else 's'}, received "
+                             f"{int(received[i])}")
         self.policy.update(received, good)
         self.pending = None
         self.pending_round = None

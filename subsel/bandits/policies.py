@@ -444,7 +444,7 @@ class Policy:
         if bad.size:
             i = tuple(int(v) for v in bad[0])
             raise ValueError(f"policy state: w{list(i)} = {w[i]:g} exceeds t x capacity = "
-                             f"{t} x {self.capacity[i[-1]]} (units observed in {t} rounds)")
+                             f"{t} x {self.capacity[i[-1]]} (units observed in {t} round{'' if t == 1 else 's'})")
         bad = np.argwhere(good > w)
         if bad.size:
             i = tuple(int(v) for v in bad[0])

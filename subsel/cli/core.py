@@ -347,7 +347,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
             sys.stdout.flush()
     else:
         write(problem, args.output)
-    print(f"wrote the {suffix[1:].upper()} model of {label} ({problem.n} variables) to "
+    print(f"wrote the {suffix[1:].upper()} model of {label} ({counted(problem.n, 'variable')}) to "
           f"{'stdout' if args.output == '-' else args.output}", file=sys.stderr)
     return 0
 

@@ -26,6 +26,7 @@ import pandas as pd
 
 from .._extras import require
 from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, read_text
+from . import counted
 from .guards import CreatedFiles, check_memory, check_paths
 
 #: ``--select`` rules: the keys of ``subsel.evolution.selection.SELECT_RULES`` (spelled out here so
@@ -179,7 +180,7 @@ def parse_costs(spec: str, features: list[str]) -> np.ndarray:
             if not _is_number(v):
                 raise ValueError(f"{shown}: value {j + 1} of {len(values)} is not a number: {v!r}")
         if len(values) != len(features):
-            raise ValueError(f"{shown}: {len(values)} values for {len(features)} features")
+            raise ValueError(f"{shown}: {counted(len(values), 'value')} for {counted(len(features), 'feature')}")
     costs = np.empty(len(features))
     for i, v in enumerate(values):
         if not _is_number(v):

@@ -500,7 +500,8 @@ def read_csv(source: Any, *, name: str | None = None, what: str = "CSV") -> CSVT
         rows.append(cells)
         lines.append(line)
     if header is None:
-        raise InputError(f"the file is empty; expected a {what} with a header line", file=label)
+        article = "an" if what[:1].lower() in "aeiou" else "a"
+        raise InputError(f"the file is empty; expected {article} {what} with a header line", file=label)
     return CSVTable(label, header, tuple(rows), tuple(lines), header_line)
 
 

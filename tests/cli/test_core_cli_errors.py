@@ -256,3 +256,17 @@ def test_counts_of_one_are_singular(tmp_path, capsys):
     assert f"{one}: 1 agent, alpha 0.5" in out and "selected     1 unit from 1 agent\n" in out
     assert main(["generate", "--n", "1", "--seed", "0", "-o", str(tmp_path / "g.csv")]) == 0
     assert "wrote 1 agent to" in capsys.readouterr().err
+
+
+def test_export_and_model_headers_count_one_agent_singular(tmp_path, capsys):
+    one = tmp_path / "one.csv"
+    one.write_text("name,quality,cost\nA,0.9,0.1\n")
+    for fmt in ("lp", "mps"):
+        out = tmp_path / f"m.{fmt}"
+        assert main(["export", str(one), "--alpha", "0.5", "--format", fmt, "-o", str(out)]) == 0
+        assert "(1 variable)" in capsys.readouterr().err
+        assert "model: 1 agent, alpha" in out.read_text()
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    assert main(["solve", str(empty), "--alpha", "0.5"]) == 2
+    assert "expected an agents CSV" in capsys.readouterr().err
