@@ -115,25 +115,32 @@ def main(argv: list[str] | None = None) -> int:
 #: is shown as "--budget must be >= 0; got -1.0".
 OPTION_OF_PARAMETER: dict[str, str] = {
     "alpha": "alpha", "R": "R", "budget": "budget", "demand": "demand", "epsilon": "epsilon",
-    "horizon": "horizon", "time_limit_s": "time_limit", "threads": "threads",
+    "horizon": "horizon", "time_limit_s": "time_limit", "threads": "threads", "n": "n",
+    "instances": "instances",
 }
+#: Options that name solvers (a comma-separated list for ``--solvers``).
+SOLVER_OPTIONS = ("solver", "oracle", "reference", "solvers")
 
 
 def _name_option(message: str, args: argparse.Namespace) -> str:
     """``message`` with a leading library parameter name replaced by the option that set it.
 
-    Only when the command has that option and the user's value is the one the message is about
-    (``args`` holds it); an unknown solver name given to ``--solver`` or ``--oracle`` is prefixed
-    with the option too.
+    Only when the command has that option and the user gave it a value (``args`` holds it):
+    ``budget must be >= 0`` becomes ``--budget must be >= 0``, and an entry of a list option,
+    ``n[1] must be a positive integer``, becomes ``--n: n[1] must be ...``.  An unknown solver name
+    given to ``--solver``, ``--oracle``, ``--reference`` or ``--solvers`` is prefixed with the option.
     """
     field, sep, rest = message.partition(" ")
-    dest = OPTION_OF_PARAMETER.get(field)
+    base, bracket, _ = field.partition("[")
+    dest = OPTION_OF_PARAMETER.get(base)
     if sep and dest is not None and getattr(args, dest, None) is not None:
-        return f"--{dest.replace('_', '-')} {rest}"
+        option = f"--{dest.replace('_', '-')}"
+        return f"{option}: {message}" if bracket else f"{option} {rest}"
     if message.startswith("unknown solver "):
-        for dest in ("solver", "oracle"):
+        for dest in SOLVER_OPTIONS:
             value = getattr(args, dest, None)
-            if value is not None and message.startswith(f"unknown solver {value!r}"):
+            if isinstance(value, str) and any(message.startswith(f"unknown solver {v.strip()!r}")
+                                              for v in value.split(",") if dest == "solvers" or v == value):
                 return f"--{dest}: {message}"
     return message
 
