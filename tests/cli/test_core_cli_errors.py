@@ -229,11 +229,15 @@ def test_solvers_table_is_aligned_and_matches_the_readme(capsys):
      "--epsilon must be in (0, 1]; got 0.0"),
     (["bandit", "simulate", "--policy", "dpss-ucb", "--out", "{tmp}/o", "--oracle", ""],
      "--oracle: unknown solver ''"),
-    (["compare", "--solvers", "gss,exact", "--out", "{tmp}/o", "--n", "5,-3"], "--n: n[1] must be a positive integer; got -3"),
-    (["compare", "--solvers", "gss,exact", "--out", "{tmp}/o", "--alpha", "1.5"], "--alpha: alpha[0] must be in [0, 1]"),
-    (["compare", "--solvers", "gss,exact", "--out", "{tmp}/o", "--instances", "0"], "--instances must be a positive integer"),
+    (["compare", "--solvers", "gss,exact", "--out", "{tmp}/o", "--n", "5,-3"],
+     "--n: n[1] must be a positive integer; got -3"),
+    (["compare", "--solvers", "gss,exact", "--out", "{tmp}/o", "--alpha", "1.5"],
+     "--alpha: alpha[0] must be in [0, 1]"),
+    (["compare", "--solvers", "gss,exact", "--out", "{tmp}/o", "--instances", "0"],
+     "--instances must be a positive integer"),
     (["compare", "--solvers", "exact,nope", "--out", "{tmp}/o"], "--solvers: unknown solver 'nope'"),
-    (["compare", "--solvers", "gss,exact", "--out", "{tmp}/o", "--reference", "nope"], "--reference: unknown solver 'nope'"),
+    (["compare", "--solvers", "gss,exact", "--out", "{tmp}/o", "--reference", "nope"],
+     "--reference: unknown solver 'nope'"),
 ])
 def test_errors_raised_after_parsing_name_the_option(agents, tmp_path, capsys, argv, fragment):
     """A value the model refuses is reported under the option's name, not the parameter's."""
