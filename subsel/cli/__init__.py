@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
 OPTION_OF_PARAMETER: dict[str, str] = {
     "alpha": "alpha", "R": "R", "budget": "budget", "demand": "demand", "epsilon": "epsilon",
     "horizon": "horizon", "time_limit_s": "time_limit", "threads": "threads", "n": "n",
-    "instances": "instances",
+    "instances": "instances", "confidence": "confidence",
 }
 #: Options that name solvers (a comma-separated list for ``--solvers``).
 SOLVER_OPTIONS = ("solver", "oracle", "reference", "solvers")

@@ -265,9 +265,9 @@ def _read(filename: str, home, **kwargs) -> pd.DataFrame:
     path = data_home(home) / filename
     if not path.is_file():
         raise FileNotFoundError(
-            f"data file {filename} not found at {path}: a data home (argument data_home, else the "
-            f"environment variable SUBSEL_DATA) must hold a copy of the {SOURCES[filename]}; without "
-            "a data home subsel uses the copy it ships")
+            f"data file {filename} not found at {path}: a data home (data_home, or --data-home on the "
+            f"command line; else the environment variable SUBSEL_DATA) must hold a copy of the "
+            f"{SOURCES[filename]}; without a data home subsel uses the copy it ships")
     return pd.read_csv(path, **kwargs)
 
 

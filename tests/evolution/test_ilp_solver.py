@@ -43,7 +43,9 @@ def test_answer_is_feasible_and_never_above_the_optimum(problem):
     assert sol.objective <= best[0] + 1e-9
 
 
-@settings(max_examples=25)
+# A genetic search is a heuristic: "reaches the optimum" is checked on a fixed set of examples
+# (derandomized), not on fresh random ones in every run, where a rare miss would fail CI at random.
+@settings(max_examples=25, derandomize=True, database=None)
 @given(problems(n_max=8, cap_max=2))
 def test_reaches_the_optimum_with_a_generous_budget(problem):
     best = brute_force(problem)
