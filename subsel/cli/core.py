@@ -125,6 +125,9 @@ def _names(values: list[str] | None, option: str) -> list[str] | None:
         except csv.Error as exc:
             raise CLIError(f"{option} {value!r}: not a comma-separated list of names ({exc}); quote "
                            'a name holding a comma: \'"Smith, Inc.",C\'') from None
+        if not records or not value.strip():
+            raise CLIError(f"{option}: the name list is empty; give agent names separated by commas, "
+                           "e.g. a1,a7")
         if len(records) != 1:
             raise CLIError(f"{option} {value!r}: a name list is one line; got {len(records)} lines")
         for pos, name in enumerate(records[0]):

@@ -259,8 +259,9 @@ class Exact(Solver):
                  verbose: bool = False, memory_limit_mb: float | None = DEFAULT_MEMORY_LIMIT_MB,
                  jit: bool = False):
         super().__init__(time_limit_s=time_limit_s, threads=threads, verbose=verbose)
-        if not isinstance(jit, bool):
+        if not isinstance(jit, (bool, np.bool_)):
             raise TypeError(f"jit must be True or False; got {jit!r}")
+        jit = bool(jit)
         if jit:
             require("numba", extra="fast", feature="exact's compiled kernel (jit=True)")
         self.jit = jit
@@ -269,6 +270,16 @@ class Exact(Solver):
                     or not math.isfinite(memory_limit_mb) or memory_limit_mb <= 0:
                 raise ValueError(f"memory_limit_mb must be a positive number of MiB; got {memory_limit_mb!r}")
         self.memory_limit_mb = None if memory_limit_mb is None else float(memory_limit_mb)
+
+    def __repr__(self) -> str:
+        text = super().__repr__()
+        extra = [f"memory_limit_mb={self.memory_limit_mb:g}" if self.memory_limit_mb is not None
+                 else "memory_limit_mb=None"] if self.memory_limit_mb != DEFAULT_MEMORY_LIMIT_MB else []
+        extra += ["jit=True"] if self.jit else []
+        if not extra:
+            return text
+        inner = text[text.index("(") + 1:-1]
+        return f"{type(self).__name__}({', '.join([inner, *extra] if inner else extra)})"
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         if self.jit and problem.n <= JIT_MAX_N and not problem.must_take.size and not problem.must_not_take.size \

@@ -311,3 +311,10 @@ def test_the_compiled_kernel_is_cached_outside_the_package(tmp_path):
     assert list((tmp_path / "subsel" / "numba").rglob("*.nbi")), "no cache index in the user folder"
     fresh = [p for p in package.rglob("*.nb*") if p.stat().st_mtime >= started]
     assert fresh == []
+
+
+def test_exact_repr_shows_its_non_default_options():
+    assert repr(get_solver("exact")) == "Exact()"
+    assert repr(get_solver("exact", jit=np.True_)) == "Exact(jit=True)"  # numpy booleans are booleans
+    assert repr(get_solver("exact", time_limit_s=2, memory_limit_mb=None, jit=True)) == \
+        "Exact(time_limit_s=2, memory_limit_mb=None, jit=True)"
