@@ -298,6 +298,11 @@ class ProblemBatch:
             if key in changes:
                 given[key] = self._check_field(key, changes[key])
         n = given["quality"].shape[-1]
+        if n != self.n:  # a new agent count: every per-agent field must change with it
+            for key in ("cost", "names"):
+                if key not in changes:
+                    raise ValueError(f"{key} has {self.n} entries{' per row' if key == 'cost' else ''} but "
+                                     f"quality has {n}; arrays must have the same length (change {key} too)")
         if any(key in changes for key in _SHARED) or n != self.n:
             shared = {key: changes.get(key, getattr(self, key)) for key in _SHARED}
             ext = check_extensions(n, shared["names"], shared["budget"], shared["demand"],

@@ -183,7 +183,7 @@ def test_with_changes_of_the_qualities_equals_a_fresh_batch(R, capacity):
     ([[0.5, math.nan, 0.5], [0.5, 0.5, 0.5]], ValueError, r"quality\[0, 1\] must be a finite number; got nan"),
     ([[0.5, 0.5, 0.5], [0.5, 0.5, 1.5]], ValueError, r"quality\[1, 2\] must be in \[0, 1\]; got 1.5"),
     ([[0.5, 0.5, 0.5], [-0.1, 0.5, 0.5]], ValueError, r"quality\[1, 0\] must be in \[0, 1\]; got -0.1"),
-    ([[0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5]], ValueError, "has 3 entries but quality has 4"),
+    ([[0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5]], ValueError, r"has 3 entries( per row)? but quality has 4"),
     ([[True, False, True], [True, True, True]], TypeError, "not booleans"),
 ])
 def test_with_changes_checks_new_qualities_like_the_constructor(q, error, match):
@@ -208,3 +208,14 @@ def test_evaluate_with_capacities_summing_past_2_63_still_checks_the_quality_rul
     ev = b.evaluate(x)
     assert ev.feasible.tolist() == [False, True]
     assert ev.feasible.tolist() == [b.row(j).evaluate(x[j]).feasible for j in range(2)]
+
+
+def test_with_changes_to_another_agent_count_names_the_field_left_behind():
+    rng = np.random.default_rng(0)
+    b = ProblemBatch(quality=rng.random((5, 4)), cost=np.full(4, 0.1), alpha=0.5)
+    with pytest.raises(ValueError, match=r"^cost has 4 entries per row but quality has 3; .*\(change cost too\)"):
+        b.with_changes(quality=np.full((5, 3), 0.9))
+    with pytest.raises(ValueError, match=r"^names has 4 entries but quality has 3; .*\(change names too\)"):
+        b.with_changes(quality=np.full((5, 3), 0.9), cost=np.full(3, 0.1))
+    c = b.with_changes(quality=np.full((5, 3), 0.9), cost=np.full(3, 0.1), names=["a", "b", "c"])
+    assert c.n == 3 and c.names == ("a", "b", "c")
