@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from subsel.models import FEASIBILITY_TOL, SubsetSelectionProblem, weighted_sum
-from subsel.solvers import RawResult, Status
+from subsel.solvers import RawResult, Status, get_solver
 
 _ROUND_TOL = 1e-9
 _BLOCK = 1 << 20
@@ -206,3 +206,16 @@ def reference_dpss(problem: SubsetSelectionProblem, time_limit_s: float | None =
     if timed_out:
         return RawResult(x, Status.TIME_LIMIT, None)
     return RawResult(x, Status.OPTIMAL, float(weighted_sum(x, r)))
+
+
+def check_gss(problem: SubsetSelectionProblem):
+    """``get_solver("gss").solve(problem)``, asserted to give exactly :func:`reference_gss`'s answer
+    (``infeasible`` where the reference finds none); returns the Solution."""
+    sol = get_solver("gss").solve(problem)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        expected = reference_gss(problem)
+    if expected is None:
+        assert sol.status is Status.INFEASIBLE
+    else:
+        assert sol.status is Status.FEASIBLE and sol.x.tolist() == expected.tolist()
+    return sol

@@ -12,7 +12,7 @@ from subsel import SubsetSelectionProblem
 from subsel.models import ProblemBatch
 from subsel.solvers import Status, get_solver
 from subsel.solvers import gss as gss_module
-from tests.solvers.reference import reference_gss
+from tests.solvers.reference import check_gss
 from tests.solvers.test_solve_batch import assert_same_answers
 from tests.strategies import brute_force, must_list_problems, problem_batches, problems
 
@@ -57,36 +57,25 @@ def test_stable_argsort_on_long_rows_with_and_without_ties():
         assert gss_module._stable_argsort(key).tolist() == np.argsort(key, axis=1, kind="stable").tolist()
 
 
-def _check(problem):
-    sol = get_solver("gss").solve(problem)
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        expected = reference_gss(problem)
-    if expected is None:
-        assert sol.status is Status.INFEASIBLE
-    else:
-        assert sol.status is Status.FEASIBLE and sol.x.tolist() == expected.tolist()
-    return sol
-
-
 @settings(max_examples=150)
 @given(problem=problems(n_max=12, cap_max=3, grid=True))
 def test_quick_sort_gss_equals_the_reference_on_a_grid(problem):
     with quick_sort_everywhere():
-        _check(problem)
+        check_gss(problem)
 
 
 @settings(max_examples=100)
 @given(problem=must_list_problems(n_max=8, cap_max=3))
 def test_quick_sort_gss_equals_the_reference_with_must_lists(problem):
     with quick_sort_everywhere():
-        _check(problem)
+        check_gss(problem)
 
 
 @settings(max_examples=120)
 @given(problem=problems(n_max=7, cap_max=2, grid=True))
 def test_quick_sort_gss_is_feasible_and_never_beats_brute_force(problem):
     with quick_sort_everywhere():
-        sol = _check(problem)
+        sol = check_gss(problem)
         best = brute_force(problem)
         assert best is not None  # without must lists or demand, x = 0 is always feasible
         assert sol.is_feasible and problem.evaluate(sol.x).feasible
@@ -97,7 +86,7 @@ def test_quick_sort_gss_is_feasible_and_never_beats_brute_force(problem):
 @given(problem=must_list_problems(n_max=6, cap_max=2))
 def test_quick_sort_gss_infeasible_only_when_brute_force_is(problem):
     with quick_sort_everywhere():
-        sol = _check(problem)
+        sol = check_gss(problem)
         best = brute_force(problem)
         if sol.status is Status.INFEASIBLE:
             assert best is None
@@ -125,8 +114,8 @@ def test_long_lists_with_many_ties_equal_the_reference(seed):
     rng = np.random.default_rng(seed)
     n = 20_000
     q, c = rng.integers(0, 41, n) / 40, rng.integers(0, 41, n) / 40
-    _check(SubsetSelectionProblem(quality=q, cost=c, alpha=0.6, capacity=rng.integers(1, 3, n)))
-    _check(SubsetSelectionProblem(quality=q, cost=c, alpha=0.6, must_take=[0, 1, 2], must_not_take=[3]))
+    check_gss(SubsetSelectionProblem(quality=q, cost=c, alpha=0.6, capacity=rng.integers(1, 3, n)))
+    check_gss(SubsetSelectionProblem(quality=q, cost=c, alpha=0.6, must_take=[0, 1, 2], must_not_take=[3]))
     batch = ProblemBatch(quality=np.stack([q, q[::-1]])[:, :3000], cost=np.stack([c, c])[:, :3000],
                          alpha=np.array([0.6, 0.55]))
     assert_same_answers(get_solver("gss"), batch)

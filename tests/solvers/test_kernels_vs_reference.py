@@ -4,20 +4,10 @@ import pytest
 from hypothesis import given, settings
 
 from subsel import SubsetSelectionProblem
-from subsel.solvers import Status, get_solver
+from subsel.solvers import get_solver
 from subsel.solvers import gss as gss_module
-from tests.solvers.reference import reference_dpss, reference_gss
+from tests.solvers.reference import check_gss, reference_dpss
 from tests.strategies import must_list_problems, problems
-
-
-def check_gss(problem):
-    sol = get_solver("gss").solve(problem)
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        expected = reference_gss(problem)
-    if expected is None:
-        assert sol.status is Status.INFEASIBLE
-    else:
-        assert sol.status is Status.FEASIBLE and sol.x.tolist() == expected.tolist()
 
 
 @settings(max_examples=150)
