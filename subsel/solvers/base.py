@@ -604,12 +604,16 @@ class Solver:
                              raw.backend_time_s)
 
     def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(self._repr_options())})"
+
+    def _repr_options(self) -> list[str]:
+        """The options shown by ``repr``: those not at their defaults (a backend adds its own)."""
         opts = []
         if self.time_limit_s is not None:
             opts.append(f"time_limit_s={self.time_limit_s:g}")
         if self.threads is not None:
             opts.append(f"threads={self.threads}")
-        return f"{type(self).__name__}({', '.join(opts)})"
+        return opts
 
 
 def _demand_exceeds_supply(problem: SubsetSelectionProblem) -> bool:

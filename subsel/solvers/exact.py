@@ -271,15 +271,14 @@ class Exact(Solver):
                 raise ValueError(f"memory_limit_mb must be a positive number of MiB; got {memory_limit_mb!r}")
         self.memory_limit_mb = None if memory_limit_mb is None else float(memory_limit_mb)
 
-    def __repr__(self) -> str:
-        text = super().__repr__()
-        extra = [f"memory_limit_mb={self.memory_limit_mb:g}" if self.memory_limit_mb is not None
-                 else "memory_limit_mb=None"] if self.memory_limit_mb != DEFAULT_MEMORY_LIMIT_MB else []
-        extra += ["jit=True"] if self.jit else []
-        if not extra:
-            return text
-        inner = text[text.index("(") + 1:-1]
-        return f"{type(self).__name__}({', '.join([inner, *extra] if inner else extra)})"
+    def _repr_options(self) -> list[str]:
+        opts = super()._repr_options()
+        if self.memory_limit_mb != DEFAULT_MEMORY_LIMIT_MB:
+            limit = self.memory_limit_mb
+            opts.append(f"memory_limit_mb={'None' if limit is None else format(limit, 'g')}")
+        if self.jit:
+            opts.append("jit=True")
+        return opts
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         if self.jit and problem.n <= JIT_MAX_N and not problem.must_take.size and not problem.must_not_take.size \
