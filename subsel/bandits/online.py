@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._text import counted
 from ..models.io import CSVTable, problem_from_table
 from ..solvers import Solver
 from .policies import Policy, make_policy, policy_from_state
@@ -156,7 +157,7 @@ class OnlinePlanner:
         if diff.size:
             i = int(diff[0])
             raise ValueError(f"feedback does not match the last order: agent {self.names[i]!r} was "
-                             f"ordered {int(self.pending[i])} unit{'' if self.pending[i] == 1 else 's'}, received "
+                             f"ordered {counted(int(self.pending[i]), 'unit')}, received "
                              f"{int(received[i])}")
         self.policy.update(received, good)
         self.pending = None

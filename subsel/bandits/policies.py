@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._random import as_generator
+from .._text import counted
 from .._validation import as_float_array, check_array_range, check_capacity, check_number
 from ..models import ProblemBatch, SubsetSelectionProblem
 from ..solvers import Solver, SolverError, get_solver
@@ -444,7 +445,7 @@ class Policy:
         if bad.size:
             i = tuple(int(v) for v in bad[0])
             raise ValueError(f"policy state: w{list(i)} = {w[i]:g} exceeds t x capacity = "
-                             f"{t} x {self.capacity[i[-1]]} (units observed in {t} round{'' if t == 1 else 's'})")
+                             f"{t} x {self.capacity[i[-1]]} (units observed in {counted(t, 'round')})")
         bad = np.argwhere(good > w)
         if bad.size:
             i = tuple(int(v) for v in bad[0])

@@ -11,6 +11,7 @@ import importlib
 import sys
 
 from .._extras import MODULE_EXTRA, MissingExtraError, install_hint
+from .._text import counted  # noqa: F401  (the commands' modules import it from here)
 
 #: Modules that add sub-commands, in the order of ``subsel --help``, with the commands each adds.
 #: A command line naming one of these commands imports only that command's module, so ``subsel
@@ -25,11 +26,6 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
 
 class CLIError(Exception):
     """An error the user can fix (bad input, missing file); printed as one line, exit code 2."""
-
-
-def counted(n: int, noun: str) -> str:
-    """``"1 agent"``, ``"3 agents"``: a count and its noun, plural (an added ``s``) unless ``n == 1``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 class ArgumentParser(argparse.ArgumentParser):

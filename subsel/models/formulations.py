@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._text import counted
 from .io import atomic_write_with
 from .problem import FEASIBILITY_TOL, SubsetSelectionProblem
 
@@ -298,8 +299,7 @@ def lp_text(problem: SubsetSelectionProblem) -> str:
         lines = [" ".join(terms[k:k + 4]) for k in range(0, len(terms), 4)] or ["0 " + names[0]]
         return lines
 
-    agents = f"{problem.n} agent" + ("" if problem.n == 1 else "s")
-    out = [f"\\ subsel subset-selection model: {agents}, alpha = {problem.alpha!r}, "
+    out = [f"\\ subsel subset-selection model: {counted(problem.n, 'agent')}, alpha = {problem.alpha!r}, "
            f"R = {problem.R!r}",
            "\\ Variables x_<agent name>: see subsel.models.variable_names for the mapping.",
            "Maximize", " utility:"]
@@ -326,8 +326,7 @@ def mps_text(problem: SubsetSelectionProblem) -> str:
     names = variable_names(problem)
     width = max(8, max(len(v) for v in names))
     senses = {"quality": "G", "budget": "L", "demand": "G"}
-    agents = f"{problem.n} agent" + ("" if problem.n == 1 else "s")
-    out = [f"* subsel subset-selection model: {agents}, alpha = {problem.alpha!r}, "
+    out = [f"* subsel subset-selection model: {counted(problem.n, 'agent')}, alpha = {problem.alpha!r}, "
            f"R = {problem.R!r}",
            "* The objective row neg_utility is MINIMISED: it is minus the utility sum r_i x_i, so the",
            "* optimum is minus the best utility.  (No OBJSENSE section: readers that ignore it would",
