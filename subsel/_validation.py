@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ._files import InputError
+
 __all__ = ["as_float_array", "check_array_range", "check_capacity", "check_number", "readonly"]
 
 
@@ -42,15 +44,13 @@ def _entry_error(field_name: str, mask: np.ndarray, values: np.ndarray, rule: st
                  ) -> ValueError:
     """The error for the first True entry of ``mask``: ``field[i] must ...; got v``.
 
-    An entry of a 1-D array gives a :class:`subsel.models.io.InputError` (a ``ValueError`` that
+    An entry of a 1-D array gives a :class:`subsel.models.InputError` (a ``ValueError`` that
     knows the field and index, so a file reader can point at the line); a 0-d value or a 2-D entry
     ``field[j, i]`` a plain ``ValueError`` with the same wording.
     """
     flat = int(np.argmax(mask.ravel()))
     got = values.ravel()[flat] if value is None else value
     if mask.ndim == 1:
-        from .models.io import InputError  # here, not at the top: models imports this module
-
         return InputError(rule, column=field_name, row=flat, value=got)
     got_text = str(got.item()) if isinstance(got, np.generic) else str(got)
     if mask.ndim == 0:

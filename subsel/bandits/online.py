@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._text import counted
-from ..models.io import CSVTable, problem_from_table
+from ..models import CSVTable, problem_from_table
 from ..solvers import Solver
 from .policies import Policy, make_policy, policy_from_state
 
@@ -70,9 +70,9 @@ class OnlinePlanner:
         """A fresh planner for agents given as a table with columns ``name, cost`` and ``capacity``.
 
         ``capacity`` is optional (default 1); a ``quality`` column is not expected (unknown).
-        The cells are checked by the model's rules (:func:`subsel.models.io.problem_from_table`
+        The cells are checked by the model's rules (:func:`subsel.models.problem_from_table`
         with a placeholder quality), so a bad cell is reported by its line and column (a
-        :class:`~subsel.models.io.CSVTable` read from a file) or its 0-based row (a DataFrame).
+        :class:`~subsel.models.CSVTable` read from a file) or its 0-based row (a DataFrame).
 
         Parameters
         ----------
@@ -81,7 +81,7 @@ class OnlinePlanner:
 
         Raises
         ------
-        subsel.models.io.InputError
+        subsel.models.InputError
             Missing ``name`` or ``cost`` column, a ``quality`` column, bad cells.
         ValueError
             Bad settings, unknown policy.
@@ -119,10 +119,10 @@ class OnlinePlanner:
 
         Raises
         ------
-        subsel.models.io.InputError
+        subsel.models.InputError
             A missing column, an unknown or repeated agent, a value that is not a non-negative
             integer, ``good > received``, a stale ``round``: naming the line of the file (a
-            :class:`~subsel.models.io.CSVTable`) or the 0-based row (a DataFrame) and the column.
+            :class:`~subsel.models.CSVTable`) or the 0-based row (a DataFrame) and the column.
         ValueError
             No pending order (feedback already recorded: a repeated round), or received units that
             differ from the pending order.

@@ -32,9 +32,9 @@ import numpy as np
 import pandas as pd
 
 from .._extras import require
+from .._files import CSVTable, InputError, atomic_write_text, read_csv, stale_temporaries
 from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_instances, policy_names, simulate
 from ..bandits.policies import exploration_rounds, fitting_epsilon
-from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, stale_temporaries
 from . import CLIError, counted
 from .guards import check_memory, check_paths
 

@@ -27,13 +27,22 @@ import io
 import json
 import math
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from ..models import SubsetSelectionProblem, read_knapsack, write_lp, write_mps
-from ..models.io import InputError, atomic_write_text
+from ..models import (
+    InputError,
+    SubsetSelectionProblem,
+    atomic_write_text,
+    lp_text,
+    mps_text,
+    problem_to_csv_text,
+    read_knapsack,
+    selection_csv_text,
+    write_lp,
+    write_mps,
+)
 from ..solvers import SOLVERS, SolverError, get_solver, solver_info
 from . import CLIError, counted
 from .guards import check_memory, check_paths
@@ -88,7 +97,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         if args.capacity_max > 1:
             cap = rng.integers(1, args.capacity_max + 1, size=args.n)
             problem = problem.with_changes(capacity=cap)
-        text = problem.to_dataframe().to_csv(index=False, float_format="%.17g")
+        text = problem_to_csv_text(problem)
     except MemoryError:
         raise CLIError(f"--n {args.n}: not enough memory to generate that many agents") from None
     _emit(text, args.output)
@@ -275,11 +284,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     code = 1 if no_answer or (matches is False and sol.status.value == "optimal") else 0
     if args.output is not None:
         if sol.is_feasible:
-            buf = io.StringIO()
-            w = csv.writer(buf, lineterminator="\n")
-            w.writerow(["name", "units"])
-            w.writerows((n, int(u)) for n, u in zip(problem.names, sol.x))
-            _emit(buf.getvalue(), args.output)
+            _emit(selection_csv_text(problem.names, sol.x), args.output)
         else:
             why = (" (no selection found within the time limit)"
                    if sol.status.value == "no_solution_found" else "")
@@ -341,15 +346,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
             raise CLIError(f"--format {args.format} contradicts the extension of {args.output}")
     check_paths(_problem_inputs(args), [("--output", args.output)])
     problem, _, label = _load_problem(args)
-    write = write_lp if suffix == ".lp" else write_mps
-    if args.output == "-":
-        with tempfile.TemporaryDirectory() as tmp:
-            model = Path(tmp) / f"model{suffix}"
-            write(problem, model)
-            sys.stdout.write(model.read_text())
-            sys.stdout.flush()
+    if args.output == "-":  # the text the writers render, straight to stdout
+        sys.stdout.write(lp_text(problem) if suffix == ".lp" else mps_text(problem))
+        sys.stdout.flush()
     else:
-        write(problem, args.output)
+        (write_lp if suffix == ".lp" else write_mps)(problem, args.output)
     print(f"wrote the {suffix[1:].upper()} model of {label} ({counted(problem.n, 'variable')}) to "
           f"{'stdout' if args.output == '-' else args.output}", file=sys.stderr)
     return 0

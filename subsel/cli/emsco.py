@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .._extras import require
-from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, read_text
+from .._files import CSVTable, InputError, atomic_write_text, read_csv, read_text
 from . import counted
 from .guards import CreatedFiles, check_memory, check_paths
 
@@ -60,7 +60,7 @@ def _labels(cells: list[str]) -> np.ndarray:
 
 
 def _read_split(path: str, label: str, what: str) -> tuple[pd.DataFrame, np.ndarray]:
-    """Features and labels of one split CSV, read by :func:`subsel.models.io.read_csv`; every
+    """Features and labels of one split CSV, read by :func:`subsel.models.read_csv`; every
     error names the option, the file, the physical line of the file and the column."""
     option = {"train": "--train", "validation": "--val", "test": "--test"}[what]
     source, where = _split_source(path, what, option)

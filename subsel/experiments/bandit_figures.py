@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._files import atomic_write_text
 from ..bandits import (
     BernoulliEnvironment,
     exploration_rounds,
@@ -45,7 +46,6 @@ from ..bandits import (
     separated_instances,
     simulate,
 )
-from ..models.io import atomic_write_text
 from .analysis import to_markdown
 from .registry import ExperimentConfig
 from .runner import Task, grid, run_grid, write_table

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .._extras import require
-from ..models.io import atomic_write_text
+from .._files import atomic_write_text
 from ..solvers import get_solver
 from ..solvers.registry import SOLVERS
 from .analysis import add_ratios, summarize, to_markdown

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..models.io import atomic_write_text
+from .._files import atomic_write_text
 from .analysis import to_markdown
 from .emsco_claims import check_claims
 from .registry import ExperimentConfig

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..models.io import atomic_write_text
+from .._files import atomic_write_text
 from ..solvers import get_solver
 from .analysis import add_ratios, summarize, to_markdown
 from .plots import plot_mean_ratio, plot_ratio_box, plot_time_ratios

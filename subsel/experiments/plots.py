@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._extras import require
-from ..models.io import atomic_write_with
+from .._files import atomic_write_with
 
 __all__ = ["new_figure", "save_figure", "plot_mean_ratio", "plot_ratio_box", "plot_time_ratios", "plot_comparison"]
 

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from .._extras import install_hint, require
-from ..models.io import atomic_write_text, atomic_write_with
+from .._files import atomic_write_text, atomic_write_with
 
 __all__ = ["Task", "TaskError", "TaskInputError", "TaskFileNotFoundError", "grid", "run_grid",
            "checkpoint_path", "write_table"]

@@ -1,14 +1,20 @@
 """The known-quality subset-selection model and its declarative MILP formulations.
 
 Deva, Abhishek, Gujar, *A Multi-Arm Bandit Approach To Subset Selection Under Constraints*
-(AAMAS 2021), Section 3.  This subpackage imports nothing else of subsel: every other layer builds
-on it.
+(AAMAS 2021), Section 3.  Every other layer builds on this subpackage; it imports of subsel only the
+private helpers at the package root that sit below it (file handling, argument checks, seeds).
+File handling (:class:`InputError`, :func:`read_csv`, the atomic writers) is re-exported here for
+the callers that read agents files.
 """
+from .._files import CSVTable, InputError, atomic_write_text, atomic_write_with, read_csv
+from .agents import problem_from_table, problem_to_csv_text, read_agents, selection_csv_text
 from .batch import BatchEvaluation, BatchPartition, ProblemBatch, rowdot
 from .formulations import (
     LinearForm,
     LinearRow,
     linear_form,
+    lp_text,
+    mps_text,
     to_ortools,
     to_pulp,
     variable_names,
@@ -16,7 +22,6 @@ from .formulations import (
     write_mps,
 )
 from .instances import KNAPSACK_CLASSES, knapsack_instance
-from .io import CSVTable, InputError, atomic_write_text, atomic_write_with, read_agents, read_csv
 from .knapsack import KnapsackInstance, read_knapsack, read_optimum
 from .problem import (
     EXTENSIONS,
@@ -47,4 +52,5 @@ __all__ = [
     "KnapsackInstance", "read_knapsack", "read_optimum",
     "KNAPSACK_CLASSES", "knapsack_instance",
     "InputError", "CSVTable", "read_csv", "read_agents", "atomic_write_text", "atomic_write_with",
+    "problem_from_table", "problem_to_csv_text", "selection_csv_text", "lp_text", "mps_text",
 ]

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._files import atomic_write_with
 from .._text import counted
-from .io import atomic_write_with
 from .problem import FEASIBILITY_TOL, SubsetSelectionProblem
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from .io import read_text
+from .._files import read_text
 from .problem import SubsetSelectionProblem
 
 __all__ = ["KnapsackInstance", "read_knapsack", "read_optimum"]

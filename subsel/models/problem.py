@@ -18,17 +18,19 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, NamedTuple, Sequence, overload
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence, overload
 
 import numpy as np
-import pandas as pd
 
+from .._files import InputError
 from .._random import as_generator
 from .._validation import as_float_array as _as_float_array
 from .._validation import check_array_range, check_capacity
 from .._validation import check_number as _check_scalar
 from .._validation import readonly as _readonly
-from .io import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 #: The one feasibility rule: an absolute tolerance on the left side of the linear constraints.
 #: A selection ``x`` (integers, ``0 <= x_i <= k_i``) is feasible when, computed *exactly* from the
@@ -290,7 +292,7 @@ def check_names(n: int, names: Any) -> tuple[str, ...] | None:
     ValueError
         A length other than ``n``; a name that is not a string or an integer (``None``, bytes, a
         float); an empty name, a name with a control character or a repeated
-        name (a :class:`~subsel.models.io.InputError` naming the index and the name).
+        name (a :class:`~subsel.models.InputError` naming the index and the name).
     """
     if names is None:
         return None
@@ -1002,15 +1004,15 @@ class SubsetSelectionProblem:
 
         Raises
         ------
-        subsel.models.io.InputError
+        subsel.models.InputError
             A missing column, or a cell that is empty, not a number or breaks a constructor rule,
             naming the row (0-based) and the column.  A subclass of ``ValueError``.
         ValueError
             A bad setting (``alpha``, ``R``, an extension).
         """
-        from .io import CSVTable, problem_from_table
+        from .agents import problem_from_frame  # the agents schema builds on this module
 
-        return problem_from_table(CSVTable.from_frame(df), alpha, R, cls=cls, **extensions)
+        return problem_from_frame(df, alpha, R, cls=cls, **extensions)
 
     @classmethod
     def from_csv(cls, path: str | Path | Any, alpha: float, R: float = 1.0, **extensions: Any
@@ -1020,25 +1022,26 @@ class SubsetSelectionProblem:
         ``name`` and ``capacity`` are optional columns.  ``path`` may also be an open stream (e.g.
         ``sys.stdin``): it is read as bytes and decoded as UTF-8 exactly like a file, and messages
         name the stream's ``name`` (``<stdin>``).  The format and its errors:
-        :func:`subsel.models.io.read_agents`.
+        :func:`subsel.models.read_agents`.
 
         Raises
         ------
         FileNotFoundError, IsADirectoryError, PermissionError
             The file cannot be opened.
-        subsel.models.io.InputError
+        subsel.models.InputError
             Anything wrong in the file (not UTF-8, malformed quoting, missing or repeated columns,
             a row with more or fewer fields than the header, a bad cell), naming the file, the
             physical line and the column.  A subclass of ``ValueError``.
         """
-        from .io import read_agents
+        from .agents import read_agents  # the agents schema builds on this module
 
         return read_agents(path, alpha=alpha, R=R, cls=cls, **extensions)
 
     def to_dataframe(self) -> pd.DataFrame:
         """The agents as a table with columns ``name, quality, cost, capacity`` (n rows)."""
-        return pd.DataFrame({"name": list(self.names), "quality": self.quality,
-                             "cost": self.cost, "capacity": self.capacity})
+        from .agents import problem_to_frame  # the agents schema builds on this module
+
+        return problem_to_frame(self)
 
     def to_csv(self, path: str | Path) -> None:
         """Write :meth:`to_dataframe` to ``path`` (atomically: a temporary file, then a rename).
@@ -1046,9 +1049,9 @@ class SubsetSelectionProblem:
         Floats are written with 17 significant digits, so :meth:`from_csv` reads them back bit for
         bit.
         """
-        from .io import atomic_write_text, problem_to_csv_text
+        from .agents import write_problem  # the agents schema builds on this module
 
-        atomic_write_text(path, problem_to_csv_text(self))
+        write_problem(self, path)
 
     def __repr__(self) -> str:
         ext = ", ".join(sorted(self.extensions))

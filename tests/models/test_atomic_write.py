@@ -3,7 +3,7 @@ import os
 import stat
 import threading
 
-from subsel.models.io import atomic_write_text
+from subsel._files import atomic_write_text
 
 
 def test_symlink_target_replaced_and_link_kept(tmp_path):

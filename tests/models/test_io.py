@@ -108,7 +108,7 @@ def test_csv_shape_errors_name_the_line(tmp_path, content, match):
 
 def test_atomic_write_errors_name_the_users_path(tmp_path):
     """Errors name the destination, never the temporary file next to it; nothing is left behind."""
-    from subsel.models.io import atomic_write_text
+    from subsel._files import atomic_write_text
 
     folder = tmp_path / "out"
     folder.mkdir()
@@ -126,7 +126,7 @@ def test_atomic_write_errors_name_the_users_path(tmp_path):
     def failing_writer(tmp):
         raise PermissionError(13, "Permission denied", tmp)
 
-    from subsel.models.io import atomic_write_with
+    from subsel._files import atomic_write_with
     target = tmp_path / "y.csv"
     with pytest.raises(PermissionError) as exc:
         atomic_write_with(target, failing_writer)

@@ -1,5 +1,8 @@
 """Reading and writing subsel's files: one CSV reader, one error type, atomic writes.
 
+This module sits below the model and imports nothing of subsel; what a file *means* (the agents
+table, a knapsack instance, a bandit state) lives with the layer that owns it.
+
 Every CSV the package reads (agents files, bandit agents and observations, EMSCO data splits) goes
 through :func:`read_csv`, which
 
@@ -41,17 +44,12 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from .problem import SubsetSelectionProblem
-
 __all__ = [
     "InputError",
     "CSVTable",
     "read_csv",
     "read_text",
     "source_name",
-    "read_agents",
-    "problem_from_table",
-    "problem_to_csv_text",
     "atomic_write_text",
     "atomic_write_with",
     "stale_temporaries",
@@ -503,105 +501,6 @@ def read_csv(source: Any, *, name: str | None = None, what: str = "CSV") -> CSVT
         article = "an" if what[:1].lower() in "aeiou" else "a"
         raise InputError(f"the file is empty; expected {article} {what} with a header line", file=label)
     return CSVTable(label, header, tuple(rows), tuple(lines), header_line)
-
-
-# ------------------------------------------------------------------------------- agents files
-#: Columns of an agents table and the constructor fields they fill.
-_AGENT_FIELDS = {"names": "name", "quality": "quality", "cost": "cost", "capacity": "capacity"}
-
-
-def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
-                       quality: float | None = None, cls: type | None = None,
-                       **extensions: Any) -> "SubsetSelectionProblem":
-    """A :class:`~subsel.models.SubsetSelectionProblem` from an agents table.
-
-    Columns ``quality`` and ``cost`` are required, ``name`` and ``capacity`` optional.  Every cell
-    is checked by the model's own rules; an error names the file, the line and the column.
-
-    Parameters
-    ----------
-    table : CSVTable
-        From :func:`read_csv` or :meth:`CSVTable.from_frame`.
-    alpha, R : float
-        As in the constructor.
-    quality : float, optional
-        A placeholder quality for every agent when the table has no ``quality`` column (the
-        online bandit planner learns qualities); then a ``quality`` column is refused.
-    cls : type, optional
-        The class to build (a subclass of SubsetSelectionProblem); default the class itself.
-    **extensions
-        ``budget``, ``demand``, ``must_take``, ``must_not_take`` and any other constructor keyword.
-
-    Raises
-    ------
-    InputError
-        A missing column, an empty or non-numeric cell, or a cell breaking a model rule (quality
-        outside [0, 1], negative cost, capacity not a positive integer, empty, repeated or
-        control-character names), naming the line and the column.
-    ValueError
-        A bad setting (``alpha``, ``R``, extensions) as the constructor raises it.
-    """
-    from .problem import SubsetSelectionProblem
-
-    cls = cls or SubsetSelectionProblem
-    if quality is None:
-        table.require("quality", "cost")
-        q = table.numbers("quality")
-    else:
-        table.require("cost")
-        if table.has("quality"):
-            raise InputError("a 'quality' column is not expected (qualities are learned)",
-                             file=table.source)
-        q = np.full(len(table), float(quality))
-    if len(table) == 0:
-        raise InputError("the header is not followed by any agent row", file=table.source,
-                         line=table.header_line if table.lines is not None else None)
-    c = table.numbers("cost")
-    k: Any = table.numbers("capacity") if table.has("capacity") else None
-    if k is not None and k.size and np.abs(k).max() >= 2.0 ** 53:
-        # Beyond 2^53 a float is not every integer: keep integer cells exact, so that the model's
-        # range check sees 9007199254740993, not its rounding 9007199254740992.
-        k = [int(cell) if re.fullmatch(r"\s*[+-]?\d+\s*", cell) else v
-             for cell, v in zip(table.column("capacity"), k.tolist())]
-    names = table.column("name") if table.has("name") else None
-    try:
-        return cls(quality=q, cost=c, capacity=k, alpha=alpha, R=R, names=names, **extensions)
-    except InputError as exc:
-        if exc.column in _AGENT_FIELDS and exc.row is not None:
-            raise table.locate(exc, _AGENT_FIELDS) from None
-        raise
-
-
-def read_agents(source: Any, alpha: float, R: float = 1.0, *, name: str | None = None,
-                cls: type | None = None, **extensions: Any) -> "SubsetSelectionProblem":
-    """Read an agents CSV (header ``name,quality,cost,capacity``) into a problem.
-
-    ``name`` and ``capacity`` are optional columns; any other column is refused (a misspelt
-    ``capcity`` would otherwise silently mean capacity 1).  See :func:`read_csv` (the file format)
-    and :func:`problem_from_table` (the cells).
-
-    Raises
-    ------
-    InputError
-        Anything wrong in the file (an unknown column included), naming the file, the line and the
-        column.
-    OSError
-        The file cannot be opened.
-    """
-    table = read_csv(source, name=name, what="agents CSV (name,quality,cost,capacity)")
-    unknown = [c for c in table.header if c not in _AGENT_FIELDS.values()]
-    if unknown:
-        # A misspelt optional column ('capcity') would otherwise be ignored and change the answer.
-        raise InputError(f"unknown column {unknown[0]!r}; an agents CSV has the columns name, quality, "
-                         "cost, capacity (names are case-sensitive; name and capacity are optional)",
-                         file=table.source, line=None)
-    return problem_from_table(table, alpha, R, cls=cls, **extensions)
-
-
-def problem_to_csv_text(problem: "SubsetSelectionProblem") -> str:
-    """The agents of ``problem`` as CSV text ``name,quality,cost,capacity`` (17 significant
-    digits: floats read back bit for bit)."""
-    return problem.to_dataframe().to_csv(index=False, float_format="%.17g")
 
 
 # ------------------------------------------------------------------------------------- writing
