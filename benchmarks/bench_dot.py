@@ -20,8 +20,7 @@ import timeit
 
 import numpy as np
 
-from subsel.models import SubsetSelectionProblem
-from subsel.models.problem import weighted_sum
+from subsel.models import SubsetSelectionProblem, weighted_sum
 
 
 def _evaluate_with_matmul(problem: SubsetSelectionProblem, x: np.ndarray) -> tuple[float, float, float]:

@@ -111,14 +111,13 @@ def check_array_range(arr: np.ndarray, field_name: str, low: float = -math.inf, 
     return arr
 
 
-#: Largest capacity subsel handles: every integer up to 2**53 is exactly a float64.
-MAX_CAPACITY = 2 ** 53
+def check_capacity(value: Any, field_name: str = "capacity", ndim: tuple[int, ...] = (1,), *,
+                   limit: int) -> np.ndarray:
+    """Units per agent: integers in ``[1, limit]``, returned as a fresh int64 array.
 
-
-def check_capacity(value: Any, field_name: str = "capacity", ndim: tuple[int, ...] = (1,)) -> np.ndarray:
-    """Units per agent: integers in ``[1, 2**53]``, returned as a fresh int64 array.
-
-    Integers are checked exactly (a Python int beyond 2**53 is never rounded through float first).
+    ``limit`` is the model's largest exact integer, ``2**53`` (:data:`subsel.models.MAX_EXACT_INT`,
+    passed in: this module sits below the model).  Integers are checked exactly (a Python int
+    beyond 2**53 is never rounded through float first).
 
     Raises
     ------
@@ -134,7 +133,7 @@ def check_capacity(value: Any, field_name: str = "capacity", ndim: tuple[int, ..
         except (TypeError, ValueError):
             raw = None
     if raw is not None and raw.dtype.kind in "iu" and raw.ndim in ndim and raw.size \
-            and raw.min() >= 1 and raw.max() <= MAX_CAPACITY:
+            and raw.min() >= 1 and raw.max() <= limit:
         return raw.astype(np.int64)  # integers in range: two passes and a copy, nothing to report
     if raw is not None and raw.dtype.kind in "iuO" and raw.ndim in ndim:
         if raw.dtype.kind == "O":
@@ -142,23 +141,23 @@ def check_capacity(value: Any, field_name: str = "capacity", ndim: tuple[int, ..
             for v in flat:
                 if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
                     raise TypeError(f"{field_name} must be an array of numbers; got {value!r}")
-            big = np.array([isinstance(v, (int, np.integer)) and v > MAX_CAPACITY for v in flat],
+            big = np.array([isinstance(v, (int, np.integer)) and v > limit for v in flat],
                            dtype=bool).reshape(raw.shape)
         else:
-            big = raw > MAX_CAPACITY
+            big = raw > limit
         if big.any():
             got = raw.ravel()[int(np.argmax(big.ravel()))]
-            raise _entry_error(field_name, big, raw, f"must be at most 2^53 = {MAX_CAPACITY} (the largest "
+            raise _entry_error(field_name, big, raw, f"must be at most 2^53 = {limit} (the largest "
                                "integer subsel handles exactly)", int(got))
     kf = as_float_array(value, field_name, ndim)
-    if kf.size and (kf.min() < 1 or kf.max() > MAX_CAPACITY or not (kf == np.round(kf)).all()):
+    if kf.size and (kf.min() < 1 or kf.max() > limit or not (kf == np.round(kf)).all()):
         bad = (kf < 1) | (kf != np.round(kf))
         if bad.any():
             v = float(kf[bad][0])
             raise _entry_error(field_name, bad, kf, "must be a positive integer",
                                int(v) if v == round(v) else v)
-        big = kf > MAX_CAPACITY
-        raise _entry_error(field_name, big, kf, f"must be at most 2^53 = {MAX_CAPACITY} (the largest "
+        big = kf > limit
+        raise _entry_error(field_name, big, kf, f"must be at most 2^53 = {limit} (the largest "
                            "integer subsel handles exactly)", int(kf[big][0]))
     return kf.astype(np.int64)
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._text import counted
-from ..models import CSVTable, problem_from_table
+from ..models import MAX_EXACT_INT, CSVTable, problem_from_table
 from ..solvers import Solver
 from .policies import Policy, make_policy, policy_from_state
 
@@ -219,11 +219,8 @@ def _count(table: CSVTable, row: int, col: str, value: str) -> int:
         v = float(value)
     except ValueError:
         raise table.error(row, col, "expected a non-negative integer", value) from None
-    if not np.isfinite(v) or v < 0 or v != round(v) or v > _MAX_COUNT:
-        big = " up to 2^53" if np.isfinite(v) and v > _MAX_COUNT else ""
+    if not np.isfinite(v) or v < 0 or v != round(v) or v > MAX_EXACT_INT:
+        big = " up to 2^53" if np.isfinite(v) and v > MAX_EXACT_INT else ""
         raise table.error(row, col, f"expected a non-negative integer{big}", value)
     return int(v)
 
-
-#: Largest count read from an observations cell (integers beyond it are not exact as floats).
-_MAX_COUNT = 2 ** 53

@@ -25,7 +25,7 @@ import numpy as np
 from .._random import as_generator
 from .._text import counted
 from .._validation import as_float_array, check_array_range, check_capacity, check_number
-from ..models import ProblemBatch, SubsetSelectionProblem
+from ..models import MAX_EXACT_INT, ProblemBatch, SubsetSelectionProblem
 from ..solvers import Solver, SolverError, get_solver
 from .environment import run_generators
 
@@ -60,14 +60,14 @@ def exploration_rounds(horizon: int, epsilon: float) -> int:
     >>> exploration_rounds(100_000, 0.05)
     6908
     """
-    T = _check_int(horizon, "horizon", 1, MAX_COUNT)
+    T = _check_int(horizon, "horizon", 1, MAX_EXACT_INT)
     eps = _check_float(epsilon, "epsilon")
     if not 0.0 < eps <= 1.0:
         raise ValueError(f"epsilon must be in (0, 1]; got {eps}")
     if T == 1:
         return 0
     tau = 3.0 * math.log(T) / (2.0 * eps * eps) if eps > 1e-150 else math.inf
-    if not tau <= MAX_COUNT:
+    if not tau <= MAX_EXACT_INT:
         raise ValueError(f"epsilon = {eps:g} is too small: tau = 3 ln T / (2 eps^2) would exceed 2^53 "
                          f"rounds for horizon {T}")
     return int(math.ceil(tau))
@@ -95,7 +95,7 @@ def fitting_epsilon(horizon: int) -> float | None:
     >>> fitting_epsilon(1000)
     0.1019
     """
-    T = _check_int(horizon, "horizon", 1, MAX_COUNT)
+    T = _check_int(horizon, "horizon", 1, MAX_EXACT_INT)
     if T == 1:
         return 0.0
     eps = math.sqrt(3.0 * math.log(T) / (2.0 * (T - 1)))
@@ -156,11 +156,6 @@ def _check_int(value: Any, name: str, minimum: int, maximum: int | None = None) 
     if maximum is not None and int(value) > maximum:
         raise ValueError(f"{name} must be <= {maximum}; got {value}")
     return int(value)
-
-
-#: Largest count (rounds, units, horizon) a policy accepts: integers beyond it are not exact as
-#: float64, in which the statistics are kept.
-MAX_COUNT = 2 ** 53
 
 
 def resolve_oracle(oracle: Solver | str) -> Solver:
@@ -235,7 +230,7 @@ class Policy:
             kf = np.ones(n) if capacity is None else np.asarray(capacity, dtype=float)
         except (TypeError, ValueError):
             kf = None  # the problem model's rules below name the bad entry
-        if kf is not None and kf.ndim == 1 and kf.size and np.nanmax(kf) > MAX_COUNT:
+        if kf is not None and kf.ndim == 1 and kf.size and np.nanmax(kf) > MAX_EXACT_INT:
             i = int(np.nanargmax(kf))
             raise ValueError(f"capacity[{i}] must be <= 2^53; got {kf[i]:g}")
         # The problem model's rules and messages, checked once (no throwaway problems).
@@ -246,7 +241,8 @@ class Policy:
         self.R = check_number(R, "R")
         if self.R <= 0:
             raise ValueError(f"R must be > 0; got {self.R}")
-        self.capacity = np.ones(n, dtype=np.int64) if capacity is None else check_capacity(capacity)
+        self.capacity = (np.ones(n, dtype=np.int64) if capacity is None
+                         else check_capacity(capacity, limit=MAX_EXACT_INT))
         if self.capacity.shape != (n,):
             raise ValueError(f"capacity has {self.capacity.size} entries but cost has {n}; "
                              "arrays must have the same length")
@@ -419,7 +415,7 @@ class Policy:
             integers of the policy's shape with ``0 <= good <= w <= t * capacity``.
         """
         t = state["t"]
-        if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= MAX_COUNT:
+        if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= MAX_EXACT_INT:
             raise ValueError(f"policy state: 't' must be an integer in 0..2^53; got {t!r}")
         arrays = {}
         for key in ("w", "good"):

@@ -11,9 +11,9 @@ objectives, both maximised: utility
 
 Every solution is *repaired* after it is drawn or mutated (Lamarckian repair):
 
-1. The partition of Deva et al. (AAMAS 2021, Section 3.4) fixes what never needs searching: S1
-   agents (``q >= alpha, r >= 0``) take all their units, S4 agents (never worth taking) none —
-   both moves can only raise utility and surplus;
+1. The partition of Deva et al. (AAMAS 2021, Section 5.1; :meth:`SubsetSelectionProblem.partition`)
+   fixes what never needs searching: S1 agents take all their units, S4 agents (never worth
+   taking) none — both moves can only raise utility and surplus;
 2. while the quality surplus is negative, the cheapest quality is bought back greedily: remove S3
    units or add S2 units in increasing order of utility lost per unit of quality gained
    (``r_i / (alpha - q_i)`` for S3, ``r_j / (alpha - q_j)`` for S2 — GSS's ``a`` and ``b`` keys).

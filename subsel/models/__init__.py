@@ -8,7 +8,7 @@ the callers that read agents files.
 """
 from .._files import CSVTable, InputError, atomic_write_text, atomic_write_with, read_csv
 from .agents import problem_from_table, problem_to_csv_text, read_agents, selection_csv_text
-from .batch import BatchEvaluation, BatchPartition, ProblemBatch, rowdot
+from .batch import BatchEvaluation, BatchPartition, ProblemBatch
 from .formulations import (
     LinearForm,
     LinearRow,
@@ -23,16 +23,14 @@ from .formulations import (
 )
 from .instances import KNAPSACK_CLASSES, knapsack_instance
 from .knapsack import KnapsackInstance, read_knapsack, read_optimum
-from .problem import (
-    EXTENSIONS,
+from .problem import EXTENSIONS, MAX_COST, R_RANGE, Evaluation, Partition, SubsetSelectionProblem
+from .rules import (
     FEASIBILITY_TOL,
-    MAX_COST,
     MAX_EXACT_INT,
     OPTIMALITY_RTOL,
-    R_RANGE,
-    Evaluation,
-    Partition,
-    SubsetSelectionProblem,
+    linear_at_least,
+    partition_masks,
+    rowdot,
     weighted_sum,
 )
 
@@ -47,6 +45,8 @@ __all__ = [
     "Partition",
     "SubsetSelectionProblem",
     "weighted_sum",
+    "linear_at_least",
+    "partition_masks",
     "BatchEvaluation", "BatchPartition", "ProblemBatch", "rowdot",
     "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "variable_names", "write_lp", "write_mps",
     "KnapsackInstance", "read_knapsack", "read_optimum",

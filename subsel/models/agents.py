@@ -18,6 +18,7 @@ import numpy as np
 
 from .._files import CSVTable, InputError, atomic_write_text, read_csv
 from .problem import SubsetSelectionProblem
+from .rules import MAX_EXACT_INT
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -82,7 +83,7 @@ def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
                          line=table.header_line if table.lines is not None else None)
     c = table.numbers("cost")
     k: Any = table.numbers("capacity") if table.has("capacity") else None
-    if k is not None and k.size and np.abs(k).max() >= 2.0 ** 53:
+    if k is not None and k.size and np.abs(k).max() >= MAX_EXACT_INT:
         # Beyond 2^53 a float is not every integer: keep integer cells exact, so that the model's
         # range check sees 9007199254740993, not its rounding 9007199254740992.
         k = [int(cell) if re.fullmatch(r"\s*[+-]?\d+\s*", cell) else v

@@ -21,40 +21,10 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from .._validation import as_float_array, check_array_range, check_capacity, check_number
-from .problem import (
-    _BLAS_DOT_MAX_N,
-    FEASIBILITY_TOL,
-    SubsetSelectionProblem,
-    _used_extensions,
-    check_extensions,
-    partition_masks,
-)
+from .problem import SubsetSelectionProblem, _used_extensions, check_extensions
+from .rules import FEASIBILITY_TOL, MAX_EXACT_INT, partition_masks, rowdot
 
-__all__ = ["BatchEvaluation", "BatchPartition", "ProblemBatch", "rowdot"]
-
-
-def rowdot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Row-wise inner products ``x[j] . y[j]``, shape (m,), rounded exactly like the 1-D problem.
-
-    For ``n <= 8192`` a stacked ``matmul`` of (m, 1, n) by (m, n, 1) evaluates each row with the
-    same vector dot as the 1-D ``x[j] @ y[j]``; above it, each row is an elementwise product and
-    numpy's pairwise sum along the row, as :func:`subsel.models.problem.weighted_sum` does for one
-    problem.  So a batched computation reproduces the per-problem one bit for bit (a plain
-    ``(x * y).sum(axis=1)`` or ``x @ y.T`` would round differently for short rows).
-
-    Parameters
-    ----------
-    x, y : array-like of float, shape (m, n)
-
-    Returns
-    -------
-    ndarray of float, shape (m,)
-    """
-    xa = np.asarray(x, dtype=float)
-    ya = np.asarray(y, dtype=float)
-    if xa.shape[-1] > _BLAS_DOT_MAX_N:
-        return np.ascontiguousarray(xa * ya).sum(axis=1)
-    return np.matmul(xa[:, None, :], ya[:, :, None])[:, 0, 0]
+__all__ = ["BatchEvaluation", "BatchPartition", "ProblemBatch"]
 
 
 class BatchPartition(NamedTuple):
@@ -219,7 +189,7 @@ class ProblemBatch:
         if key in ("capacity", "objective_quality") and value is None:
             return None
         if key == "capacity":
-            return check_capacity(value, "capacity", (1, 2))
+            return check_capacity(value, "capacity", (1, 2), limit=MAX_EXACT_INT)
         if key == "objective_quality":
             return check_array_range(as_float_array(value, "objective_quality", (1, 2)),
                                      "objective_quality", 0.0, 1.0, "in [0, 1]")
@@ -503,7 +473,7 @@ class ProblemBatch:
         """The classes S1..S4 of every row (Deva et al., Section 5.1) as boolean masks (m, n).
 
         The same rule as :meth:`SubsetSelectionProblem.partition` (both call
-        :func:`subsel.models.problem.partition_masks`).
+        :func:`subsel.models.rules.partition_masks`).
         """
         return BatchPartition(*partition_masks(self.quality, self.utility, self.alpha[:, None]))
 

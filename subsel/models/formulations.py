@@ -29,7 +29,8 @@ import numpy as np
 
 from .._files import atomic_write_with
 from .._text import counted
-from .problem import FEASIBILITY_TOL, SubsetSelectionProblem
+from .problem import SubsetSelectionProblem
+from .rules import FEASIBILITY_TOL
 
 if TYPE_CHECKING:  # pragma: no cover
     import pulp

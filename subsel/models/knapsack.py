@@ -42,6 +42,7 @@ import numpy as np
 
 from .._files import read_text
 from .problem import SubsetSelectionProblem
+from .rules import MAX_EXACT_INT
 
 __all__ = ["KnapsackInstance", "read_knapsack", "read_optimum"]
 
@@ -84,10 +85,6 @@ class KnapsackInstance:
         Agent 0 is the anchor, agent ``j + 1`` item ``j``.
         """
         return SubsetSelectionProblem.from_knapsack(self.values, self.weights, self.capacity)
-
-
-#: Largest integer datum read exactly (every integer up to 2^53 is a float64).
-MAX_EXACT_INT = 2 ** 53
 
 
 def _number(token: str, path: Path | _Stream, line: int, what: str) -> float:

@@ -28,25 +28,10 @@ from .._validation import as_float_array as _as_float_array
 from .._validation import check_array_range, check_capacity
 from .._validation import check_number as _check_scalar
 from .._validation import readonly as _readonly
+from .rules import _BLAS_DOT_MAX_N, FEASIBILITY_TOL, MAX_EXACT_INT, linear_at_least, partition_masks, weighted_sum
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
-
-#: The one feasibility rule: an absolute tolerance on the left side of the linear constraints.
-#: A selection ``x`` (integers, ``0 <= x_i <= k_i``) is feasible when, computed *exactly* from the
-#: stored numbers, ``sum_i (q_i - alpha) x_i >= -FEASIBILITY_TOL`` and, with a budget,
-#: ``sum_i c_i x_i <= B + FEASIBILITY_TOL`` (demand and must lists are integer rules, exact).
-#: Every solver, batch check and test uses this rule (:meth:`SubsetSelectionProblem.evaluate`).
-FEASIBILITY_TOL = 1e-9
-
-#: Optimality tolerance: an ``optimal`` answer's utility is at least ``OPT - OPTIMALITY_RTOL * |OPT|``
-#: (up to the rounding of its float sum), ``OPT`` the best utility of a feasible selection.
-OPTIMALITY_RTOL = 1e-9
-
-#: Largest capacity (and largest integer datum) subsel handles: every integer up to ``2**53`` is
-#: exactly a float64, so unit counts, their sums of at most ``2**53`` and integer knapsack data stay
-#: exact.  Larger values are refused (a silent wrap or rounding would change the problem).
-MAX_EXACT_INT = 2 ** 53
 
 #: Accepted range of ``R`` (revenue per good unit) and upper limit of every cost: wide enough for
 #: every unit of money and for the knapsack encoding, narrow enough that every utility
@@ -60,74 +45,6 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 #: Names of the optional constraints beyond the paper's model.
 EXTENSIONS = ("budget", "demand", "must_take", "must_not_take")
-
-
-#: Length from which :func:`weighted_sum` avoids BLAS.  OpenBLAS runs ``ddot`` on one thread up
-#: to n = 10^4 (fast: about 2 us) and starts its thread pool above that.
-_BLAS_DOT_MAX_N = 8192
-
-
-def weighted_sum(x: np.ndarray, v: np.ndarray, out: np.ndarray | None = None) -> np.floating | np.ndarray:
-    """``sum_i x_i v_i`` for 1-D arrays, without multi-threaded BLAS on long vectors.
-
-    ``x @ v`` on 1-D arrays calls BLAS ``ddot``; above n = 10^4 OpenBLAS runs it on several threads,
-    which on a loaded machine was measured 70-140x slower than ``(x * v).sum()`` at n = 10^5
-    (``benchmarks/bench_dot.py``), while below that ``x @ v`` is 2-3x faster.  Hence: ``x @ v`` up
-    to n = 8192 (bit-for-bit the former results), an elementwise product and numpy's pairwise sum
-    above.  Anything else (a batch ``x`` of shape (m, n), mismatched shapes) goes to ``x @ v``
-    unchanged, with its results and its errors (``x * v`` would broadcast a wrong shape silently).
-
-    Parameters
-    ----------
-    x : ndarray, shape (n,) (or (m, n): matrix product)
-    v : ndarray, shape (n,)
-    out : ndarray of float64, shape (n,), optional
-        Scratch space for the elementwise product when n > 8192 (may be ``x`` or ``v`` itself,
-        which is then overwritten): saves allocating, and faulting in, a fresh array.  The result
-        is the same bit for bit.
-
-    Returns
-    -------
-    numpy float (or ndarray of shape (m,) for a batch)
-        ``x @ v``, up to the order of the additions when n > 8192.
-    """
-    if x.ndim == 1 and x.shape == v.shape:
-        if x.size > _BLAS_DOT_MAX_N:
-            if out is not None and out.shape == x.shape and out.dtype == np.float64:
-                return np.multiply(x, v, out=out).sum()
-            return (x * v).sum()
-        # ndarray.dot is BLAS ddot as ``x @ v`` is (the same bits), without the ufunc machinery of
-        # ``@`` (1.5 us per call on small vectors, against 0.4 us).
-        return x.dot(v)
-    return x @ v
-
-
-def partition_masks(quality: np.ndarray, utility: np.ndarray, alpha: float | np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Boolean masks of the agent classes S1..S4 (Deva et al., Section 5.1), for any shape.
-
-    The one place where the partition rule is written: :meth:`SubsetSelectionProblem.partition`,
-    :meth:`subsel.models.ProblemBatch.partition` and the solvers built on them all call it.
-
-    Parameters
-    ----------
-    quality, utility : ndarray, shape (n,) or (m, n)
-        ``q`` and ``r = R q - c``.
-    alpha : float or ndarray broadcastable against ``quality`` (e.g. shape (m, 1))
-
-    Returns
-    -------
-    (s1, s2, s3, s4) : four disjoint boolean arrays shaped like ``quality``
-        ``s1 = q >= alpha & r >= 0``, ``s2 = q > alpha & r < 0``, ``s3 = q < alpha & r >= 0`` and
-        ``s4`` the rest (``q <= alpha & r < 0``): an agent with ``q == alpha`` goes to S1 when
-        ``r >= 0`` and to S4 when ``r < 0``.
-    """
-    gain = utility >= 0
-    s1 = (quality >= alpha) & gain
-    s2 = (quality > alpha) & ~gain
-    s3 = (quality < alpha) & gain
-    s4 = ~(s1 | s2 | s3)
-    return s1, s2, s3, s4
 
 
 class Partition(NamedTuple):
@@ -173,77 +90,6 @@ class Evaluation(NamedTuple):
     units: int
     feasible: bool
     violations: tuple[str, ...]
-
-
-#: Every float64 times 2**_DYADIC_SHIFT is an integer (the smallest subnormal is 2**-1074).
-_DYADIC_SHIFT = 1074
-
-
-def _dyadic(v: float) -> int:
-    """``v * 2**1074`` as a Python int, exactly (every finite float64 is a dyadic rational)."""
-    num, den = float(v).as_integer_ratio()
-    return num * ((1 << _DYADIC_SHIFT) // den)
-
-
-def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence[float],
-                    estimate: float | None = None, shifted: np.ndarray | None = None,
-                    nonnegative: bool = False, work: np.ndarray | None = None,
-                    magnitude: float | None = None) -> bool:
-    """Decide exactly whether ``sum_i x_i (coef_i - shift) >= rhs_1 + rhs_2 + ...``.
-
-    The left side is the real number given by the stored floats (no rounding); the decision uses
-    the float sum and a rigorous bound on its rounding error, and exact integer arithmetic only
-    when the float sum lies within that bound of the right side (so it costs two dot products in
-    all but borderline cases).  This is how the one feasibility rule is checked.
-
-    Parameters
-    ----------
-    x : ndarray of float, shape (n,)
-        Whole numbers of absolute value at most ``2**53``.
-    coef : ndarray of float, shape (n,)
-    shift : float
-        Subtracted from every coefficient (``alpha`` for the quality row, 0 for the budget).
-    rhs : sequence of float
-        Terms of the right side, added exactly.
-    estimate : float, optional
-        The float value of ``sum_i x_i fl(coef_i - shift)`` if already computed.
-    shifted : ndarray of float, shape (n,), optional
-        ``coef - shift`` as computed in float64 if already at hand (e.g. the problem's
-        ``quality_margin``); it must be exactly that array.
-    nonnegative : bool, default False
-        True when every ``x_i >= 0`` is known (saves a pass).
-    work : ndarray of float64, shape (n,), optional
-        Scratch space (see :func:`weighted_sum`), overwritten.
-    magnitude : float, optional
-        The float value of ``sum_i |x_i| |fl(coef_i - shift)|`` if already computed.
-
-    Returns
-    -------
-    bool
-    """
-    if shifted is not None:
-        m = shifted
-    elif estimate is None or magnitude is None:
-        m = coef - shift if shift else coef
-    s = float(weighted_sum(x, m)) if estimate is None else float(estimate)
-    t = math.fsum(rhs)
-    if magnitude is None:
-        abs_m = np.abs(m) if work is None or work.shape != m.shape else np.abs(m, out=work)
-        a = float(weighted_sum(x if nonnegative else np.abs(x), abs_m, out=work))
-    else:
-        a = float(magnitude)
-    # Rounding of coef - shift (one ulp), of each product and of any summation order (n ulps),
-    # of the right side (one ulp), plus an absolute floor for subnormal underflow.
-    eps = 2.0 ** -52
-    err = (x.size + 4) * eps * a * 1.01 + 2 * eps * abs(t) + 1e-300
-    if s - err > t:
-        return True
-    if s + err < t:
-        return False
-    nz = np.flatnonzero(x)
-    b = _dyadic(shift)
-    left = sum(int(xi) * (_dyadic(ci) - b) for xi, ci in zip(x[nz].tolist(), coef[nz].tolist()))
-    return left >= sum(_dyadic(v) for v in rhs)
 
 
 def _exact_numbers(values: Any, field_name: str) -> tuple[np.ndarray, list[int | float]]:
@@ -555,7 +401,7 @@ class SubsetSelectionProblem:
         if self.capacity is None:
             k = _unit_capacities(n)
         else:
-            k = check_capacity(self.capacity)
+            k = check_capacity(self.capacity, limit=MAX_EXACT_INT)
             if k.size != n:
                 raise ValueError(
                     f"capacity has {k.size} entries but quality has {n}; arrays must have the same length")

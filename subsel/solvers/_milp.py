@@ -44,9 +44,16 @@ from typing import ClassVar, TypeVar
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, weighted_sum
-from ..models.formulations import LinearForm, LinearRow, linear_form
-from ..models.problem import OPTIMALITY_RTOL, linear_at_least
+from ..models import (
+    FEASIBILITY_TOL,
+    OPTIMALITY_RTOL,
+    LinearForm,
+    LinearRow,
+    SubsetSelectionProblem,
+    linear_at_least,
+    linear_form,
+    weighted_sum,
+)
 from .base import RawResult, Solver, SolverError, Status
 
 #: Loosening / tightening of the scaled rows between the relaxation and the tightened model (ten

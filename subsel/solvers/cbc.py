@@ -11,8 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..models import weighted_sum
-from ..models.formulations import LinearForm
+from ..models import LinearForm, weighted_sum
 from ._milp import MILPSolver
 from .base import RawResult, SolverError, Status
 

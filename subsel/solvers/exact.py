@@ -22,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._extras import require
-from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
+from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, partition_masks
 from ._knapsack import solve_knapsack
 from .base import RawResult, Solver, Status
 
@@ -316,10 +316,9 @@ class Exact(Solver):
         if problem._max_capacity == 1 and not problem.must_take.size and not problem.must_not_take.size:
             # Unit capacities, no must lists: the same start and items as below, from the masks of
             # the partition (S1 and S2 taken; S3 agents with r > 0 to add, S2 agents to remove).
-            gain = r >= 0
-            s2 = (margin > 0) & ~gain
-            x0 = ((margin >= 0) & gain | s2).astype(np.int64)
-            add, remove = np.flatnonzero((margin < 0) & (r > 0)), np.flatnonzero(s2)
+            s1, s2, s3, _ = partition_masks(problem.quality, r, problem.alpha)
+            x0 = (s1 | s2).astype(np.int64)
+            add, remove = np.flatnonzero(s3 & (r > 0)), np.flatnonzero(s2)
             agents = np.concatenate((add, remove))
             sign = np.ones(agents.size, dtype=np.int64)
             sign[add.size:] = -1

@@ -17,8 +17,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rowdot
-from ..models.problem import partition_masks
+from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, partition_masks, rowdot
 from .base import RawBatch, RawResult, Solver, Status, gather_rows
 
 _ROUND_TOL = 1e-9

@@ -13,7 +13,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ..models.formulations import LinearForm
+from ..models import LinearForm
 from ._milp import MILPSolver
 from .base import RawResult, SolverError, Status
 

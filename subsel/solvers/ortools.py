@@ -13,8 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, weighted_sum
-from ..models.formulations import LinearForm, linear_form
+from ..models import FEASIBILITY_TOL, LinearForm, SubsetSelectionProblem, linear_form, weighted_sum
 from ._milp import BackendClock, MILPSolver, within_tolerance
 from .base import RawResult, Solver, SolverError, Status
 

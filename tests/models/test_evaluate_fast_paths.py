@@ -4,8 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subsel.models import SubsetSelectionProblem
-from subsel.models.problem import MAX_EXACT_INT, linear_at_least, weighted_sum
+from subsel.models import MAX_EXACT_INT, SubsetSelectionProblem, linear_at_least, weighted_sum
 
 N = 9000  # above the length from which weighted_sum leaves BLAS
 
