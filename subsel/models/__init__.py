@@ -9,6 +9,7 @@ the callers that read agents files.
 from .._files import CSVTable, InputError, atomic_write_text, atomic_write_with, read_csv
 from .agents import problem_from_table, problem_to_csv_text, read_agents, selection_csv_text
 from .batch import BatchEvaluation, BatchPartition, ProblemBatch
+from .checks import EXTENSIONS
 from .formulations import (
     LinearForm,
     LinearRow,
@@ -23,7 +24,7 @@ from .formulations import (
 )
 from .instances import KNAPSACK_CLASSES, knapsack_instance
 from .knapsack import KnapsackInstance, read_knapsack, read_optimum
-from .problem import EXTENSIONS, MAX_COST, R_RANGE, Evaluation, Partition, SubsetSelectionProblem
+from .problem import MAX_COST, R_RANGE, Evaluation, Partition, SubsetSelectionProblem
 from .rules import (
     FEASIBILITY_TOL,
     MAX_EXACT_INT,

@@ -21,7 +21,8 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from .._validation import as_float_array, check_array_range, check_capacity, check_number
-from .problem import SubsetSelectionProblem, _used_extensions, check_extensions
+from .checks import _used_extensions, check_extensions
+from .problem import SubsetSelectionProblem
 from .rules import FEASIBILITY_TOL, MAX_EXACT_INT, partition_masks, rowdot
 
 __all__ = ["BatchEvaluation", "BatchPartition", "ProblemBatch"]
