@@ -17,7 +17,7 @@ import numpy as np
 
 from ._files import InputError
 
-__all__ = ["as_float_array", "check_array_range", "check_capacity", "check_number", "readonly"]
+__all__ = ["as_float_array", "check_array_range", "check_capacity", "check_scalar", "readonly"]
 
 
 def _reject_booleans(value: Any, field_name: str) -> None:
@@ -162,21 +162,78 @@ def check_capacity(value: Any, field_name: str = "capacity", ndim: tuple[int, ..
     return kf.astype(np.int64)
 
 
-def check_number(value: Any, field_name: str) -> float:
-    """A finite real number (not a boolean) as a Python float.
+def _shown(value: Any) -> str:
+    """``value`` as messages print it: numpy scalars as their Python value (``1.5``, not
+    ``np.float64(1.5)``), everything else by ``repr``."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def check_scalar(value: Any, name: str, target_type: type[int] | type[float] = float, *, min_val: float | None = None,
+                 max_val: float | None = None, include_boundaries: str = "both", unit: str = "") -> Any:
+    """A scalar argument checked for type and range, returned as a Python ``float`` or ``int``.
+
+    The one argument check of subsel, after scikit-learn's ``utils.validation.check_scalar``: every
+    layer says the same thing about the same mistake, ``<name> must be <what>; got <value>``, e.g.
+    ``threads must be an integer in [1, 64]; got 0`` or ``time_limit_s must be a number > 0
+    (seconds); got -1``.
+
+    Parameters
+    ----------
+    value : object
+        The argument as given.
+    name : str
+        The argument's name, as the caller spells it.
+    target_type : {float, int}, default float
+        ``float``: any real number (an int or a numpy number included), finite; ``int``: an integer
+        (Python or numpy).  Booleans are neither.
+    min_val, max_val : float, optional
+        Bounds of the accepted range; None leaves that side open.
+    include_boundaries : {"both", "left", "right", "neither"}, default "both"
+        Which bounds are allowed values.
+    unit : str, optional
+        Unit named in the message (``"seconds"``).
+
+    Returns
+    -------
+    float or int
+        ``float(value)`` or ``int(value)``.
 
     Raises
     ------
     TypeError
-        Not a number, or a boolean.
+        ``value`` is a boolean, or not a real number (``float``) or an integer (``int``).
     ValueError
-        NaN or infinite.
+        ``value`` is NaN or infinite, or outside the range.
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{field_name} must be a number; got {value!r}")
-    v = float(value)
-    if not math.isfinite(v):
-        raise ValueError(f"{field_name} must be a finite number; got {v}")
+    integer = target_type is int
+
+    def bound(b: float) -> str:
+        return str(b) if isinstance(b, int) else f"{b:g}"
+
+    left = include_boundaries in ("both", "left")
+    right = include_boundaries in ("both", "right")
+    if min_val is not None and max_val is not None:
+        what = f" in {'[' if left else '('}{bound(min_val)}, {bound(max_val)}{']' if right else ')'}"
+    elif min_val is not None:
+        what = f" {'>=' if left else '>'} {bound(min_val)}"
+    elif max_val is not None:
+        what = f" {'<=' if right else '<'} {bound(max_val)}"
+    else:
+        what = ""
+    kind = "an integer" if integer else ("a number" if what else "a finite number")
+    message = f"{name} must be {kind}{what}{f' ({unit})' if unit else ''}; got {_shown(value)}"
+    number = value if not isinstance(value, (bool, np.bool_)) else None
+    if integer and isinstance(number, (int, np.integer)):
+        v: float = int(number)
+    elif not integer and isinstance(number, (int, float, np.integer, np.floating)):
+        v = float(number)
+    else:
+        raise TypeError(message.replace("a finite number", "a number"))
+    if not integer and not math.isfinite(v):
+        raise ValueError(message)
+    if (min_val is not None and (v < min_val if left else v <= min_val)) \
+            or (max_val is not None and (v > max_val if right else v >= max_val)):
+        raise ValueError(message)
     return v
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._random import as_generator
+from .._validation import check_scalar
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
 
 
@@ -52,8 +53,7 @@ def run_seeds(seed: int | np.random.Generator | np.random.SeedSequence | None, r
     True
     """
     for name, value in (("runs", runs), ("start", start)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(f"{name} must be an integer >= 0; got {value!r}")
+        check_scalar(value, name, int, min_val=0)
     if isinstance(seed, np.random.Generator):
         root = np.random.SeedSequence(seed.integers(0, 2 ** 63, size=4).tolist())
     elif isinstance(seed, np.random.SeedSequence):

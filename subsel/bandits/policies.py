@@ -24,7 +24,7 @@ import numpy as np
 
 from .._random import as_generator
 from .._text import counted
-from .._validation import as_float_array, check_array_range, check_capacity, check_number
+from .._validation import as_float_array, check_array_range, check_capacity, check_scalar
 from ..models import MAX_EXACT_INT, ProblemBatch, SubsetSelectionProblem
 from ..solvers import Solver, SolverError, get_solver
 from .environment import run_generators
@@ -60,10 +60,8 @@ def exploration_rounds(horizon: int, epsilon: float) -> int:
     >>> exploration_rounds(100_000, 0.05)
     6908
     """
-    T = _check_int(horizon, "horizon", 1, MAX_EXACT_INT)
-    eps = _check_float(epsilon, "epsilon")
-    if not 0.0 < eps <= 1.0:
-        raise ValueError(f"epsilon must be in (0, 1]; got {eps}")
+    T = check_scalar(horizon, "horizon", int, min_val=1, max_val=MAX_EXACT_INT)
+    eps = check_scalar(epsilon, "epsilon", min_val=0, max_val=1, include_boundaries="right")
     if T == 1:
         return 0
     tau = 3.0 * math.log(T) / (2.0 * eps * eps) if eps > 1e-150 else math.inf
@@ -95,7 +93,7 @@ def fitting_epsilon(horizon: int) -> float | None:
     >>> fitting_epsilon(1000)
     0.1019
     """
-    T = _check_int(horizon, "horizon", 1, MAX_EXACT_INT)
+    T = check_scalar(horizon, "horizon", int, min_val=1, max_val=MAX_EXACT_INT)
     if T == 1:
         return 0.0
     eps = math.sqrt(3.0 * math.log(T) / (2.0 * (T - 1)))
@@ -137,25 +135,6 @@ def ucb_bonus(t: int, w: np.ndarray) -> np.ndarray:
             bonus = np.divide(half, w)
         return np.sqrt(bonus, out=bonus)
     return np.where(w > 0, 0.0, np.inf)  # round 1: ln t = 0, and 0 / 0 would be NaN
-
-
-def _check_float(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number; got {value!r}")
-    v = float(value)
-    if not math.isfinite(v):
-        raise ValueError(f"{name} must be a finite number; got {v}")
-    return v
-
-
-def _check_int(value: Any, name: str, minimum: int, maximum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer; got {value!r}")
-    if int(value) < minimum:
-        raise ValueError(f"{name} must be >= {minimum}; got {value}")
-    if maximum is not None and int(value) > maximum:
-        raise ValueError(f"{name} must be <= {maximum}; got {value}")
-    return int(value)
 
 
 def resolve_oracle(oracle: Solver | str) -> Solver:
@@ -214,7 +193,7 @@ class Policy:
     def __init__(self, oracle: Solver | str, cost, alpha: float, R: float = 1.0, capacity=None,
                  runs: int | None = None):
         self.oracle = resolve_oracle(oracle)
-        self.runs = None if runs is None else _check_int(runs, "runs", 1)
+        self.runs = None if runs is None else check_scalar(runs, "runs", int, min_val=1)
         try:
             c = np.array(cost, dtype=float)
         except (TypeError, ValueError):
@@ -235,10 +214,10 @@ class Policy:
             raise ValueError(f"capacity[{i}] must be <= 2^53; got {kf[i]:g}")
         # The problem model's rules and messages, checked once (no throwaway problems).
         check_array_range(as_float_array(c, "cost", (1, 2)), "cost", 0.0, rule=">= 0")
-        self.alpha = check_number(alpha, "alpha")
+        self.alpha = check_scalar(alpha, "alpha")
         if not 0.0 <= self.alpha <= 1.0:
             raise ValueError(f"alpha must be in [0, 1]; got {self.alpha}")
-        self.R = check_number(R, "R")
+        self.R = check_scalar(R, "R")
         if self.R <= 0:
             raise ValueError(f"R must be > 0; got {self.R}")
         self.capacity = (np.ones(n, dtype=np.int64) if capacity is None
@@ -553,9 +532,7 @@ class CUCB(Policy):
     def __init__(self, oracle: Solver | str, cost, alpha: float, R: float = 1.0, capacity=None,
                  epsilon: float = 0.0, runs: int | None = None):
         super().__init__(oracle, cost, alpha, R, capacity, runs)
-        self.epsilon = _check_float(epsilon, "epsilon")
-        if not 0.0 <= self.epsilon <= 1.0:
-            raise ValueError(f"epsilon must be in [0, 1]; got {self.epsilon}")
+        self.epsilon = check_scalar(epsilon, "epsilon", min_val=0, max_val=1)
         self.threshold = min(self.alpha + self.epsilon, 1.0)
 
     def _select2(self) -> np.ndarray:
@@ -619,7 +596,7 @@ class ThompsonSampling(CUCB):
                  epsilon: float = 0.0, prior: tuple[float, float] = (1.0, 1.0),
                  seed: int | np.random.Generator | None = None, runs: int | None = None):
         super().__init__(oracle, cost, alpha, R, capacity, epsilon, runs)
-        a0, b0 = (_check_float(v, "prior") for v in prior)
+        a0, b0 = (check_scalar(v, "prior") for v in prior)
         if a0 <= 0 or b0 <= 0:
             raise ValueError(f"prior parameters must be > 0; got {tuple(prior)}")
         self.prior = (a0, b0)

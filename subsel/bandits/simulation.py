@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .._extras import require
+from .._validation import check_scalar
 from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem
 from ..solvers import Solver
 from .environment import BernoulliEnvironment, run_seeds
@@ -36,14 +37,11 @@ from .policies import Policy, resolve_oracle
 
 def _check_sizes(**values: Any) -> None:
     for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+        check_scalar(value, name, int, min_val=1)
 
 
 def _check_start(start: Any) -> int:
-    if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or start < 0:
-        raise ValueError(f"start must be an integer >= 0; got {start!r}")
-    return int(start)
+    return int(check_scalar(start, "start", int, min_val=0))
 
 
 def paper_instances(n: int, runs: int, alpha: float, seed: int | np.random.SeedSequence | None,
@@ -176,8 +174,7 @@ def separated_instances(n: int, runs: int, alpha: float, epsilon: float,
     if n > MAX_SEPARATED_AGENTS:
         raise ValueError(f"separated instances are checked over all 2^n subsets: n must be <= "
                          f"{MAX_SEPARATED_AGENTS}; got {n}")
-    if not (isinstance(epsilon, (int, float, np.number)) and 0 < float(epsilon) <= 1):
-        raise ValueError(f"epsilon must be in (0, 1]; got {epsilon!r}")
+    check_scalar(epsilon, "epsilon", min_val=0, max_val=1, include_boundaries="right")
     SubsetSelectionProblem(quality=np.ones(1), cost=np.zeros(1), alpha=alpha, R=R)  # alpha, R rules
     subsets = _subset_matrix(int(n))
     size = subsets.sum(axis=1)

@@ -62,6 +62,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
+from .._validation import check_scalar
+
 __all__ = ["DATASETS", "DATA_DIR", "Dataset", "breast_cancer", "credit", "data_home", "heart", "load_dataset",
            "pima", "synthetic15", "synthetic50", "train_val_test_split"]
 
@@ -204,15 +206,6 @@ class Dataset:
         return params
 
 
-def _check_seed(seed) -> int:
-    """``seed`` as an int, or a named error (scikit-learn and numpy need integers >= 0)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be a non-negative integer; got {type(seed).__name__} {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-    return int(seed)
-
-
 def train_val_test_split(X, y, seed: int):
     """Stratified split 60 / 20 / 20 (train / validation / test) from ``seed``.
 
@@ -231,7 +224,7 @@ def train_val_test_split(X, y, seed: int):
     ValueError, TypeError
         ``seed`` negative or not an integer.
     """
-    seed = _check_seed(seed)
+    seed = check_scalar(seed, "seed", int, min_val=0)
     X_rest, X_test, y_rest, y_test = train_test_split(X, y, test_size=0.2, stratify=y,
                                                       random_state=seed)
     X_train, X_val, y_train, y_val = train_test_split(X_rest, y_rest, test_size=0.25,
@@ -528,7 +521,7 @@ def load_dataset(name: str, seed: int = 0, data_home: str | os.PathLike | None =
     """
     if name not in DATASETS:
         raise ValueError(f"unknown data set {name!r}; choose one of {', '.join(DATASETS)}")
-    _check_seed(seed)
+    check_scalar(seed, "seed", int, min_val=0)
     if name in ("pima", "credit", "heart"):
         return DATASETS[name](data_home=data_home, seed=seed)
     return DATASETS[name](seed=seed)

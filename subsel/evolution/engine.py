@@ -15,6 +15,7 @@ from typing import Any, Callable, Hashable
 import numpy as np
 import pandas as pd
 
+from .._validation import check_scalar
 from . import operators as ops
 
 __all__ = ["EvolutionProblem", "EvolutionResult", "GeneticEngine", "StageAssignmentProblem"]
@@ -106,8 +107,7 @@ class StageAssignmentProblem(EvolutionProblem):
             raise ValueError(f"n_features must be >= 1; got {n_features!r}")
         if int(max_stages) < 1:
             raise ValueError(f"max_stages must be >= 1; got {max_stages!r}")
-        if not 0.0 <= float(mutation_rate) <= 1.0:
-            raise ValueError(f"mutation_rate must be in [0, 1]; got {mutation_rate!r}")
+        check_scalar(mutation_rate, "mutation_rate", min_val=0, max_val=1)
         if not float(beta) > 0.0:
             raise ValueError(f"beta must be > 0; got {beta!r}")
         self.n_features = int(n_features)
@@ -223,10 +223,8 @@ class GeneticEngine:
             raise ValueError(f"population_size must be an integer >= 2; got {population_size!r}")
         if isinstance(max_iter, bool) or int(max_iter) != max_iter or max_iter < 0:
             raise ValueError(f"max_iter must be an integer >= 0; got {max_iter!r}")
-        if not 0.0 <= float(crossover_rate) <= 1.0:
-            raise ValueError(f"crossover_rate must be in [0, 1]; got {crossover_rate!r}")
-        if not 0.0 <= float(elite_fraction) <= 1.0:
-            raise ValueError(f"elite_fraction must be in [0, 1]; got {elite_fraction!r}")
+        check_scalar(crossover_rate, "crossover_rate", min_val=0, max_val=1)
+        check_scalar(elite_fraction, "elite_fraction", min_val=0, max_val=1)
         if not float(epsilon) > 0.0:
             raise ValueError(f"epsilon must be > 0; got {epsilon!r}")
         self.population_size = int(population_size)

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from threadpoolctl import threadpool_limits
 
 from .._random import as_generator
+from .._validation import check_scalar
 from . import operators as ops
 from .engine import GeneticEngine
 from .selection import check_select, select_design
@@ -66,20 +67,6 @@ def _allow_nan_tag(estimator) -> bool:
         return bool(get_tags(estimator).input_tags.allow_nan)
     except Exception:  # pragma: no cover - estimators without tags
         return False
-
-
-def _check_fraction(name: str, value, low_open: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) \
-            or not (0.0 < value <= 1.0 if low_open else 0.0 <= value <= 1.0):
-        rng = "(0, 1]" if low_open else "[0, 1]"
-        raise ValueError(f"{name} must be a number in {rng}; got {value!r}")
-    return float(value)
-
-
-def _check_int(name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
-    return int(value)
 
 
 class EMSCOClassifier(ClassifierMixin, BaseEstimator):
@@ -248,22 +235,19 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
     def _check_params(self, n_features: int, n_classes: int) -> dict:
         p = {}
         p["select"] = check_select(self.select)
-        p["population_size"] = _check_int("population_size", self.population_size, 2)
-        p["max_iter"] = _check_int("max_iter", self.max_iter, 0)
-        p["mutation_rate"] = _check_fraction("mutation_rate", self.mutation_rate)
-        p["crossover_rate"] = _check_fraction("crossover_rate", self.crossover_rate)
-        p["elite_fraction"] = _check_fraction("elite_fraction", self.elite_fraction)
-        if isinstance(self.beta, bool) or not isinstance(self.beta, numbers.Real) \
-                or not np.isfinite(self.beta) or self.beta <= 0:
-            raise ValueError(f"beta must be a number > 0; got {self.beta!r}")
-        vf = self.validation_fraction
-        if isinstance(vf, bool) or not isinstance(vf, numbers.Real) or not 0 < vf < 1:
-            raise ValueError(f"validation_fraction must be a number in (0, 1); got {vf!r}")
+        p["population_size"] = check_scalar(self.population_size, "population_size", int, min_val=2)
+        p["max_iter"] = check_scalar(self.max_iter, "max_iter", int, min_val=0)
+        p["mutation_rate"] = check_scalar(self.mutation_rate, "mutation_rate", min_val=0, max_val=1)
+        p["crossover_rate"] = check_scalar(self.crossover_rate, "crossover_rate", min_val=0, max_val=1)
+        p["elite_fraction"] = check_scalar(self.elite_fraction, "elite_fraction", min_val=0, max_val=1)
+        check_scalar(self.beta, "beta", min_val=0, include_boundaries="neither")
+        check_scalar(self.validation_fraction, "validation_fraction", min_val=0, max_val=1,
+                     include_boundaries="neither")
         p["confidence"] = check_confidence(self.confidence, n_classes)
         if self.max_stages is None:
             p["max_stages"] = default_max_stages(n_features)
         else:
-            p["max_stages"] = min(_check_int("max_stages", self.max_stages, 1), n_features)
+            p["max_stages"] = min(check_scalar(self.max_stages, "max_stages", int, min_val=1), n_features)
         if self.feature_costs is None:
             costs = np.ones(n_features)
         else:

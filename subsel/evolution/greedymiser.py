@@ -20,13 +20,13 @@ LightGBM is an optional dependency (``pip install "subsel[evolution]"``).
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_scalar
 
 __all__ = ["DEFAULT_TRADEOFFS", "GreedyMiserClassifier"]
 
@@ -135,8 +135,7 @@ class GreedyMiserClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"tradeoffs must be a non-empty sequence of numbers >= 0; got {self.tradeoffs!r}")
         for name in ("n_estimators", "num_leaves", "min_child_samples"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < (2 if name == "num_leaves" else 1):
-                raise ValueError(f"{name} must be an integer >= {2 if name == 'num_leaves' else 1}; got {v!r}")
+            check_scalar(v, name, int, min_val=2 if name == "num_leaves" else 1)
         enc = LabelEncoder().fit(np.asarray(y).ravel())
         self.classes_ = enc.classes_
         unseen = np.setdiff1d(np.unique(np.asarray(y_val).ravel()), self.classes_)

@@ -31,6 +31,7 @@ import time
 import numpy as np
 
 from .._random import as_generator, check_seed
+from .._validation import check_scalar
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
 from ..solvers.base import RawResult, Solver, Status
 from .engine import EvolutionProblem, GeneticEngine
@@ -68,9 +69,7 @@ class SelectionVectorProblem(EvolutionProblem):
     def __init__(self, problem: SubsetSelectionProblem, mutation_rate: float | None = None):
         self.problem = problem
         n = problem.n
-        rate = 1.0 / n if mutation_rate is None else float(mutation_rate)
-        if not 0.0 <= rate <= 1.0:
-            raise ValueError(f"mutation_rate must be in [0, 1]; got {mutation_rate!r}")
+        rate = 1.0 / n if mutation_rate is None else check_scalar(mutation_rate, "mutation_rate", min_val=0, max_val=1)
         self.mutation_rate = rate
         self.lb, self.ub = problem.lower_bounds(), problem.upper_bounds()
         self.r = np.asarray(problem.utility, dtype=float)
@@ -245,11 +244,10 @@ class EMSCOSolver(Solver):
                  mutation_rate: float | None = None, crossover_rate: float = 0.8,
                  elite_fraction: float = 0.2):
         super().__init__(time_limit_s=time_limit_s, threads=threads, verbose=verbose)
-        if patience is not None and (isinstance(patience, bool) or not isinstance(patience, int)
-                                     or patience < 1):
-            raise ValueError(f"patience must be a positive integer or None; got {patience!r}")
-        if mutation_rate is not None and not 0.0 <= float(mutation_rate) <= 1.0:
-            raise ValueError(f"mutation_rate must be in [0, 1]; got {mutation_rate!r}")
+        if patience is not None:
+            check_scalar(patience, "patience", int, min_val=1)
+        if mutation_rate is not None:
+            check_scalar(mutation_rate, "mutation_rate", min_val=0, max_val=1)
         GeneticEngine(population_size, max_iter, crossover_rate, elite_fraction)  # validates
         check_seed(seed)
         self.seed = seed

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from .._validation import as_float_array, check_array_range, check_capacity, check_number
+from .._validation import as_float_array, check_array_range, check_capacity, check_scalar
 from .checks import _used_extensions, check_extensions
 from .problem import SubsetSelectionProblem
 from .rules import FEASIBILITY_TOL, MAX_EXACT_INT, partition_masks, rowdot
@@ -325,7 +325,7 @@ class ProblemBatch:
         if isinstance(value, (list, tuple, np.ndarray)):
             arr = as_float_array(value, name, (0, 1))
             return arr
-        return np.array(check_number(value, name))
+        return np.array(check_scalar(value, name))
 
     def _store(self, m: int, q: np.ndarray, c: np.ndarray, a: np.ndarray, R: np.ndarray, k: np.ndarray,
                names: tuple[str, ...], budget: float | None, demand: int | None, must_take: np.ndarray,

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._files import InputError
 from .._validation import as_float_array as _as_float_array
-from .._validation import check_number as _check_scalar
+from .._validation import check_scalar as _check_scalar
 
 __all__ = ["EXTENSIONS", "check_extensions", "check_names", "default_names"]
 

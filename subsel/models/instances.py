@@ -31,6 +31,8 @@ from typing import Callable
 
 import numpy as np
 
+from .._validation import check_scalar
+
 #: The classes of :func:`knapsack_instance`, in Pisinger's order.
 KNAPSACK_CLASSES = (
     "uncorrelated",
@@ -45,15 +47,11 @@ KnapsackInstance = tuple[np.ndarray, np.ndarray, int]
 
 
 def _check(n: int, R: int, rng: np.random.Generator, fraction: float) -> None:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer; got {n!r}")
-    if isinstance(R, bool) or not isinstance(R, (int, np.integer)) or R < 10:
-        raise ValueError(f"R must be an integer >= 10 (the data range 1..R); got {R!r}")
+    check_scalar(n, "n", int, min_val=1)
+    check_scalar(R, "R", int, min_val=10, unit="the data range 1..R")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) \
-            or not 0.0 < float(fraction) < 1.0:
-        raise ValueError(f"fraction must be a number in (0, 1); got {fraction!r}")
+    check_scalar(fraction, "fraction", min_val=0, max_val=1, include_boundaries="neither")
 
 
 def _capacity(weights: np.ndarray, fraction: float) -> int:

@@ -25,7 +25,7 @@ from .._files import InputError
 from .._random import as_generator
 from .._validation import as_float_array as _as_float_array
 from .._validation import check_array_range, check_capacity
-from .._validation import check_number as _check_scalar
+from .._validation import check_scalar as _check_scalar
 from .._validation import readonly as _readonly
 from .checks import _check_constraints, _exact_numbers, _used_extensions, check_names, default_names
 from .rules import _BLAS_DOT_MAX_N, FEASIBILITY_TOL, MAX_EXACT_INT, linear_at_least, partition_masks, weighted_sum
@@ -523,8 +523,7 @@ class SubsetSelectionProblem:
         ValueError
             When ``n < 1`` (and as the constructor).
         """
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"n must be a positive integer; got {n!r}")
+        n = _check_scalar(n, "n", int, min_val=1)
         g = as_generator(rng, "rng")
         q = g.random(int(n))
         c = g.random(int(n))

@@ -23,6 +23,7 @@ from typing import Any, ClassVar, NamedTuple, overload
 
 import numpy as np
 
+from .._validation import check_scalar
 from ..models import BatchEvaluation, ProblemBatch, SubsetSelectionProblem
 
 #: Most threads a backend may be given (SCIP's own limit; HiGHS aborts on far larger pools).
@@ -383,13 +384,11 @@ class Solver:
     def __init__(self, time_limit_s: float | None = None, threads: int | None = None,
                  verbose: bool = False):
         if time_limit_s is not None:
-            if isinstance(time_limit_s, bool) or not isinstance(time_limit_s, (int, float)) \
-                    or not math.isfinite(time_limit_s) or time_limit_s <= 0:
-                raise ValueError(f"time_limit_s must be a positive number of seconds; got {time_limit_s!r}")
+            time_limit_s = check_scalar(time_limit_s, "time_limit_s", min_val=0, include_boundaries="right",
+                                        unit="seconds")
         if threads is not None:
-            if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
-                raise ValueError(f"threads must be an integer in 1..{MAX_THREADS}; got {threads!r}")
-        self.time_limit_s = None if time_limit_s is None else float(time_limit_s)
+            threads = check_scalar(threads, "threads", int, min_val=1, max_val=MAX_THREADS)
+        self.time_limit_s = time_limit_s
         self.threads = threads
         self.verbose = bool(verbose)
 

@@ -14,7 +14,6 @@ Toth, Management Science 45(3), 1999; :mod:`subsel.solvers._knapsack`).
 """
 from __future__ import annotations
 
-import math
 import time
 import warnings
 from typing import Any, Callable
@@ -22,6 +21,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._extras import require
+from .._validation import check_scalar
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, partition_masks
 from ._knapsack import solve_knapsack
 from .base import RawResult, Solver, Status
@@ -266,10 +266,9 @@ class Exact(Solver):
             require("numba", extra="fast", feature="exact's compiled kernel (jit=True)")
         self.jit = jit
         if memory_limit_mb is not None:
-            if isinstance(memory_limit_mb, bool) or not isinstance(memory_limit_mb, (int, float)) \
-                    or not math.isfinite(memory_limit_mb) or memory_limit_mb <= 0:
-                raise ValueError(f"memory_limit_mb must be a positive number of MiB; got {memory_limit_mb!r}")
-        self.memory_limit_mb = None if memory_limit_mb is None else float(memory_limit_mb)
+            memory_limit_mb = check_scalar(memory_limit_mb, "memory_limit_mb", min_val=0,
+                                           include_boundaries="right", unit="MiB")
+        self.memory_limit_mb = memory_limit_mb
 
     def _repr_options(self) -> list[str]:
         opts = super()._repr_options()

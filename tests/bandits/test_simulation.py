@@ -251,7 +251,7 @@ def test_separated_instances_are_separated_and_per_run():
 
 @pytest.mark.parametrize("kwargs, match", [
     (dict(n=17), "n must be <= 16"),
-    (dict(epsilon=0.0), r"epsilon must be in \(0, 1\]"),
+    (dict(epsilon=0.0), r"epsilon must be a number in \(0, 1\]"),
     (dict(n=12, alpha=0.5, epsilon=0.2, max_draws=2), "run 0: no 0.2-separated instance of 12 agents"),
 ])
 def test_separated_instances_errors(kwargs, match):

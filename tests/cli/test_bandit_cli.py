@@ -42,11 +42,11 @@ def test_simulate_same_seed_same_numbers(tmp_path):
 @pytest.mark.parametrize("extra, match", [
     (["--policy", "nope"], "unknown policy 'nope'"),
     (["--policy", "ss-ucb", "--oracle", "nosuch"], "unknown solver 'nosuch'"),
-    (["--policy", "ss-ucb", "--epsilon", "0"], "epsilon must be in (0, 1]"),
+    (["--policy", "ss-ucb", "--epsilon", "0"], "epsilon must be a number in (0, 1]"),
     (["--policy", "ss-ucb", "--epsilon", "1e-160"], "epsilon = 1e-160 is too small"),
-    (["--policy", "ss-ucb", "--epsilon", "nan"], "epsilon must be a finite number"),
+    (["--policy", "ss-ucb", "--epsilon", "nan"], "epsilon must be a number in (0, 1]; got nan"),
     (["--policy", "ss-ucb", "--seed", "-1"], "--seed must be >= 0; got -1"),
-    (["--policy", "ss-ucb", "--T", str(10 ** 20)], "horizon must be <= 9007199254740992"),
+    (["--policy", "ss-ucb", "--T", str(10 ** 20)], "horizon must be an integer in [1, 9007199254740992]"),
     (["--policy", "ss-ucb", "--runs", "0"], "--runs must be >= 1"),
 ])
 def test_simulate_errors(tmp_path, capsys, extra, match):
@@ -161,7 +161,7 @@ def test_init_setting_errors_do_not_blame_the_agents_file(tmp_path, capsys):
     code = main(["bandit", "init", "--agents", str(agents), "--alpha", "0.6", "--epsilon", "0",
                  "--horizon", "20", "--state", str(tmp_path / "s.json")])
     err = _one_line_error(capsys, code)
-    assert "epsilon must be in (0, 1]; got 0" in err and str(agents) not in err
+    assert "epsilon must be a number in (0, 1]; got 0" in err and str(agents) not in err
 
 
 @pytest.mark.parametrize("command", ["init", "next"])
@@ -314,7 +314,7 @@ def _cts_online(tmp_path):
     (lambda s: s["policy"]["rng"].update(bit_generator="seed"), "rng.bit_generator 'seed' is not one of"),
     (lambda s: s["policy"]["rng"].update(bit_generator="random"), "rng.bit_generator 'random' is not one of"),
     (lambda s: s["policy"]["rng"].update(bit_generator="Nope"), "rng.bit_generator 'Nope' is not one of"),
-    (lambda s: s["policy"]["params"].update(epsilon=2), r"'params': epsilon must be in \[0, 1\]; got 2"),
+    (lambda s: s["policy"]["params"].update(epsilon=2), r"'params': epsilon must be a number in \[0, 1\]; got 2"),
     (lambda s: s.update(pending={"round": 1, "units": [10 ** 30, 0, 0]}), r"pending units\[0\] = 10{30} is outside"),
     (lambda s: s["policy"].update(w=[1e19, 0, 0]), r"w\[0\] = 1e\+19 exceeds t x capacity"),
     (lambda s: s["policy"].update(t=-1), "'t' must be an integer in 0..2\\^53"),
@@ -394,8 +394,8 @@ def test_next_removes_a_killed_write_leftover(online):
 
 @pytest.mark.parametrize("extra, match", [
     (["--seed", "-5", "--policy", "cts"], "--seed must be >= 0; got -5"),
-    (["--horizon", str(10 ** 20)], "horizon must be <= 9007199254740992"),
-    (["--epsilon", "2"], r"epsilon must be in \(0, 1\]; got 2.0"),
+    (["--horizon", str(10 ** 20)], r"horizon must be an integer in \[1, 9007199254740992\]"),
+    (["--epsilon", "2"], r"epsilon must be a number in \(0, 1\]; got 2.0"),
 ])
 def test_init_option_ranges(tmp_path, capsys, extra, match):
     agents = tmp_path / "agents.csv"

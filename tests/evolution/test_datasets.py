@@ -75,8 +75,8 @@ def test_a_data_home_overrides_the_shipped_copy(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("seed, error, match", [
-    (-1, ValueError, r"seed must be a non-negative integer; got -1"),
-    ("1", TypeError, r"seed must be a non-negative integer; got str '1'"),
+    (-1, ValueError, r"seed must be an integer >= 0; got -1"),
+    ("1", TypeError, r"seed must be an integer >= 0; got '1'"),
 ])
 def test_bad_seed_is_named(seed, error, match):
     with pytest.raises(error, match=match):

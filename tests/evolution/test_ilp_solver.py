@@ -117,10 +117,10 @@ def test_feasible_rows_dominate_infeasible_rows_after_normalize():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"patience": 0}, "patience must be a positive integer or None; got 0"),
+    ({"patience": 0}, "patience must be an integer >= 1; got 0"),
     ({"mutation_rate": 1.5}, r"mutation_rate must be in \[0, 1\]; got 1.5"),
     ({"population_size": 1}, "population_size must be an integer >= 2; got 1"),
-    ({"time_limit_s": -1}, "time_limit_s must be a positive number"),
+    ({"time_limit_s": -1}, r"time_limit_s must be a number > 0 \(seconds\); got -1"),
 ])
 def test_bad_options_raise(kwargs, message):
     with pytest.raises(ValueError, match=message):

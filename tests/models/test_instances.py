@@ -70,7 +70,7 @@ def test_unknown_class_is_rejected():
 
 
 def test_bad_n_is_rejected():
-    with pytest.raises(ValueError, match="n must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="n must be an integer >= 1; got 0"):
         uncorrelated(0, 1000, np.random.default_rng(0))
 
 

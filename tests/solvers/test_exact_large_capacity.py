@@ -5,6 +5,7 @@ against HiGHS (an independent MILP) on capacities far beyond what a capacity-siz
 hold, and the memory limit against the proven optimum.
 """
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -127,9 +128,10 @@ def test_memory_limit_none_means_unlimited():
     assert a.objective == b.objective
 
 
-@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), True, "64"])
-def test_memory_limit_is_validated(bad):
-    with pytest.raises(ValueError, match="memory_limit_mb must be a positive number"):
+@pytest.mark.parametrize("bad, error", [(0, ValueError), (-1, ValueError), (float("nan"), ValueError),
+                                        (float("inf"), ValueError), (True, TypeError), ("64", TypeError)])
+def test_memory_limit_is_validated(bad, error):
+    with pytest.raises(error, match=rf"^memory_limit_mb must be a number > 0 \(MiB\); got {re.escape(repr(bad))}$"):
         get_solver("exact", memory_limit_mb=bad)
 
 
