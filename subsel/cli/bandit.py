@@ -33,8 +33,16 @@ import pandas as pd
 
 from .._extras import require
 from .._files import CSVTable, InputError, atomic_write_text, read_csv, stale_temporaries
-from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_instances, policy_names, simulate
-from ..bandits.policies import exploration_rounds, fitting_epsilon
+from ..bandits import (
+    BernoulliEnvironment,
+    OnlinePlanner,
+    exploration_rounds,
+    fitting_epsilon,
+    make_policy,
+    paper_instances,
+    policy_names,
+    simulate,
+)
 from . import CLIError, counted
 from .guards import check_memory, check_paths
 

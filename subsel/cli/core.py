@@ -43,7 +43,7 @@ from ..models import (
     write_lp,
     write_mps,
 )
-from ..solvers import SOLVERS, SolverError, get_solver, solver_info
+from ..solvers import SOLVERS, SolverError, Status, get_solver, solver_info
 from . import CLIError, counted
 from .guards import check_memory, check_paths
 
@@ -276,22 +276,22 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         return 1
     # Exit 1 when no answer came back (a time limit before any selection), or when an answer
     # called optimal contradicts the known optimum (the solver or the optimum file is wrong).
-    no_answer = not sol.is_feasible and sol.status.value != "infeasible"
+    no_answer = not sol.is_feasible and sol.status is not Status.INFEASIBLE
     matches = None
     if optimum is not None:
         matches = bool(sol.is_feasible
                        and abs(sol.objective - optimum) <= 1e-6 * max(1.0, abs(optimum)))
-    code = 1 if no_answer or (matches is False and sol.status.value == "optimal") else 0
+    code = 1 if no_answer or (matches is False and sol.status is Status.OPTIMAL) else 0
     if args.output is not None:
         if sol.is_feasible:
             _emit(selection_csv_text(problem.names, sol.x), args.output)
         else:
             why = (" (no selection found within the time limit)"
-                   if sol.status.value == "no_solution_found" else "")
+                   if sol.status is Status.NO_SOLUTION_FOUND else "")
             print(f"subsel: no selection written: status {sol.status.value}{why}", file=sys.stderr)
     elif no_answer:
         print(f"subsel: no selection found: status {sol.status.value}", file=sys.stderr)
-    if code and matches is False and sol.status.value == "optimal":
+    if code and matches is False and sol.status is Status.OPTIMAL:
         print(f"subsel: objective {_fmt(sol.objective)} called optimal differs from the known "
               f"optimum {_fmt(optimum)}", file=sys.stderr)
     if args.json:
@@ -318,7 +318,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         f"wall_time_s  {sol.wall_time_s:.4f} (backend {sol.backend_time_s:.4f}, "
         f"subsel overhead {sol.overhead_time_s:.4f})",
     ]
-    if sol.bound is not None and sol.status.value != "optimal":
+    if sol.bound is not None and sol.status is not Status.OPTIMAL:
         lines.insert(4, f"bound        {_fmt(sol.bound)}")
     if optimum is not None:
         lines.append(f"known_optimum {_fmt(optimum)} ({'matches' if matches else 'DIFFERS'})")

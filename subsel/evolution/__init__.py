@@ -6,7 +6,8 @@
 - :mod:`subsel.evolution.staged` — staged classification, objectives g1, g2, g3*, the cache;
 - :mod:`subsel.evolution.estimator` — :class:`EMSCOClassifier` (scikit-learn estimator);
 - :mod:`subsel.evolution.datasets` — the paper's five data sets and breast cancer.
-- :mod:`subsel.evolution.ilp` — the engine as the heuristic ``emsco`` Solver;
+- :mod:`subsel.evolution.genetic_solver` — the engine as the heuristic ``emsco`` Solver (repaired
+  genetic search on selection vectors);
 - :mod:`subsel.evolution.seeding` — ILP-chosen feature subsets for the initial population.
 """
 from .._extras import require

@@ -344,7 +344,6 @@ class SubsetLogisticNewton:
         self._pos = (y == 1).astype(float)
         self._sign = 2.0 * self._pos - 1.0
         self._pos32 = self._pos.astype(np.float32)
-        self._sign32 = self._sign.astype(np.float32)
         self._local = threading.local()
 
     def _buffers(self, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -17,8 +17,7 @@ from pathlib import Path
 
 from .._extras import require
 from .._files import atomic_write_text
-from ..solvers import get_solver
-from ..solvers.registry import SOLVERS
+from ..solvers import SOLVERS, get_solver
 from .analysis import add_ratios, summarize, to_markdown
 from .plots import plot_comparison
 from .runner import grid, run_grid, write_table

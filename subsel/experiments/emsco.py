@@ -54,8 +54,6 @@ TABLE2_DATASETS = ("synthetic50", "synthetic15", "pima", "credit", "heart")
 SYNTHETIC = ("synthetic15", "synthetic50")
 #: Method names, in the table's order (the baselines are deterministic: one row each, run 0).
 METHODS = ("emsco", "emsco+ilp", "nsga2", "all-features", "all-features-reject", "ilp-subset", "gm")
-EA_METHODS = ("emsco", "emsco+ilp", "nsga2")
-BASELINES = ("all-features", "all-features-reject", "ilp-subset", "gm")
 
 #: EA runs per data set, population and generations per scale.  ``None`` = the paper's value
 #: (population from the paper's Section V, 150 generations).

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Sequence, overload
 
@@ -199,7 +199,6 @@ class SubsetSelectionProblem:
     must_take: np.ndarray = None  # type: ignore[assignment]
     must_not_take: np.ndarray = None  # type: ignore[assignment]
     objective_quality: np.ndarray | None = None
-    _extras: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
@@ -264,7 +263,7 @@ class SubsetSelectionProblem:
         for key, value in (("quality", quality), ("cost", cost), ("alpha", alpha), ("capacity", capacity),
                            ("R", R), ("names", names), ("budget", budget), ("demand", demand),
                            ("must_take", must_take), ("must_not_take", must_not_take),
-                           ("objective_quality", objective_quality), ("_extras", {})):
+                           ("objective_quality", objective_quality)):
             set_(key, value)
         return self
 

@@ -357,7 +357,7 @@ class MILPSolver(Solver):
         certificate = self._certify_with_exact(problem, self._left(deadline))
         proven = False
         if certificate is not None:
-            x_cert, value = certificate
+            value = certificate[1]
             bound = value
             proven = best is not None and within_tolerance(problem, best, value)
         elif claimed and bound is not None and best is not None:

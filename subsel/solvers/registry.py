@@ -10,7 +10,7 @@ imports no backend that is heavy to load.  Three sources, in this order:
    ``pyproject.toml``::
 
        [project.entry-points."subsel.solvers"]
-       emsco = "subsel.evolution.ilp:EMSCOSolver [evolution]"
+       emsco = "subsel.evolution.genetic_solver:EMSCOSolver [evolution]"
 
    The optional ``[extra]`` names extras of the same distribution that the solver needs; the
    registry checks that their requirements are installed without importing anything.  When this

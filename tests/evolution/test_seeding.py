@@ -54,7 +54,7 @@ def test_seed_chromosomes_put_the_subset_first():
 
 def test_engine_keeps_initial_solutions():
     from subsel.evolution.engine import GeneticEngine
-    from subsel.evolution.ilp import SelectionVectorProblem
+    from subsel.evolution.genetic_solver import SelectionVectorProblem
 
     p = SubsetSelectionProblem.random(10, 0.7, rng=0)
     evo = SelectionVectorProblem(p)

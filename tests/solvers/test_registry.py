@@ -52,7 +52,7 @@ def run(code):
 
 def test_table_order_is_builtin_then_plugins():
     assert list(SOLVERS)[:len(BUILTIN)] == BUILTIN
-    assert "emsco" in SOLVERS and SOLVERS["emsco"] == "subsel.evolution.ilp:EMSCOSolver"
+    assert "emsco" in SOLVERS and SOLVERS["emsco"] == "subsel.evolution.genetic_solver:EMSCOSolver"
     assert [r.name for r in solver_info()] == list(SOLVERS)
     assert set(available_solvers()) <= set(SOLVERS)
 
@@ -100,7 +100,7 @@ def test_register_solver_adds_a_runtime_solver(clean_registry):
     ("ok", "a.b.C", ValueError, "must be 'module:Class'"),
     ("ok", "a.b:", ValueError, "must be 'module:Class'"),
     ("gss", "subsel.solvers.dpss:DPSS", ValueError, "already registered as 'subsel.solvers.gss:GSS'"),
-    ("emsco", "x.y:Z", ValueError, "already registered as 'subsel.evolution.ilp:EMSCOSolver'"),
+    ("emsco", "x.y:Z", ValueError, "already registered as 'subsel.evolution.genetic_solver:EMSCOSolver'"),
     (3, "a.b:C", TypeError, "must be strings"),
     ("ok", None, TypeError, "must be strings"),
 ])
@@ -166,7 +166,7 @@ def test_a_source_tree_reads_its_own_pyproject_and_ignores_stale_metadata(monkey
     # installed metadata of subsel that predates the tree's table is ignored; other plug-ins are kept
     fake_entry_points(monkeypatch, [("emsco", "old.place:Old", "subsel", []),
                                     ("other", "subsel.solvers.gss:GSS", "acme", [])], tree=tree)
-    assert SOLVERS["emsco"] == "subsel.evolution.ilp:EMSCOSolver" and "other" in SOLVERS
+    assert SOLVERS["emsco"] == "subsel.evolution.genetic_solver:EMSCOSolver" and "other" in SOLVERS
     entry = registry._entry("emsco")
     assert entry.extra == "evolution" and "scikit-learn" in entry.distributions
     assert entry.origin == "entry point of subsel"

@@ -33,7 +33,7 @@ import numpy as np
 from .._random import as_generator, check_seed
 from .._validation import check_scalar
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
-from ..solvers.base import RawResult, Solver, Status
+from ..solvers import RawResult, Solver, Status
 from .engine import EvolutionProblem, GeneticEngine
 
 __all__ = ["EMSCOSolver", "SelectionVectorProblem"]
@@ -87,7 +87,6 @@ class SelectionVectorProblem(EvolutionProblem):
         self._rep_gain = np.abs(self.margin[self._rep_agents])
         self.best_x: np.ndarray | None = None
         self.best_utility = -np.inf
-        self.repairs = 0
 
     # -- encoding -------------------------------------------------------------------------------
     def repair(self, x: np.ndarray) -> np.ndarray:
@@ -109,7 +108,6 @@ class SelectionVectorProblem(EvolutionProblem):
         deficit = -float(x @ self.margin)
         if deficit <= 0.0:
             return x
-        self.repairs += 1
         a = self._rep_agents
         room = np.where(self._rep_kind == 0, x[a] - self.lb[a], self.ub[a] - x[a]).astype(float)
         gain = room * self._rep_gain

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 
 from subsel import SubsetSelectionProblem
-from subsel.evolution.ilp import EMSCOSolver, SelectionVectorProblem
+from subsel.evolution.genetic_solver import EMSCOSolver, SelectionVectorProblem
 from subsel.solvers import Status, get_solver, solver_info
 from tests.strategies import brute_force, must_list_problems, problems
 
@@ -118,7 +118,7 @@ def test_feasible_rows_dominate_infeasible_rows_after_normalize():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"patience": 0}, "patience must be an integer >= 1; got 0"),
-    ({"mutation_rate": 1.5}, r"mutation_rate must be in \[0, 1\]; got 1.5"),
+    ({"mutation_rate": 1.5}, r"mutation_rate must be a number in \[0, 1\]; got 1.5"),
     ({"population_size": 1}, "population_size must be an integer >= 2; got 1"),
     ({"time_limit_s": -1}, r"time_limit_s must be a number > 0 \(seconds\); got -1"),
 ])

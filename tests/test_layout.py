@@ -1,0 +1,63 @@
+"""The package's layout rules that the import graph alone does not show: a light ``import subsel``,
+file handling below the model, one home for the rules."""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import subsel
+
+PACKAGE = Path(subsel.__file__).parent
+
+
+def _imports(path: Path, top_level_only: bool = False) -> list[tuple[int, str]]:
+    """(level, module) of every import of ``path`` (relative ones with their dots' count)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    out = []
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom):
+            out.append((node.level, node.module or ""))
+        elif isinstance(node, ast.Import):
+            out.extend((0, alias.name) for alias in node.names)
+    return out
+
+
+def test_import_subsel_loads_neither_pandas_nor_a_backend():
+    code = ("import sys, subsel; heavy = [m for m in ('pandas', 'pulp', 'highspy', 'ortools') "
+            "if m in sys.modules]; print(','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=PACKAGE.parent)
+    assert out.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("module", ["_files.py", "models/rules.py"])
+def test_lowest_modules_import_nothing_of_subsel(module):
+    found = [(level, name) for level, name in _imports(PACKAGE / module) if level or name.startswith("subsel")]
+    assert found == []
+
+
+def test_the_problem_module_does_not_import_the_agents_schema_at_load():
+    assert (1, "agents") not in _imports(PACKAGE / "models" / "problem.py", top_level_only=True)
+
+
+def test_models_reach_no_higher_layer():
+    for path in (PACKAGE / "models").glob("*.py"):
+        for level, name in _imports(path):
+            assert not (level == 2 and name.split(".")[0] in {"solvers", "bandits", "evolution",
+                                                               "experiments", "cli"}), (path, name)
+
+
+def test_the_largest_exact_integer_is_written_once():
+    """``2 ** 53`` (and ``2.0 ** 53``) appears as a literal only in the rules module."""
+    homes = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) \
+                    and isinstance(node.left, ast.Constant) and node.left.value == 2 \
+                    and isinstance(node.right, ast.Constant) and node.right.value == 53:
+                homes.append(path.relative_to(PACKAGE).as_posix())
+    # _knapsack scales float mantissas (53 significant bits), a property of float64, not the limit.
+    assert sorted(set(homes) - {"solvers/_knapsack.py"}) == ["models/rules.py"]
