@@ -31,6 +31,7 @@ from .rules import (
     OPTIMALITY_RTOL,
     linear_at_least,
     partition_masks,
+    rounding_error_bound,
     rowdot,
     weighted_sum,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "weighted_sum",
     "linear_at_least",
     "partition_masks",
+    "rounding_error_bound",
     "BatchEvaluation", "BatchPartition", "ProblemBatch", "rowdot",
     "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "variable_names", "write_lp", "write_mps",
     "KnapsackInstance", "read_knapsack", "read_optimum",

@@ -16,7 +16,7 @@ It imports nothing of subsel.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -28,6 +28,7 @@ __all__ = [
     "rowdot",
     "partition_masks",
     "linear_at_least",
+    "rounding_error_bound",
 ]
 
 #: The one feasibility rule: an absolute tolerance on the left side of the linear constraints.
@@ -149,6 +150,33 @@ def _dyadic(v: float) -> int:
     return num * ((1 << _DYADIC_SHIFT) // den)
 
 
+def rounding_error_bound(n: int, magnitude: Any, rhs: Any = 0.0) -> Any:
+    """A proven bound on the rounding error of a float sum ``sum_i x_i (coef_i - shift)`` against ``rhs``.
+
+    Covers the rounding of ``coef_i - shift`` (one ulp), of each product and of any summation order
+    (``n`` ulps), of the right side (one ulp), plus an absolute floor for subnormal underflow:
+    ``(n + 4) 2^-52 1.01 magnitude + 2^-51 |rhs| + 1e-300`` (Higham, *Accuracy and Stability of
+    Numerical Algorithms*, 2nd ed., Section 3.1, the bound ``gamma_n`` of a dot product).  The
+    float sum decides the rule when it lies farther than this from the right side; the one problem
+    (:func:`linear_at_least`) and the batch (:meth:`subsel.models.ProblemBatch.evaluate`) use it.
+
+    Parameters
+    ----------
+    n : int
+        Number of terms.
+    magnitude : float or ndarray of shape (m,)
+        ``sum_i |x_i| |coef_i - shift|`` (or an upper bound of it), per row for a batch.
+    rhs : float or ndarray of shape (m,), default 0
+        The right side.
+
+    Returns
+    -------
+    float or ndarray of shape (m,)
+    """
+    eps = 2.0 ** -52
+    return (n + 4) * eps * magnitude * 1.01 + 2 * eps * abs(rhs) + 1e-300
+
+
 def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence[float],
                     estimate: float | None = None, shifted: np.ndarray | None = None,
                     nonnegative: bool = False, work: np.ndarray | None = None,
@@ -196,10 +224,7 @@ def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence
         a = float(weighted_sum(x if nonnegative else np.abs(x), abs_m, out=work))
     else:
         a = float(magnitude)
-    # Rounding of coef - shift (one ulp), of each product and of any summation order (n ulps),
-    # of the right side (one ulp), plus an absolute floor for subnormal underflow.
-    eps = 2.0 ** -52
-    err = (x.size + 4) * eps * a * 1.01 + 2 * eps * abs(t) + 1e-300
+    err = rounding_error_bound(x.size, a, t)
     if s - err > t:
         return True
     if s + err < t:
