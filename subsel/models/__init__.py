@@ -24,11 +24,14 @@ from .formulations import (
 )
 from .instances import KNAPSACK_CLASSES, knapsack_instance
 from .knapsack import KnapsackInstance, read_knapsack, read_optimum
-from .problem import MAX_COST, R_RANGE, Evaluation, Partition, SubsetSelectionProblem
+from .problem import Evaluation, SubsetSelectionProblem
 from .rules import (
     FEASIBILITY_TOL,
+    MAX_COST,
     MAX_EXACT_INT,
     OPTIMALITY_RTOL,
+    R_RANGE,
+    Partition,
     linear_at_least,
     partition_masks,
     rounding_error_bound,

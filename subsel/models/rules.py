@@ -6,7 +6,8 @@ this module holds what deciding it needs, once for the whole package:
 
 - the feasibility and optimality tolerances (:data:`FEASIBILITY_TOL`, :data:`OPTIMALITY_RTOL`);
 - the largest exact integer of float64 (:data:`MAX_EXACT_INT`, ``2**53``), the limit of every
-  capacity, unit count and integer datum;
+  capacity, unit count and integer datum, and the accepted ranges of ``R`` and of the costs
+  (:data:`R_RANGE`, :data:`MAX_COST`);
 - the partition of the agents into the classes S1..S4 of Section 5.1 (:func:`partition_masks`);
 - the float sums of the problem and of a batch, rounded alike (:func:`weighted_sum`,
   :func:`rowdot`), and the exact decision of a linear row (:func:`linear_at_least`).
@@ -16,7 +17,7 @@ It imports nothing of subsel.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -24,9 +25,12 @@ __all__ = [
     "FEASIBILITY_TOL",
     "OPTIMALITY_RTOL",
     "MAX_EXACT_INT",
+    "R_RANGE",
+    "MAX_COST",
     "weighted_sum",
     "rowdot",
     "partition_masks",
+    "Partition",
     "linear_at_least",
     "rounding_error_bound",
 ]
@@ -46,6 +50,13 @@ OPTIMALITY_RTOL = 1e-9
 #: exactly a float64, so unit counts, their sums of at most ``2**53`` and integer knapsack data stay
 #: exact.  Larger values are refused (a silent wrap or rounding would change the problem).
 MAX_EXACT_INT = 2 ** 53
+
+
+#: Accepted range of ``R`` (revenue per good unit) and upper limit of every cost: wide enough for
+#: every unit of money and for the knapsack encoding, narrow enough that every utility
+#: ``R q_i - c_i`` times every capacity, and their sums, stay far from float64 overflow.
+R_RANGE = (1e-12, 1e30)
+MAX_COST = 1e30
 
 
 #: Length from which :func:`weighted_sum` avoids BLAS.  OpenBLAS runs ``ddot`` on one thread up
@@ -138,6 +149,27 @@ def rowdot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if xa.shape[-1] > _BLAS_DOT_MAX_N:
         return np.ascontiguousarray(xa * ya).sum(axis=1)
     return np.matmul(xa[:, None, :], ya[:, :, None])[:, 0, 0]
+
+
+class Partition(NamedTuple):
+    """Index arrays of the four agent classes (Deva et al., Section 5.1).
+
+    Attributes
+    ----------
+    S1 : ndarray of int, shape (n1,)
+        ``q >= alpha`` and ``r >= 0``: always take every unit.
+    S2 : ndarray of int, shape (n2,)
+        ``q > alpha`` and ``r < 0``: buy quality at a loss.
+    S3 : ndarray of int, shape (n3,)
+        ``q < alpha`` and ``r >= 0``: earn revenue, spend quality.
+    S4 : ndarray of int, shape (n4,)
+        ``q < alpha`` and ``r < 0`` (and ``q == alpha``, ``r < 0``): never take.
+    """
+
+    S1: np.ndarray
+    S2: np.ndarray
+    S3: np.ndarray
+    S4: np.ndarray
 
 
 #: Every float64 times 2**_DYADIC_SHIFT is an integer (the smallest subnormal is 2**-1074).
