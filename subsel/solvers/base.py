@@ -11,6 +11,9 @@ Two times are kept apart: :attr:`Solution.wall_time_s` is the whole call, and
 :attr:`Solution.backend_time_s` the part spent in the backend's own solve (the time of ``_solve``,
 unless the backend reports the time of its solver calls in :attr:`RawResult.backend_time_s`, as the
 MILP backends do); the difference, :attr:`Solution.overhead_time_s`, is what subsel adds around it.
+
+Longer than 600 lines on purpose: the status vocabulary, the Solution and SolutionBatch types,
+the Solver protocol and the answer check that every backend's result passes are one interface.
 """
 from __future__ import annotations
 
