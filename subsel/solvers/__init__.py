@@ -6,16 +6,19 @@ on this machine.  Every backend returns a :class:`Solution` checked by ``problem
 """
 from .base import RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
 from .registry import (
+    DEFAULT_SOLVER_PREFERENCE,
     ENTRY_POINT_GROUP,
     SOLVERS,
     SolverInfo,
     available_solvers,
+    default_solver,
     get_solver,
     register_solver,
     solver_info,
 )
 
 __all__ = [
+    "DEFAULT_SOLVER_PREFERENCE",
     "ENTRY_POINT_GROUP",
     "SOLVERS",
     "RawResult",
@@ -26,6 +29,7 @@ __all__ = [
     "Status",
     "UnsupportedExtensionError",
     "available_solvers",
+    "default_solver",
     "get_solver",
     "register_solver",
     "solver_info",
