@@ -1,0 +1,194 @@
+"""The price of quality: the optimum as a function of the quality threshold alpha.
+
+Deva, Abhishek, Gujar, AAMAS 2021, Section 3: the constraint ``sum_i (q_i - alpha) x_i >= 0`` is the
+only part of the model that depends on alpha.  A selection ``x`` satisfies it exactly for
+``alpha <= q_av(x)`` (its average quality), so the feasible set shrinks as alpha grows and the optimum
+``V(alpha)`` is a non-increasing step function: the optimal selection at ``alpha`` stays optimal for
+every larger threshold up to its own average quality.  Both functions below use that to save solves
+(with an exact solver), and :func:`frontier_breakpoints` finds every step.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._validation import as_float_array, check_array_range, check_number
+from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
+from ..solvers import Solution, Solver, Status
+from ._common import as_solver, check_problem, summary
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+#: Columns of :func:`frontier`, in order.
+FRONTIER_COLUMNS = ("alpha", "objective", "units", "avg_quality", "agents", "status")
+
+
+def _carries_over(sol: Solution | None, solver: Solver, problem: SubsetSelectionProblem) -> bool:
+    """Whether ``sol``, found by an exact solver at a smaller alpha, answers ``problem`` too.
+
+    An optimal selection that is still feasible at the larger alpha (checked with the model's one
+    feasibility rule) is optimal there (the feasible set only shrank); a proven-infeasible problem
+    stays infeasible.
+    """
+    if sol is None or not solver.exact:
+        return False
+    if sol.status is Status.INFEASIBLE:
+        return True
+    return sol.status is Status.OPTIMAL and problem.evaluate(sol.x).feasible
+
+
+def frontier(problem: SubsetSelectionProblem, alphas: Any, solver: str | Solver = "exact") -> "pd.DataFrame":
+    """The optimum at each quality threshold of ``alphas``: the price of quality.
+
+    Deva, Abhishek, Gujar, AAMAS 2021, Section 3, eq. (1), solved for each ``alpha`` with every other
+    field of ``problem`` (costs, capacities, budget, demand, must lists) unchanged.  With an exact
+    solver the thresholds are visited in increasing order and a solve is skipped when the previous
+    optimal selection is still feasible (it is then still optimal: raising alpha only removes
+    selections), so a fine grid costs about one solve per distinct optimal selection.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+        Its own ``alpha`` is ignored.
+    alphas : array-like of float, shape (m,)
+        Thresholds in [0, 1], any order, repeats allowed; one output row each, in the given order.
+    solver : str or Solver, default "exact"
+        A registry name or a solver instance; it must support the extensions ``problem`` uses.
+
+    Returns
+    -------
+    pandas.DataFrame, shape (m, 6)
+        Columns ``alpha`` (float), ``objective`` (utility ``sum r_i x_i`` in revenue units; NaN when
+        there is no selection), ``units`` (``sum x_i``), ``avg_quality`` (NaN for the empty
+        selection), ``agents`` (agents with ``x_i > 0``), ``status`` (the solver's status).
+
+    Raises
+    ------
+    ValueError
+        ``alphas`` empty, not finite or outside [0, 1] (naming the index and value); an unknown
+        solver name; an extension the solver does not support.
+    TypeError
+        ``problem`` is not a SubsetSelectionProblem, or ``solver`` not a name or a Solver.
+
+    Examples
+    --------
+    >>> from subsel import SubsetSelectionProblem, frontier
+    >>> p = SubsetSelectionProblem(quality=[0.95, 0.8, 0.6], cost=[0.5, 0.2, 0.1], alpha=0.5)
+    >>> frontier(p, [0.6, 0.8, 0.9])[["alpha", "objective", "agents"]].round(6).values.tolist()
+    [[0.6, 1.55, 3.0], [0.8, 1.05, 2.0], [0.9, 0.45, 1.0]]
+    """
+    import pandas as pd
+
+    problem = check_problem(problem)
+    solver = as_solver(solver)
+    a = as_float_array(alphas, "alphas")
+    if a.size == 0:
+        raise ValueError("alphas must hold at least one threshold; got none")
+    check_array_range(a, "alphas", 0.0, 1.0, "in [0, 1]")
+    rows: list[dict[str, Any]] = [{} for _ in range(a.size)]
+    last: Solution | None = None
+    for j in np.argsort(a, kind="stable"):
+        alpha = float(a[j])
+        at = problem.with_changes(alpha=alpha)
+        if not _carries_over(last, solver, at):
+            last = solver.solve(at)
+        assert last is not None
+        rows[j] = dict(alpha=alpha, **summary(last))
+    return pd.DataFrame(rows, columns=list(FRONTIER_COLUMNS))
+
+
+def _first_infeasible_alpha(problem: SubsetSelectionProblem, x: np.ndarray, start: float) -> float:
+    """The first float ``alpha > start`` at which ``x`` fails the model's feasibility rule, or ``inf``.
+
+    ``start`` is ``x``'s average quality: ``x`` stays feasible a little beyond it, by the absolute
+    tolerance of the rule divided by its units; the step doubles until the rule rejects ``x``.
+    """
+    step = max(FEASIBILITY_TOL / float(x.sum()), math.ulp(start))
+    while True:
+        alpha = start + step
+        if alpha > 1.0:
+            return math.inf
+        if not problem.with_changes(alpha=alpha).evaluate(x).feasible:
+            return alpha
+        step *= 2.0
+
+
+def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0, alpha_max: float = 1.0,
+                         solver: str | Solver = "exact") -> "pd.DataFrame":
+    """Every optimal selection between two thresholds, and the exact threshold where each stops.
+
+    Deva, Abhishek, Gujar, AAMAS 2021, Section 3.  The optimum ``V(alpha)`` is a step function:
+    a selection ``x`` optimal at ``alpha`` stays optimal up to its average quality ``q_av(x)``, the
+    threshold where ``sum_i (q_i - alpha) x_i`` reaches 0, and no further (it is infeasible beyond).
+    The search solves at ``alpha_min``, then just above the average quality of each optimal selection
+    found: at the first threshold where the model's feasibility rule (absolute tolerance 1e-9 on the
+    constraint's left side) rejects it, at most ``1e-9 / units`` above ``q_av(x)``.  So the steps are
+    exact up to that tolerance, and the search costs one solve per step.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+        Its own ``alpha`` is ignored.
+    alpha_min, alpha_max : float
+        The range of thresholds, ``0 <= alpha_min <= alpha_max <= 1``.
+    solver : str or Solver, default "exact"
+        An exact solver (``exact = True``), name or instance.
+
+    Returns
+    -------
+    pandas.DataFrame, one row per optimal selection, in increasing ``alpha``
+        The columns of :func:`frontier` plus ``alpha_to``: the row's selection is optimal for every
+        threshold from ``alpha`` to ``alpha_to``, its average quality (or ``alpha_max``; or ``alpha``
+        itself when the selection meets the threshold only within the tolerance).  The next row
+        starts where the feasibility rule first rejects the selection, at most ``2e-9 / units`` above
+        its average quality.  A last row with status ``infeasible`` covers the
+        thresholds where nothing is feasible (only a demand or must-take list can cause that).
+
+    Raises
+    ------
+    ValueError
+        Thresholds outside [0, 1] or ``alpha_min > alpha_max``; a solver that is not exact; a solve
+        that ends without a proven optimum (a time limit).
+    TypeError
+        As :func:`frontier`.
+
+    Examples
+    --------
+    >>> from subsel import SubsetSelectionProblem
+    >>> from subsel.decisions import frontier_breakpoints
+    >>> p = SubsetSelectionProblem(quality=[0.95, 0.8, 0.6], cost=[0.5, 0.2, 0.1], alpha=0.5)
+    >>> frontier_breakpoints(p, 0.5, 1.0)[["alpha_to", "objective", "agents"]].round(6).values.tolist()
+    [[0.783333, 1.55, 3.0], [0.875, 1.05, 2.0], [0.95, 0.45, 1.0], [1.0, 0.0, 0.0]]
+    """
+    import pandas as pd
+
+    problem = check_problem(problem)
+    solver = as_solver(solver, need_exact=True, what="frontier_breakpoints")
+    lo = check_number(alpha_min, "alpha_min")
+    hi = check_number(alpha_max, "alpha_max")
+    for name, v in (("alpha_min", lo), ("alpha_max", hi)):
+        if not 0.0 <= v <= 1.0:
+            raise ValueError(f"{name} must be in [0, 1]; got {v}")
+    if lo > hi:
+        raise ValueError(f"alpha_min must be <= alpha_max; got alpha_min {lo} > alpha_max {hi}")
+    rows: list[dict[str, Any]] = []
+    alpha = lo
+    while True:
+        at = problem.with_changes(alpha=alpha)
+        sol = solver.solve(at)
+        if sol.status is not Status.OPTIMAL and sol.status is not Status.INFEASIBLE:
+            raise ValueError(f"solver {solver.name!r} stopped at alpha {alpha!r} with status {sol.status.value} "
+                             "(no proven optimum); give it more time")
+        row = dict(alpha=alpha, alpha_to=hi, **summary(sol))
+        rows.append(row)
+        if sol.status is Status.INFEASIBLE or not sol.x.any():
+            break  # infeasible stays so as alpha grows; the empty selection is feasible for every alpha
+        nxt = _first_infeasible_alpha(problem, sol.x, float(sol.avg_quality))
+        if nxt > hi:
+            break
+        row["alpha_to"] = max(alpha, min(float(sol.avg_quality), hi))
+        alpha = nxt
+    return pd.DataFrame(rows, columns=["alpha", "alpha_to", *FRONTIER_COLUMNS[1:]])

@@ -1,0 +1,134 @@
+"""subsel.frontier and frontier_breakpoints against independent solves and brute force."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from subsel import SubsetSelectionProblem, frontier, get_solver
+from subsel.decisions import frontier_breakpoints
+from tests.decisions.reference import best
+from tests.strategies import must_list_problems, problems
+
+ALPHAS = np.linspace(0.0, 1.0, 21)
+
+
+def _same(a: float, b: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+@settings(max_examples=40)
+@given(must_list_problems(n_max=6, cap_max=2), st.lists(st.floats(0.0, 1.0), min_size=1, max_size=8))
+def test_frontier_matches_independent_solves(problem, alphas):
+    df = frontier(problem, alphas)
+    assert list(df.columns) == ["alpha", "objective", "units", "avg_quality", "agents", "status"]
+    exact = get_solver("exact")
+    for row, alpha in zip(df.itertuples(), alphas):
+        assert row.alpha == alpha
+        sol = exact.solve(problem.with_changes(alpha=alpha))
+        assert row.status == sol.status.value
+        assert _same(row.objective, sol.objective)
+
+
+@settings(max_examples=40)
+@given(problems(n_max=5, cap_max=2, extensions=True))
+def test_frontier_matches_brute_force_with_every_extension(problem):
+    df = frontier(problem, ALPHAS, solver="highs")
+    for row in df.itertuples():
+        ref = best(problem.with_changes(alpha=row.alpha))
+        if ref is None:
+            assert row.status == "infeasible"
+        else:
+            assert row.status == "optimal" and _same(row.objective, ref)
+
+
+@settings(max_examples=40)
+@given(must_list_problems(n_max=6, cap_max=2), st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_breakpoints_are_exact(problem, a, b):
+    lo, hi = min(a, b), max(a, b)
+    df = frontier_breakpoints(problem, lo, hi)
+    assert df.alpha.iloc[0] == lo and df.alpha_to.iloc[-1] == hi
+    for prev, row in zip(df.iloc[:-1].itertuples(), df.iloc[1:].itertuples()):
+        # the next selection starts just above where the previous one stops being feasible
+        assert prev.alpha_to < row.alpha <= prev.alpha_to + 1e-8
+        assert row.status == "infeasible" or row.objective <= prev.objective + 1e-12
+    for row in df.itertuples():
+        for alpha in (row.alpha, (row.alpha + row.alpha_to) / 2, row.alpha_to):
+            ref = best(problem.with_changes(alpha=alpha))
+            assert (ref is None) if row.status == "infeasible" else _same(row.objective, ref)
+        if row.status == "optimal" and row.units and row.alpha_to < hi:
+            assert row.alpha_to == max(row.alpha, row.avg_quality)
+    if len(df) > 1:  # the optimum really changes at each breakpoint: just above it, the selection is gone
+        for prev, row in zip(df.iloc[:-1].itertuples(), df.iloc[1:].itertuples()):
+            at = problem.with_changes(alpha=row.alpha)
+            assert best(at) is None or best(at) <= prev.objective + 1e-12
+
+
+def test_breakpoints_of_a_known_frontier():
+    p = SubsetSelectionProblem(quality=[0.95, 0.8, 0.6], cost=[0.5, 0.2, 0.1], alpha=0.5)
+    df = frontier_breakpoints(p, 0.5, 1.0)
+    # each step ends at the average quality of its selection: (0.95+0.8+0.6)/3, (0.95+0.8)/2, 0.95
+    assert df.alpha_to.tolist()[:3] == pytest.approx([2.35 / 3, 0.875, 0.95])
+    assert df.agents.tolist() == [3, 2, 1, 0]
+
+
+def test_must_take_and_demand_make_high_thresholds_infeasible():
+    p = SubsetSelectionProblem(quality=[0.9, 0.6], cost=[0.1, 0.1], alpha=0.5, must_take=[0, 1])
+    df = frontier_breakpoints(p, 0.0, 1.0)
+    assert df.status.tolist() == ["optimal", "infeasible"]
+    assert df.alpha_to.iloc[0] == pytest.approx(0.75)
+    grid = frontier(p.with_changes(must_take=None, demand=2), [0.7, 0.8], solver="highs")
+    assert grid.status.tolist() == ["optimal", "infeasible"]
+    assert math.isnan(grid.objective.iloc[1])
+
+
+def test_a_heuristic_solver_is_asked_at_every_threshold():
+    p = SubsetSelectionProblem.random(30, 0.7, rng=3)
+    df = frontier(p, [0.9, 0.5, 0.7], solver="gss")
+    gss = get_solver("gss")
+    for row in df.itertuples():
+        assert row.objective == gss.solve(p.with_changes(alpha=row.alpha)).objective
+
+
+def test_near_tolerance_thresholds():
+    # 50 agents a hair below the threshold: feasible for the rule up to 1e-9 in total, not beyond
+    q = np.full(50, 0.7 - 1e-12)
+    p = SubsetSelectionProblem(quality=q, cost=np.zeros(50), alpha=0.7)
+    df = frontier_breakpoints(p, 0.69, 0.71)
+    assert df.units.iloc[0] == 50 and df.status.iloc[0] == "optimal"
+    assert df.alpha_to.iloc[0] == pytest.approx(0.7 - 1e-12, abs=1e-15)
+    assert df.alpha.iloc[1] > 0.7 - 1e-12 + 1e-9 / 50 - 1e-15
+
+
+@pytest.mark.parametrize("alphas,match", [
+    ([], "at least one"), ([0.5, 1.5], r"alphas\[1\]"), ([float("nan")], "alphas"), ([-0.1], r"alphas\[0\]"),
+])
+def test_frontier_rejects_bad_thresholds(alphas, match):
+    p = SubsetSelectionProblem(quality=[0.9], cost=[0.1], alpha=0.5)
+    with pytest.raises(ValueError, match=match):
+        frontier(p, alphas)
+
+
+def test_breakpoints_reject_bad_ranges_and_heuristics():
+    p = SubsetSelectionProblem(quality=[0.9], cost=[0.1], alpha=0.5)
+    with pytest.raises(ValueError, match="alpha_min must be <= alpha_max"):
+        frontier_breakpoints(p, 0.8, 0.2)
+    with pytest.raises(ValueError, match=r"alpha_max must be in \[0, 1\]; got 2"):
+        frontier_breakpoints(p, 0.2, 2)
+    with pytest.raises(ValueError, match="'gss' does not prove optimality"):
+        frontier_breakpoints(p, solver="gss")
+    with pytest.raises(TypeError, match="problem must be a SubsetSelectionProblem"):
+        frontier("p.csv", [0.5])
+    with pytest.raises(TypeError, match="solver must be a solver name or a Solver"):
+        frontier(p, [0.5], solver=3)
+
+
+def test_frontier_returns_a_dataframe_in_the_given_order():
+    p = SubsetSelectionProblem.random(12, 0.5, rng=1)
+    df = frontier(p, [0.9, 0.1, 0.5, 0.1])
+    assert isinstance(df, pd.DataFrame) and df.alpha.tolist() == [0.9, 0.1, 0.5, 0.1]
+    assert df.objective.iloc[1] == df.objective.iloc[3] >= df.objective.iloc[2] >= df.objective.iloc[0]
