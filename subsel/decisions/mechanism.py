@@ -142,7 +142,7 @@ def _steps(problem: SubsetSelectionProblem, i: int, solver: Solver, base: Soluti
     stack = [(left, right)]
     while stack:  # depth first, left part first: the breakpoints come out in increasing order
         (za, va, sa), (zb, vb, sb) = stack.pop()
-        z = za + (va - vb - sb * (za - zb)) / (sa - sb)  # where the two lines meet
+        z = za + (va - vb + sb * (za - zb)) / (sa - sb)  # where the two lines meet
         z = max(z, za) if not breaks else max(z, za, breaks[-1])
         if sa - sb > 1:  # an integer slope may lie strictly between: look at the meeting point
             mid = solve_at(z)
