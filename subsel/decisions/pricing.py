@@ -37,7 +37,12 @@ def _carries_over(sol: Solution | None, solver: Solver, problem: SubsetSelection
         return False
     if sol.status is Status.INFEASIBLE:
         return True
-    return sol.status is Status.OPTIMAL and problem.evaluate(sol.x).feasible
+    if sol.status is not Status.OPTIMAL:
+        return False
+    units = float(sol.x.sum())
+    if units and problem.alpha > sol.avg_quality + 4.0 * FEASIBILITY_TOL / units:
+        return False  # clearly beyond the selection's average quality (skips the exact check's cost)
+    return problem.evaluate(sol.x).feasible
 
 
 def frontier(problem: SubsetSelectionProblem, alphas: Any, solver: str | Solver = "exact") -> "pd.DataFrame":
