@@ -132,3 +132,18 @@ def test_frontier_returns_a_dataframe_in_the_given_order():
     df = frontier(p, [0.9, 0.1, 0.5, 0.1])
     assert isinstance(df, pd.DataFrame) and df.alpha.tolist() == [0.9, 0.1, 0.5, 0.1]
     assert df.objective.iloc[1] == df.objective.iloc[3] >= df.objective.iloc[2] >= df.objective.iloc[0]
+
+
+def test_import_subsel_does_not_load_the_decision_tools():
+    import subprocess
+    import sys
+
+    code = ("import sys, subsel; assert 'subsel.decisions' not in sys.modules; "
+            "f = subsel.frontier; assert 'subsel.decisions' in sys.modules and f.__name__ == 'frontier'; "
+            "assert {'frontier', 'alternatives', 'payments'} <= set(subsel.__all__)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        import subsel
+
+        subsel.nothing  # noqa: B018
