@@ -10,6 +10,7 @@ every larger threshold up to its own average quality.  Both functions below use 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -105,20 +106,26 @@ def frontier(problem: SubsetSelectionProblem, alphas: Any, solver: str | Solver 
     return pd.DataFrame(rows, columns=list(FRONTIER_COLUMNS))
 
 
-def _first_infeasible_alpha(problem: SubsetSelectionProblem, x: np.ndarray, start: float) -> float:
-    """The first float ``alpha > start`` at which ``x`` fails the model's feasibility rule, or ``inf``.
+def _last_feasible_alpha(problem: SubsetSelectionProblem, x: np.ndarray) -> float:
+    """The largest float ``alpha`` at which ``x`` passes the model's feasibility rule.
 
-    ``start`` is ``x``'s average quality: ``x`` stays feasible a little beyond it, by the absolute
-    tolerance of the rule divided by its units; the step doubles until the rule rejects ``x``.
+    The rule is exact on the stored numbers: ``sum_i (q_i - alpha) x_i >= -FEASIBILITY_TOL``, i.e.
+    ``alpha <= (sum_i q_i x_i + FEASIBILITY_TOL) / sum_i x_i``, a rational computed exactly here and
+    rounded down to a float; the rule itself confirms the answer (and corrects it by a step should
+    the two ever disagree).
     """
-    step = max(FEASIBILITY_TOL / float(x.sum()), math.ulp(start))
-    while True:
-        alpha = start + step
-        if alpha > 1.0:
-            return math.inf
-        if not problem.with_changes(alpha=alpha).evaluate(x).feasible:
-            return alpha
-        step *= 2.0
+    units = int(x.sum())
+    idx = np.flatnonzero(x)
+    top = (sum((Fraction(float(problem.quality[i])) * int(x[i]) for i in idx), Fraction(0))
+           + Fraction(FEASIBILITY_TOL)) / units
+    alpha = float(top)
+    if Fraction(alpha) > top:
+        alpha = math.nextafter(alpha, -math.inf)
+    while alpha > 0.0 and not problem.with_changes(alpha=min(alpha, 1.0)).evaluate(x).feasible:
+        alpha = math.nextafter(alpha, -math.inf)  # pragma: no cover - the rule and the rational agree
+    while alpha < 1.0 and problem.with_changes(alpha=math.nextafter(alpha, math.inf)).evaluate(x).feasible:
+        alpha = math.nextafter(alpha, math.inf)  # pragma: no cover
+    return alpha
 
 
 def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0, alpha_max: float = 1.0,
@@ -128,10 +135,11 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
     Deva, Abhishek, Gujar, AAMAS 2021, Section 3.  The optimum ``V(alpha)`` is a step function:
     a selection ``x`` optimal at ``alpha`` stays optimal up to its average quality ``q_av(x)``, the
     threshold where ``sum_i (q_i - alpha) x_i`` reaches 0, and no further (it is infeasible beyond).
-    The search solves at ``alpha_min``, then just above the average quality of each optimal selection
-    found: at the first threshold where the model's feasibility rule (absolute tolerance 1e-9 on the
-    constraint's left side) rejects it, at most ``1e-9 / units`` above ``q_av(x)``.  So the steps are
-    exact up to that tolerance, and the search costs one solve per step.
+    The search solves at ``alpha_min``, then at the first threshold where the model's feasibility rule
+    (absolute tolerance 1e-9 on the constraint's left side) rejects the optimal selection found, which
+    is computed exactly: ``(sum_i q_i x_i + 1e-9) / sum_i x_i`` rounded down to a float is the last
+    threshold that accepts it, and the next float the first that does not.  So the steps are exact
+    (under the rule), and the search costs one solve per step.
 
     Parameters
     ----------
@@ -146,10 +154,9 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
     -------
     pandas.DataFrame, one row per optimal selection, in increasing ``alpha``
         The columns of :func:`frontier` plus ``alpha_to``: the row's selection is optimal for every
-        threshold from ``alpha`` to ``alpha_to``, its average quality (or ``alpha_max``; or ``alpha``
-        itself when the selection meets the threshold only within the tolerance).  The next row
-        starts where the feasibility rule first rejects the selection, at most ``2e-9 / units`` above
-        its average quality.  A last row with status ``infeasible`` covers the
+        threshold from ``alpha`` to ``alpha_to``, the last threshold at which it meets the rule (its
+        average quality plus ``1e-9 / units``), or ``alpha_max``.  The next row starts at the next
+        float above ``alpha_to``.  A last row with status ``infeasible`` covers the
         thresholds where nothing is feasible (only a demand or must-take list can cause that).
 
     Raises
@@ -191,9 +198,9 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
         rows.append(row)
         if sol.status is Status.INFEASIBLE or not sol.x.any():
             break  # infeasible stays so as alpha grows; the empty selection is feasible for every alpha
-        nxt = _first_infeasible_alpha(problem, sol.x, float(sol.avg_quality))
-        if nxt > hi:
+        last = _last_feasible_alpha(problem, sol.x)
+        if last >= hi:
             break
-        row["alpha_to"] = max(alpha, min(float(sol.avg_quality), hi))
-        alpha = nxt
+        row["alpha_to"] = last
+        alpha = math.nextafter(last, math.inf)
     return pd.DataFrame(rows, columns=["alpha", "alpha_to", *FRONTIER_COLUMNS[1:]])

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from subsel import SubsetSelectionProblem, alternatives
 from tests.decisions.reference import feasible_selections
-from tests.strategies import must_list_problems
+from tests.strategies import must_list_problems, tolerance_hard_problems
 
 COLUMNS = ["rank", "objective", "units", "avg_quality", "agents", "status", "x"]
 
@@ -101,3 +101,16 @@ def test_large_capacities_fixed_by_the_partition_are_refused():
     p = SubsetSelectionProblem(quality=[1.0, 0.5], cost=[0.0, 0.0], alpha=0.5, capacity=[10 ** 12, 10 ** 12])
     with pytest.raises(ValueError, match="more than 100000 single units"):
         alternatives(p, 2)
+
+
+@settings(max_examples=30)
+@given(tolerance_hard_problems(n_max=5), st.integers(1, 20))
+def test_qualities_a_hair_from_alpha(problem, k):
+    """Sums landing on the rule's bound: every listed selection passes the rule, and the ranking's
+    utilities are the brute-force ones (equal up to the optimality tolerance)."""
+    ranked = feasible_selections(problem)
+    df = alternatives(problem, k)
+    assert len(df) == min(k, len(ranked))
+    assert all(problem.evaluate(x).feasible for x in df.x)
+    want = np.array([float(v) for v, _ in ranked[:len(df)]])
+    assert np.allclose(df.objective.to_numpy(), want, rtol=1e-9, atol=0)
