@@ -12,9 +12,10 @@ Section 6.1), seeds from ``SeedSequence(--seed)``:
     capacities a selected agent's critical cost is its cost plus the optimum's loss without it:
     one solve each, plus the solve at the reported costs).
 
-All times are wall-clock of the whole call (``time.perf_counter``), each the fastest of ``--reps``
-(on a shared machine the least disturbed); a single solve is timed on a fresh copy of the problem
-(a problem caches derived arrays, and the frontier and payments solve fresh problems).
+All times are the CPU time of this process for the whole call (``time.process_time``: on a shared
+machine the other processes' work does not enter the ratios; everything runs on one thread), each
+the fastest of ``--reps``; a single solve is timed on a fresh copy of the problem (a problem caches
+derived arrays, and the frontier and payments solve fresh problems).
 
 Usage::
 
@@ -51,14 +52,13 @@ class _Counting(Exact):
 
 
 def _best_time(fn, reps: int, setup=lambda: None) -> float:
-    """The fastest of ``reps`` calls of ``fn(setup())`` (setup not timed): on a shared machine the
-    minimum is the least disturbed measurement."""
+    """The least CPU time of ``reps`` calls of ``fn(setup())`` (setup not timed)."""
     times = []
     for _ in range(reps):
         arg = setup()
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         fn(arg)
-        times.append(time.perf_counter() - t0)
+        times.append(time.process_time() - t0)
     return min(times)
 
 

@@ -27,12 +27,14 @@ if TYPE_CHECKING:  # pragma: no cover
 FRONTIER_COLUMNS = ("alpha", "objective", "units", "avg_quality", "agents", "status")
 
 
-def _carries_over(sol: Solution | None, solver: Solver, problem: SubsetSelectionProblem) -> bool:
-    """Whether ``sol``, found by an exact solver at a smaller alpha, answers ``problem`` too.
+def _carries_over(sol: Solution | None, solver: Solver, problem: SubsetSelectionProblem, alpha: float) -> bool:
+    """Whether ``sol``, found by an exact solver at a smaller threshold, answers ``problem`` at ``alpha``.
 
-    An optimal selection that is still feasible at the larger alpha (checked with the model's one
-    feasibility rule) is optimal there (the feasible set only shrank); a proven-infeasible problem
-    stays infeasible.
+    An optimal selection that still meets the quality constraint at the larger alpha is optimal there
+    (the feasible set only shrank); a proven-infeasible problem stays infeasible.  The constraint
+    ``sum_i q_i x_i - alpha sum_i x_i >= -1e-9`` is decided from the selection's average quality when
+    it is clear by more than the float sum's rounding error bound (``4 n eps`` relative), and by the
+    model's exact rule otherwise.
     """
     if sol is None or not solver.exact:
         return False
@@ -41,9 +43,14 @@ def _carries_over(sol: Solution | None, solver: Solver, problem: SubsetSelection
     if sol.status is not Status.OPTIMAL:
         return False
     units = float(sol.x.sum())
-    if units and problem.alpha > sol.avg_quality + 4.0 * FEASIBILITY_TOL / units:
-        return False  # clearly beyond the selection's average quality (skips the exact check's cost)
-    return problem.evaluate(sol.x).feasible
+    if not units:
+        return True  # the empty selection meets every threshold
+    slack = 4.0 * problem.n * np.finfo(float).eps
+    if alpha <= sol.avg_quality - slack:
+        return True
+    if alpha > sol.avg_quality + FEASIBILITY_TOL / units + slack:
+        return False
+    return problem.with_changes(alpha=alpha).evaluate(sol.x).feasible
 
 
 def frontier(problem: SubsetSelectionProblem, alphas: Any, solver: str | Solver = "exact") -> "pd.DataFrame":
@@ -98,9 +105,8 @@ def frontier(problem: SubsetSelectionProblem, alphas: Any, solver: str | Solver 
     last: Solution | None = None
     for j in np.argsort(a, kind="stable"):
         alpha = float(a[j])
-        at = problem.with_changes(alpha=alpha)
-        if not _carries_over(last, solver, at):
-            last = solver.solve(at)
+        if not _carries_over(last, solver, problem, alpha):
+            last = solver.solve(problem.with_changes(alpha=alpha))
         assert last is not None
         rows[j] = dict(alpha=alpha, **summary(last))
     return pd.DataFrame(rows, columns=list(FRONTIER_COLUMNS))
