@@ -4,10 +4,15 @@ Pick which agents (suppliers, sellers, features) to use when each has a quality 
 average quality of what is picked must stay above a threshold.  Subpackages:
 
 - :mod:`subsel.models` — the known-quality integer program and its formulations;
-- :mod:`subsel.solvers` — one :class:`~subsel.solvers.Solver` interface and its backends.
+- :mod:`subsel.solvers` — one :class:`~subsel.solvers.Solver` interface and its backends;
+- :mod:`subsel.decisions` — :func:`frontier`, :func:`alternatives` and :func:`payments`, loaded when
+  first used.
 """
 from .models import SubsetSelectionProblem
 from .solvers import Solution, Solver, Status, available_solvers, get_solver
+
+#: Names loaded from :mod:`subsel.decisions` when first used (``import subsel`` does not load it).
+_LAZY = {"frontier": "decisions", "alternatives": "decisions", "payments": "decisions"}
 
 __version__ = "0.1.0"
 
@@ -19,4 +24,18 @@ __all__ = [
     "available_solvers",
     "get_solver",
     "__version__",
+    "alternatives",
+    "frontier",
+    "payments",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Load :func:`frontier`, :func:`alternatives` and :func:`payments` on first use (PEP 562)."""
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

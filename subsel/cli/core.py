@@ -64,11 +64,15 @@ def _cmd_solvers(args: argparse.Namespace) -> int:
         table.append((r.name, "yes" if r.exact else "no", r.complexity,
                       ",".join(sorted(r.supports)) or "-",
                       "yes" if r.available else f"not available ({r.reason})"))
-    # Every column as wide as its longest cell, so each row lines up whatever the names.
+    print_table(table)
+    return 0
+
+
+def print_table(table: list[tuple[str, ...]], file=None) -> None:
+    """Print rows of cells, every column but the last as wide as its longest cell (rows line up)."""
     widths = [max(len(row[j]) for row in table) for j in range(len(table[0]) - 1)]
     for row in table:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1])
-    return 0
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1], file=file)
 
 
 # ---------------------------------------------------------------------------------- generate
@@ -208,10 +212,13 @@ def _pick_instance(instances, key: str | None, file: str):
                    + ", ".join(i.name for i in instances[:5]) + (" ..." if len(instances) > 5 else ""))
 
 
-def _add_problem_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE", help="agents CSV (name,quality,cost,capacity) or '-' for stdin; "
-                   "a knapsack file with --knapsack")
-    p.add_argument("--alpha", type=float, help="quality threshold in [0, 1] (required for agents CSV)")
+def _add_problem_args(p: argparse.ArgumentParser, knapsack: bool = True, alpha: bool = True) -> None:
+    """FILE and the model options; ``knapsack=False`` for agents CSV only, ``alpha=False`` when the
+    command sets the threshold itself (``frontier``)."""
+    p.add_argument("file", metavar="FILE", help="agents CSV (name,quality,cost,capacity) or '-' for stdin"
+                   + ("; a knapsack file with --knapsack" if knapsack else ""))
+    if alpha:
+        p.add_argument("--alpha", type=float, help="quality threshold in [0, 1] (required for agents CSV)")
     p.add_argument("--R", type=float, default=1.0, help="revenue per good unit (default 1)")
     p.add_argument("--budget", type=float, help="extension: total cost sum c x <= B")
     p.add_argument("--demand", type=int, help="extension: at least D units")
@@ -221,6 +228,9 @@ def _add_problem_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--must-not-take", metavar="NAMES", action="append",
                    help="extension: agents with x = 0, as comma-separated names (CSV quoting, "
                         "repeatable, as --must-take)")
+    if not knapsack:
+        p.set_defaults(knapsack=False, optimum=None, instance=None)
+        return
     p.add_argument("--knapsack", action="store_true",
                    help="FILE is a 0-1 knapsack file (format 'n W' or Pisinger's); alpha comes from "
                         "the conversion")
@@ -263,6 +273,10 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if args.threads is not None:
         options["threads"] = args.threads
     solver = get_solver(name, **options)
+    if args.alternatives is not None:
+        from .decisions import solve_alternatives
+
+        return solve_alternatives(args, problem, solver, label)
     try:
         sol = solver.solve(problem)
     except SolverError as exc:
@@ -378,7 +392,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="print one JSON object: solver, status, objective, avg_quality, x, wall_time_s, "
                         "backend_time_s, overhead_time_s "
                         "(+ known_optimum, known_optimum_matches)")
-    p.add_argument("-o", "--output", help="write the selection as CSV name,units ('-' = stdout)")
+    p.add_argument("-o", "--output", help="write the selection as CSV name,units ('-' = stdout); with "
+                   "--alternatives the CSV rank,name,units of every selection listed")
+    p.add_argument("--alternatives", type=int, metavar="K",
+                   help="list the K best distinct selections, best first, each proven best among those "
+                        "not listed before it (ties: more units of earlier agents first)")
     p.set_defaults(func=_cmd_solve)
 
     p = sub.add_parser("export", help="write the integer program as an LP or MPS file",

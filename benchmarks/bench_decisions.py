@@ -1,0 +1,107 @@
+"""Speed of the decision tools against one `exact` solve, as ratios measured in one run.
+
+Two measurements on the paper's random instances (q, c ~ U[0, 1]; Deva, Abhishek, Gujar, AAMAS 2021,
+Section 6.1), seeds from ``SeedSequence(--seed)``:
+
+``frontier``
+    ``subsel.frontier`` on a 50-point grid of alpha in [0.5, 0.95] for n = 10^4 agents, against one
+    `exact` solve at alpha = 0.7 (the median of ``--reps`` solves).  Target: under 50x.
+``payments``
+    ``subsel.payments`` for every agent of an n = 1,000 instance with unit capacities (alpha = 0.7),
+    against one `exact` solve.  Target: at most 2 x (selected agents + 1) times one solve (with unit
+    capacities a selected agent's critical cost is its cost plus the optimum's loss without it:
+    one solve each, plus the solve at the reported costs).
+
+All times are the CPU time of this process for the whole call (``time.process_time``: on a shared
+machine the other processes' work does not enter the ratios; everything runs on one thread), each
+the fastest of ``--reps``; a single solve is timed on a fresh copy of the problem (a problem caches
+derived arrays, and the frontier and payments solve fresh problems).
+
+Usage::
+
+    python benchmarks/bench_decisions.py
+    python benchmarks/bench_decisions.py --reps 3 --frontier-n 10000 --payments-n 1000
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from subsel import SubsetSelectionProblem, frontier, get_solver, payments  # noqa: E402
+from subsel.solvers.exact import Exact  # noqa: E402
+
+
+class _Counting(Exact):
+    """`exact`, counting its solves."""
+
+    calls = 0
+
+    def solve(self, problem):
+        self.calls += 1
+        return super().solve(problem)
+
+
+def _best_time(fn, reps: int, setup=lambda: None) -> float:
+    """The least CPU time of ``reps`` calls of ``fn(setup())`` (setup not timed)."""
+    times = []
+    for _ in range(reps):
+        arg = setup()
+        t0 = time.process_time()
+        fn(arg)
+        times.append(time.process_time() - t0)
+    return min(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=5, help="repetitions per timing (the fastest counts)")
+    ap.add_argument("--frontier-n", type=int, default=10_000, help="agents of the frontier instance")
+    ap.add_argument("--points", type=int, default=50, help="thresholds of the frontier grid")
+    ap.add_argument("--payments-n", type=int, default=1_000, help="agents of the payments instance")
+    ap.add_argument("--seed", type=int, default=2024)
+    args = ap.parse_args(argv)
+    seeds = np.random.SeedSequence(args.seed).spawn(2)
+    exact = get_solver("exact")
+
+    p = SubsetSelectionProblem.random(args.frontier_n, 0.7, rng=np.random.default_rng(seeds[0]))
+    exact.solve(p)  # warm-up (imports, caches)
+    # A fresh copy per solve: a problem caches derived arrays, and the frontier solves fresh problems.
+    one = _best_time(exact.solve, args.reps, lambda: p.with_changes(alpha=0.7))
+    alphas = np.linspace(0.5, 0.95, args.points)
+    # The cost of one solve varies with alpha: also the median over the grid's thresholds.
+    at = [p.with_changes(alpha=a) for a in alphas]
+    per_alpha = statistics.median(_best_time(exact.solve, args.reps, lambda q=q: q.with_changes()) for q in at)
+    counting = _Counting()
+    frontier(p, alphas, solver=counting)
+    grid = _best_time(lambda _: frontier(p, alphas), args.reps)
+    ratio = grid / one
+    print(f"frontier  n={args.frontier_n} points={args.points}: {counting.calls} solves (the other thresholds "
+          f"reuse the previous optimum); one exact solve at alpha 0.7 {one * 1e3:.2f} ms, median over the "
+          f"grid's alphas {per_alpha * 1e3:.2f} ms; frontier {grid * 1e3:.1f} ms; ratio {ratio:.1f}x to the "
+          f"alpha-0.7 solve, {grid / per_alpha:.1f}x to the median solve (target < {args.points}x)")
+
+    q = SubsetSelectionProblem.random(args.payments_n, 0.7, rng=np.random.default_rng(seeds[1]))
+    exact.solve(q)
+    one = _best_time(exact.solve, args.reps, lambda: q.with_changes())
+    selected = int(np.count_nonzero(exact.solve(q).x))
+    pay = _best_time(lambda _: payments(q), args.reps)
+    ratio = pay / one
+    target = 2 * (selected + 1)
+    print(f"payments  n={args.payments_n} (unit capacities), {selected} selected: one exact solve "
+          f"{one * 1e3:.2f} ms, payments {pay * 1e3:.1f} ms, ratio {ratio:.1f}x (target <= {target}x = "
+          f"2 x (selected + 1): {'met' if ratio <= target else 'MISSED'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

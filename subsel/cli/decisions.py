@@ -1,0 +1,180 @@
+"""Decision commands: ``frontier``, ``payments``, and ``solve --alternatives``.
+
+``frontier FILE --alpha-min A --alpha-max B [--points K | --breakpoints] [-o frontier.csv]
+[--plot frontier.png]`` writes one row per threshold (``alpha, objective, units, avg_quality, agents,
+status``; with ``--breakpoints`` one row per optimal selection, plus ``alpha_to``).
+``payments FILE --alpha A [-o payments.csv]`` writes ``name, units, reported_cost, payment,
+payment_per_unit``.  Both write CSV to stdout by default (``-o -``), atomically to a file otherwise.
+Exit codes as the core commands: 2 on bad input, one line on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import sys
+
+import numpy as np
+
+from ..solvers import Solver, SolverError
+from . import CLIError, counted
+from .core import (
+    _add_problem_args,
+    _emit,
+    _fmt,
+    _load_problem,
+    _problem_inputs,
+    _selected_agents,
+    default_solver,
+    print_table,
+)
+from .guards import check_paths
+
+
+def _solver(args: argparse.Namespace, problem) -> Solver:
+    from ..solvers import get_solver
+
+    if args.solver is not None and not args.solver.strip():
+        raise CLIError("--solver must name a backend (see 'subsel solvers'); got ''")
+    return get_solver(args.solver if args.solver is not None else default_solver(problem))
+
+
+def _write_table(df, output: str, what: str) -> None:
+    _emit(df.to_csv(index=False, float_format="%.10g", lineterminator="\n"), output)
+    if output != "-":
+        print(f"wrote {counted(len(df), 'row')} ({what}) to {output}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------------- frontier
+def _cmd_frontier(args: argparse.Namespace) -> int:
+    from ..decisions import frontier, frontier_breakpoints
+
+    for option, v in (("--alpha-min", args.alpha_min), ("--alpha-max", args.alpha_max)):
+        if not 0.0 <= v <= 1.0:
+            raise CLIError(f"{option} must be in [0, 1]; got {v}")
+    if args.alpha_min > args.alpha_max:
+        raise CLIError(f"--alpha-min must be <= --alpha-max; got {args.alpha_min:g} > {args.alpha_max:g}")
+    if args.points is not None and args.breakpoints:
+        raise CLIError("--points and --breakpoints exclude each other: a grid or the exact steps")
+    points = 21 if args.points is None else args.points
+    if points < 1:
+        raise CLIError(f"--points must be a positive integer; got {points}")
+    if args.plot is not None and args.plot == "-":
+        raise CLIError("--plot needs a file name (a PNG), not '-'")
+    check_paths(_problem_inputs(args), [("--output", args.output), ("--plot", args.plot)])
+    if args.plot is not None:
+        from .._extras import require
+
+        require("matplotlib", extra="experiments", feature="subsel frontier --plot")
+    args.alpha = args.alpha_min  # the problem needs a threshold; every row sets its own
+    problem, _, label = _load_problem(args)
+    solver = _solver(args, problem)
+    try:
+        if args.breakpoints:
+            df = frontier_breakpoints(problem, args.alpha_min, args.alpha_max, solver=solver)
+        else:
+            df = frontier(problem, np.linspace(args.alpha_min, args.alpha_max, points), solver=solver)
+    except SolverError as exc:
+        print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    if args.plot is not None:
+        from ..decisions.plots import plot_frontier
+
+        plot_frontier(df, args.plot, title=f"The price of quality: {label}")
+    _write_table(df, args.output, "breakpoints" if args.breakpoints else "thresholds")
+    if args.plot is not None:
+        print(f"wrote {args.plot} (best total profit and suppliers used against alpha)", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------------------- payments
+def _cmd_payments(args: argparse.Namespace) -> int:
+    from ..decisions import payments
+
+    check_paths(_problem_inputs(args), [("--output", args.output)])
+    problem, _, _ = _load_problem(args)
+    if problem.budget is not None:
+        raise CLIError("--budget: critical payments need a selection that never gives an agent more units "
+                       "for a higher reported cost, which a budget does not ensure; drop --budget")
+    try:
+        df = payments(problem, solver=_solver(args, problem))
+    except SolverError as exc:
+        print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    _write_table(df, args.output, "payments")
+    return 0
+
+
+# ---------------------------------------------------------------------------------- solve --alternatives
+def solve_alternatives(args: argparse.Namespace, problem, solver: Solver, label: str) -> int:
+    """``subsel solve FILE --alternatives K``: the K best selections as a table (CSV with ``-o``)."""
+    from ..decisions import alternatives
+
+    if args.alternatives < 1:
+        raise CLIError(f"--alternatives must be a positive integer; got {args.alternatives}")
+    try:
+        df = alternatives(problem, args.alternatives, solver=solver)
+    except SolverError as exc:
+        print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 1
+    if args.output is not None:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["rank", "name", "units"])
+        for rank, x in zip(df["rank"], df.x):
+            w.writerows((int(rank), problem.names[i], int(x[i])) for i in np.flatnonzero(x))
+        _emit(buf.getvalue(), args.output)
+    if args.json:
+        rows = [dict(rank=int(r.rank), objective=r.objective, units=int(r.units),
+                     avg_quality=None if math.isnan(r.avg_quality) else r.avg_quality, agents=int(r.agents),
+                     status=r.status, x=[int(v) for v in r.x]) for r in df.itertuples()]
+        print(json.dumps({"solver": solver.name, "alternatives": rows}, allow_nan=False))
+        return 0
+    out = sys.stderr if args.output == "-" else sys.stdout
+    print(f"problem      {label}: {counted(problem.n, 'agent')}, alpha {problem.alpha:g}, R {problem.R:g}"
+          + (f", extensions {','.join(sorted(problem.extensions))}" if problem.extensions else ""), file=out)
+    print(f"solver       {solver.name}", file=out)
+    if df.empty:
+        print("no feasible selection", file=out)
+        return 0
+    table = [("rank", "objective", "units", "avg_quality", "agents", "status", "selection")]
+    for r in df.itertuples():
+        table.append((str(r.rank), _fmt(r.objective), str(r.units), _fmt(r.avg_quality, 6), str(r.agents),
+                      r.status, _selected_agents(problem.names, r.x) or "(nothing)"))
+    print_table(table, file=out)
+    if len(df) < args.alternatives:
+        print(f"only {counted(len(df), 'feasible selection')} exist", file=out)
+    if args.output is not None and args.output != "-":
+        print(f"wrote        {args.output} (rank,name,units of the selected agents)", file=out)
+    return 0
+
+
+# ---------------------------------------------------------------------------------- registration
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``frontier`` and ``payments`` to the ``subsel`` parser."""
+    p = sub.add_parser("frontier", help="the best profit at each quality threshold (the price of quality)",
+                       description="Solve the agents CSV at every threshold between --alpha-min and "
+                                   "--alpha-max (Deva et al., AAMAS 2021, Section 3), or find the exact "
+                                   "thresholds where the optimal selection changes (--breakpoints).")
+    _add_problem_args(p, knapsack=False, alpha=False)
+    p.add_argument("--alpha-min", type=float, required=True, metavar="A", help="smallest threshold, in [0, 1]")
+    p.add_argument("--alpha-max", type=float, required=True, metavar="B", help="largest threshold, in [0, 1]")
+    p.add_argument("--points", type=int, metavar="K", help="thresholds on an even grid (default 21)")
+    p.add_argument("--breakpoints", action="store_true",
+                   help="instead of a grid, one row per optimal selection with the range of thresholds "
+                        "(alpha to alpha_to) where it is optimal; needs an exact solver")
+    p.add_argument("--solver", help="backend name (see 'subsel solvers'); default: the first available exact one")
+    p.add_argument("-o", "--output", default="-", help="CSV to write ('-' = stdout, the default)")
+    p.add_argument("--plot", metavar="PNG", help="also draw profit and suppliers used against alpha")
+    p.set_defaults(func=_cmd_frontier)
+
+    p = sub.add_parser("payments", help="truthful (critical) payments to agents who report their costs",
+                       description="Pay each selected agent its critical amount c x(c) + integral of x(z) "
+                                   "dz above c (Myerson 1981; Archer and Tardos 2001), so that reporting "
+                                   "the true cost is a dominant strategy; no budget.")
+    _add_problem_args(p, knapsack=False)
+    p.add_argument("--solver", help="an exact backend (see 'subsel solvers'); default: the first available")
+    p.add_argument("-o", "--output", default="-", help="CSV to write ('-' = stdout, the default)")
+    p.set_defaults(func=_cmd_payments)

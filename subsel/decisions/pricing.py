@@ -1,0 +1,212 @@
+"""The price of quality: the optimum as a function of the quality threshold alpha.
+
+Deva, Abhishek, Gujar, AAMAS 2021, Section 3: the constraint ``sum_i (q_i - alpha) x_i >= 0`` is the
+only part of the model that depends on alpha.  A selection ``x`` satisfies it exactly for
+``alpha <= q_av(x)`` (its average quality), so the feasible set shrinks as alpha grows and the optimum
+``V(alpha)`` is a non-increasing step function: the optimal selection at ``alpha`` stays optimal for
+every larger threshold up to its own average quality.  Both functions below use that to save solves
+(with an exact solver), and :func:`frontier_breakpoints` finds every step.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._validation import as_float_array, check_array_range, check_number
+from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
+from ..solvers import Solution, Solver, Status
+from ._common import as_solver, check_problem, summary
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+#: Columns of :func:`frontier`, in order.
+FRONTIER_COLUMNS = ("alpha", "objective", "units", "avg_quality", "agents", "status")
+
+
+def _carries_over(sol: Solution | None, solver: Solver, problem: SubsetSelectionProblem, alpha: float) -> bool:
+    """Whether ``sol``, found by an exact solver at a smaller threshold, answers ``problem`` at ``alpha``.
+
+    An optimal selection that still meets the quality constraint at the larger alpha is optimal there
+    (the feasible set only shrank); a proven-infeasible problem stays infeasible.  The constraint
+    ``sum_i q_i x_i - alpha sum_i x_i >= -1e-9`` is decided from the selection's average quality when
+    it is clear by more than the float sum's rounding error bound (``4 n eps`` relative), and by the
+    model's exact rule otherwise.
+    """
+    if sol is None or not solver.exact:
+        return False
+    if sol.status is Status.INFEASIBLE:
+        return True
+    if sol.status is not Status.OPTIMAL:
+        return False
+    units = float(sol.x.sum())
+    if not units:
+        return True  # the empty selection meets every threshold
+    slack = 4.0 * problem.n * np.finfo(float).eps
+    if alpha <= sol.avg_quality - slack:
+        return True
+    if alpha > sol.avg_quality + FEASIBILITY_TOL / units + slack:
+        return False
+    return problem.with_changes(alpha=alpha).evaluate(sol.x).feasible
+
+
+def frontier(problem: SubsetSelectionProblem, alphas: Any, solver: str | Solver = "exact") -> "pd.DataFrame":
+    """The optimum at each quality threshold of ``alphas``: the price of quality.
+
+    Deva, Abhishek, Gujar, AAMAS 2021, Section 3, eq. (1), solved for each ``alpha`` with every other
+    field of ``problem`` (costs, capacities, budget, demand, must lists) unchanged.  With an exact
+    solver the thresholds are visited in increasing order and a solve is skipped when the previous
+    optimal selection is still feasible (it is then still optimal: raising alpha only removes
+    selections), so a fine grid costs about one solve per distinct optimal selection.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+        Its own ``alpha`` is ignored.
+    alphas : array-like of float, shape (m,)
+        Thresholds in [0, 1], any order, repeats allowed; one output row each, in the given order.
+    solver : str or Solver, default "exact"
+        A registry name or a solver instance; it must support the extensions ``problem`` uses.
+
+    Returns
+    -------
+    pandas.DataFrame, shape (m, 6)
+        Columns ``alpha`` (float), ``objective`` (utility ``sum r_i x_i`` in revenue units; NaN when
+        there is no selection), ``units`` (``sum x_i``), ``avg_quality`` (NaN for the empty
+        selection), ``agents`` (agents with ``x_i > 0``), ``status`` (the solver's status).
+
+    Raises
+    ------
+    ValueError
+        ``alphas`` empty, not finite or outside [0, 1] (naming the index and value); an unknown
+        solver name; an extension the solver does not support.
+    TypeError
+        ``problem`` is not a SubsetSelectionProblem, or ``solver`` not a name or a Solver.
+
+    Examples
+    --------
+    >>> from subsel import SubsetSelectionProblem, frontier
+    >>> p = SubsetSelectionProblem(quality=[0.95, 0.8, 0.6], cost=[0.5, 0.2, 0.1], alpha=0.5)
+    >>> frontier(p, [0.6, 0.8, 0.9])[["alpha", "objective", "agents"]].round(6).values.tolist()
+    [[0.6, 1.55, 3.0], [0.8, 1.05, 2.0], [0.9, 0.45, 1.0]]
+    """
+    import pandas as pd
+
+    problem = check_problem(problem)
+    solver = as_solver(solver)
+    a = as_float_array(alphas, "alphas")
+    if a.size == 0:
+        raise ValueError("alphas must hold at least one threshold; got none")
+    check_array_range(a, "alphas", 0.0, 1.0, "in [0, 1]")
+    rows: list[dict[str, Any]] = [{} for _ in range(a.size)]
+    last: Solution | None = None
+    for j in np.argsort(a, kind="stable"):
+        alpha = float(a[j])
+        if not _carries_over(last, solver, problem, alpha):
+            last = solver.solve(problem.with_changes(alpha=alpha))
+        assert last is not None
+        rows[j] = dict(alpha=alpha, **summary(last))
+    return pd.DataFrame(rows, columns=list(FRONTIER_COLUMNS))
+
+
+def _last_feasible_alpha(problem: SubsetSelectionProblem, x: np.ndarray) -> float:
+    """The largest float ``alpha`` at which ``x`` passes the model's feasibility rule.
+
+    The rule is exact on the stored numbers: ``sum_i (q_i - alpha) x_i >= -FEASIBILITY_TOL``, i.e.
+    ``alpha <= (sum_i q_i x_i + FEASIBILITY_TOL) / sum_i x_i``, a rational computed exactly here and
+    rounded down to a float; the rule itself confirms the answer (and corrects it by a step should
+    the two ever disagree).
+    """
+    units = int(x.sum())
+    idx = np.flatnonzero(x)
+    top = (sum((Fraction(float(problem.quality[i])) * int(x[i]) for i in idx), Fraction(0))
+           + Fraction(FEASIBILITY_TOL)) / units
+    alpha = float(top)
+    if Fraction(alpha) > top:
+        alpha = math.nextafter(alpha, -math.inf)
+    while alpha > 0.0 and not problem.with_changes(alpha=min(alpha, 1.0)).evaluate(x).feasible:
+        alpha = math.nextafter(alpha, -math.inf)  # pragma: no cover - the rule and the rational agree
+    while alpha < 1.0 and problem.with_changes(alpha=math.nextafter(alpha, math.inf)).evaluate(x).feasible:
+        alpha = math.nextafter(alpha, math.inf)  # pragma: no cover
+    return alpha
+
+
+def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0, alpha_max: float = 1.0,
+                         solver: str | Solver = "exact") -> "pd.DataFrame":
+    """Every optimal selection between two thresholds, and the exact threshold where each stops.
+
+    Deva, Abhishek, Gujar, AAMAS 2021, Section 3.  The optimum ``V(alpha)`` is a step function:
+    a selection ``x`` optimal at ``alpha`` stays optimal up to its average quality ``q_av(x)``, the
+    threshold where ``sum_i (q_i - alpha) x_i`` reaches 0, and no further (it is infeasible beyond).
+    The search solves at ``alpha_min``, then at the first threshold where the model's feasibility rule
+    (absolute tolerance 1e-9 on the constraint's left side) rejects the optimal selection found, which
+    is computed exactly: ``(sum_i q_i x_i + 1e-9) / sum_i x_i`` rounded down to a float is the last
+    threshold that accepts it, and the next float the first that does not.  So the steps are exact
+    (under the rule), and the search costs one solve per step.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+        Its own ``alpha`` is ignored.
+    alpha_min, alpha_max : float
+        The range of thresholds, ``0 <= alpha_min <= alpha_max <= 1``.
+    solver : str or Solver, default "exact"
+        An exact solver (``exact = True``), name or instance.
+
+    Returns
+    -------
+    pandas.DataFrame, one row per optimal selection, in increasing ``alpha``
+        The columns of :func:`frontier` plus ``alpha_to``: the row's selection is optimal for every
+        threshold from ``alpha`` to ``alpha_to``, the last threshold at which it meets the rule (its
+        average quality plus ``1e-9 / units``), or ``alpha_max``.  The next row starts at the next
+        float above ``alpha_to``.  A last row with status ``infeasible`` covers the
+        thresholds where nothing is feasible (only a demand or must-take list can cause that).
+
+    Raises
+    ------
+    ValueError
+        Thresholds outside [0, 1] or ``alpha_min > alpha_max``; a solver that is not exact; a solve
+        that ends without a proven optimum (a time limit).
+    TypeError
+        As :func:`frontier`.
+
+    Examples
+    --------
+    >>> from subsel import SubsetSelectionProblem
+    >>> from subsel.decisions import frontier_breakpoints
+    >>> p = SubsetSelectionProblem(quality=[0.95, 0.8, 0.6], cost=[0.5, 0.2, 0.1], alpha=0.5)
+    >>> frontier_breakpoints(p, 0.5, 1.0)[["alpha_to", "objective", "agents"]].round(6).values.tolist()
+    [[0.783333, 1.55, 3.0], [0.875, 1.05, 2.0], [0.95, 0.45, 1.0], [1.0, 0.0, 0.0]]
+    """
+    import pandas as pd
+
+    problem = check_problem(problem)
+    solver = as_solver(solver, need_exact=True, what="frontier_breakpoints")
+    lo = check_number(alpha_min, "alpha_min")
+    hi = check_number(alpha_max, "alpha_max")
+    for name, v in (("alpha_min", lo), ("alpha_max", hi)):
+        if not 0.0 <= v <= 1.0:
+            raise ValueError(f"{name} must be in [0, 1]; got {v}")
+    if lo > hi:
+        raise ValueError(f"alpha_min must be <= alpha_max; got alpha_min {lo} > alpha_max {hi}")
+    rows: list[dict[str, Any]] = []
+    alpha = lo
+    while True:
+        at = problem.with_changes(alpha=alpha)
+        sol = solver.solve(at)
+        if sol.status is not Status.OPTIMAL and sol.status is not Status.INFEASIBLE:
+            raise ValueError(f"solver {solver.name!r} stopped at alpha {alpha!r} with status {sol.status.value} "
+                             "(no proven optimum); give it more time")
+        row = dict(alpha=alpha, alpha_to=hi, **summary(sol))
+        rows.append(row)
+        if sol.status is Status.INFEASIBLE or not sol.x.any():
+            break  # infeasible stays so as alpha grows; the empty selection is feasible for every alpha
+        last = _last_feasible_alpha(problem, sol.x)
+        if last >= hi:
+            break
+        row["alpha_to"] = last
+        alpha = math.nextafter(last, math.inf)
+    return pd.DataFrame(rows, columns=["alpha", "alpha_to", *FRONTIER_COLUMNS[1:]])

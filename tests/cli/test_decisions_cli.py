@@ -1,0 +1,132 @@
+"""subsel frontier, subsel payments and subsel solve --alternatives: outputs, exit codes, no partial files."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from subsel import SubsetSelectionProblem, alternatives, frontier, payments
+from subsel.cli import main
+from subsel.decisions import frontier_breakpoints
+
+
+@pytest.fixture()
+def agents(tmp_path):
+    path = tmp_path / "agents.csv"
+    assert main(["generate", "--n", "12", "--seed", "5", "-o", str(path)]) == 0
+    return path
+
+
+def _error(capsys, code, argv, match):
+    assert main([str(a) for a in argv]) == code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and match in err, err
+
+
+def test_frontier_grid_to_stdout_matches_the_library(agents, capsys):
+    capsys.readouterr()
+    assert main(["frontier", str(agents), "--alpha-min", "0.5", "--alpha-max", "0.9", "--points", "5"]) == 0
+    out = capsys.readouterr().out
+    got = pd.read_csv(pd.io.common.StringIO(out))
+    want = frontier(SubsetSelectionProblem.from_csv(agents, alpha=0.5), np.linspace(0.5, 0.9, 5))
+    assert list(got.columns) == ["alpha", "objective", "units", "avg_quality", "agents", "status"]
+    assert np.allclose(got.objective, want.objective, rtol=1e-9) and got.agents.tolist() == want.agents.tolist()
+
+
+def test_frontier_breakpoints_and_plot_files(agents, tmp_path, capsys):
+    out, png = tmp_path / "f.csv", tmp_path / "f.png"
+    argv = ["frontier", agents, "--alpha-min", "0.6", "--alpha-max", "1", "--breakpoints", "--must-take", "3",
+            "-o", out, "--plot", png]
+    assert main([str(a) for a in argv]) == 0
+    got = pd.read_csv(out)
+    p = SubsetSelectionProblem.from_csv(agents, alpha=0.6, must_take=["3"])
+    want = frontier_breakpoints(p, 0.6, 1.0)
+    assert np.allclose(got.alpha_to, want.alpha_to, rtol=1e-9) and got.status.tolist() == want.status.tolist()
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"to {out}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra,match", [
+    (["--alpha-min", "0.9", "--alpha-max", "0.5"], "--alpha-min must be <= --alpha-max"),
+    (["--alpha-min", "-0.1", "--alpha-max", "0.5"], "--alpha-min must be in [0, 1]; got -0.1"),
+    (["--alpha-min", "0.1", "--alpha-max", "0.5", "--points", "0"], "--points must be a positive integer; got 0"),
+    (["--alpha-min", "0.1", "--alpha-max", "0.5", "--points", "3", "--breakpoints"], "exclude each other"),
+    (["--alpha-min", "0.1", "--alpha-max", "0.5", "--plot", "-"], "--plot needs a file name"),
+    (["--alpha-min", "0.1", "--alpha-max", "0.5", "--breakpoints", "--solver", "gss"], "does not prove optimality"),
+    (["--alpha-min", "0.1", "--alpha-max", "0.5", "--solver", "nope"], "unknown solver 'nope'"),
+    (["--alpha-min", "0.1", "--alpha-max", "0.5", "--budget", "-1"], "--budget must be >= 0"),
+])
+def test_frontier_errors_are_one_line_with_exit_2(agents, tmp_path, capsys, extra, match):
+    out = tmp_path / "f.csv"
+    _error(capsys, 2, ["frontier", agents, *extra, "-o", out], match)
+    assert not out.exists()
+
+
+def test_frontier_refuses_to_write_over_its_input(agents, capsys):
+    _error(capsys, 2, ["frontier", agents, "--alpha-min", "0.1", "--alpha-max", "0.5", "-o", agents],
+           "would write over the input")
+
+
+def test_payments_match_the_library(agents, tmp_path, capsys):
+    out = tmp_path / "pay.csv"
+    assert main(["payments", str(agents), "--alpha", "0.7", "-o", str(out)]) == 0
+    got = pd.read_csv(out)
+    want = payments(SubsetSelectionProblem.from_csv(agents, alpha=0.7))
+    assert list(got.columns) == ["name", "units", "reported_cost", "payment", "payment_per_unit"]
+    assert np.allclose(got.payment, want.payment, rtol=1e-9)
+    assert (got.payment >= got.units * got.reported_cost - 1e-9).all()
+
+
+def test_payments_with_a_must_take_agent_pay_it_without_bound(agents, capsys):
+    capsys.readouterr()
+    assert main(["payments", str(agents), "--alpha", "0.7", "--must-take", "0"]) == 0
+    got = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert np.isinf(got.payment[0])
+
+
+@pytest.mark.parametrize("extra,match", [
+    (["--budget", "2"], "--budget: critical payments need"),
+    ([], "--alpha is required"),
+    (["--alpha", "0.7", "--solver", "gss"], "does not prove optimality"),
+    (["--alpha", "0.7", "--demand", "13", "--solver", "highs"], "infeasible"),
+])
+def test_payments_errors(agents, tmp_path, capsys, extra, match):
+    out = tmp_path / "pay.csv"
+    if extra[:1] == ["--budget"]:
+        extra = [*extra, "--alpha", "0.7", "--solver", "highs"]
+    _error(capsys, 2, ["payments", agents, *extra, "-o", out], match)
+    assert not out.exists()
+
+
+def test_solve_alternatives_table_csv_and_json(agents, tmp_path, capsys):
+    capsys.readouterr()
+    assert main(["solve", str(agents), "--alpha", "0.7", "--alternatives", "4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].split() == ["rank", "objective", "units", "avg_quality", "agents", "status", "selection"]
+    assert [ln.split()[0] for ln in lines[3:7]] == ["1", "2", "3", "4"]
+    want = alternatives(SubsetSelectionProblem.from_csv(agents, alpha=0.7), 4)
+    out = tmp_path / "alt.csv"
+    assert main(["solve", str(agents), "--alpha", "0.7", "--alternatives", "4", "-o", str(out)]) == 0
+    got = pd.read_csv(out, dtype={"name": str})
+    assert list(got.columns) == ["rank", "name", "units"]
+    for rank, x in zip(want["rank"], want.x):
+        rows = got[got["rank"] == rank]
+        assert rows.name.tolist() == [str(i) for i in np.flatnonzero(x)]
+    capsys.readouterr()
+    assert main(["solve", str(agents), "--alpha", "0.7", "--alternatives", "2", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["x"] for r in doc["alternatives"]] == [x.tolist() for x in want.x[:2]]
+
+
+def test_solve_alternatives_errors(agents, capsys):
+    _error(capsys, 2, ["solve", agents, "--alpha", "0.7", "--alternatives", "0"],
+           "--alternatives must be a positive integer; got 0")
+
+
+def test_solve_alternatives_when_fewer_exist(tmp_path, capsys):
+    path = tmp_path / "two.csv"
+    path.write_text("name,quality,cost\na,0.9,0.1\nb,0.5,0.1\n")
+    capsys.readouterr()
+    assert main(["solve", str(path), "--alpha", "0.8", "--alternatives", "9"]) == 0
+    out = capsys.readouterr().out
+    assert "only 2 feasible selections exist" in out and "(nothing)" in out
