@@ -22,12 +22,12 @@ from ..solvers import Solver, SolverError
 from . import CLIError, counted
 from .core import (
     _add_problem_args,
+    _default_solver,
     _emit,
     _fmt,
     _load_problem,
     _problem_inputs,
     _selected_agents,
-    default_solver,
     print_table,
 )
 from .guards import check_paths
@@ -38,7 +38,7 @@ def _solver(args: argparse.Namespace, problem) -> Solver:
 
     if args.solver is not None and not args.solver.strip():
         raise CLIError("--solver must name a backend (see 'subsel solvers'); got ''")
-    return get_solver(args.solver if args.solver is not None else default_solver(problem))
+    return get_solver(args.solver if args.solver is not None else _default_solver(problem))
 
 
 def _write_table(df, output: str, what: str) -> None:

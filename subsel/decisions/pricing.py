@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import as_float_array, check_array_range, check_number
+from .._validation import as_float_array, check_array_range, check_scalar
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
 from ..solvers import Solution, Solver, Status
 from ._common import as_solver, check_problem, summary
@@ -185,11 +185,8 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
 
     problem = check_problem(problem)
     solver = as_solver(solver, need_exact=True, what="frontier_breakpoints")
-    lo = check_number(alpha_min, "alpha_min")
-    hi = check_number(alpha_max, "alpha_max")
-    for name, v in (("alpha_min", lo), ("alpha_max", hi)):
-        if not 0.0 <= v <= 1.0:
-            raise ValueError(f"{name} must be in [0, 1]; got {v}")
+    lo = check_scalar(alpha_min, "alpha_min", min_val=0.0, max_val=1.0)
+    hi = check_scalar(alpha_max, "alpha_max", min_val=0.0, max_val=1.0)
     if lo > hi:
         raise ValueError(f"alpha_min must be <= alpha_max; got alpha_min {lo} > alpha_max {hi}")
     rows: list[dict[str, Any]] = []
