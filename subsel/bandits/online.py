@@ -248,10 +248,10 @@ class OnlinePlanner:
             No open round (feedback already recorded: a repeated round), a round that does not
             exist or is complete, or (without ``round``) received units that differ from the order.
         """
-        if not self.open:
-            raise ValueError(f"no order is pending: round {self.rounds} was already recorded "
-                             "(repeated feedback?); run 'next' first")
         if round is None:
+            if not self.open:
+                raise ValueError(f"no order is pending: round {self.rounds} was already recorded "
+                                 "(repeated feedback?); run 'next' first")
             rnd, whole = min(self.open), True
         else:
             if isinstance(round, bool) or not isinstance(round, (int, np.integer)):

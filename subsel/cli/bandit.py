@@ -5,11 +5,16 @@
   ``runs.csv``, ``regret.png`` and ``summary.json`` into DIR;
 - ``subsel bandit init --agents agents.csv --alpha A --epsilon E --horizon T --policy NAME
   [--oracle NAME] --state state.json`` — a fresh planner (agents.csv: name, cost, capacity);
-- ``subsel bandit next --state state.json -o order.csv`` — this round's order (name, units);
-- ``subsel bandit feedback --state state.json --observations obs.csv`` — the round's outcome
-  (name, received, good).  Rejected feedback leaves the state file byte-identical (exit code 2).
+- ``subsel bandit next --state state.json -o order.csv [--unavailable a,b | --available-file F]``
+  — the next round's order (name, units, round), with the agents that cannot deliver this round
+  left out;
+- ``subsel bandit feedback --state state.json --observations obs.csv [--round K]`` — what arrived
+  (name, received, good): for the oldest open round in full, or for round ``K`` in part and in any
+  order.  Rejected feedback leaves the state file byte-identical (exit code 2);
+- ``subsel bandit add --state state.json --agents new.csv`` and ``subsel bandit remove --state
+  state.json --names a,b`` — agents that join or leave the pool.
 
-One writer per state: ``init``, ``next`` and ``feedback`` hold an exclusive lock (the file
+One writer per state: ``init``, ``next``, ``feedback``, ``add`` and ``remove`` hold an exclusive lock (the file
 ``.STATE.lock`` beside the state, via ``filelock``) for the whole read-check-write, so two commands
 on one state never both record a round; the second waits up to :data:`LOCK_TIMEOUT_S` seconds
 and is then refused (exit code 2).  Temporary files a killed write left beside the state are
@@ -253,6 +258,8 @@ def _init(args: argparse.Namespace) -> int:
     state = Path(args.state)
     if args.seed is not None and args.seed < 0:
         raise CLIError(f"--seed must be >= 0; got {args.seed}")
+    if args.max_open < 1:
+        raise CLIError(f"--max-open must be >= 1; got {args.max_open}")
     if state.exists() and not args.force:
         raise CLIError(f"state file {state} exists; use --force to replace it")
     _check_writable_file(state, "--state")
@@ -265,7 +272,7 @@ def _init(args: argparse.Namespace) -> int:
     agents = _read_csv(args.agents, "--agents")
     planner = OnlinePlanner.create(agents, alpha=args.alpha, epsilon=args.epsilon,
                                    horizon=args.horizon, policy=args.policy, oracle=args.oracle,
-                                   R=args.R, seed=args.seed)
+                                   R=args.R, seed=args.seed, max_open=args.max_open)
     _save_state(planner, args.state)
     pol = planner.policy
     extra = f", tau={pol.tau}" if hasattr(pol, "tau") else ""
@@ -285,11 +292,46 @@ def _cmd_next(args: argparse.Namespace) -> int:
         return _next(args)
 
 
+def _names_option(text: str, option: str) -> list[str]:
+    """The agent names of a comma-separated option (``--unavailable a,b``); spaces around are dropped."""
+    names = [s.strip() for s in text.split(",")] if text.strip() else []
+    if any(not s for s in names):
+        raise CLIError(f"{option} {text!r}: an empty name (two commas in a row?)")
+    return names
+
+
+def _available_file(path: str) -> list[str]:
+    """The available agents of ``--available-file``: column ``name``, and optionally ``available``
+    (1/0, true/false, yes/no) to list every agent with its availability."""
+    table = _read_csv(path, "--available-file")
+    table.require("name")
+    names = table.column("name")
+    if not table.has("available"):
+        return list(names)
+    words = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+    out = []
+    for row, (name, flag) in enumerate(zip(names, table.column("available"))):
+        if flag.strip().lower() not in words:
+            raise table.error(row, "available", "expected 1/0, true/false or yes/no", flag)
+        if words[flag.strip().lower()]:
+            out.append(name)
+    return out
+
+
 def _next(args: argparse.Namespace) -> int:
     planner = _load_state(args.state)
     if args.output != "-":
         _check_writable_file(Path(args.output), "--output")
-    order = planner.next_order()
+    unavailable = None if args.unavailable is None else _names_option(args.unavailable, "--unavailable")
+    available = None if args.available_file is None else _available_file(args.available_file)
+    opened = planner.rounds
+    try:
+        order = planner.next_order(unavailable=unavailable, available=available)
+    except ValueError as exc:
+        raise CLIError(f"{exc}; state left unchanged") from None
+    if planner.rounds == opened and (unavailable is not None or available is not None):
+        raise CLIError(f"{counted(len(planner.open), 'round')} open already (--max-open {planner.max_open}): "
+                       "record feedback before ordering again with new availability; state left unchanged")
     text = order.to_csv(index=False)
     if args.output == "-":
         print(text, end="")
@@ -297,7 +339,8 @@ def _next(args: argparse.Namespace) -> int:
         atomic_write_text(args.output, text)
     _save_state(planner, args.state)
     if args.output != "-":
-        print(f"round {planner.pending_round}: {counted(int(order['units'].sum()), 'unit')} from "
+        again = " (open already: the same order again)" if planner.rounds == opened else ""
+        print(f"round {int(order['round'].iloc[0])}{again}: {counted(int(order['units'].sum()), 'unit')} from "
               f"{counted(int((order['units'] > 0).sum()), 'agent')}; order in {args.output}")
     return 0
 
@@ -311,20 +354,55 @@ def _cmd_feedback(args: argparse.Namespace) -> int:
 def _feedback(args: argparse.Namespace) -> int:
     planner = _load_state(args.state)
     obs = _read_csv(args.observations, "--observations")
-    rnd = planner.pending_round
+    rnd = args.round if args.round is not None else (min(planner.open) if planner.open else None)
     try:
-        planner.feedback(obs)
+        planner.feedback(obs, round=args.round)
     except InputError as exc:
         raise CLIError(f"{exc}; state left unchanged") from None
     except ValueError as exc:
         raise CLIError(f"{obs.source}: {exc}; state left unchanged") from None
     _save_state(planner, args.state)
-    print(f"round {rnd} recorded; {counted(planner.policy.t, 'round')} so far")
+    status = "still open (units due)" if rnd in planner.open else "complete"
+    print(f"round {rnd} recorded, {status}; {counted(len(planner.open), 'round')} open, "
+          f"{counted(planner.rounds, 'round')} ordered")
+    return 0
+
+
+def _cmd_add(args: argparse.Namespace) -> int:
+    check_paths([("--agents", args.agents)], [("--state", args.state)])
+    with _state_lock(args.state):
+        planner = _load_state(args.state)
+        agents = _read_csv(args.agents, "--agents")
+        try:
+            added = planner.add_agents(agents)
+        except InputError:
+            raise
+        except ValueError as exc:
+            raise CLIError(f"{agents.source}: {exc}; state left unchanged") from None
+        _save_state(planner, args.state)
+    print(f"added {counted(len(added), 'agent')} ({', '.join(added)}); "
+          f"{counted(planner.policy.n, 'agent')} in the pool")
+    return 0
+
+
+def _cmd_remove(args: argparse.Namespace) -> int:
+    check_paths([], [("--state", args.state)])
+    names = _names_option(args.names, "--names")
+    if not names:
+        raise CLIError("--names: the name list is empty")
+    with _state_lock(args.state):
+        planner = _load_state(args.state)
+        try:
+            planner.remove_agents(names)
+        except ValueError as exc:
+            raise CLIError(f"{exc}; state left unchanged") from None
+        _save_state(planner, args.state)
+    print(f"removed {', '.join(names)}; {counted(planner.policy.n, 'agent')} in the pool")
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``subsel bandit simulate | init | next | feedback``."""
+    """Add ``subsel bandit simulate | init | next | feedback | add | remove``."""
     p = sub.add_parser("bandit", help="unknown qualities: simulate SS-UCB, or plan real rounds")
     bsub = p.add_subparsers(dest="bandit_command", metavar="ACTION", required=True)
     names = ", ".join(policy_names())
@@ -375,14 +453,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--seed", type=int, default=None, help="seed of a randomised policy (cts)")
     i.add_argument("--state", required=True, help="state file to create (JSON)")
     i.add_argument("--force", action="store_true", help="replace an existing state file")
+    i.add_argument("--max-open", type=int, default=1, metavar="K",
+                   help="rounds that may be open (ordered, not all received) at once: the lead time "
+                        "in rounds plus one (default 1: 'next' repeats the order until its feedback)")
     i.set_defaults(func=_cmd_init)
 
     n = bsub.add_parser("next", help="this round's order (asking again repeats it)")
     n.add_argument("--state", required=True, help="state file made by 'subsel bandit init'")
-    n.add_argument("-o", "--output", required=True, help="order CSV (name, units), or - for stdout")
+    n.add_argument("-o", "--output", required=True, help="order CSV (name, units, round), or - for stdout")
+    avail = n.add_mutually_exclusive_group()
+    avail.add_argument("--unavailable", metavar="A,B", default=None,
+                       help="comma-separated agents that cannot deliver this round (never ordered)")
+    avail.add_argument("--available-file", metavar="CSV", default=None,
+                       help="CSV with column name (the available agents), or name and available (1/0)")
     n.set_defaults(func=_cmd_next)
 
     f = bsub.add_parser("feedback", help="record the round's received and good units")
     f.add_argument("--state", required=True, help="state file made by 'subsel bandit init'")
     f.add_argument("--observations", required=True, help="CSV with columns name, received, good")
+    f.add_argument("--round", type=int, default=None, metavar="K",
+                   help="the round the units were ordered in: feedback may then be partial and come "
+                        "in any order (default: the oldest open round, in full)")
     f.set_defaults(func=_cmd_feedback)
+
+    a = bsub.add_parser("add", help="agents that join the pool (explored before they are relied on)")
+    a.add_argument("--state", required=True, help="state file made by 'subsel bandit init'")
+    a.add_argument("--agents", required=True, metavar="CSV", help="CSV with columns name, cost[, capacity]")
+    a.set_defaults(func=_cmd_add)
+
+    r = bsub.add_parser("remove", help="agents that leave the pool (never ordered again)")
+    r.add_argument("--state", required=True, help="state file made by 'subsel bandit init'")
+    r.add_argument("--names", required=True, metavar="A,B", help="comma-separated agent names")
+    r.set_defaults(func=_cmd_remove)
