@@ -22,7 +22,9 @@ feedback follows Joulani, Gyorgy, Szepesvari ("Online Learning under Delayed Fee
 The regret of round ``t`` is measured against the best feasible selection among the agents present
 and available in round ``t`` (Deva et al., eq. (2), restricted to those agents): ``r_q(S*_t) -
 r_q(S_t)`` for a correct selection, else ``L_t``; both are computed by an exact solver once per
-distinct (run, set of agents), a table of ``runs x 2^n`` entries for ``n <= 12`` agents.
+distinct (run, set of agents), a table of ``runs x 2^n`` entries for ``n <= 12`` agents (kept
+with the environment, whose qualities and costs never change, so that a simulation continued in
+chunks of rounds does not solve them again).
 """
 from __future__ import annotations
 
@@ -37,8 +39,8 @@ from .policies import Policy
 
 #: Largest pool whose regret references are cached in a (runs, 2^n) table.
 TABLE_MAX_AGENTS = 12
-#: Uniform numbers drawn per block of availability draws.
-_BLOCK_VALUES = 2 ** 20
+#: Uniform numbers drawn per block of availability draws (16 MB of float32).
+_BLOCK_VALUES = 2 ** 22
 
 
 def arrival_schedule(n: int, arrivals: int, horizon: int) -> np.ndarray:
@@ -162,8 +164,10 @@ class ChangingWorld:
         self.masks = np.empty((0, m, n), dtype=bool)
         self.next = 0
         self.table = n <= TABLE_MAX_AGENTS
-        if self.table:
-            self.tables = {k: np.full((m, 2 ** n), np.nan) for k in ("best", "worst")}
+        if self.table:  # kept with the environment: its qualities and costs never change
+            cache = environment.__dict__.setdefault("_regret_tables", {})
+            self.tables = cache.setdefault((float(alpha), exact.name), {
+                k: np.full((m, 2 ** n), np.nan) for k in ("best", "worst")})
             self.powers = (1 << np.arange(n)).astype(np.int64)
         self.cols = np.arange(n)
         self.whole = True
@@ -190,10 +194,10 @@ class ChangingWorld:
         m, n = self.m, self.n
         masks = np.empty((B, m, n), dtype=bool)
         if self.p is not None:
-            u = np.empty((m, B * n))
+            u = np.empty((m, B * n), dtype=np.float32)  # single precision: p is met to 2^-24
             for j, g in enumerate(self.rngs):
-                g.random(out=u[j])
-            masks[:] = (u.reshape(m, B, n) < self.p).transpose(1, 0, 2)
+                g.random(out=u[j], dtype=np.float32)
+            masks[:] = (u.reshape(m, B, n) < np.float32(self.p)).transpose(1, 0, 2)
         else:
             masks[:] = True
         for b in range(B if self.avail_fn is not None or self.pool_fn is not None
