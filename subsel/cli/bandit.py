@@ -1,8 +1,9 @@
 """``subsel bandit``: simulate SS-UCB and baselines, or run a real planner one round at a time.
 
 - ``subsel bandit simulate --policy NAME [--oracle NAME] --n --alpha --epsilon --T --runs --seed
-  --out DIR`` — the paper's random instances (q, c ~ U[0, 1]); writes ``curves.csv``,
-  ``runs.csv``, ``regret.png`` and ``summary.json`` into DIR;
+  [--availability P] [--lead-time L] [--arrivals K] --out DIR`` — the paper's random instances
+  (q, c ~ U[0, 1]); writes ``curves.csv``, ``runs.csv``, ``regret.png`` and ``summary.json`` into
+  DIR (in a changing world, with the fixed-pool run on the same instances beside it);
 - ``subsel bandit init --agents agents.csv --alpha A --epsilon E --horizon T --policy NAME
   [--oracle NAME] --state state.json`` — a fresh planner (agents.csv: name, cost, capacity);
 - ``subsel bandit next --state state.json -o order.csv [--unavailable a,b | --available-file F]``
@@ -39,6 +40,7 @@ import pandas as pd
 from .._extras import require
 from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_instances, policy_names, simulate
 from ..bandits.policies import exploration_rounds, fitting_epsilon
+from ..bandits.world import arrival_schedule
 from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, stale_temporaries
 from . import CLIError, counted
 from .guards import check_memory, check_paths
@@ -83,9 +85,12 @@ def _check_memory(n: int, runs: int) -> None:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     out = Path(args.out)
     for name, value, low in (("--n", args.n, 1), ("--T", args.T, 1), ("--runs", args.runs, 1),
-                             ("--seed", args.seed, 0)):
+                             ("--seed", args.seed, 0), ("--lead-time", args.lead_time, 0),
+                             ("--arrivals", args.arrivals, 0)):
         if value < low:
             raise CLIError(f"{name} must be >= {low}; got {value}")
+    if args.availability is not None and not 0.0 < args.availability <= 1.0:
+        raise CLIError(f"--availability must be in (0, 1]; got {args.availability:g}")
     _check_memory(args.n, args.runs)
     _check_writable_dir(out, "--out")
     require("matplotlib", *(["tqdm"] if args.progress else []), extra="bandits",
@@ -97,16 +102,31 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                        "use fewer runs or agents") from None
 
 
+def _changing(args: argparse.Namespace) -> bool:
+    return args.availability is not None or args.lead_time != 0 or args.arrivals != 0
+
+
 def _simulate(args: argparse.Namespace, out: Path) -> int:
     seq = np.random.SeedSequence(args.seed)
     inst_seq, env_seq, pol_seq = seq.spawn(3)
-    quality, cost = paper_instances(args.n, args.runs, args.alpha, inst_seq, R=args.R)
+    n_all = args.n + args.arrivals
+    quality, cost = paper_instances(n_all, args.runs, args.alpha, inst_seq, R=args.R)
     oracle = args.oracle
-    policy = make_policy(args.policy, oracle, cost=cost, alpha=args.alpha, epsilon=args.epsilon,
-                         horizon=args.T, R=args.R, runs=args.runs, seed=pol_seq, quality=quality)
-    env = BernoulliEnvironment(quality, cost, R=args.R, seed=env_seq)
-    result = simulate(policy, env, args.T, args.epsilon, tau=getattr(policy, "tau", 0),
-                      progress=args.progress)
+
+    def play(world: bool):
+        policy = make_policy(args.policy, oracle, cost=cost, alpha=args.alpha, epsilon=args.epsilon,
+                             horizon=args.T, R=args.R, runs=args.runs, seed=pol_seq, quality=quality)
+        env = BernoulliEnvironment(quality, cost, R=args.R, seed=env_seq)
+        kw = {}
+        if world:
+            kw = dict(availability=args.availability, lead_time=args.lead_time,
+                      pool=arrival_schedule(n_all, args.arrivals, args.T) if args.arrivals else None,
+                      seed=np.random.SeedSequence(args.seed, spawn_key=(3,)))
+        return policy, simulate(policy, env, args.T, args.epsilon, tau=getattr(policy, "tau", 0),
+                                progress=args.progress, **kw)
+
+    policy, result = play(_changing(args))
+    fixed = play(False)[1] if _changing(args) else None
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -115,11 +135,17 @@ def _simulate(args: argparse.Namespace, out: Path) -> int:
     atomic_write_text(out / "curves.csv", curves.to_csv(index=False, float_format="%.10g"))
     runs = pd.DataFrame({"run": np.arange(args.runs), "optimum": result.optimum, "L": result.L})
     atomic_write_text(out / "runs.csv", runs.to_csv(index=False, float_format="%.10g"))
-    _plot_run(result, args, out / "regret.png", policy.oracle.name)
+    _plot_run(result, args, out / "regret.png", policy.oracle.name, fixed)
     summary = {"policy": policy.name if args.policy not in ("dpss-ucb", "gss-ucb") else args.policy,
                "oracle": policy.oracle.name, "n": args.n, "alpha": args.alpha,
-               "epsilon": args.epsilon, "R": args.R, "T": args.T, "runs": args.runs, "seed": args.seed}
+               "epsilon": args.epsilon, "R": args.R, "T": args.T, "runs": args.runs, "seed": args.seed,
+               "availability": args.availability, "lead_time": args.lead_time, "arrivals": args.arrivals}
     summary.update(result.summary())
+    if fixed is not None:  # the same instances and outcome streams in the papers' world
+        summary["fixed_pool"] = fixed.summary()
+        curves = curves.merge(fixed.curves().add_prefix("fixed_pool_").rename(
+            columns={"fixed_pool_round": "round"}), on="round", how="left")
+        atomic_write_text(out / "curves.csv", curves.to_csv(index=False, float_format="%.10g"))
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     print(f"{summary['policy']} (oracle {summary['oracle']}): n={args.n}, alpha={args.alpha:g}, "
           f"epsilon={args.epsilon:g}, T={args.T}, runs={args.runs}, tau={result.tau}"
@@ -136,16 +162,23 @@ def _simulate(args: argparse.Namespace, out: Path) -> int:
           f"after tau: correct {fmt(summary['correct_fraction_after_tau'])}, "
           f"feasible {fmt(summary['feasible_fraction_after_tau'])}; {summary['run_rounds_per_s']:.0f} run-rounds/s; "
           f"wrote {out}")
+    if fixed is not None:
+        f = summary["fixed_pool"]
+        print(f"fixed pool (same instances and outcomes): regret at T {f['regret_at_T']:.2f}; after tau: "
+              f"correct {fmt(f['correct_fraction_after_tau'])}, feasible {fmt(f['feasible_fraction_after_tau'])}")
     return 0
 
 
-def _plot_run(result, args: argparse.Namespace, path: Path, oracle: str) -> None:
+def _plot_run(result, args: argparse.Namespace, path: Path, oracle: str, fixed=None) -> None:
     from ..experiments.plots import new_figure, save_figure
 
     _, (fig, (ax1, ax2)) = new_figure(1, 2, figsize=(10, 3.8))
     t = result.rounds
     ax1.plot(t, result.regret_mean, label="mean")
     ax1.fill_between(t, result.regret_p05, result.regret_p95, alpha=0.25, label="5-95 %")
+    if fixed is not None:
+        ax1.plot(fixed.rounds, fixed.regret_mean, ls="--", color="grey", label="fixed pool")
+        ax2.plot(fixed.rounds, fixed.correct_fraction, ls="--", color="grey", label="correct, fixed pool")
     ax1.set_xlabel("round t")
     ax1.set_ylabel("cumulative regret")
     ax2.plot(t, result.correct_fraction, label="correct (q_av >= alpha - eps)")
@@ -162,8 +195,11 @@ def _plot_run(result, args: argparse.Namespace, path: Path, oracle: str) -> None
         # at most 6 round labels, with thousands separators, so long horizons do not run together
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    world = "".join([f", availability {args.availability:g}" if args.availability is not None else "",
+                     f", lead time {args.lead_time}" if args.lead_time else "",
+                     f", {args.arrivals} arrivals" if args.arrivals else ""])
     fig.suptitle(f"{args.policy} (oracle {oracle}), n={args.n}, alpha={args.alpha:g}, "
-                 f"eps={args.epsilon:g}, runs={args.runs}")
+                 f"eps={args.epsilon:g}, runs={args.runs}{world}")
     fig.tight_layout()
     save_figure(fig, path)
 
@@ -424,6 +460,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--seed", type=int, default=0, help="seed of instances, outcomes, policy draws")
     s.add_argument("--out", required=True, help="output folder")
     s.add_argument("--progress", action="store_true", help="show a progress bar")
+    s.add_argument("--availability", type=float, default=None, metavar="P",
+                   help="sleeping agents: each agent is available in a round with probability P (the "
+                        "fixed-pool run on the same instances is simulated and plotted beside it)")
+    s.add_argument("--lead-time", type=int, default=0, metavar="L",
+                   help="rounds between an order and its feedback (default 0)")
+    s.add_argument("--arrivals", type=int, default=0, metavar="K",
+                   help="K more agents join at evenly spaced rounds in the first half of the run")
     s.set_defaults(func=_cmd_simulate)
 
     i = bsub.add_parser(

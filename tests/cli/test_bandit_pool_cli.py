@@ -132,3 +132,32 @@ def test_two_concurrent_nexts_open_two_rounds_and_lose_none(state):
     assert rounds == [1, 2]
     saved = json.loads(state.read_text())
     assert saved["rounds"] == 2 and [r["round"] for r in saved["open"]] == [1, 2]
+
+
+def test_simulate_in_a_changing_world_writes_the_fixed_pool_beside(tmp_path, capsys):
+    out = tmp_path / "sim"
+    assert main(["bandit", "simulate", "--policy", "dpss-ucb", "--n", "4", "--T", "60", "--runs", "3",
+                 "--epsilon", "0.5", "--availability", "0.8", "--lead-time", "2", "--arrivals", "1",
+                 "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "fixed pool (same instances and outcomes)" in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["availability"], summary["lead_time"], summary["arrivals"]) == (0.8, 2, 1)
+    assert summary["fixed_pool"]["T"] == 60
+    curves = pd.read_csv(out / "curves.csv")
+    assert {"regret_mean", "fixed_pool_regret_mean", "fixed_pool_correct_fraction"} <= set(curves.columns)
+    assert (out / "regret.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("extra, match", [
+    (["--availability", "0"], r"--availability must be in \(0, 1\]; got 0"),
+    (["--availability", "1.5"], r"--availability must be in \(0, 1\]"),
+    (["--lead-time", "-1"], "--lead-time must be >= 0; got -1"),
+    (["--arrivals", "-2"], "--arrivals must be >= 0; got -2"),
+])
+def test_simulate_changing_world_option_errors(tmp_path, capsys, extra, match):
+    import re
+    err = _error(capsys, main(["bandit", "simulate", "--policy", "dpss-ucb", "--n", "4", "--T", "10",
+                               "--runs", "2", "--out", str(tmp_path / "o"), *extra]))
+    assert re.search(match, err), err
+    assert not (tmp_path / "o").exists()
