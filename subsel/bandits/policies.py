@@ -352,7 +352,7 @@ class Policy(AgentPool):
     def _newcomers_possible(self) -> bool:
         """Past the policy's own exploration, is some agent short of the observations it needs?"""
         need = self._explore_need()
-        return bool(need) and self.t + 1 > self._explored_after() and bool((self.w < need).any())
+        return bool(need) and self.t + 1 > self._explored_after() and bool(self.w.min() < need)
 
     def _select_masked(self, mask: np.ndarray | None) -> np.ndarray:
         """Selection with sleeping agents cut out and short-of-observations agents explored."""
@@ -360,7 +360,8 @@ class Policy(AgentPool):
         avail = np.ones((m, self.n), dtype=bool) if mask is None else mask
         units = self._explore_units()
         exploring = None
-        if units is not None and self.t + 1 > self._explored_after():
+        explored = self.t + 1 > self._explored_after()  # past the policy's own exploration
+        if units is not None and explored and self.w.min() < self._explore_need():
             exploring = (self.w < self._explore_need()) & avail
             if not exploring.any():
                 exploring = None
@@ -371,7 +372,13 @@ class Policy(AgentPool):
             self._oracle_mask = None
         if exploring is not None:
             x = np.where(exploring, np.broadcast_to(units, x.shape), x)
+        elif explored and self._oracle_only():
+            return x  # the oracle's answer, already cut to the available agents
         return np.where(avail, x, 0)
+
+    def _oracle_only(self) -> bool:
+        """Past its own exploration, does ``_select2`` answer only through :meth:`_ask_oracle`?"""
+        return True
 
     def _select2(self) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError

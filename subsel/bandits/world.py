@@ -80,6 +80,15 @@ def arrival_schedule(n: int, arrivals: int, horizon: int) -> np.ndarray:
     return present
 
 
+def _bits(masks: np.ndarray) -> np.ndarray:
+    """Boolean masks (..., n), n <= 62, as int64 integers whose bit i is agent i."""
+    packed = np.packbits(masks, axis=-1, bitorder="little")
+    keys = packed[..., 0].astype(np.int64)
+    for i in range(1, packed.shape[-1]):
+        keys |= packed[..., i].astype(np.int64) << (8 * i)
+    return keys
+
+
 class ChangingWorld:
     """One batched policy in a world with sleeping agents, a changing pool and lead times.
 
@@ -168,9 +177,13 @@ class ChangingWorld:
             cache = environment.__dict__.setdefault("_regret_tables", {})
             self.tables = cache.setdefault((float(alpha), exact.name), {
                 k: np.full((m, 2 ** n), np.nan) for k in ("best", "worst")})
-            self.powers = (1 << np.arange(n)).astype(np.int64)
+        self.bits = n <= 62  # sets of agents as integers (bit i: agent i)
+        if self.bits:
+            self.support_bits = {"best": _bits(self.best_support), "worst": _bits(self.worst_support)}
+            self.relevant_bits = {k: _bits(v) for k, v in self.relevant.items()}
         self.cols = np.arange(n)
         self.whole = True
+        self.table = self.table and self.bits
         self.was_present = np.ones(n, dtype=bool)
         self.mask = np.ones((m, n), dtype=bool)
 
@@ -212,10 +225,23 @@ class ChangingWorld:
         self.masks, self.next = masks, 0
         # r_q(S*) of the whole block at once: one solve for every (run, agents) not met before
         opt = np.broadcast_to(self.full_opt, (B, m)).copy()
-        uncovered = (self.best_support & ~masks).any(axis=2)
-        if uncovered.any():
-            b, j = np.nonzero(uncovered)
-            opt[b, j] = self._lookup("best", masks[b, j], j)
+        if self.table:  # the whole block through the table; only its misses are solved
+            keys = _bits(masks)
+            need = self.support_bits["best"]
+            b, j = np.nonzero((keys & need) != need)  # S* not all there: look up, or solve
+            k = keys[b, j] & self.relevant_bits["best"][j]
+            table = self.tables["best"]
+            miss = np.isnan(table[j, k])
+            if miss.any():
+                pairs, first = np.unique(np.stack([j[miss], k[miss]], axis=1), axis=0, return_index=True)
+                bm, jm = b[miss][first], j[miss][first]
+                table[pairs[:, 0], pairs[:, 1]] = self._solve("best", jm, masks[bm, jm])
+            opt[b, j] = table[j, k]
+        else:
+            uncovered = (self.best_support & ~masks).any(axis=2)
+            if uncovered.any():
+                b, j = np.nonzero(uncovered)
+                opt[b, j] = self._lookup("best", masks[b, j], j)
         self.opts = opt
 
     def references(self, correct: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -243,7 +269,7 @@ class ChangingWorld:
         if not self.table:
             return self._solve(which, rows, sub)
         table = self.tables[which]
-        keys = (sub & self.relevant[which][rows]).astype(np.int64) @ self.powers
+        keys = _bits(sub) & self.relevant_bits[which][rows]
         vals = table[rows, keys]
         miss = np.isnan(vals)
         if miss.any():
