@@ -438,11 +438,10 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
         Which agents are in the pool in each round (joins and leaves; see
         :func:`~subsel.bandits.world.arrival_schedule`), or ``pool(t)`` giving round t's mask.
     seed : int, SeedSequence, Generator or None
-        Root of the availability draws (run ``j``: child ``j``).
-
-    With any of the last four, the policy plays in a :class:`~subsel.bandits.world.ChangingWorld`
-    (batched policies only), and the regret of round t is measured against the best feasible
-    selection among the agents present and available in round t.
+        Root of the availability draws (run ``j``: child ``j``).  With any of ``availability``,
+        ``lead_time``, ``pool``, the policy plays in a :class:`~subsel.bandits.world.ChangingWorld`
+        (batched policies only), and the regret of round t is measured against the best feasible
+        selection among the agents present and available in round t.
 
     Returns
     -------

@@ -38,9 +38,16 @@ import numpy as np
 import pandas as pd
 
 from .._extras import require
-from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_instances, policy_names, simulate
+from ..bandits import (
+    BernoulliEnvironment,
+    OnlinePlanner,
+    arrival_schedule,
+    make_policy,
+    paper_instances,
+    policy_names,
+    simulate,
+)
 from ..bandits.policies import exploration_rounds, fitting_epsilon
-from ..bandits.world import arrival_schedule
 from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, stale_temporaries
 from . import CLIError, counted
 from .guards import check_memory, check_paths

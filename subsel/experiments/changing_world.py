@@ -27,8 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..bandits import BernoulliEnvironment, make_policy, separated_instances, simulate
-from ..bandits.world import arrival_schedule
+from ..bandits import BernoulliEnvironment, arrival_schedule, make_policy, separated_instances, simulate
 from .bandit_figures import fit_log_curve
 from .plots import new_figure, save_figure
 
