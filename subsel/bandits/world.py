@@ -113,6 +113,8 @@ class ChangingWorld:
         Root of the availability draws (run ``j``: child ``j``).
     exact : Solver
         Exact solver for the regret references.
+    alpha : float
+        The quality threshold of the regret references (the policy's).
 
     Raises
     ------
