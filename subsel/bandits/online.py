@@ -223,7 +223,8 @@ class OnlinePlanner:
         units = self.open[rnd]["units"]
         return pd.DataFrame({"name": list(units), "units": list(units.values()), "round": rnd})
 
-    def feedback(self, observations: pd.DataFrame | CSVTable, round: int | None = None) -> None:
+    def feedback(self, observations: pd.DataFrame | CSVTable, round: int | None = None,
+                 final: bool = False) -> None:
         """Record what arrived for a round; on any error nothing changes.
 
         Parameters
@@ -236,6 +237,8 @@ class OnlinePlanner:
             The round the units were ordered in.  Given, the feedback may be partial (the round
             stays open until every unit ordered has arrived) and rounds may be recorded in any
             order.  Not given: the oldest open round, in full (the papers' cycle).
+        final : bool, default False
+            Nothing more will arrive for this round (a shortfall): it closes after this feedback.
 
         Raises
         ------
@@ -305,7 +308,10 @@ class OnlinePlanner:
         for s, r in zip(self.names, received.tolist()):
             if r:
                 rec["received"][s] += r
-        self._close_if_complete(rnd)
+        if final:
+            del self.open[rnd]
+        else:
+            self._close_if_complete(rnd)
 
     def _close_if_complete(self, rnd: int) -> None:
         rec = self.open[rnd]

@@ -399,7 +399,7 @@ def _feedback(args: argparse.Namespace) -> int:
     obs = _read_csv(args.observations, "--observations")
     rnd = args.round if args.round is not None else (min(planner.open) if planner.open else None)
     try:
-        planner.feedback(obs, round=args.round)
+        planner.feedback(obs, round=args.round, final=args.final)
     except InputError as exc:
         raise CLIError(f"{exc}; state left unchanged") from None
     except ValueError as exc:
@@ -524,6 +524,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--round", type=int, default=None, metavar="K",
                    help="the round the units were ordered in: feedback may then be partial and come "
                         "in any order (default: the oldest open round, in full)")
+    f.add_argument("--final", action="store_true",
+                   help="nothing more will arrive for this round: close it even if units are missing")
     f.set_defaults(func=_cmd_feedback)
 
     a = bsub.add_parser("add", help="agents that join the pool (explored before they are relied on)")

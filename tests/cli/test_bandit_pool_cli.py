@@ -161,3 +161,14 @@ def test_simulate_changing_world_option_errors(tmp_path, capsys, extra, match):
                                "--runs", "2", "--out", str(tmp_path / "o"), *extra]))
     assert re.search(match, err), err
     assert not (tmp_path / "o").exists()
+
+
+def test_final_feedback_closes_a_round_with_a_shortfall(state, capsys):
+    _order(state)
+    obs = state.parent / "obs.csv"
+    obs.write_text("name,received,good\nfarm_a,1,1\n")
+    assert main(["bandit", "feedback", "--state", str(state), "--round", "1", "--final",
+                 "--observations", str(obs)]) == 0
+    assert "round 1 recorded, complete; 0 rounds open" in capsys.readouterr().out
+    saved = json.loads(state.read_text())
+    assert saved["open"] == [] and saved["policy"]["w"] == [1, 0, 0]
