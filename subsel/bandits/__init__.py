@@ -8,7 +8,9 @@
   :class:`KnownQuality`; :func:`make_policy` by name, :func:`policy_from_state` from JSON;
 - :func:`paper_instances`, :func:`separated_instances` — the paper's random instances and their
   epsilon-separated variant, one seed child per run (:func:`run_seeds`);
-- :func:`simulate` — many runs at once with batched oracles, regret and correctness curves;
+- :func:`simulate` — many runs at once with batched oracles, regret and correctness curves, also
+  in a changing world (sleeping agents, lead times, joins and leaves: :mod:`subsel.bandits.world`,
+  :func:`arrival_schedule`); every policy's pool can change (:mod:`subsel.bandits.pool`);
 - :class:`OnlinePlanner` — one real round at a time, with a JSON state file.
 
 The oracle of every policy is a :class:`subsel.solvers.Solver`, used only through ``solve`` and
@@ -39,18 +41,21 @@ from .simulation import (
     separation_gaps,
     simulate,
 )
+from .world import ChangingWorld, arrival_schedule
 
 __all__ = [
     "CUCB",
     "POLICIES",
     "SSUCB",
     "BernoulliEnvironment",
+    "ChangingWorld",
     "CautiousUCB",
     "KnownQuality",
     "OnlinePlanner",
     "Policy",
     "SimulationResult",
     "ThompsonSampling",
+    "arrival_schedule",
     "default_checkpoints",
     "exploration_rounds",
     "fitting_epsilon",

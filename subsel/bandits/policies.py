@@ -32,9 +32,12 @@ from .._validation import as_float_array, check_array_range, check_capacity, che
 from ..models import MAX_EXACT_INT, ProblemBatch, SubsetSelectionProblem
 from ..solvers import Solver, SolverError, get_solver
 from .environment import run_generators
+from .pool import AgentPool
 
 STATE_FORMAT = "subsel-bandit-policy"
-STATE_VERSION = 1
+STATE_VERSION = 2
+#: Older policy-state versions still read (version 1: a fixed pool, no names).
+READ_VERSIONS = (1, 2)
 
 
 def exploration_rounds(horizon: int, epsilon: float) -> int:
@@ -158,7 +161,7 @@ def resolve_oracle(oracle: Solver | str) -> Solver:
     raise TypeError(f"oracle must be a Solver or a solver name; got {oracle!r}")
 
 
-class Policy:
+class Policy(AgentPool):
     """Base class: statistics, ask/tell plumbing, oracle calls and JSON state.
 
     Parameters
@@ -175,11 +178,14 @@ class Policy:
         Units per agent, shared by every run; default 1.
     runs : int, optional
         ``None`` for one planner (arrays of shape (n,)), else the number of independent runs.
+    names : sequence of str, shape (n,), optional
+        Unique agent names; default the positions as text (``"0", "1", ...``), as problems do.
 
     Attributes
     ----------
     t : int
-        Rounds completed (updates received).
+        Rounds completed: the latest round with feedback (:meth:`update`'s ``round``; one more
+        per update when rounds are not given).
     w : ndarray of float, shape (n,) or (runs, n)
         Units observed per agent.
     good : ndarray of float, shape like ``w``
@@ -195,7 +201,7 @@ class Policy:
     name: ClassVar[str] = "policy"
 
     def __init__(self, oracle: Solver | str, cost, alpha: float, R: float = 1.0, capacity=None,
-                 runs: int | None = None):
+                 runs: int | None = None, names=None):
         self.oracle = resolve_oracle(oracle)
         self.runs = None if runs is None else check_scalar(runs, "runs", int, min_val=1)
         try:
@@ -236,6 +242,7 @@ class Policy:
         self.w = np.zeros((m, n)) if self.runs else np.zeros(n)
         self.good = np.zeros_like(self.w)
         self.t = 0
+        self._init_pool(names, n)
 
     # ------------------------------------------------------------------ statistics
     @property
@@ -283,22 +290,86 @@ class Policy:
         return np.maximum(self.q_hat - ucb_bonus(t, self.w), 0.0)
 
     # ------------------------------------------------------------------ ask / tell
-    def select(self) -> np.ndarray:
-        """This round's selection (ask).
+    def select(self, available=None) -> np.ndarray:
+        """This round's selection (ask), over the agents available this round.
+
+        Parameters
+        ----------
+        available : array-like of bool, shape (n,) or (runs, n), or sequence of str, optional
+            The agents that can be ordered this round (sleeping agents: Deva et al., Section 7):
+            a mask over the pool, or their names; default every agent.  The oracle sees only
+            these (see :mod:`subsel.bandits.pool`); the others get 0 units.
 
         Returns
         -------
         ndarray of int64, shape (n,) or (runs, n)
-            Units per agent.
+            Units per agent of the current pool, in pool order.
+
+        Raises
+        ------
+        TypeError, ValueError
+            A mask that is not boolean or has the wrong shape; an unknown name.
         """
-        x = self._select2()
+        if available is None and not self._newcomers_possible():
+            x = self._select2()  # the fixed pool: the papers' path, untouched
+        else:
+            mask = None if available is None else self.availability_mask(available)
+            x = self._select_masked(mask)
         return x if self.runs else x[0]
+
+    #: First round after the policy's own exploration (SS-UCB: ``tau + 1``; CUCB: 2).
+    def _explored_after(self) -> int:
+        return 0
+
+    def _explore_units(self) -> np.ndarray | None:
+        """Units a newcomer is ordered each round until it has :meth:`_explore_need` units observed."""
+        return None
+
+    def _explore_need(self) -> float:
+        return 0.0
+
+    def _newcomers_possible(self) -> bool:
+        """Past the policy's own exploration, is some agent short of the observations it needs?"""
+        need = self._explore_need()
+        return bool(need) and self.t + 1 > self._explored_after() and bool(self.w.min() < need)
+
+    def _select_masked(self, mask: np.ndarray | None) -> np.ndarray:
+        """Selection with sleeping agents cut out and short-of-observations agents explored."""
+        m = self.runs or 1
+        avail = np.ones((m, self.n), dtype=bool) if mask is None else mask
+        units = self._explore_units()
+        exploring = None
+        explored = self.t + 1 > self._explored_after()  # past the policy's own exploration
+        if units is not None and explored and self.w.min() < self._explore_need():
+            exploring = (self.w < self._explore_need()) & avail
+            if not exploring.any():
+                exploring = None
+        self._oracle_mask = avail if exploring is None else avail & ~exploring
+        try:
+            x = self._select2()
+        finally:
+            self._oracle_mask = None
+        if exploring is not None:
+            x = np.where(exploring, np.broadcast_to(units, x.shape), x)
+        elif explored and self._oracle_only():
+            return x  # the oracle's answer, already cut to the available agents
+        return np.where(avail, x, 0)
+
+    def _oracle_only(self) -> bool:
+        """Past its own exploration, does ``_select2`` answer only through :meth:`_ask_oracle`?"""
+        return True
 
     def _select2(self) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def update(self, x, good_units) -> None:
+    def update(self, x, good_units, round: int | None = None) -> None:
         """Record one round's semi-bandit feedback (tell): ``x`` units played, ``good_units`` good.
+
+        With lead times, feedback arrives late, in parts and in any order: ``round`` says which
+        round it belongs to.  The counts are sums, so the order of the parts does not change them;
+        :attr:`t` becomes the latest round with feedback.  The UCB indices use what has arrived
+        (delayed feedback: Joulani, Gyorgy, Szepesvari, "Online Learning under Delayed Feedback",
+        ICML 2013, Section 3: the regret grows by an additive term in the delay).
 
         Parameters
         ----------
@@ -306,13 +377,18 @@ class Policy:
             Units played (and received) per agent, ``0 <= x <= capacity``.
         good_units : array-like of int, shape like ``x``
             Good units per agent, ``0 <= good <= x``.
+        round : int, optional
+            The round (``1 .. 2^53``) the units were ordered in; default the next round
+            (``t + 1``).
 
         Raises
         ------
         ValueError
             Wrong shapes, non-integers, units outside ``0..capacity``, or ``good > x`` (naming
-            the first offending index).
+            the first offending index); a ``round`` that is not an integer in ``1 .. 2^53``.
         """
+        if round is not None:
+            round = check_scalar(round, "round", int, min_val=1, max_val=MAX_EXACT_INT)
         shape = self.w.shape
         xa, ga = np.asarray(x, dtype=float), np.asarray(good_units, dtype=float)
         for name, arr in (("x", xa), ("good_units", ga)):
@@ -330,18 +406,32 @@ class Policy:
         if bad.size:
             i = tuple(int(v) for v in bad[0])
             raise ValueError(f"good_units{list(i)} = {ga[i]:g} exceeds the units played x = {xa[i]:g}")
-        self._tell(xa, ga)
+        self._tell(xa, ga, round)
 
-    def _tell(self, x: np.ndarray, good: np.ndarray) -> None:
+    def _tell(self, x: np.ndarray, good: np.ndarray, round: int | None = None) -> None:
         """Unchecked update (the simulator's fast path)."""
         self.w += x
         self.good += good
-        self.t += 1
+        self.t = self.t + 1 if round is None else max(self.t, round)
 
     # ------------------------------------------------------------------ oracle
     def _ask_oracle(self, quality: np.ndarray, threshold: float,
                     objective_quality: np.ndarray | None = None) -> np.ndarray:
-        """The oracle's selection on (m, n) qualities: ``solve_batch`` when batched, else ``solve``."""
+        """The oracle's selection on (m, n) qualities: ``solve_batch`` when batched, else ``solve``.
+
+        Agents outside ``_oracle_mask`` (asleep, or being explored) are handed over as worthless
+        (quality 0) and cut from the answer (see :mod:`subsel.bandits.pool`).
+        """
+        mask = self._oracle_mask
+        if mask is not None:
+            quality = np.where(mask, quality, 0.0)
+            if objective_quality is not None:
+                objective_quality = np.where(mask, objective_quality, 0.0)
+            return np.where(mask, self._ask_oracle_all(quality, threshold, objective_quality), 0)
+        return self._ask_oracle_all(quality, threshold, objective_quality)
+
+    def _ask_oracle_all(self, quality: np.ndarray, threshold: float,
+                        objective_quality: np.ndarray | None) -> np.ndarray:
         if self.runs:
             if self._template is None:  # costs, capacities and R validated once, then reused
                 self._template = ProblemBatch(quality=quality, cost=self.cost, alpha=threshold, R=self.R,
@@ -373,7 +463,7 @@ class Policy:
     # ------------------------------------------------------------------ state
     def _params(self) -> dict[str, Any]:
         return {"alpha": self.alpha, "R": self.R, "capacity": self.capacity.tolist(),
-                "cost": self.cost.tolist(), "runs": self.runs}
+                "cost": self.cost.tolist(), "runs": self.runs, "names": list(self.names)}
 
     def to_state(self) -> dict[str, Any]:
         """Plain-JSON snapshot: settings, oracle name, round counter and statistics.
@@ -381,12 +471,13 @@ class Policy:
         Returns
         -------
         dict
-            Keys ``format, version, policy, oracle, params, t, w, good`` (plus ``rng`` for
-            randomised policies).  :func:`policy_from_state` rebuilds an equal policy.
+            Keys ``format, version, policy, oracle, params, t, w, good, retired`` (plus ``rng``
+            for randomised policies); ``params`` holds the names.  :func:`policy_from_state`
+            rebuilds an equal policy.
         """
         return {"format": STATE_FORMAT, "version": STATE_VERSION, "policy": self.name,
                 "oracle": self.oracle.name, "params": self._params(), "t": self.t,
-                "w": _intlist(self.w), "good": _intlist(self.good)}
+                "w": _intlist(self.w), "good": _intlist(self.good), "retired": self._pool_state()}
 
     def _load_stats(self, state: dict[str, Any]) -> None:
         """Read ``t``, ``w`` and ``good`` from a state, every number range-checked first.
@@ -494,8 +585,8 @@ class SSUCB(Policy):
     name = "ss-ucb"
 
     def __init__(self, oracle: Solver | str, cost, alpha: float, epsilon: float, horizon: int,
-                 R: float = 1.0, capacity=None, runs: int | None = None):
-        super().__init__(oracle, cost, alpha, R, capacity, runs)
+                 R: float = 1.0, capacity=None, runs: int | None = None, names=None):
+        super().__init__(oracle, cost, alpha, R, capacity, runs, names)
         self.tau = exploration_rounds(horizon, epsilon)
         self.epsilon = float(epsilon)
         self.horizon = int(horizon)
@@ -506,6 +597,15 @@ class SSUCB(Policy):
         if self.t + 1 <= self.tau:
             return self._full(self.capacity)
         return self._ask_oracle(self._as2(self.optimistic_quality()), self.threshold)
+
+    def _explored_after(self) -> int:
+        return self.tau
+
+    def _explore_units(self) -> np.ndarray | None:
+        return self.capacity  # Algorithm 2's exploration, applied to the newcomer alone
+
+    def _explore_need(self) -> float:
+        return float(self.tau)  # Lemma 3: w_i >= tau keeps the UCB bonus <= eps up to T
 
     def _params(self) -> dict[str, Any]:
         return {**super()._params(), "epsilon": self.epsilon, "horizon": self.horizon}
@@ -534,8 +634,8 @@ class CUCB(Policy):
     name = "cucb"
 
     def __init__(self, oracle: Solver | str, cost, alpha: float, R: float = 1.0, capacity=None,
-                 epsilon: float = 0.0, runs: int | None = None):
-        super().__init__(oracle, cost, alpha, R, capacity, runs)
+                 epsilon: float = 0.0, runs: int | None = None, names=None):
+        super().__init__(oracle, cost, alpha, R, capacity, runs, names)
         self.epsilon = check_scalar(epsilon, "epsilon", min_val=0, max_val=1)
         self.threshold = min(self.alpha + self.epsilon, 1.0)
 
@@ -543,6 +643,15 @@ class CUCB(Policy):
         if self.t == 0:
             return self._full(np.ones(self.n, dtype=np.int64))
         return self._ask_oracle(self._as2(self.optimistic_quality()), self.threshold)
+
+    def _explored_after(self) -> int:
+        return 1
+
+    def _explore_units(self) -> np.ndarray | None:
+        return np.ones(self.n, dtype=np.int64)  # round 1's rule, applied to the newcomer alone
+
+    def _explore_need(self) -> float:
+        return 1.0
 
     def _params(self) -> dict[str, Any]:
         return {**super()._params(), "epsilon": self.epsilon}
@@ -598,8 +707,8 @@ class ThompsonSampling(CUCB):
 
     def __init__(self, oracle: Solver | str, cost, alpha: float, R: float = 1.0, capacity=None,
                  epsilon: float = 0.0, prior: tuple[float, float] = (1.0, 1.0),
-                 seed: int | np.random.Generator | None = None, runs: int | None = None):
-        super().__init__(oracle, cost, alpha, R, capacity, epsilon, runs)
+                 seed: int | np.random.Generator | None = None, runs: int | None = None, names=None):
+        super().__init__(oracle, cost, alpha, R, capacity, epsilon, runs, names)
         a0, b0 = (check_scalar(v, "prior") for v in prior)
         if a0 <= 0 or b0 <= 0:
             raise ValueError(f"prior parameters must be > 0; got {tuple(prior)}")
@@ -620,6 +729,12 @@ class ThompsonSampling(CUCB):
         for j, g in enumerate(self.rngs):  # one stream per run: run j's draws do not depend on m
             theta[j] = g.beta(a[j], b[j])
         return self._ask_oracle(theta, self.threshold)
+
+    def _explore_units(self) -> np.ndarray | None:
+        return None  # a newcomer starts from the prior: no forced exploration
+
+    def _explore_need(self) -> float:
+        return 0.0
 
     def _params(self) -> dict[str, Any]:
         return {**super()._params(), "prior": list(self.prior)}
@@ -682,8 +797,8 @@ class KnownQuality(Policy):
     name = "known-quality"
 
     def __init__(self, oracle: Solver | str, cost, alpha: float, quality, R: float = 1.0,
-                 capacity=None, runs: int | None = None):
-        super().__init__(oracle, cost, alpha, R, capacity, runs)
+                 capacity=None, runs: int | None = None, names=None):
+        super().__init__(oracle, cost, alpha, R, capacity, runs, names)
         q = np.array(quality, dtype=float)
         if q.shape != self.w.shape:
             raise ValueError(f"quality must have shape {self.w.shape}; got {q.shape}")
@@ -691,7 +806,44 @@ class KnownQuality(Policy):
         self._x = self._ask_oracle(self._as2(q), self.alpha)
 
     def _select2(self) -> np.ndarray:
+        if self._oracle_mask is not None:  # some agents asleep: the optimum among the others
+            return self._ask_oracle(self._as2(self.quality), self.alpha)
         return self._x.copy()
+
+    def add_agents(self, cost, capacity=None, names=None, quality=None) -> None:
+        """As :meth:`Policy.add_agents`, with the new agents' true ``quality`` (shape like ``cost``).
+
+        Raises
+        ------
+        ValueError
+            ``quality`` missing or of another shape than ``cost``; and as :meth:`Policy.add_agents`.
+        """
+        if quality is None:
+            raise ValueError("known-quality: add_agents needs the new agents' quality")
+        q = np.array(quality, dtype=float)
+        if q.shape != np.shape(cost):
+            raise ValueError(f"quality must have the shape of cost {np.shape(cost)}; got {q.shape}")
+        self._new_quality = q
+        try:
+            super().add_agents(cost, capacity, names)
+        finally:
+            del self._new_quality
+
+    def _before_pool_change(self, new, keep) -> None:
+        if keep is not None:
+            self.quality = self.quality[..., keep]
+        else:
+            m = self.runs or 1
+            q = self._new_quality
+            if self.quality.ndim == 2 or q.ndim == 2:
+                self.quality = np.concatenate([np.broadcast_to(self.quality, (m, self.quality.shape[-1])),
+                                               np.broadcast_to(q, (m, q.shape[-1]))], axis=1)
+            else:
+                self.quality = np.concatenate([self.quality, q])
+
+    def _pool_changed(self) -> None:
+        super()._pool_changed()
+        self._x = self._ask_oracle(self._as2(self.quality), self.alpha)
 
     def _params(self) -> dict[str, Any]:
         return {**super()._params(), "quality": self.quality.tolist()}
@@ -779,9 +931,10 @@ def policy_from_state(state: dict[str, Any], oracle: Solver | None = None) -> Po
     """
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
         raise ValueError(f"not a subsel bandit policy state (expected format {STATE_FORMAT!r})")
-    if state.get("version") != STATE_VERSION:
-        raise ValueError(f"unsupported policy state version {state.get('version')!r}; "
-                         f"this subsel reads version {STATE_VERSION}")
+    version = state.get("version")
+    if isinstance(version, bool) or version not in READ_VERSIONS:
+        raise ValueError(f"unsupported policy state version {version!r}; "
+                         f"this subsel reads versions {', '.join(map(str, READ_VERSIONS))}")
     name = state.get("policy")
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r} in state; known: {', '.join(POLICIES)}")
@@ -798,6 +951,8 @@ def policy_from_state(state: dict[str, Any], oracle: Solver | None = None) -> Po
     except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"policy state 'params': {str(exc).splitlines()[0]}") from None
     policy._load_stats(state)
+    if version >= 2:
+        policy._load_retired(state.get("retired", {}))
     if isinstance(policy, ThompsonSampling):  # its random stream is part of its state
         if "rng" not in state:
             raise ValueError("policy state: key 'rng' is missing (a cts state holds its generator)")

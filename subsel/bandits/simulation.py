@@ -22,7 +22,7 @@ import itertools
 import math
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
@@ -32,6 +32,7 @@ from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem
 from ..solvers import Solver
 from .environment import BernoulliEnvironment, run_seeds
 from .policies import Policy, resolve_oracle
+from .world import ChangingWorld
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -200,7 +201,8 @@ def separated_instances(n: int, runs: int, alpha: float, epsilon: float,
 
 
 def regret_constants(quality: np.ndarray, cost: np.ndarray, alpha: float, R: float = 1.0,
-                     capacity=None, exact: Solver | str = "dpss") -> tuple[np.ndarray, np.ndarray]:
+                     capacity=None, exact: Solver | str = "dpss", available=None
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """Per run, the optimal utility ``r_q(S*)`` and the regret of an incorrect round ``L``.
 
     ``L = r_q(S*) - min_{S feasible} r_q(S)`` (Deva et al., eq. (2)).  The minimum is a maximisation of ``-r``
@@ -217,6 +219,9 @@ def regret_constants(quality: np.ndarray, cost: np.ndarray, alpha: float, R: flo
     capacity : array-like of int, shape (n,), optional
     exact : Solver or str, default "dpss"
         An exact solver.
+    available : ndarray of bool, shape (m, n), optional
+        Only these agents may be selected (the others are handed to the solver as worthless and
+        cut from its answers, as a policy's oracle sees sleeping agents).
 
     Returns
     -------
@@ -227,20 +232,52 @@ def regret_constants(quality: np.ndarray, cost: np.ndarray, alpha: float, R: flo
     ValueError
         ``exact`` is not an exact solver.
     """
+    x_best, x_worst, best, worst = regret_selections(quality, cost, alpha, R, capacity, exact, available)
+    return best, best - worst
+
+
+def regret_selections(quality: np.ndarray, cost: np.ndarray, alpha: float, R: float = 1.0,
+                      capacity=None, exact: Solver | str = "dpss", available=None, which: str = "both"
+                      ) -> tuple[Any, Any, Any, Any]:
+    """The selections behind :func:`regret_constants`: best and worst feasible, and their utilities.
+
+    Parameters
+    ----------
+    quality, cost, alpha, R, capacity, exact, available
+        As :func:`regret_constants`.
+    which : {"both", "best", "worst"}
+        Which of the two to compute (the other's entries are None).
+
+    Returns
+    -------
+    (x_best, x_worst, best, worst) : ndarrays of shape (m, n), (m, n), (m,), (m,)
+    """
     solver = resolve_oracle(exact)
     if not solver.exact:
         raise ValueError(f"regret needs an exact solver; {solver.name!r} is not exact")
     q = np.atleast_2d(np.asarray(quality, dtype=float))
     c = np.broadcast_to(np.asarray(cost, dtype=float), q.shape)
     r = R * q - c
-    x_best = solver.solve_batch(ProblemBatch(q, c, alpha, R, capacity)).x
     R_min = float(max(R, np.max(c - R * q)))
     c_min = np.maximum(R_min - c + R * q, 0.0)
-    x_worst = solver.solve_batch(ProblemBatch(q, c_min, alpha, R_min, capacity,
-                                              objective_quality=np.ones_like(q))).x
-    best = _row_dots(x_best, r[None])[0]
-    worst = _row_dots(x_worst, r[None])[0]
-    return best, best - worst
+    if available is not None:  # an unavailable agent: quality 0, and no utility in the worst case
+        mask = np.asarray(available, dtype=bool)
+        q_in, c_min = np.where(mask, q, 0.0), np.where(mask, c_min, R_min)
+    else:
+        q_in = q
+    x_best = x_worst = best = worst = None
+    if which in ("both", "best"):
+        x_best = solver.solve_batch(ProblemBatch(q_in, c, alpha, R, capacity)).x
+        if available is not None:
+            x_best = np.where(mask, x_best, 0)
+        best = _row_dots(x_best, r[None])[0]
+    if which in ("both", "worst"):
+        x_worst = solver.solve_batch(ProblemBatch(q_in, c_min, alpha, R_min, capacity,
+                                                  objective_quality=np.ones_like(q))).x
+        if available is not None:
+            x_worst = np.where(mask, x_worst, 0)
+        worst = _row_dots(x_worst, r[None])[0]
+    return x_best, x_worst, best, worst
 
 
 def _row_dots(x: np.ndarray, per_unit: np.ndarray) -> np.ndarray:
@@ -367,7 +404,8 @@ _RECORDED = ("regret_mean", "regret_std", "regret_p05", "regret_p95", "regret_af
 def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironment, horizon: int,
              epsilon: float, *, tau: int | None = None, exact: Solver | str = "dpss",
              checkpoints: Sequence[int] | None = None, keep_selections: bool = False,
-             progress: bool = False) -> SimulationResult:
+             progress: bool = False, availability: float | Callable[[int], Any] | None = None,
+             lead_time: int = 0, pool: Any = None, seed: Any = None) -> SimulationResult:
     """Play ``policy`` for ``horizon`` rounds and record regret and correctness (Deva et al., Section 4).
 
     Parameters
@@ -392,6 +430,19 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
         Keep every round's selections (memory ``T m n`` integers: small runs only).
     progress : bool, default False
         Show a tqdm progress bar.
+    availability : float or callable, optional
+        Sleeping agents: each agent is available in a round with probability ``p``, or
+        ``availability(t)`` gives round t's boolean mask, shape (n,) or (runs, n).
+    lead_time : int, default 0
+        Rounds between an order and its feedback (Joulani et al., ICML 2013).
+    pool : array-like of bool, shape (T, n), or callable, optional
+        Which agents are in the pool in each round (joins and leaves; see
+        :func:`~subsel.bandits.world.arrival_schedule`), or ``pool(t)`` giving round t's mask.
+    seed : int, SeedSequence, Generator or None
+        Root of the availability draws (run ``j``: child ``j``).  With any of ``availability``,
+        ``lead_time``, ``pool``, the policy plays in a :class:`~subsel.bandits.world.ChangingWorld`
+        (batched policies only), and the regret of round t is measured against the best feasible
+        selection among the agents present and available in round t.
 
     Returns
     -------
@@ -400,7 +451,8 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
     Raises
     ------
     ValueError
-        The environment is not batched, run counts or costs differ, ``horizon < 1``.
+        The environment is not batched, run counts or costs differ, ``horizon < 1``; a changing
+        world with single-run policies or bad settings.
     """
     single = not isinstance(policy, Policy)
     policies = list(policy) if single else [policy]
@@ -416,6 +468,12 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
     if T < 1:
         raise ValueError(f"horizon must be >= 1; got {horizon}")
     alpha = first.alpha
+    world = None
+    if availability is not None or lead_time != 0 or pool is not None:
+        if single:
+            raise ValueError("availability, lead_time and pool need one batched policy")
+        world = ChangingWorld(first, environment, T, availability, lead_time, pool, seed,
+                              resolve_oracle(exact), alpha)
     if tau is None:
         tau = int(getattr(first, "tau", 0))
     q, r = environment.quality, environment.utility
@@ -437,24 +495,30 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
     ci = 0
     start = time.perf_counter()
     for t in range(1, T + 1):
-        if single:
-            x = np.stack([p.select() for p in policies])
+        if world is not None:
+            x, xf = world.round(t)
         else:
-            x = first.select()
-        good = environment._good(x)
-        xf = x.astype(float)  # once: the counts and the dot products below read floats
-        if single:
-            for j, p in enumerate(policies):
-                p.update(x[j], good[j])
-        else:
-            first._tell(xf, good)
+            opt_t, L_t = optimum, L
+            if single:
+                x = np.stack([p.select() for p in policies])
+            else:
+                x = first.select()
+            good = environment._good(x)
+            xf = x.astype(float)  # once: the counts and the dot products below read floats
+            if single:
+                for j, p in enumerate(policies):
+                    p.update(x[j], good[j])
+            else:
+                first._tell(xf, good)
         if keep_selections:
             selections[t - 1] = x
         # utility and the two surpluses (surplus_ok, margins precomputed) in one pass over x
         util, surplus_c, surplus_f = _row_dots(xf, per_unit)
         correct = surplus_c >= -FEASIBILITY_TOL
         feasible = surplus_f >= -FEASIBILITY_TOL
-        cum += np.where(correct, optimum - util, L)
+        if world is not None:
+            opt_t, L_t = world.references(correct)
+        cum += np.where(correct, opt_t - util, L_t)
         if t == tau:
             cum_tau[:] = cum
         if t > tau:

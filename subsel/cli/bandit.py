@@ -1,15 +1,21 @@
 """``subsel bandit``: simulate SS-UCB and baselines, or run a real planner one round at a time.
 
 - ``subsel bandit simulate --policy NAME [--oracle NAME] --n --alpha --epsilon --T --runs --seed
-  --out DIR`` — the paper's random instances (q, c ~ U[0, 1]); writes ``curves.csv``,
-  ``runs.csv``, ``regret.png`` and ``summary.json`` into DIR;
+  [--availability P] [--lead-time L] [--arrivals K] --out DIR`` — the paper's random instances
+  (q, c ~ U[0, 1]); writes ``curves.csv``, ``runs.csv``, ``regret.png`` and ``summary.json`` into
+  DIR (in a changing world, with the fixed-pool run on the same instances beside it);
 - ``subsel bandit init --agents agents.csv --alpha A --epsilon E --horizon T --policy NAME
   [--oracle NAME] --state state.json`` — a fresh planner (agents.csv: name, cost, capacity);
-- ``subsel bandit next --state state.json -o order.csv`` — this round's order (name, units);
-- ``subsel bandit feedback --state state.json --observations obs.csv`` — the round's outcome
-  (name, received, good).  Rejected feedback leaves the state file byte-identical (exit code 2).
+- ``subsel bandit next --state state.json -o order.csv [--unavailable a,b | --available-file F]``
+  — the next round's order (name, units, round), with the agents that cannot deliver this round
+  left out;
+- ``subsel bandit feedback --state state.json --observations obs.csv [--round K]`` — what arrived
+  (name, received, good): for the oldest open round in full, or for round ``K`` in part and in any
+  order.  Rejected feedback leaves the state file byte-identical (exit code 2);
+- ``subsel bandit add --state state.json --agents new.csv`` and ``subsel bandit remove --state
+  state.json --names a,b`` — agents that join or leave the pool.
 
-One writer per state: ``init``, ``next`` and ``feedback`` hold an exclusive lock (the file
+One writer per state: ``init``, ``next``, ``feedback``, ``add`` and ``remove`` hold an exclusive lock (the file
 ``.STATE.lock`` beside the state, via ``filelock``) for the whole read-check-write, so two commands
 on one state never both record a round; the second waits up to :data:`LOCK_TIMEOUT_S` seconds
 and is then refused (exit code 2).  Temporary files a killed write left beside the state are
@@ -36,6 +42,7 @@ from .._files import CSVTable, InputError, atomic_write_text, read_csv, stale_te
 from ..bandits import (
     BernoulliEnvironment,
     OnlinePlanner,
+    arrival_schedule,
     exploration_rounds,
     fitting_epsilon,
     make_policy,
@@ -86,9 +93,12 @@ def _check_memory(n: int, runs: int) -> None:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     out = Path(args.out)
     for name, value, low in (("--n", args.n, 1), ("--T", args.T, 1), ("--runs", args.runs, 1),
-                             ("--seed", args.seed, 0)):
+                             ("--seed", args.seed, 0), ("--lead-time", args.lead_time, 0),
+                             ("--arrivals", args.arrivals, 0)):
         if value < low:
             raise CLIError(f"{name} must be >= {low}; got {value}")
+    if args.availability is not None and not 0.0 < args.availability <= 1.0:
+        raise CLIError(f"--availability must be in (0, 1]; got {args.availability:g}")
     _check_memory(args.n, args.runs)
     _check_writable_dir(out, "--out")
     require("matplotlib", *(["tqdm"] if args.progress else []), extra="bandits",
@@ -100,16 +110,31 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                        "use fewer runs or agents") from None
 
 
+def _changing(args: argparse.Namespace) -> bool:
+    return args.availability is not None or args.lead_time != 0 or args.arrivals != 0
+
+
 def _simulate(args: argparse.Namespace, out: Path) -> int:
     seq = np.random.SeedSequence(args.seed)
     inst_seq, env_seq, pol_seq = seq.spawn(3)
-    quality, cost = paper_instances(args.n, args.runs, args.alpha, inst_seq, R=args.R)
+    n_all = args.n + args.arrivals
+    quality, cost = paper_instances(n_all, args.runs, args.alpha, inst_seq, R=args.R)
     oracle = args.oracle
-    policy = make_policy(args.policy, oracle, cost=cost, alpha=args.alpha, epsilon=args.epsilon,
-                         horizon=args.T, R=args.R, runs=args.runs, seed=pol_seq, quality=quality)
-    env = BernoulliEnvironment(quality, cost, R=args.R, seed=env_seq)
-    result = simulate(policy, env, args.T, args.epsilon, tau=getattr(policy, "tau", 0),
-                      progress=args.progress)
+
+    def play(world: bool):
+        policy = make_policy(args.policy, oracle, cost=cost, alpha=args.alpha, epsilon=args.epsilon,
+                             horizon=args.T, R=args.R, runs=args.runs, seed=pol_seq, quality=quality)
+        env = BernoulliEnvironment(quality, cost, R=args.R, seed=env_seq)
+        kw = {}
+        if world:
+            kw = dict(availability=args.availability, lead_time=args.lead_time,
+                      pool=arrival_schedule(n_all, args.arrivals, args.T) if args.arrivals else None,
+                      seed=np.random.SeedSequence(args.seed, spawn_key=(3,)))
+        return policy, simulate(policy, env, args.T, args.epsilon, tau=getattr(policy, "tau", 0),
+                                progress=args.progress, **kw)
+
+    policy, result = play(_changing(args))
+    fixed = play(False)[1] if _changing(args) else None
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -118,11 +143,17 @@ def _simulate(args: argparse.Namespace, out: Path) -> int:
     atomic_write_text(out / "curves.csv", curves.to_csv(index=False, float_format="%.10g"))
     runs = pd.DataFrame({"run": np.arange(args.runs), "optimum": result.optimum, "L": result.L})
     atomic_write_text(out / "runs.csv", runs.to_csv(index=False, float_format="%.10g"))
-    _plot_run(result, args, out / "regret.png", policy.oracle.name)
+    _plot_run(result, args, out / "regret.png", policy.oracle.name, fixed)
     summary = {"policy": policy.name if args.policy not in ("dpss-ucb", "gss-ucb") else args.policy,
                "oracle": policy.oracle.name, "n": args.n, "alpha": args.alpha,
-               "epsilon": args.epsilon, "R": args.R, "T": args.T, "runs": args.runs, "seed": args.seed}
+               "epsilon": args.epsilon, "R": args.R, "T": args.T, "runs": args.runs, "seed": args.seed,
+               "availability": args.availability, "lead_time": args.lead_time, "arrivals": args.arrivals}
     summary.update(result.summary())
+    if fixed is not None:  # the same instances and outcome streams in the papers' world
+        summary["fixed_pool"] = fixed.summary()
+        curves = curves.merge(fixed.curves().add_prefix("fixed_pool_").rename(
+            columns={"fixed_pool_round": "round"}), on="round", how="left")
+        atomic_write_text(out / "curves.csv", curves.to_csv(index=False, float_format="%.10g"))
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     print(f"{summary['policy']} (oracle {summary['oracle']}): n={args.n}, alpha={args.alpha:g}, "
           f"epsilon={args.epsilon:g}, T={args.T}, runs={args.runs}, tau={result.tau}"
@@ -139,16 +170,23 @@ def _simulate(args: argparse.Namespace, out: Path) -> int:
           f"after tau: correct {fmt(summary['correct_fraction_after_tau'])}, "
           f"feasible {fmt(summary['feasible_fraction_after_tau'])}; {summary['run_rounds_per_s']:.0f} run-rounds/s; "
           f"wrote {out}")
+    if fixed is not None:
+        f = summary["fixed_pool"]
+        print(f"fixed pool (same instances and outcomes): regret at T {f['regret_at_T']:.2f}; after tau: "
+              f"correct {fmt(f['correct_fraction_after_tau'])}, feasible {fmt(f['feasible_fraction_after_tau'])}")
     return 0
 
 
-def _plot_run(result, args: argparse.Namespace, path: Path, oracle: str) -> None:
+def _plot_run(result, args: argparse.Namespace, path: Path, oracle: str, fixed=None) -> None:
     from ..experiments.plots import new_figure, save_figure
 
     _, (fig, (ax1, ax2)) = new_figure(1, 2, figsize=(10, 3.8))
     t = result.rounds
     ax1.plot(t, result.regret_mean, label="mean")
     ax1.fill_between(t, result.regret_p05, result.regret_p95, alpha=0.25, label="5-95 %")
+    if fixed is not None:
+        ax1.plot(fixed.rounds, fixed.regret_mean, ls="--", color="grey", label="fixed pool")
+        ax2.plot(fixed.rounds, fixed.correct_fraction, ls="--", color="grey", label="correct, fixed pool")
     ax1.set_xlabel("round t")
     ax1.set_ylabel("cumulative regret")
     ax2.plot(t, result.correct_fraction, label="correct (q_av >= alpha - eps)")
@@ -165,8 +203,11 @@ def _plot_run(result, args: argparse.Namespace, path: Path, oracle: str) -> None
         # at most 6 round labels, with thousands separators, so long horizons do not run together
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    world = "".join([f", availability {args.availability:g}" if args.availability is not None else "",
+                     f", lead time {args.lead_time}" if args.lead_time else "",
+                     f", {args.arrivals} arrivals" if args.arrivals else ""])
     fig.suptitle(f"{args.policy} (oracle {oracle}), n={args.n}, alpha={args.alpha:g}, "
-                 f"eps={args.epsilon:g}, runs={args.runs}")
+                 f"eps={args.epsilon:g}, runs={args.runs}{world}")
     fig.tight_layout()
     save_figure(fig, path)
 
@@ -261,6 +302,8 @@ def _init(args: argparse.Namespace) -> int:
     state = Path(args.state)
     if args.seed is not None and args.seed < 0:
         raise CLIError(f"--seed must be >= 0; got {args.seed}")
+    if args.max_open < 1:
+        raise CLIError(f"--max-open must be >= 1; got {args.max_open}")
     if state.exists() and not args.force:
         raise CLIError(f"state file {state} exists; use --force to replace it")
     _check_writable_file(state, "--state")
@@ -273,7 +316,7 @@ def _init(args: argparse.Namespace) -> int:
     agents = _read_csv(args.agents, "--agents")
     planner = OnlinePlanner.create(agents, alpha=args.alpha, epsilon=args.epsilon,
                                    horizon=args.horizon, policy=args.policy, oracle=args.oracle,
-                                   R=args.R, seed=args.seed)
+                                   R=args.R, seed=args.seed, max_open=args.max_open)
     _save_state(planner, args.state)
     pol = planner.policy
     extra = f", tau={pol.tau}" if hasattr(pol, "tau") else ""
@@ -293,11 +336,46 @@ def _cmd_next(args: argparse.Namespace) -> int:
         return _next(args)
 
 
+def _names_option(text: str, option: str) -> list[str]:
+    """The agent names of a comma-separated option (``--unavailable a,b``); spaces around are dropped."""
+    names = [s.strip() for s in text.split(",")] if text.strip() else []
+    if any(not s for s in names):
+        raise CLIError(f"{option} {text!r}: an empty name (two commas in a row?)")
+    return names
+
+
+def _available_file(path: str) -> list[str]:
+    """The available agents of ``--available-file``: column ``name``, and optionally ``available``
+    (1/0, true/false, yes/no) to list every agent with its availability."""
+    table = _read_csv(path, "--available-file")
+    table.require("name")
+    names = table.column("name")
+    if not table.has("available"):
+        return list(names)
+    words = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+    out = []
+    for row, (name, flag) in enumerate(zip(names, table.column("available"))):
+        if flag.strip().lower() not in words:
+            raise table.error(row, "available", "expected 1/0, true/false or yes/no", flag)
+        if words[flag.strip().lower()]:
+            out.append(name)
+    return out
+
+
 def _next(args: argparse.Namespace) -> int:
     planner = _load_state(args.state)
     if args.output != "-":
         _check_writable_file(Path(args.output), "--output")
-    order = planner.next_order()
+    unavailable = None if args.unavailable is None else _names_option(args.unavailable, "--unavailable")
+    available = None if args.available_file is None else _available_file(args.available_file)
+    opened = planner.rounds
+    try:
+        order = planner.next_order(unavailable=unavailable, available=available)
+    except ValueError as exc:
+        raise CLIError(f"{exc}; state left unchanged") from None
+    if planner.rounds == opened and (unavailable is not None or available is not None):
+        raise CLIError(f"{counted(len(planner.open), 'round')} open already (--max-open {planner.max_open}): "
+                       "record feedback before ordering again with new availability; state left unchanged")
     text = order.to_csv(index=False)
     if args.output == "-":
         print(text, end="")
@@ -305,7 +383,8 @@ def _next(args: argparse.Namespace) -> int:
         atomic_write_text(args.output, text)
     _save_state(planner, args.state)
     if args.output != "-":
-        print(f"round {planner.pending_round}: {counted(int(order['units'].sum()), 'unit')} from "
+        again = " (open already: the same order again)" if planner.rounds == opened else ""
+        print(f"round {int(order['round'].iloc[0])}{again}: {counted(int(order['units'].sum()), 'unit')} from "
               f"{counted(int((order['units'] > 0).sum()), 'agent')}; order in {args.output}")
     return 0
 
@@ -319,20 +398,55 @@ def _cmd_feedback(args: argparse.Namespace) -> int:
 def _feedback(args: argparse.Namespace) -> int:
     planner = _load_state(args.state)
     obs = _read_csv(args.observations, "--observations")
-    rnd = planner.pending_round
+    rnd = args.round if args.round is not None else (min(planner.open) if planner.open else None)
     try:
-        planner.feedback(obs)
+        planner.feedback(obs, round=args.round, final=args.final)
     except InputError as exc:
         raise CLIError(f"{exc}; state left unchanged") from None
     except ValueError as exc:
         raise CLIError(f"{obs.source}: {exc}; state left unchanged") from None
     _save_state(planner, args.state)
-    print(f"round {rnd} recorded; {counted(planner.policy.t, 'round')} so far")
+    status = "still open (units due)" if rnd in planner.open else "complete"
+    print(f"round {rnd} recorded, {status}; {counted(len(planner.open), 'round')} open, "
+          f"{counted(planner.rounds, 'round')} ordered")
+    return 0
+
+
+def _cmd_add(args: argparse.Namespace) -> int:
+    check_paths([("--agents", args.agents)], [("--state", args.state)])
+    with _state_lock(args.state):
+        planner = _load_state(args.state)
+        agents = _read_csv(args.agents, "--agents")
+        try:
+            added = planner.add_agents(agents)
+        except InputError:
+            raise
+        except ValueError as exc:
+            raise CLIError(f"{agents.source}: {exc}; state left unchanged") from None
+        _save_state(planner, args.state)
+    print(f"added {counted(len(added), 'agent')} ({', '.join(added)}); "
+          f"{counted(planner.policy.n, 'agent')} in the pool")
+    return 0
+
+
+def _cmd_remove(args: argparse.Namespace) -> int:
+    check_paths([], [("--state", args.state)])
+    names = _names_option(args.names, "--names")
+    if not names:
+        raise CLIError("--names: the name list is empty")
+    with _state_lock(args.state):
+        planner = _load_state(args.state)
+        try:
+            planner.remove_agents(names)
+        except ValueError as exc:
+            raise CLIError(f"{exc}; state left unchanged") from None
+        _save_state(planner, args.state)
+    print(f"removed {', '.join(names)}; {counted(planner.policy.n, 'agent')} in the pool")
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``subsel bandit simulate | init | next | feedback``."""
+    """Add ``subsel bandit simulate | init | next | feedback | add | remove``."""
     p = sub.add_parser("bandit", help="unknown qualities: simulate SS-UCB, or plan real rounds")
     bsub = p.add_subparsers(dest="bandit_command", metavar="ACTION", required=True)
     names = ", ".join(policy_names())
@@ -354,6 +468,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--seed", type=int, default=0, help="seed of instances, outcomes, policy draws")
     s.add_argument("--out", required=True, help="output folder")
     s.add_argument("--progress", action="store_true", help="show a progress bar")
+    s.add_argument("--availability", type=float, default=None, metavar="P",
+                   help="sleeping agents: each agent is available in a round with probability P (the "
+                        "fixed-pool run on the same instances is simulated and plotted beside it)")
+    s.add_argument("--lead-time", type=int, default=0, metavar="L",
+                   help="rounds between an order and its feedback (default 0)")
+    s.add_argument("--arrivals", type=int, default=0, metavar="K",
+                   help="K more agents join at evenly spaced rounds in the first half of the run")
     s.set_defaults(func=_cmd_simulate)
 
     i = bsub.add_parser(
@@ -383,14 +504,37 @@ def register(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--seed", type=int, default=None, help="seed of a randomised policy (cts)")
     i.add_argument("--state", required=True, help="state file to create (JSON)")
     i.add_argument("--force", action="store_true", help="replace an existing state file")
+    i.add_argument("--max-open", type=int, default=1, metavar="K",
+                   help="rounds that may be open (ordered, not all received) at once: the lead time "
+                        "in rounds plus one (default 1: 'next' repeats the order until its feedback)")
     i.set_defaults(func=_cmd_init)
 
     n = bsub.add_parser("next", help="this round's order (asking again repeats it)")
     n.add_argument("--state", required=True, help="state file made by 'subsel bandit init'")
-    n.add_argument("-o", "--output", required=True, help="order CSV (name, units), or - for stdout")
+    n.add_argument("-o", "--output", required=True, help="order CSV (name, units, round), or - for stdout")
+    avail = n.add_mutually_exclusive_group()
+    avail.add_argument("--unavailable", metavar="A,B", default=None,
+                       help="comma-separated agents that cannot deliver this round (never ordered)")
+    avail.add_argument("--available-file", metavar="CSV", default=None,
+                       help="CSV with column name (the available agents), or name and available (1/0)")
     n.set_defaults(func=_cmd_next)
 
     f = bsub.add_parser("feedback", help="record the round's received and good units")
     f.add_argument("--state", required=True, help="state file made by 'subsel bandit init'")
     f.add_argument("--observations", required=True, help="CSV with columns name, received, good")
+    f.add_argument("--round", type=int, default=None, metavar="K",
+                   help="the round the units were ordered in: feedback may then be partial and come "
+                        "in any order (default: the oldest open round, in full)")
+    f.add_argument("--final", action="store_true",
+                   help="nothing more will arrive for this round: close it even if units are missing")
     f.set_defaults(func=_cmd_feedback)
+
+    a = bsub.add_parser("add", help="agents that join the pool (explored before they are relied on)")
+    a.add_argument("--state", required=True, help="state file made by 'subsel bandit init'")
+    a.add_argument("--agents", required=True, metavar="CSV", help="CSV with columns name, cost[, capacity]")
+    a.set_defaults(func=_cmd_add)
+
+    r = bsub.add_parser("remove", help="agents that leave the pool (never ordered again)")
+    r.add_argument("--state", required=True, help="state file made by 'subsel bandit init'")
+    r.add_argument("--names", required=True, metavar="A,B", help="comma-separated agent names")
+    r.set_defaults(func=_cmd_remove)

@@ -25,7 +25,7 @@ def test_cycle_explores_then_learns():
     tau = p.policy.tau
     for t in range(1, tau + 2):
         order = p.next_order()
-        assert order.columns.tolist() == ["name", "units"]
+        assert order.columns.tolist() == ["name", "units", "round"]
         if t <= tau:
             assert order["units"].tolist() == [2, 1, 1]
         assert p.pending_round == t

@@ -76,14 +76,14 @@ def test_online_cycle(online):
     tmp_path, state = online
     for rnd in range(1, 4):
         order = _next(tmp_path, state)
-        assert order.columns.tolist() == ["name", "units"]
+        assert order.columns.tolist() == ["name", "units", "round"]
         assert order["units"].tolist() == [2, 1, 1]  # exploration: every unit
         obs = tmp_path / "obs.csv"
         obs.write_text("name,received,good\n" + "".join(
             f"{n},{u},{max(u - 1, 0)}\n" for n, u in zip(order["name"], order["units"])))
         assert main(["bandit", "feedback", "--state", str(state), "--observations", str(obs)]) == 0
         saved = json.loads(state.read_text())
-        assert saved["policy"]["t"] == rnd and saved["pending"] is None
+        assert saved["policy"]["t"] == rnd and saved["open"] == []
     assert saved["policy"]["w"] == [6, 3, 3] and saved["policy"]["good"] == [3, 0, 0]
 
 
@@ -179,6 +179,13 @@ def test_missing_output_folder_is_named_before_any_work(online, capsys, command)
     assert state.read_bytes() == before
 
 
+def _v1(s, pending):
+    """Turn a state into a version-1 one (one pending order), as older subsel wrote it."""
+    s.update(version=1, pending=pending)
+    for key in ("open", "rounds", "max_open"):
+        s.pop(key)
+
+
 def _damage(state, change):
     s = json.loads(state.read_text())
     change(s)
@@ -186,13 +193,22 @@ def _damage(state, change):
 
 
 @pytest.mark.parametrize("change, match", [
-    (lambda s: s.update(pending={"round": 1, "units": [5, 5, 5]}), r"pending units\[0\] = 5 is outside 0..capacity 2"),
-    (lambda s: s.update(pending={"round": 1, "units": [1]}), "pending 'units' must be 3 integers"),
-    (lambda s: s.update(pending={"round": 7, "units": [1, 1, 1]}), "pending round 7 is not the next round 1"),
+    (lambda s: _v1(s, {"round": 1, "units": [5, 5, 5]}),
+     r"pending units\[0\] = 5 is outside 0..capacity 2"),
+    (lambda s: _v1(s, {"round": 1, "units": [1]}), "pending 'units' must be 3 integers"),
+    (lambda s: _v1(s, {"round": 7, "units": [1, 1, 1]}),
+     "pending round 7 is not the next round 1"),
     (lambda s: s["policy"].pop("params"), "policy state: key 'params' is missing"),
     (lambda s: s["policy"].update(w=[-1, 0, 0]), r"policy state: w\[0\] must be a non-negative integer; got -1"),
     (lambda s: s["policy"].update(w=["a", "b", "c"]), "policy state: 'w' must be an array of numbers"),
     (lambda s: s.update(names=5), "'names' must be a list of strings"),
+    (lambda s: s.update(open=[{"round": 1, "units": {"farm_a": 5}, "received": {"farm_a": 0}, "unavailable": []}],
+                        rounds=1), r"open round 1: units of 'farm_a' = 5 \(received 0\) is outside 0..capacity 2"),
+    (lambda s: s.update(open=[{"round": 4, "units": {}, "received": {}, "unavailable": []}], rounds=2),
+     "open round 4 is not a distinct round in 1..2"),
+    (lambda s: s.update(rounds=-1), "'rounds' must be an integer in t..2\\^53"),
+    (lambda s: s.update(max_open=0), "max_open must be an integer >= 1; got 0"),
+    (lambda s: s.pop("open"), "key 'open' is missing"),
     (lambda s: s.update(version=7), "unsupported online state version 7"),
 ])
 def test_damaged_state_is_named_and_left_alone(online, capsys, change, match):
@@ -315,7 +331,8 @@ def _cts_online(tmp_path):
     (lambda s: s["policy"]["rng"].update(bit_generator="random"), "rng.bit_generator 'random' is not one of"),
     (lambda s: s["policy"]["rng"].update(bit_generator="Nope"), "rng.bit_generator 'Nope' is not one of"),
     (lambda s: s["policy"]["params"].update(epsilon=2), r"'params': epsilon must be a number in \[0, 1\]; got 2"),
-    (lambda s: s.update(pending={"round": 1, "units": [10 ** 30, 0, 0]}), r"pending units\[0\] = 10{30} is outside"),
+    (lambda s: _v1(s, {"round": 1, "units": [10 ** 30, 0, 0]}),
+     r"pending units\[0\] = 10{30} is outside"),
     (lambda s: s["policy"].update(w=[1e19, 0, 0]), r"w\[0\] = 1e\+19 exceeds t x capacity"),
     (lambda s: s["policy"].update(t=-1), "'t' must be an integer in 0..2\\^53"),
 ])

@@ -1,0 +1,174 @@
+"""``subsel bandit add / remove``, ``next --unavailable / --available-file``, ``feedback --round``."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from subsel.cli import main
+
+
+@pytest.fixture
+def state(tmp_path):
+    agents = tmp_path / "agents.csv"
+    agents.write_text("name,cost,capacity\nfarm_a,0.1,2\nfarm_b,0.3,1\nfarm_c,0.2,1\n")
+    path = tmp_path / "state.json"
+    assert main(["bandit", "init", "--agents", str(agents), "--alpha", "0.6", "--epsilon", "0.4",
+                 "--horizon", "20", "--state", str(path), "--max-open", "3"]) == 0
+    return path
+
+
+def _error(capsys, code):
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("subsel: error:") and len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def _order(state, *extra):
+    out = state.parent / "order.csv"
+    assert main(["bandit", "next", "--state", str(state), "-o", str(out), *extra]) == 0
+    return pd.read_csv(out)
+
+
+def test_next_numbers_rounds_and_leaves_out_unavailable_agents(state, capsys):
+    first = _order(state, "--unavailable", "farm_b")
+    assert first["units"].tolist() == [2, 0, 1] and set(first["round"]) == {1}
+    assert "round 1: 3 units from 2 agents" in capsys.readouterr().out
+    avail = state.parent / "avail.csv"
+    avail.write_text("name,available\nfarm_a,0\nfarm_b,yes\nfarm_c,1\n")
+    second = _order(state, "--available-file", str(avail))
+    assert second["units"].tolist() == [0, 1, 1] and set(second["round"]) == {2}
+    saved = json.loads(state.read_text())
+    assert [r["unavailable"] for r in saved["open"]] == [["farm_b"], ["farm_a"]]
+
+
+@pytest.mark.parametrize("extra, match", [
+    (["--unavailable", "farm_z"], "agent 'farm_z' is not in the pool"),
+    (["--unavailable", "farm_a,,farm_b"], "an empty name"),
+    (["--unavailable", "farm_a", "--available-file", "x.csv"], "not allowed with argument"),
+])
+def test_next_availability_errors_leave_the_state_alone(state, capsys, extra, match):
+    before = state.read_bytes()
+    err = _error(capsys, main(["bandit", "next", "--state", str(state), "-o", "-", *extra]))
+    assert match in err
+    assert state.read_bytes() == before
+
+
+def test_available_file_bad_flag_names_line_and_column(state, capsys):
+    avail = state.parent / "avail.csv"
+    avail.write_text("name,available\nfarm_a,maybe\n")
+    before = state.read_bytes()
+    err = _error(capsys, main(["bandit", "next", "--state", str(state), "-o", "-", "--available-file", str(avail)]))
+    assert "line 2, column 'available'" in err and "got 'maybe'" in err
+    assert state.read_bytes() == before
+
+
+def test_feedback_by_round_in_parts_and_any_order(state, capsys):
+    _order(state)
+    _order(state)
+    obs = state.parent / "obs.csv"
+    obs.write_text("name,received,good\nfarm_a,1,1\n")
+    assert main(["bandit", "feedback", "--state", str(state), "--round", "2", "--observations", str(obs)]) == 0
+    assert "round 2 recorded, still open" in capsys.readouterr().out
+    obs.write_text("name,received,good\nfarm_a,1,0\nfarm_b,1,1\nfarm_c,1,1\n")
+    assert main(["bandit", "feedback", "--state", str(state), "--round", "2", "--observations", str(obs)]) == 0
+    assert "round 2 recorded, complete; 1 round open" in capsys.readouterr().out
+    before = state.read_bytes()
+    for rnd, match in (("2", "round 2 is complete"), ("7", "round 7 does not exist: rounds 1..2 were ordered")):
+        err = _error(capsys, main(["bandit", "feedback", "--state", str(state), "--round", rnd,
+                                   "--observations", str(obs)]))
+        assert match in err and "state left unchanged" in err
+    obs.write_text("name,received,good\nfarm_a,3,0\n")
+    err = _error(capsys, main(["bandit", "feedback", "--state", str(state), "--round", "1",
+                               "--observations", str(obs)]))
+    assert "line 2, column 'received': exceeds the 2 units of agent 'farm_a' still due for round 1; got 3" in err
+    assert state.read_bytes() == before
+    saved = json.loads(state.read_text())
+    assert saved["policy"]["t"] == 2 and saved["policy"]["w"] == [2, 1, 1]
+
+
+def test_add_and_remove(state, capsys):
+    new = state.parent / "new.csv"
+    new.write_text("name,cost,capacity\nfarm_d,0.05,3\n")
+    assert main(["bandit", "add", "--state", str(state), "--agents", str(new)]) == 0
+    assert "added 1 agent (farm_d); 4 agents in the pool" in capsys.readouterr().out
+    before = state.read_bytes()
+    add = ["bandit", "add", "--state", str(state), "--agents", str(new)]
+    assert "already in the pool" in _error(capsys, main(add))
+    new.write_text("name,cost\nfarm_e,-1\n")
+    assert "line 2, column 'cost'" in _error(capsys, main(add))
+    assert "not in the pool" in _error(capsys, main(["bandit", "remove", "--state", str(state), "--names", "zz"]))
+    assert "name list is empty" in _error(capsys, main(["bandit", "remove", "--state", str(state), "--names", ""]))
+    assert state.read_bytes() == before
+    assert main(["bandit", "remove", "--state", str(state), "--names", "farm_b,farm_c"]) == 0
+    order = _order(state)
+    assert order["name"].tolist() == ["farm_a", "farm_d"]
+    saved = json.loads(state.read_text())
+    assert set(saved["policy"]["retired"]) == {"farm_b", "farm_c"}
+
+
+def test_old_state_file_still_works(tmp_path, capsys):
+    path = tmp_path / "state.json"
+    path.write_text((Path(__file__).parents[1] / "bandits" / "data" / "online_state_v1_ssucb.json").read_text())
+    obs = tmp_path / "obs.csv"
+    obs.write_text("name,received,good\nfarm_a,2,1\nfarm_b,1,1\nfarm_c,1,0\n")
+    assert main(["bandit", "feedback", "--state", str(path), "--observations", str(obs)]) == 0
+    saved = json.loads(path.read_text())
+    assert saved["version"] == 2 and saved["policy"]["t"] == 4 and saved["open"] == []
+
+
+def test_two_concurrent_nexts_open_two_rounds_and_lose_none(state):
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    outs = [state.parent / f"o{k}.csv" for k in range(2)]
+    procs = [subprocess.Popen([sys.executable, "-m", "subsel", "bandit", "next", "--state", str(state),
+                               "-o", str(o)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for o in outs]
+    results = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
+    assert [r[2] for r in results] == [0, 0], results
+    rounds = sorted(int(pd.read_csv(o)["round"].iloc[0]) for o in outs)
+    assert rounds == [1, 2]
+    saved = json.loads(state.read_text())
+    assert saved["rounds"] == 2 and [r["round"] for r in saved["open"]] == [1, 2]
+
+
+def test_simulate_in_a_changing_world_writes_the_fixed_pool_beside(tmp_path, capsys):
+    out = tmp_path / "sim"
+    assert main(["bandit", "simulate", "--policy", "dpss-ucb", "--n", "4", "--T", "60", "--runs", "3",
+                 "--epsilon", "0.5", "--availability", "0.8", "--lead-time", "2", "--arrivals", "1",
+                 "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "fixed pool (same instances and outcomes)" in text
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["availability"], summary["lead_time"], summary["arrivals"]) == (0.8, 2, 1)
+    assert summary["fixed_pool"]["T"] == 60
+    curves = pd.read_csv(out / "curves.csv")
+    assert {"regret_mean", "fixed_pool_regret_mean", "fixed_pool_correct_fraction"} <= set(curves.columns)
+    assert (out / "regret.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("extra, match", [
+    (["--availability", "0"], r"--availability must be in \(0, 1\]; got 0"),
+    (["--availability", "1.5"], r"--availability must be in \(0, 1\]"),
+    (["--lead-time", "-1"], "--lead-time must be >= 0; got -1"),
+    (["--arrivals", "-2"], "--arrivals must be >= 0; got -2"),
+])
+def test_simulate_changing_world_option_errors(tmp_path, capsys, extra, match):
+    import re
+    err = _error(capsys, main(["bandit", "simulate", "--policy", "dpss-ucb", "--n", "4", "--T", "10",
+                               "--runs", "2", "--out", str(tmp_path / "o"), *extra]))
+    assert re.search(match, err), err
+    assert not (tmp_path / "o").exists()
+
+
+def test_final_feedback_closes_a_round_with_a_shortfall(state, capsys):
+    _order(state)
+    obs = state.parent / "obs.csv"
+    obs.write_text("name,received,good\nfarm_a,1,1\n")
+    assert main(["bandit", "feedback", "--state", str(state), "--round", "1", "--final",
+                 "--observations", str(obs)]) == 0
+    assert "round 1 recorded, complete; 0 rounds open" in capsys.readouterr().out
+    saved = json.loads(state.read_text())
+    assert saved["open"] == [] and saved["policy"]["w"] == [1, 0, 0]
