@@ -537,6 +537,7 @@ class CSTCClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Label of highest probability at the reached leaf, shape (n_samples,)."""
+        check_is_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def predict_cost(self, X) -> np.ndarray:
