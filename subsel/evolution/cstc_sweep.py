@@ -24,7 +24,7 @@ from .selection import choose_budgeted
 __all__ = ["DEFAULT_LAMBDAS", "CSTCSweep", "sweep_lambda"]
 
 #: λ grid (costs divided by the largest, standardised features; 0: cost-blind).
-DEFAULT_LAMBDAS = (0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3)
+DEFAULT_LAMBDAS = (0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0)
 
 
 @dataclass(frozen=True)
