@@ -256,3 +256,17 @@ def test_cli_sweep_files_may_not_replace_the_user_s_splits(tmp_path, capsys):
     code, _, err = run(capsys, "reproduce", "emsco-sweep", "--scale", "tiny", "--train", train,
                        "--val", str(clash), "--test", test, "--costs", costs, "--out", str(tmp_path))
     assert code == 2 and err.count("\n") == 1 and "--val" in err
+
+
+def test_table2_quick_settings_on_heart_include_cstc(tmp_path):
+    """The quick Table II's code path (CSTC at depth 3 over the whole λ grid) on its smallest data set."""
+    from subsel.evolution.cstc_sweep import DEFAULT_LAMBDAS
+
+    files = run_experiment("emsco-table2", tmp_path, scale="quick", datasets=["heart"])
+    table = pd.read_csv(files[0])
+    cstc = table[table["method"] == "cstc"].iloc[0]
+    assert cstc["g1"] == 1.0 and cstc["cstc_depth"] == 3 and cstc["cstc_lambda"] in DEFAULT_LAMBDAS
+    assert 0 <= cstc["g3*"] <= 570.0 and 0.5 <= cstc["g2"] <= 1.0
+    assert 0 < cstc["cstc_val_accuracy"] <= 1 and cstc["cstc_val_cost"] <= 570.0
+    text = files[3].read_text()
+    assert "heart: depth 3, λ" in text and "EMSCO is more accurate than CSTC on every data set" in text
