@@ -53,8 +53,6 @@ def test_mixed_norm_charges_a_feature_once_per_path():
 def test_node_gradients_match_finite_differences_of_the_whole_objective(state):
     """Each node's own objective (what L-BFGS minimises in a cyclic step) differs from the whole
     objective by a constant: its gradient equals the whole objective's finite differences."""
-    from subsel.evolution.cstc import _leaf_fun, _route_fun  # noqa: F401 - the functions under test
-
     tree = _Tree(state["depth"])
     V, W = state["V"], state["W"]
     ctx = {"Xb": state["Xb"], "y": state["y"], "lam": state["lam"], "rho": state["rho"],
@@ -169,6 +167,19 @@ def test_predict_cost_pays_each_feature_of_the_path_once():
     # hard routing: predict_proba is the reached leaf's classifier
     proba = tree.predict_proba(X)
     assert np.allclose(proba.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("scale", [0.0, 1e-9, 1e12])
+def test_cost_scale_does_not_change_the_tree_and_zero_costs_are_free(scale):
+    X, y, costs = cheap_decides(500, seed=6)
+    ref = CSTCClassifier(costs, depth=2, lam=0.1, random_state=0).fit(X, y)
+    tree = CSTCClassifier(costs * scale, depth=2, lam=0.1, random_state=0).fit(X, y)
+    if scale == 0.0:   # nothing to pay: no penalty, every input costs 0
+        assert tree.predict_cost(X).tolist() == [0.0] * len(y)
+        return
+    # costs enter divided by the largest: any positive scale gives the same tree, costs in its unit
+    np.testing.assert_allclose(tree.predict_proba(X), ref.predict_proba(X), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(tree.predict_cost(X), ref.predict_cost(X) * scale, rtol=1e-12)
 
 
 def test_fit_is_deterministic_serially_and_with_threads():
