@@ -4,29 +4,29 @@ Xu, Kusner, Weinberger, Chen, Chapelle, *Cost-Sensitive Tree of Classifiers* (IC
 complete binary tree of depth D: every internal node ``k`` holds a linear function that routes an
 input to its upper child when ``x·v_k > 0`` (the paper's ``x·β^k > θ^k``, the threshold folded
 into the bias), every leaf ``l`` holds a linear classifier ``W_l``.  Training minimises, over all
-nodes at once (paper, §3 "Cost-sensitive tree of classifiers"):
+nodes at once (the paper's section "Cost-sensitive tree of classifiers"):
 
-- **soft traversal** (§3.1): during training an input goes up at node ``k`` with probability
+- **soft tree traversal**: during training an input goes up at node ``k`` with probability
   ``σ(x_i·v_k)`` (σ the logistic sigmoid), so it reaches node ``j`` with probability ``p_i^j``, the
   product of those factors along its path;
-- **expected tree loss** (§3.1): ``(1/n) Σ_l Σ_i p_i^l ℓ(x_i, y_i; W_l)``;
-- **expected test-time cost** (§3.2): ``Σ_l P^l c(π^l)`` with ``P^l = (1/n) Σ_i p_i^l`` the share of
+- **expected tree loss**: ``(1/n) Σ_l Σ_i p_i^l ℓ(x_i, y_i; W_l)``;
+- **expected test-time cost**: ``Σ_l P^l c(π^l)`` with ``P^l = (1/n) Σ_i p_i^l`` the share of
   inputs reaching leaf ``l`` and ``c(π^l) = Σ_α c_α ‖Σ_{j∈π^l} |w^j_α|‖_0`` the cost of the features
   used anywhere on the leaf's path ``π^l`` (a feature bought once on a path is free afterwards);
-- **its relaxation** (§3.2, the paper's mixed-norm relaxation of the ℓ0 "norm"): the indicator
+- **its relaxation** (the paper's mixed-norm relaxation of the ℓ0 "norm"): the indicator
   becomes the ℓ2 norm over the path of feature α's weights (an ℓ1 norm over features of ℓ2 norms
   over nodes), ``c̃(π^l) = Σ_α c_α sqrt(Σ_{j∈π^l} ‖w^j_α‖²)``: a first use of a feature costs like
   an ℓ1 penalty, reusing a feature that the path already pays for costs almost nothing;
 - the objective ``expected loss + λ · expected relaxed cost + (ρ/2) Σ_j ‖w^j‖²``, minimised
-  **cyclically over nodes** (§3.3): each node's parameters by L-BFGS with the others fixed, the root
-  warm-started from a cost-sensitive linear model (the depth-0 tree, the paper's single
-  cost-sensitive classifier of §2), and, after pruning the features whose weights the relaxation
-  drove to zero, a **fine-tuning** pass that retrains each leaf on the features its path already
-  pays for, without the cost term (§3.3).
+  **cyclically over nodes** (the paper's optimisation): each node's parameters by L-BFGS with the
+  others fixed, the root warm-started from a cost-sensitive linear model (the depth-0 tree, the
+  paper's single cost-sensitive classifier of its background section), and, after pruning the
+  features whose weights the relaxation drove to zero, a **fine-tuning** pass that retrains each
+  leaf on the features its path already pays for, without the cost term.
 
-The paper's equations are cited by section and name: the text available to us while writing this
-module was not enough to check their numbers.  Choices where the paper leaves them open (or where
-our setting differs from its regression/ranking experiments):
+The paper's equations are cited by name: the text of the paper available to us while writing
+this module was not enough to check their equation or section numbers.  Choices where the paper
+leaves them open (or where our setting differs from its regression/ranking experiments):
 
 - loss: logistic (binary) or softmax cross-entropy (multi-class) instead of the paper's squared
   loss, so leaves give class probabilities; routing then needs its own vector ``v_k`` instead of
@@ -79,7 +79,7 @@ def _check_real(name: str, value, low: float, low_open: bool = False) -> float:
 def mixed_norm_cost(sq_other: np.ndarray, weights: np.ndarray, costs: np.ndarray, eps: float):
     """Smoothed mixed-norm cost of one path and its gradient in one node's weights.
 
-    ``Σ_α c_α (sqrt(‖w_α‖² + s_α + ε²) − ε)``: the relaxation (Xu et al., ICML 2013, §3.2) of the
+    ``Σ_α c_α (sqrt(‖w_α‖² + s_α + ε²) − ε)``: the mixed-norm relaxation (Xu et al., ICML 2013, expected cost) of the
     path's feature cost ``Σ_α c_α ‖·‖_0``, where ``w_α`` is row α of the node's weights and ``s_α``
     the squared weights of feature α at the path's other nodes.
 
@@ -197,7 +197,7 @@ class _Tree:
 
 
 def _log_reach(tree: _Tree, Xb, V) -> np.ndarray:
-    """log p_i^j for every input and node (n, n_nodes): the soft traversal of §3.1."""
+    """log p_i^j for every input and node (n, n_nodes): the paper's soft tree traversal."""
     n = Xb.shape[0]
     out = np.zeros((n, tree.n_internal + tree.n_leaves))
     if tree.n_internal:
@@ -217,7 +217,8 @@ def _sq_weights(tree: _Tree, V, W) -> np.ndarray:
 
 
 def tree_objective(depth: int, Xb, y, V, W, lam: float, rho: float, costs, eps: float) -> float:
-    """The whole training objective of a CSTC tree (Xu et al., ICML 2013, §3.1–3.2, relaxed).
+    """The whole training objective of a CSTC tree (Xu et al., ICML 2013: expected
+    tree loss plus λ times the relaxed expected cost, plus a ridge).
 
     ``(1/n) Σ_l Σ_i p_i^l ℓ_i^l + λ Σ_l P^l c̃(π^l) + (ρ/2) Σ_j ‖w^j‖²`` (no bias in the last two).
 
@@ -450,7 +451,7 @@ class CSTCClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _initial_tree(self, tree: _Tree, ctx: dict, rs) -> tuple[np.ndarray, np.ndarray]:
-        """Warm start (§3.3): every leaf = the cost-sensitive linear model, routers = its score
+        """Warm start (the paper's optimisation): every leaf = the cost-sensitive linear model, routers = its score
         split at the median of the inputs reaching each node."""
         Xb, m = ctx["Xb"], ctx["m"]
         n, d1 = Xb.shape
@@ -473,7 +474,7 @@ class CSTCClassifier(ClassifierMixin, BaseEstimator):
 
     def _prune_and_finetune(self, tree, V, W, ctx, prune, n_jobs):
         """Zero the weights the relaxation left below ``prune_tol``; refit each leaf without the
-        cost term on the features its path pays for (§3.3's fine-tuning)."""
+        cost term on the features its path pays for (the paper's fine-tuning)."""
         V, W = V.copy(), W.copy()
         sq = _sq_weights(tree, V, W)
         used = np.sqrt(sq) > prune
@@ -561,7 +562,8 @@ class CSTCClassifier(ClassifierMixin, BaseEstimator):
 
 
 def _optimise_node(tree: _Tree, j: int, snapshot, ctx: dict) -> np.ndarray:
-    """Minimise the objective over node ``j``'s parameters, the others fixed (one step of §3.3)."""
+    """Minimise the objective over node ``j``'s parameters, the others fixed (one step of the cyclic
+    optimisation)."""
     V, W = snapshot
     Xb, y, n = ctx["Xb"], ctx["y"], ctx["Xb"].shape[0]
     log_reach = _log_reach(tree, Xb, V)

@@ -1,7 +1,7 @@
 """CSTC's λ sweep: the validation cost–accuracy front and the design the experiments report.
 
-Xu, Kusner, Weinberger, Chen, Chapelle, *Cost-Sensitive Tree of Classifiers* (ICML 2013), §4,
-trace CSTC's accuracy against its test-time cost by training one tree per value of the trade-off
+Xu, Kusner, Weinberger, Chen, Chapelle, *Cost-Sensitive Tree of Classifiers* (ICML 2013), in
+their experiments, trace CSTC's accuracy against its test-time cost by training one tree per value of the trade-off
 λ.  :func:`sweep_lambda` does that, warm-starting each tree from the previous one along
 increasing λ (a continuation path: the features dropped at a smaller λ stay near zero, which
 keeps the cost from rising along the sweep), scores every tree on a validation split and marks
