@@ -276,7 +276,7 @@ def table2_task(task: Task) -> list[dict]:
             gm = _greedy_miser(ds, problem, test, int(p["data_seed"]))
             if gm is not None:
                 rows.append(gm)
-            rows.append(cstc_row(ds, problem, test, p.get("cstc", "full"), int(p["data_seed"])))
+            rows.append(cstc_row(ds, problem, test, p.get("cstc_scale", "full"), int(p["data_seed"])))
             return rows
 
         population = int(p["population"] or s["population_size"])
@@ -352,8 +352,8 @@ def emsco_table2(config: ExperimentConfig) -> list[Path]:
     size = _scale_settings(config, TABLE2_SCALES)
     datasets = experiment_datasets(name, config.scale, config.datasets)
     check_data_files(datasets, config.seed, config.data_home)  # a missing file fails here, before any task
-    common = {"data_seed": config.seed, "population": size["population"],  # cstc: emsco_cstc.CSTC_SCALES
-              "generations": size["generations"], "cstc": config.scale, **_data_home_param(config)}
+    common = {"data_seed": config.seed, "population": size["population"],  # cstc_scale: CSTC_SCALES
+              "generations": size["generations"], "cstc_scale": config.scale, **_data_home_param(config)}
     tasks = grid(config.seed, {"dataset": datasets, "part": ["baselines"], "run": [0]}, fixed=common)
     tasks += grid(config.seed, {"dataset": datasets, "part": ["ea"], "run": range(size["runs"])},
                   fixed=common)
