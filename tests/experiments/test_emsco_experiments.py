@@ -258,15 +258,29 @@ def test_cli_sweep_files_may_not_replace_the_user_s_splits(tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1 and "--val" in err
 
 
-def test_table2_quick_settings_on_heart_include_cstc(tmp_path):
-    """The quick Table II's code path (CSTC at depth 3 over the whole λ grid) on its smallest data set."""
-    from subsel.evolution.cstc_sweep import DEFAULT_LAMBDAS
+def test_cstc_row_at_the_quick_settings_on_mixed_columns():
+    """CSTC's Table II row at the quick settings (depth 3, the whole λ grid) on a small table with a
+    gap and a text column (Credit's encoding path): one feature per column, each charged once."""
+    from types import SimpleNamespace
 
-    files = run_experiment("emsco-table2", tmp_path, scale="quick", datasets=["heart"])
-    table = pd.read_csv(files[0])
-    cstc = table[table["method"] == "cstc"].iloc[0]
-    assert cstc["g1"] == 1.0 and cstc["cstc_depth"] == 3 and cstc["cstc_lambda"] in DEFAULT_LAMBDAS
-    assert 0 <= cstc["g3*"] <= 570.0 and 0.5 <= cstc["g2"] <= 1.0
-    assert 0 < cstc["cstc_val_accuracy"] <= 1 and cstc["cstc_val_cost"] <= 570.0
-    text = files[3].read_text()
-    assert "heart: depth 3, λ" in text and "EMSCO is more accurate than CSTC on every data set" in text
+    from subsel.evolution.cstc_sweep import DEFAULT_LAMBDAS
+    from subsel.experiments.emsco_cstc import cstc_row
+
+    rng = np.random.default_rng(3)
+    n = 240
+    a, b = rng.normal(size=n), rng.normal(size=n)
+    X = pd.DataFrame({"a": a, "b": b, "c": rng.choice(["u", "v", "w"], size=n), "d": rng.normal(size=n)})
+    X.loc[::17, "b"] = np.nan                                   # gaps: filled with the median
+    y = np.where(np.abs(a) > 0.5, a > 0, b > 0).astype(int)
+    costs = np.array([1.0, 20.0, 5.0, 5.0])
+    ds = SimpleNamespace(costs=costs, feature_names=list(X.columns))
+    tr, va, te = slice(0, 120), slice(120, 180), slice(180, n)
+    problem = SimpleNamespace(X_train=X.iloc[tr], y_train=y[tr], X_val=X.iloc[va], y_val=y[va])
+    row = cstc_row(ds, problem, (X.iloc[te], y[te]), "quick", seed=0)
+    assert row["method"] == "cstc" and row["g1"] == 1.0
+    assert row["cstc_depth"] == 3 and row["n_stages"] == 3 and row["cstc_lambda"] in DEFAULT_LAMBDAS
+    used = row["cstc_features"].split()
+    assert set(used) <= set(X.columns) and row["n_features"] == len(used)
+    assert 0.0 <= row["g3*"] <= costs.sum() and 0.0 <= row["cstc_val_cost"] <= costs.sum()
+    assert row["g2"] >= 0.75 and row["cstc_val_accuracy"] >= 0.75   # chance is 0.5; a and b decide
+    assert row["wall_time_s"] >= 0
