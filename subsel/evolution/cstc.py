@@ -24,10 +24,18 @@ nodes at once (the paper's section "Cost-sensitive tree of classifiers"):
   features whose weights the relaxation drove to zero, a **fine-tuning** pass that retrains each
   leaf on the features its path already pays for, without the cost term.
 
-The paper's equations are cited by name: the text of the paper available to us while writing
-this module was not enough to check their equation or section numbers.  Choices where the paper
-leaves them open (or where our setting differs from its regression/ranking experiments):
+Equation numbers are not cited: every stored copy of the paper we could search (its PMLR page,
+PMLR 28(1):133-141, the arXiv listing 1210.2771, two mirrors of the ICML PDF) gave only its title
+page and abstract, so its equations could not be read and are named by the paper's terms above.
+That material (the abstract and a summary quoting Figure 1) confirms: node ``v^k`` holds a
+threshold ``θ^k`` and a weight vector ``β^k`` (Figure 1), soft traversal, the mixed-norm
+relaxation of the expected cost, alternating optimisation over the classifiers and the
+relaxation's auxiliary variables, and fine-tuning; the rest is our reading.  Choices where the
+paper leaves them open (or where our setting differs from its regression/ranking experiments):
 
+- costs: the paper may also charge the evaluation of its classifiers' inputs (in its experiments,
+  we understand, regression trees built on the features; not checked in its text); ours act on
+  the features directly and pay only their extraction costs, the cost EMSCO's Table II measures;
 - loss: logistic (binary) or softmax cross-entropy (multi-class) instead of the paper's squared
   loss, so leaves give class probabilities; routing then needs its own vector ``v_k`` instead of
   thresholding the node's prediction (for two classes the warm start makes them coincide);
