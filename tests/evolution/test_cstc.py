@@ -113,7 +113,7 @@ def test_larger_lambda_never_raises_the_training_cost(seed):
     rng = np.random.default_rng(seed)
     X, y = make_classification(300, n_features=8, n_informative=4, random_state=seed)
     costs = rng.choice([1.0, 3.0, 10.0], size=8)
-    sweep = sweep_lambda(CSTCClassifier(costs, depth=2, random_state=seed), X[:200], y[:200],
+    sweep = sweep_lambda(CSTCClassifier(costs, depth=2, max_sweeps=5, random_state=seed), X[:200], y[:200],
                          X[200:], y[200:])
     cost = sweep.grid["train_cost"].to_numpy()
     # within 2% of the cost of every feature (the pruning threshold may flip a weight near it)
