@@ -129,6 +129,7 @@ def test_table2_tiny_end_to_end_writes_every_file(tmp_path):
     text = files[3].read_text()
     assert "CSTC (`cstc`): cost-sensitive tree of classifiers" in text
     assert "EMSCO is more accurate than CSTC on every data set" in text
+    assert "Table II numbers are not in the text of the paper we have" in text
     assert "GreedyMiser (`gm`)" in text and "EMSCO is non-dominated on every data set" in text
 
 
