@@ -222,3 +222,24 @@ def large_capacity_pairs(draw) -> tuple[SubsetSelectionProblem, int]:
     surplus = k_a * (Fraction(q_a) - Fraction(alpha)) + Fraction(1e-9)
     x_b = min(k_b, int(surplus / (Fraction(alpha) - Fraction(q_b))))
     return p, x_b
+
+
+@st.composite
+def cstc_trees(draw) -> dict:
+    """Small random CSTC training states: inputs with a bias column, labels, routers, leaf weights,
+    costs and the objective's constants (for gradient checks against finite differences)."""
+    depth = draw(st.integers(0, 2))
+    d = draw(st.integers(1, 4))
+    n = draw(st.integers(3, 25))
+    m = draw(st.sampled_from([1, 3]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    Xb = np.hstack([rng.normal(size=(n, d)), np.ones((n, 1))])
+    y = rng.integers(0, 2 if m == 1 else m, size=n)
+    V = rng.normal(size=(2**depth - 1, d + 1))
+    W = rng.normal(size=(2**depth, d + 1, m))
+    # some exact zeros: the mixed norm's kink, where only the smoothing keeps it differentiable
+    W[rng.random(W.shape) < 0.2] = 0.0
+    costs = rng.choice([0.0, 0.3, 1.0], size=d)
+    return {"depth": depth, "Xb": Xb, "y": y, "V": V, "W": W, "costs": costs,
+            "lam": draw(st.sampled_from([0.0, 0.05, 1.0])), "rho": draw(st.sampled_from([1e-3, 0.5])),
+            "eps": draw(st.sampled_from([1e-2, 1e-1]))}

@@ -8,18 +8,25 @@
 - :mod:`subsel.evolution.datasets` — the paper's five data sets and breast cancer.
 - :mod:`subsel.evolution.genetic_solver` — the engine as the heuristic ``emsco`` Solver (repaired
   genetic search on selection vectors);
-- :mod:`subsel.evolution.seeding` — ILP-chosen feature subsets for the initial population.
+- :mod:`subsel.evolution.seeding` — ILP-chosen feature subsets for the initial population;
+- :mod:`subsel.evolution.cstc` — :class:`CSTCClassifier`, the cost-sensitive tree of classifiers
+  (Xu, Kusner, Weinberger, Chen, Chapelle, ICML 2013), and :mod:`subsel.evolution.cstc_sweep`, its
+  λ sweep (two budgeted baselines of the paper's Table II: this one and GreedyMiser).
 """
 from .._extras import require
 
 # Before anything is imported: a missing library is one line naming `pip install "subsel[evolution]"`.
 require("sklearn", "scipy", "threadpoolctl", "joblib", extra="evolution", feature="EMSCO (subsel.evolution)")
 
+from .cstc import CSTCClassifier  # noqa: E402
+from .cstc_sweep import CSTCSweep, sweep_lambda  # noqa: E402
 from .engine import EvolutionProblem, EvolutionResult, GeneticEngine, StageAssignmentProblem  # noqa: E402
 from .estimator import EMSCOClassifier  # noqa: E402
 from .staged import StagedClassificationProblem, StagedClassifier  # noqa: E402
 
 __all__ = [
+    "CSTCClassifier",
+    "CSTCSweep",
     "EMSCOClassifier",
     "EvolutionProblem",
     "EvolutionResult",
@@ -27,4 +34,5 @@ __all__ = [
     "StageAssignmentProblem",
     "StagedClassificationProblem",
     "StagedClassifier",
+    "sweep_lambda",
 ]

@@ -27,7 +27,7 @@ from .engine import GeneticEngine
 from .selection import check_select, select_design
 from .staged import StagedClassificationProblem, check_confidence, default_base_estimator, staged_objectives
 
-__all__ = ["EMSCOClassifier", "accepts_missing", "default_max_stages"]
+__all__ = ["EMSCOClassifier", "accepts_missing", "check_feature_costs", "check_n_jobs", "default_max_stages"]
 
 
 def default_max_stages(n_features: int) -> int:
@@ -67,6 +67,55 @@ def _allow_nan_tag(estimator) -> bool:
         return bool(get_tags(estimator).input_tags.allow_nan)
     except Exception:  # pragma: no cover - estimators without tags
         return False
+
+
+def check_feature_costs(feature_costs, n_features: int) -> np.ndarray:
+    """Acquisition costs of the features as a float array; ``None`` means every feature costs 1.
+
+    Parameters
+    ----------
+    feature_costs : array-like of float, shape (n_features,), or None
+    n_features : int
+
+    Returns
+    -------
+    ndarray of float64, shape (n_features,)
+
+    Raises
+    ------
+    ValueError
+        Not numbers, the wrong length, a negative or non-finite entry (named by index).
+    """
+    if feature_costs is None:
+        return np.ones(n_features)
+    try:
+        costs = np.asarray(feature_costs, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ValueError(f"feature_costs must be numbers; got {feature_costs!r}") from None
+    if costs.size != n_features:
+        raise ValueError(f"feature_costs has {costs.size} values but X has {n_features} "
+                         "features; give one cost per feature")
+    bad = np.flatnonzero(~np.isfinite(costs) | (costs < 0))
+    if bad.size:
+        raise ValueError(f"feature_costs[{bad[0]}] must be a finite number >= 0; "
+                         f"got {float(costs[bad[0]])!r}")
+    return costs
+
+
+def check_n_jobs(n_jobs) -> int:
+    """joblib's ``n_jobs`` (None: 1), refusing 0, booleans and non-integers.
+
+    Raises
+    ------
+    ValueError
+        Anything but None or a non-zero integer.
+    """
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None or a non-zero integer (> 0: jobs; < 0: all "
+                         f"cores but |n_jobs| - 1, joblib's rule); got {n_jobs!r}")
+    return int(n_jobs)
 
 
 class EMSCOClassifier(ClassifierMixin, BaseEstimator):
@@ -248,26 +297,8 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
             p["max_stages"] = default_max_stages(n_features)
         else:
             p["max_stages"] = min(check_scalar(self.max_stages, "max_stages", int, min_val=1), n_features)
-        if self.feature_costs is None:
-            costs = np.ones(n_features)
-        else:
-            try:
-                costs = np.asarray(self.feature_costs, dtype=float).ravel()
-            except (TypeError, ValueError):
-                raise ValueError(f"feature_costs must be numbers; got {self.feature_costs!r}") from None
-            if costs.size != n_features:
-                raise ValueError(f"feature_costs has {costs.size} values but X has {n_features} "
-                                 "features; give one cost per feature")
-            bad = np.flatnonzero(~np.isfinite(costs) | (costs < 0))
-            if bad.size:
-                raise ValueError(f"feature_costs[{bad[0]}] must be a finite number >= 0; "
-                                 f"got {float(costs[bad[0]])!r}")
-        p["costs"] = costs
-        nj = self.n_jobs
-        if nj is not None and (isinstance(nj, bool) or not isinstance(nj, numbers.Integral)
-                               or nj == 0):
-            raise ValueError(f"n_jobs must be None or a non-zero integer (> 0: jobs; < 0: all "
-                             f"cores but |n_jobs| - 1, joblib's rule); got {nj!r}")
+        p["costs"] = check_feature_costs(self.feature_costs, n_features)
+        check_n_jobs(self.n_jobs)
         base = self._base()
         if not hasattr(base, "fit") or not hasattr(base, "predict_proba"):
             raise TypeError("base_estimator must be a scikit-learn classifier with predict_proba; "

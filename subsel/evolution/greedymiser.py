@@ -27,6 +27,7 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_scalar
+from .selection import choose_budgeted
 
 __all__ = ["DEFAULT_TRADEOFFS", "GreedyMiserClassifier"]
 
@@ -160,7 +161,7 @@ class GreedyMiserClassifier(ClassifierMixin, BaseEstimator):
                          "val_accuracy": float(np.mean(model.predict(X_va) == y_va))})
             models.append((model, used))
         grid_ = pd.DataFrame(rows)
-        best = int(np.lexsort((-grid_["tradeoff"], grid_["cost"], -grid_["val_accuracy"]))[0])
+        best = choose_budgeted(grid_["val_accuracy"], grid_["cost"], grid_["tradeoff"])
         grid_["chosen"] = np.arange(len(grid_)) == best
         self.grid_ = grid_
         self.booster_, self.features_used_ = models[best]

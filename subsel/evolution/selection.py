@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SELECT_RULES", "check_select", "select_design"]
+__all__ = ["SELECT_RULES", "check_select", "choose_budgeted", "select_design"]
 
 #: The rules and what each one picks (ties are broken in the order given, then by fitness order).
 SELECT_RULES = {
@@ -100,3 +100,39 @@ def select_design(g1, g2, g3_star, select: str = "fitness") -> int:
         distance = np.sqrt(sum((1.0 - s) ** 2 for s in scaled))
         keys = (order, distance)
     return int(np.lexsort(keys)[0])
+
+
+def choose_budgeted(val_accuracy, cost, knob) -> int:
+    """The design of a budgeted baseline's sweep that the experiments report.
+
+    Highest validation accuracy; ties: lower feature cost, then the larger trade-off ``knob`` (the
+    more cost-averse design).  The choice of a non-selective classifier that the protocol of
+    Hamilton & Fulp (IEEE CEC 2022, §V-B), which compares test accuracy at each method's own cost,
+    would report; used for GreedyMiser's trade-off and CSTC's λ alike.
+
+    Parameters
+    ----------
+    val_accuracy, cost, knob : array-like of float, shape (n_designs,)
+
+    Returns
+    -------
+    int
+        Position of the chosen design.
+
+    Raises
+    ------
+    ValueError
+        No designs, or arrays of different lengths.
+
+    Examples
+    --------
+    >>> choose_budgeted([0.8, 0.9, 0.9], [5.0, 9.0, 9.0], [0.0, 1.0, 3.0])
+    2
+    """
+    acc, c, k = (np.asarray(v, dtype=float).ravel() for v in (val_accuracy, cost, knob))
+    if not acc.size:
+        raise ValueError("no designs to choose from")
+    if not acc.size == c.size == k.size:
+        raise ValueError(f"val_accuracy, cost and knob must have the same length; got {acc.size}, "
+                         f"{c.size}, {k.size}")
+    return int(np.lexsort((-k, c, -acc))[0])

@@ -59,7 +59,9 @@ def test_check_claims_on_hand_made_numbers():
                  {"dataset": d, "method": "ilp-subset", "g1": 1.0, "g2": 0.7, "g3*": 50.0},
                  {"dataset": d, "method": "nsga2", "g1": 0.8, "g2": 0.8, "g3*": 300.0}]
     rows += [{"dataset": "pima", "method": "gm", "g1": 1.0, "g2": 0.8, "g3*": 150.0},
-             {"dataset": "heart", "method": "gm", "g1": 1.0, "g2": 0.55, "g3*": 20.0}]
+             {"dataset": "heart", "method": "gm", "g1": 1.0, "g2": 0.55, "g3*": 20.0},
+             {"dataset": "pima", "method": "cstc", "g1": 1.0, "g2": 0.88, "g3*": 90.0},
+             {"dataset": "heart", "method": "cstc", "g1": 1.0, "g2": 0.5, "g3*": 60.0}]
     s = pd.DataFrame(rows)
     s["non_dominated"] = nondominated_methods(s)
     found = check_claims(s)
@@ -67,7 +69,8 @@ def test_check_claims_on_hand_made_numbers():
         "EMSCO is non-dominated on every", "EMSCO is more accurate than Gree",
         "(ours) EMSCO has higher accuracy", "EMSCO has lower processing cost than GM",
         "(ours) EMSCO has lower processing", "GM has lower processing cost tha",
-        "EMSCO surpasses every other met", "CSTC")}
+        "EMSCO surpasses every other met", "EMSCO is more accurate than CSTC",
+        "EMSCO has lower processing cost than CSTC", "EMSCO Pareto dominates GM and CSTC")}
     assert claims["EMSCO is non-dominated on every"]["holds"] is False   # heart: all-features dominates
     assert "heart: dominated by all-features" in claims["EMSCO is non-dominated on every"]["detail"]
     assert claims["EMSCO is more accurate than Gree"]["holds"] is True   # 0.85 > 0.8, 0.6 > 0.55
@@ -78,7 +81,19 @@ def test_check_claims_on_hand_made_numbers():
     assert claims["GM has lower processing cost tha"]["holds"] is True    # heart 20 < 900
     assert claims["GM has lower processing cost tha"]["detail"] == "heart: GM 20 vs EMSCO 900"
     assert claims["EMSCO surpasses every other met"]["holds"] is False   # 1 of 2 data sets
-    assert claims["CSTC"]["detail"] == "not implemented"
+    assert claims["EMSCO is more accurate than CSTC"]["holds"] is False      # pima 0.85 < 0.88
+    assert claims["EMSCO is more accurate than CSTC"]["detail"] == "pima: 0.850 vs 0.880; heart: 0.600 vs 0.500"
+    assert claims["EMSCO has lower processing cost than CSTC"]["holds"] is False   # pima 100 > 90
+    assert claims["EMSCO Pareto dominates GM and CSTC"]["holds"] is None    # no Synthetic50 here
+    syn = s.copy()
+    syn["dataset"] = syn["dataset"].replace({"pima": "synthetic50"})
+    syn.loc[(syn["dataset"] == "synthetic50") & (syn["method"] == "cstc"), ["g2", "g3*"]] = [0.85, 120.0]
+    dom = next(c for c in check_claims(syn) if c["claim"].startswith("EMSCO Pareto dominates"))
+    assert dom["holds"] is False    # coverage 0.9 < 1: it dominates neither (the paper: "nearly")
+    syn.loc[syn["method"] == "emsco", "g1"] = 1.0
+    dom = next(c for c in check_claims(syn) if c["claim"].startswith("EMSCO Pareto dominates"))
+    assert dom["holds"] is True and dom["detail"] == "vs gm (synthetic50: 2/3 better, 0/3 worse); " \
+        "vs cstc (synthetic50: 1/3 better, 0/3 worse)"    # equal accuracy, cheaper
     # without GM rows the GM claims cannot be checked
     found = check_claims(s[s["method"] != "gm"].reset_index(drop=True))
     gm = [c for c in found if c["claim"].startswith(("EMSCO is more accurate than Gree", "GM has lower",
@@ -96,7 +111,7 @@ def test_table2_tiny_end_to_end_writes_every_file(tmp_path):
     summary = pd.read_csv(files[1])
     assert set(table["dataset"]) == set(datasets)
     assert set(summary["method"]) == {"emsco", "emsco+ilp", "nsga2", "all-features",
-                                      "all-features-reject", "ilp-subset", "gm"}
+                                      "all-features-reject", "ilp-subset", "gm", "cstc"}
     ea = table[table["part"] == "ea"]
     assert (ea.groupby(["dataset", "method"]).size() == 2).all()           # 2 runs at tiny
     # NSGA-II got the paired EMSCO run's evaluation budget (pymoo may overshoot by < one population)
@@ -107,8 +122,14 @@ def test_table2_tiny_end_to_end_writes_every_file(tmp_path):
     assert (base["g1"] == 1.0).all()                                        # no rejection
     gm = table[table["method"] == "gm"]
     assert len(gm) == len(datasets) and (gm["g1"] == 1.0).all() and (gm["gm_tradeoff"] >= 0).all()
+    cstc = table[table["method"] == "cstc"]
+    assert len(cstc) == len(datasets) and (cstc["g1"] == 1.0).all()
+    assert cstc["cstc_lambda"].isin([0.0, 0.03, 0.3]).all() and (cstc["cstc_depth"] == 2).all()
+    assert (cstc["g3*"] <= 570.0).all() and (cstc["g3*"] >= 0).all()
     text = files[3].read_text()
-    assert "CSTC, the paper's other budgeted baseline: **not implemented**" in text
+    assert "CSTC (`cstc`): cost-sensitive tree of classifiers" in text
+    assert "EMSCO is more accurate than CSTC on every data set" in text
+    assert "Table II numbers are not in the text of the paper we have" in text
     assert "GreedyMiser (`gm`)" in text and "EMSCO is non-dominated on every data set" in text
 
 
@@ -236,3 +257,31 @@ def test_cli_sweep_files_may_not_replace_the_user_s_splits(tmp_path, capsys):
     code, _, err = run(capsys, "reproduce", "emsco-sweep", "--scale", "tiny", "--train", train,
                        "--val", str(clash), "--test", test, "--costs", costs, "--out", str(tmp_path))
     assert code == 2 and err.count("\n") == 1 and "--val" in err
+
+
+def test_cstc_row_at_the_quick_settings_on_mixed_columns():
+    """CSTC's Table II row at the quick settings (depth 3, the whole λ grid) on a small table with a
+    gap and a text column (Credit's encoding path): one feature per column, each charged once."""
+    from types import SimpleNamespace
+
+    from subsel.evolution.cstc_sweep import DEFAULT_LAMBDAS
+    from subsel.experiments.emsco_cstc import cstc_row
+
+    rng = np.random.default_rng(3)
+    n = 240
+    a, b = rng.normal(size=n), rng.normal(size=n)
+    X = pd.DataFrame({"a": a, "b": b, "c": rng.choice(["u", "v", "w"], size=n), "d": rng.normal(size=n)})
+    X.loc[::17, "b"] = np.nan                                   # gaps: filled with the median
+    y = np.where(np.abs(a) > 0.5, a > 0, b > 0).astype(int)
+    costs = np.array([1.0, 20.0, 5.0, 5.0])
+    ds = SimpleNamespace(costs=costs, feature_names=list(X.columns))
+    tr, va, te = slice(0, 120), slice(120, 180), slice(180, n)
+    problem = SimpleNamespace(X_train=X.iloc[tr], y_train=y[tr], X_val=X.iloc[va], y_val=y[va])
+    row = cstc_row(ds, problem, (X.iloc[te], y[te]), "quick", seed=0)
+    assert row["method"] == "cstc" and row["g1"] == 1.0
+    assert row["cstc_depth"] == 3 and row["n_stages"] == 3 and row["cstc_lambda"] in DEFAULT_LAMBDAS
+    used = row["cstc_features"].split()
+    assert set(used) <= set(X.columns) and row["n_features"] == len(used)
+    assert 0.0 <= row["g3*"] <= costs.sum() and 0.0 <= row["cstc_val_cost"] <= costs.sum()
+    assert row["g2"] >= 0.75 and row["cstc_val_accuracy"] >= 0.75   # chance is 0.5; a and b decide
+    assert row["wall_time_s"] >= 0
