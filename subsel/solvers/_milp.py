@@ -47,7 +47,7 @@ import numpy as np
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, weighted_sum
 from ..models.formulations import LinearForm, LinearRow, linear_form
 from ..models.problem import OPTIMALITY_RTOL, linear_at_least
-from .base import RawResult, Solver, SolverError, Status
+from .base import RawResult, Solver, SolverError, Status, rounded_up
 
 #: Loosening / tightening of the scaled rows between the relaxation and the tightened model (ten
 #: times the solvers' tight feasibility tolerance of 1e-9).
@@ -279,8 +279,10 @@ class MILPSolver(Solver):
         return best
 
     @staticmethod
-    def _certify_with_exact(problem: SubsetSelectionProblem, left: float | None) -> tuple[np.ndarray, float] | None:
-        """``exact``'s optimal selection and utility (a bound independent of MILP tolerances), or None."""
+    def _certify_with_exact(problem: SubsetSelectionProblem,
+                            left: float | None) -> tuple[np.ndarray, float, float] | None:
+        """``exact``'s optimal selection, its utility and ``exact``'s proven bound (independent of
+        MILP tolerances), or None."""
         from .exact import Exact
 
         if problem.extensions - Exact.supports or (left is not None and left <= 0):
@@ -291,7 +293,8 @@ class MILPSolver(Solver):
             return None
         if sol.status is not Status.OPTIMAL:
             return None
-        return np.array(sol.x, dtype=np.int64), float(sol.objective)
+        bound = float(sol.objective) if sol.bound is None else max(float(sol.bound), float(sol.objective))
+        return np.array(sol.x, dtype=np.int64), float(sol.objective), bound
 
     # ------------------------------------------------------------------ the pipeline
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
@@ -306,6 +309,7 @@ class MILPSolver(Solver):
         best_util = -math.inf if best is None else problem.evaluate(best).utility
         bound: float | None = None
         claimed = False  # the MILP claims the relaxation optimal
+        claimed_value = math.nan  # the utility of the relaxation's claimed optimum
         timed_out = False
 
         def offer(x: np.ndarray) -> None:
@@ -330,7 +334,12 @@ class MILPSolver(Solver):
             offer(x_rel)
             if raw.status is Status.OPTIMAL:
                 claimed = True
-                bound = float(weighted_sum(x_rel.astype(float), np.asarray(problem.utility)))
+                r = np.asarray(problem.utility)
+                xf = x_rel.astype(float)
+                # A float sum: rounded up, it bounds the relaxation's optimum from above (the
+                # certificate below compares with the float sum itself, within the tolerance).
+                claimed_value = float(weighted_sum(xf, r))
+                bound = rounded_up(claimed_value, float(weighted_sum(xf, np.abs(r))), problem.n)
             if not rel_feasible:
                 fixed = repair(problem, x_rel)
                 if fixed is not None:
@@ -350,12 +359,11 @@ class MILPSolver(Solver):
         certificate = self._certify_with_exact(problem, self._left(deadline))
         proven = False
         if certificate is not None:
-            x_cert, value = certificate
-            bound = value
+            x_cert, value, bound = certificate
             proven = best is not None and within_tolerance(problem, best, value)
         elif claimed and bound is not None and best is not None:
             trusted = float(np.max(relaxed.upper, initial=0.0)) <= TRUSTED_UPPER_BOUND
-            proven = trusted and within_tolerance(problem, best, bound)
+            proven = trusted and within_tolerance(problem, best, claimed_value)
         if best is None:
             if timed_out or (deadline is not None and time.perf_counter() >= deadline):
                 return RawResult(None, Status.NO_SOLUTION_FOUND, bound)

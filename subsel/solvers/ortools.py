@@ -237,7 +237,7 @@ class ORToolsCPSAT(Solver):
         certificate = MILPSolver._certify_with_exact(problem, left)
         if certificate is not None:
             ok = within_tolerance(problem, np.rint(raw.x), certificate[1])
-            return RawResult(raw.x, Status.OPTIMAL if ok else Status.FEASIBLE, certificate[1])
+            return RawResult(raw.x, Status.OPTIMAL if ok else Status.FEASIBLE, certificate[2])
         if not _margins_exact(problem):
             return RawResult(raw.x, Status.FEASIBLE, raw.bound)
         return raw
