@@ -34,6 +34,7 @@ import pandas as pd
 from .._extras import require
 from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_instances, policy_names, simulate
 from ..bandits.policies import exploration_rounds, fitting_epsilon
+from ..models import exact_total
 from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, stale_temporaries
 from . import CLIError, counted
 from .guards import check_memory, check_paths
@@ -297,7 +298,7 @@ def _next(args: argparse.Namespace) -> int:
         atomic_write_text(args.output, text)
     _save_state(planner, args.state)
     if args.output != "-":
-        print(f"round {planner.pending_round}: {counted(int(order['units'].sum()), 'unit')} from "
+        print(f"round {planner.pending_round}: {counted(exact_total(order['units'].to_numpy()), 'unit')} from "
               f"{counted(int((order['units'] > 0).sum()), 'agent')}; order in {args.output}")
     return 0
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..models import SubsetSelectionProblem, read_knapsack, write_lp, write_mps
+from ..models import SubsetSelectionProblem, exact_total, read_knapsack, write_lp, write_mps
 from ..models.io import InputError, atomic_write_text
 from ..solvers import SOLVERS, SolverError, get_solver, solver_info
 from . import CLIError, counted
@@ -301,7 +301,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         # Strict JSON (RFC 8259): to_dict maps NaN and infinities to null; allow_nan=False proves it.
         print(json.dumps(out, allow_nan=False))
         return code
-    units = int(sol.x.sum()) if sol.is_feasible else 0
+    units = exact_total(sol.x) if sol.is_feasible else 0
     lines = [
         f"problem      {label}: {counted(problem.n, 'agent')}, alpha {problem.alpha:g}, R {problem.R:g}"
         + (f", extensions {','.join(sorted(problem.extensions))}" if problem.extensions else ""),

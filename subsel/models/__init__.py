@@ -28,6 +28,7 @@ from .problem import (
     Evaluation,
     Partition,
     SubsetSelectionProblem,
+    exact_total,
     weighted_sum,
 )
 
@@ -41,6 +42,7 @@ __all__ = [
     "Evaluation",
     "Partition",
     "SubsetSelectionProblem",
+    "exact_total",
     "weighted_sum",
     "BatchEvaluation", "BatchPartition", "ProblemBatch", "rowdot",
     "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "variable_names", "write_lp", "write_mps",

@@ -27,6 +27,7 @@ from .problem import (
     SubsetSelectionProblem,
     _used_extensions,
     check_extensions,
+    exact_total,
     partition_masks,
 )
 
@@ -107,7 +108,11 @@ class BatchEvaluation:
 
     @functools.cached_property
     def units(self) -> np.ndarray:
-        return np.rint(self._units).astype(np.int64)
+        # Exact: int64 while every row's sum fits, Python ints (dtype object) past 2^63.
+        x = np.asarray(self._x)
+        if x.dtype.kind == "f" and not (x == np.round(x)).all():
+            return np.rint(self._units).astype(np.int64)
+        return exact_total(x, axis=1)
 
     @functools.cached_property
     def avg_quality(self) -> np.ndarray:
@@ -593,7 +598,15 @@ class ProblemBatch:
             near = ulp * (spent + np.abs(self.budget)) + 1e-300
             bad_rows |= spent - self.budget - FEASIBILITY_TOL > -near
         if self.demand is not None:
-            bad_rows |= np.asarray(xa, dtype=float).sum(axis=1) < self.demand
+            # In floats, then exactly (Python ints past 2^53) for the rows near the demand.
+            units = np.asarray(xa, dtype=float).sum(axis=1)
+            demand = float(self.demand)
+            near_demand = np.abs(units - demand) <= ulp * (np.abs(units) + abs(demand)) + 1.0
+            bad_rows |= ~near_demand & (units < demand)
+            rows = np.flatnonzero(near_demand & ~bad_rows)
+            if rows.size:
+                short = exact_total(np.asarray(xa)[rows], axis=1) < self.demand
+                bad_rows[rows] |= np.asarray(short, dtype=bool)
         if bad_rows.any():  # the messages come from the one-problem evaluate, row by row
             violations = tuple(self.row(j).evaluate(xa[j]).violations if bad else ()
                                for j, bad in enumerate(bad_rows))

@@ -46,6 +46,45 @@ OPTIMALITY_RTOL = 1e-9
 #: exact.  Larger values are refused (a silent wrap or rounding would change the problem).
 MAX_EXACT_INT = 2 ** 53
 
+def exact_total(values: Any, axis: int | None = None) -> Any:
+    """The exact sum of whole numbers (unit counts, capacities): an int, or int64 / int per row.
+
+    A numpy int64 sum wraps silently past 2^63 (1024 capacities of 2^53 sum to -2^63) and a float
+    sum rounds past 2^53.  This sums in int64 where no partial sum can pass 2^63 (``max |v| * count
+    < 2^63``) and in Python integers otherwise, so every total of units or capacities is exact.
+
+    Parameters
+    ----------
+    values : array-like of whole numbers (int or float), shape (n,) or (m, n)
+    axis : None or 1
+        ``None``: the sum of all values, an ``int``.  ``1`` (for a 2-D ``values``): one sum per row,
+        an ndarray of int64 when every row sum fits, else of Python ints (dtype object).
+
+    Returns
+    -------
+    int or ndarray
+
+    Examples
+    --------
+    >>> exact_total([2 ** 53] * 1024) == 2 ** 63
+    True
+    """
+    a = np.asarray(values)
+    if a.dtype.kind == "f":
+        a = a.astype(np.int64) if a.size == 0 or np.abs(a).max() < 2.0 ** 63 else a.astype(object)
+    count = a.size if axis is None else (a.shape[axis] if a.ndim > axis else 1)
+    big = int(np.abs(a).max()) if a.size else 0
+    if a.dtype != object and big * max(count, 1) < 2 ** 63:
+        total = a.astype(np.int64).sum(axis=axis)
+        return int(total) if axis is None else total
+    if axis is None:
+        return sum(int(v) for v in a.ravel().tolist())
+    out = np.empty(a.shape[0], dtype=object)
+    for j, row in enumerate(a.tolist()):
+        out[j] = sum(int(v) for v in row)
+    return out
+
+
 #: Accepted range of ``R`` (revenue per good unit) and upper limit of every cost: wide enough for
 #: every unit of money and for the knapsack encoding, narrow enough that every utility
 #: ``R q_i - c_i`` times every capacity, and their sums, stay far from float64 overflow.
@@ -758,12 +797,10 @@ class SubsetSelectionProblem:
         if not frac.size and largest * self.n < 2.0 ** 62:
             # exact: every partial sum stays below 2**62
             units = int(xa.astype(np.int64).sum())
+        elif frac.size:
+            units = int(round(math.fsum(xa)))  # not a valid selection anyway
         else:
-            total = math.fsum(xa)
-            if frac.size or abs(total) >= 2.0 ** 62:
-                units = int(round(total))  # not a valid selection anyway (or beyond any demand's reach)
-            else:
-                units = int(xa.astype(np.int64).sum())  # exact: every partial sum stays below 2**63
+            units = exact_total(xa)  # exact, in Python integers past 2^63
         if self.demand is not None and units < self.demand:
             violations.append(f"demand: sum x = {units} < demand {self.demand}")
         utility = float(weighted_sum(xa, self.utility, out=work))

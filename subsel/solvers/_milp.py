@@ -364,6 +364,8 @@ class MILPSolver(Solver):
         elif claimed and bound is not None and best is not None:
             trusted = float(np.max(relaxed.upper, initial=0.0)) <= TRUSTED_UPPER_BOUND
             proven = trusted and within_tolerance(problem, best, claimed_value)
+            if not trusted:
+                bound = None  # the claim is not trusted at this scale: it proves no bound either
         if best is None:
             if timed_out or (deadline is not None and time.perf_counter() >= deadline):
                 return RawResult(None, Status.NO_SOLUTION_FOUND, bound)

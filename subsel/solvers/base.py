@@ -23,7 +23,7 @@ from typing import Any, ClassVar, NamedTuple, overload
 
 import numpy as np
 
-from ..models import BatchEvaluation, ProblemBatch, SubsetSelectionProblem, weighted_sum
+from ..models import BatchEvaluation, ProblemBatch, SubsetSelectionProblem, exact_total, weighted_sum
 
 #: Most threads a backend may be given (SCIP's own limit; HiGHS aborts on far larger pools).
 MAX_THREADS = 64
@@ -707,7 +707,7 @@ def _demand_exceeds_supply(problem: SubsetSelectionProblem) -> bool:
     Decided before any backend runs, in exact integers, because a backend sees the demand as a
     float (a huge one, e.g. 1e23, is rounded and its own infeasibility proof may then fail).
     """
-    return problem.demand is not None and problem.demand > int(problem.upper_bounds().sum())
+    return problem.demand is not None and problem.demand > exact_total(problem.upper_bounds())
 
 
 def gather_rows(values: np.ndarray, idx: np.ndarray) -> np.ndarray:

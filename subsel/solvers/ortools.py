@@ -329,4 +329,10 @@ class ORToolsCPSAT(Solver):
             return RawResult(None, Status.INFEASIBLE), exact
         if status == cp_model.UNKNOWN and self.time_limit_s is not None:
             return RawResult(None, Status.TIME_LIMIT), exact
+        if status == cp_model.MODEL_INVALID:
+            # CP-SAT checks that every linear expression stays within 64-bit integers: with huge
+            # capacities (1024 agents of 2^53 units) the sums of units pass 2^63.
+            reason = (model.Validate() or "no reason given").splitlines()[0]
+            raise SolverError(f"ortools-cpsat: CP-SAT refused the model ({reason[:200]}); its sums of units and "
+                              "scaled coefficients must stay within 64-bit integers: use highs or cbc")
         raise SolverError(f"ortools-cpsat: solver status {solver.StatusName(status)}")
