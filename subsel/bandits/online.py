@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._text import counted
-from ..models.io import CSVTable, problem_from_table
+from ..models.io import CSVTable, parse_integer, problem_from_table
 from ..solvers import Solver
 from .policies import Policy, make_policy, policy_from_state
 
@@ -216,13 +216,13 @@ class OnlinePlanner:
 
 def _count(table: CSVTable, row: int, col: str, value: str) -> int:
     try:
-        v = float(value)
+        v = parse_integer(value)  # exact: "2.0000000000000001" is not 2
     except ValueError:
         raise table.error(row, col, "expected a non-negative integer", value) from None
-    if not np.isfinite(v) or v < 0 or v != round(v) or v > _MAX_COUNT:
-        big = " up to 2^53" if np.isfinite(v) and v > _MAX_COUNT else ""
+    if v < 0 or v > _MAX_COUNT:
+        big = " up to 2^53" if v > _MAX_COUNT else ""
         raise table.error(row, col, f"expected a non-negative integer{big}", value)
-    return int(v)
+    return v
 
 
 #: Largest count read from an observations cell (integers beyond it are not exact as floats).

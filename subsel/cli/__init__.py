@@ -24,6 +24,21 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
 }
 
 
+def integer(text: str) -> int:
+    """argparse ``type`` of every integer option: an exact decimal integer (``3``, ``3.0``, ``1e3``).
+
+    Read as a data file's integers are (:func:`subsel.models.io.parse_integer`): a fractional
+    part, however small (``2.0000000000000001``), and Python's underscores (``1_0``) are refused;
+    argparse then reports ``invalid int value``.
+    """
+    from ..models.io import parse_integer
+
+    return parse_integer(text)
+
+
+integer.__name__ = "int"  # argparse names the type in its message: "invalid int value: '1.5'"
+
+
 class CLIError(Exception):
     """An error the user can fix (bad input, missing file); printed as one line, exit code 2."""
 

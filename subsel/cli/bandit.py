@@ -36,7 +36,7 @@ from ..bandits import BernoulliEnvironment, OnlinePlanner, make_policy, paper_in
 from ..bandits.policies import exploration_rounds, fitting_epsilon
 from ..models import exact_total
 from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, stale_temporaries
-from . import CLIError, counted
+from . import CLIError, counted, integer
 from .guards import check_memory, check_paths
 
 #: Seconds a command waits for another command's lock on the same state before refusing.
@@ -333,7 +333,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = bsub.add_parser("simulate", help="regret and constraint satisfaction on random instances")
     s.add_argument("--policy", required=True, help=f"one of: {names}")
     s.add_argument("--oracle", default=None, help="solver name for the oracle (default dpss)")
-    s.add_argument("--n", type=int, default=10, help="agents (default 10)")
+    s.add_argument("--n", type=integer, default=10, help="agents (default 10)")
     s.add_argument("--alpha", type=float, default=0.7,
                    help="quality threshold alpha: the average quality bought must stay at least alpha "
                         "(default 0.7)")
@@ -341,10 +341,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="tolerance eps: a round is correct when its true average quality is at least "
                         "alpha - eps; exploration lasts tau = ceil(3 ln T / (2 eps^2)) rounds "
                         "(default 0.05)")
-    s.add_argument("--T", type=int, default=10_000, help="rounds (default 10000)")
-    s.add_argument("--runs", type=int, default=100, help="independent runs (default 100)")
+    s.add_argument("--T", type=integer, default=10_000, help="rounds (default 10000)")
+    s.add_argument("--runs", type=integer, default=100, help="independent runs (default 100)")
     s.add_argument("--R", type=float, default=1.0, help="revenue per good unit (default 1)")
-    s.add_argument("--seed", type=int, default=0, help="seed of instances, outcomes, policy draws")
+    s.add_argument("--seed", type=integer, default=0, help="seed of instances, outcomes, policy draws")
     s.add_argument("--out", required=True, help="output folder")
     s.add_argument("--progress", action="store_true", help="show a progress bar")
     s.set_defaults(func=_cmd_simulate)
@@ -366,14 +366,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--epsilon", type=float, required=True, metavar="EPS",
                    help="tolerance eps > 0: a round is correct when its true average quality is at "
                         "least alpha - eps; a smaller eps means a longer exploration tau")
-    i.add_argument("--horizon", type=int, required=True, metavar="T",
+    i.add_argument("--horizon", type=integer, required=True, metavar="T",
                    help="planned number of rounds T (sets tau; keep tau well below T)")
     i.add_argument("--policy", default="ss-ucb", help=f"one of: {names} (default ss-ucb)")
     i.add_argument("--oracle", default=None, metavar="SOLVER",
                    help="solver that picks each round's selection (default dpss; see 'subsel solvers')")
     i.add_argument("--R", type=float, default=1.0,
                    help="revenue R per good unit (default 1): a unit of agent i is worth R*q_i - c_i")
-    i.add_argument("--seed", type=int, default=None, help="seed of a randomised policy (cts)")
+    i.add_argument("--seed", type=integer, default=None, help="seed of a randomised policy (cts)")
     i.add_argument("--state", required=True, help="state file to create (JSON)")
     i.add_argument("--force", action="store_true", help="replace an existing state file")
     i.set_defaults(func=_cmd_init)

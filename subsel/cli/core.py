@@ -35,7 +35,7 @@ import numpy as np
 from ..models import SubsetSelectionProblem, exact_total, read_knapsack, write_lp, write_mps
 from ..models.io import InputError, atomic_write_text
 from ..solvers import SOLVERS, SolverError, get_solver, solver_info
-from . import CLIError, counted
+from . import CLIError, counted, integer
 from .guards import check_memory, check_paths
 
 #: Default solver: the first of these that is registered and available here.
@@ -211,7 +211,7 @@ def _add_problem_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alpha", type=float, help="quality threshold in [0, 1] (required for agents CSV)")
     p.add_argument("--R", type=float, default=1.0, help="revenue per good unit (default 1)")
     p.add_argument("--budget", type=float, help="extension: total cost sum c x <= B")
-    p.add_argument("--demand", type=int, help="extension: at least D units")
+    p.add_argument("--demand", type=integer, help="extension: at least D units")
     p.add_argument("--must-take", metavar="NAMES", action="append",
                    help="extension: agents with x >= 1, as comma-separated names; quote a name "
                         "holding a comma as in CSV ('\"Smith, Inc.\",C'); the option may be repeated")
@@ -362,10 +362,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Write a random agents CSV: q, c ~ U[0, 1] (Deva et al., Section "
                                    "6.1). alpha is not stored in the CSV; --alpha is only checked "
                                    "and echoed in the hint of the next command.")
-    p.add_argument("--n", type=int, required=True, help="number of agents")
+    p.add_argument("--n", type=integer, required=True, help="number of agents")
     p.add_argument("--alpha", type=float, help="optional: the threshold you plan to solve with")
-    p.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy)")
-    p.add_argument("--capacity-max", type=int, default=1,
+    p.add_argument("--seed", type=integer, default=None, help="random seed (default: fresh entropy)")
+    p.add_argument("--capacity-max", type=integer, default=1,
                    help="capacities drawn uniformly from 1..K (default 1)")
     p.add_argument("-o", "--output", default="-", help="agents CSV to write ('-' = stdout, default)")
     p.set_defaults(func=_cmd_generate)
@@ -377,7 +377,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    f"of {', '.join(DEFAULT_SOLVER_PREFERENCE)}")
     p.add_argument("--time-limit", type=float, metavar="S",
                    help="time limit in seconds (gss, a one-pass heuristic, ignores it)")
-    p.add_argument("--threads", type=int,
+    p.add_argument("--threads", type=integer,
                    help="threads for backends that use several, 1..64 (single-threaded ones ignore it)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object: solver, status, objective, avg_quality, x, wall_time_s, "

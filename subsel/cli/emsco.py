@@ -26,7 +26,7 @@ import pandas as pd
 
 from .._extras import require
 from ..models.io import CSVTable, InputError, atomic_write_text, read_csv, read_text
-from . import counted
+from . import counted, integer
 from .guards import CreatedFiles, check_memory, check_paths
 
 #: ``--select`` rules: the keys of ``subsel.evolution.selection.SELECT_RULES`` (spelled out here so
@@ -451,16 +451,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--confidence", type=_probability, help="p̂, the confidence threshold "
                                                            "(required with --train/--val/--test; "
                                                            "default for --dataset: the paper's)")
-    f.add_argument("--max-stages", type=int, help="maximum stage count k >= 1 "
+    f.add_argument("--max-stages", type=integer, help="maximum stage count k >= 1 "
                                                   "(default min(round(n/2), 10))")
-    f.add_argument("--population-size", "--population", dest="population_size", type=int,
+    f.add_argument("--population-size", "--population", dest="population_size", type=integer,
                    help="population size >= 2 (default: the data set's, else 300; --population is "
                         "an alias)")
-    f.add_argument("--max-iter", "--generations", dest="max_iter", type=int, default=150,
+    f.add_argument("--max-iter", "--generations", dest="max_iter", type=integer, default=150,
                    help="generations >= 0 (150); 0 evaluates only the random initial population "
                         "(--generations is an alias)")
-    f.add_argument("--seed", type=int, default=0, help="seed >= 0 of the split and the run (0)")
-    f.add_argument("--n-jobs", type=int,
+    f.add_argument("--seed", type=integer, default=0, help="seed >= 0 of the split and the run (0)")
+    f.add_argument("--n-jobs", type=integer,
                    help="joblib jobs for training classifiers: J > 0 jobs, or J < 0 for all "
                         "cores but |J| - 1 (joblib's rule: -1 all cores, at least 1 job); "
                         "0 is refused")

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import CLIError
+from . import CLIError, integer
 from .guards import CreatedFiles, check_memory, check_paths
 
 
@@ -239,8 +239,8 @@ def _compare(args: argparse.Namespace, solvers: list[str], n: list[int], alpha: 
 
 
 def _add_backend_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=int, default=0, help="root seed of the instance grid (default 0)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
+    p.add_argument("--seed", type=integer, default=0, help="root seed of the instance grid (default 0)")
+    p.add_argument("--jobs", type=integer, default=1, metavar="N",
                    help="local worker processes through joblib (default 1 = serial; -1 = all cores)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster, e.g. tcp://host:8786 (workers need subsel installed)")
@@ -318,7 +318,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--solvers", required=True, help="comma-separated registry names, e.g. gss,dpss,cbc")
     c.add_argument("--n", default="10,100", help="comma-separated numbers of agents (default 10,100)")
     c.add_argument("--alpha", default="0.7", help="comma-separated quality thresholds (default 0.7)")
-    c.add_argument("--instances", type=int, default=10, metavar="K",
+    c.add_argument("--instances", type=integer, default=10, metavar="K",
                    help="instances per (n, alpha) (default 10)")
     c.add_argument("--reference", metavar="NAME",
                    help="solver in the ratios' denominator (default: the first exact solver listed, else "

@@ -49,6 +49,8 @@ __all__ = [
     "read_csv",
     "read_text",
     "source_name",
+    "parse_float",
+    "parse_integer",
     "read_agents",
     "problem_from_table",
     "problem_to_csv_text",
@@ -58,6 +60,65 @@ __all__ = [
 ]
 
 _NO_VALUE: Any = object()
+
+#: A number as a data file writes it: optional sign, digits with an optional decimal point,
+#: optional exponent (``3``, ``-2.5``, ``.5``, ``3e-4``), or ``nan`` / ``inf`` / ``infinity`` in any
+#: case (the model's finiteness rules then refuse them with their line).  Not the extras of
+#: Python's literals that ``float()`` also takes: underscores (``1_0``), which a data file never
+#: means as digit separators.
+_DECIMAL = re.compile(r"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)\s*", re.IGNORECASE)
+
+#: Largest decimal exponent an integer field may reach (far beyond every range check, small
+#: enough that the exact value is cheap to build: ``1e999999999`` is refused, not expanded).
+_MAX_INT_DIGITS = 400
+
+
+def parse_float(text: str) -> float:
+    """The float of a decimal number written in a data file (see ``_DECIMAL``).
+
+    Raises
+    ------
+    ValueError
+        ``text`` is not such a number (e.g. ``1_0``, ``0x10``, ``abc``, empty).
+    """
+    if not _DECIMAL.fullmatch(text):
+        raise ValueError(f"expected a number; got {text!r}")
+    return float(text)
+
+
+def parse_integer(text: str) -> int:
+    """The exact integer written as a decimal number: ``3``, ``3.0``, ``3e2``, ``+7``.
+
+    Integer fields (capacities, counts, sizes) are read as exact decimals, never through a float:
+    ``4503599627370496.5`` and ``2.0000000000000001`` have a fractional part and are refused, while
+    a float would round them to integers.
+
+    Raises
+    ------
+    ValueError
+        ``text`` is not a decimal number, is not finite, or has a non-zero fractional part
+        (however small), or its value has more than 400 digits.
+
+    Examples
+    --------
+    >>> parse_integer("3.0"), parse_integer("9007199254740993")
+    (3, 9007199254740993)
+    """
+    from decimal import Decimal, InvalidOperation
+
+    if not _DECIMAL.fullmatch(text):
+        raise ValueError(f"expected an integer; got {text!r}")
+    try:
+        d = Decimal(text.strip())
+    except InvalidOperation:  # pragma: no cover - the pattern admits only what Decimal reads
+        raise ValueError(f"expected an integer; got {text!r}") from None
+    if not d.is_finite():
+        raise ValueError(f"expected an integer; got {text!r}")
+    if d.adjusted() > _MAX_INT_DIGITS:
+        raise ValueError(f"expected an integer of at most {_MAX_INT_DIGITS} digits; got {text!r}")
+    if d != d.to_integral_value():
+        raise ValueError(f"expected an integer (it has a fractional part); got {text!r}")
+    return int(d)
 
 
 def _show(value: Any) -> str:
@@ -373,9 +434,12 @@ class CSVTable:
         """
         cells = self.column(column)
         try:
-            out = np.array(cells, dtype=float) if cells else np.zeros(0)
+            # Underscores: numpy (like float()) reads "1_0" as 10; the cell loop below refuses them.
+            out = np.array(cells, dtype=float) if cells and not any("_" in c for c in cells) else None
         except ValueError:
             out = None
+        if not cells:
+            return np.zeros(0)
         if out is not None and (allow_empty or all(cells)):
             return out
         out = np.empty(len(cells))
@@ -386,9 +450,36 @@ class CSVTable:
                     continue
                 raise self.error(i, column, "expected a number", cell)
             try:
-                out[i] = float(cell)
+                out[i] = parse_float(cell)
             except ValueError:
                 raise self.error(i, column, "expected a number", cell) from None
+        return out
+
+    def integers(self, column: str) -> np.ndarray:
+        """The cells of ``column`` as exact integers (:func:`parse_integer`), shape (len(self),).
+
+        Returns
+        -------
+        ndarray of int64, or of Python ints (dtype object) when a value is outside int64's range
+            The model's range checks then name the value exactly.
+
+        Raises
+        ------
+        InputError
+            The first cell that is empty, not a number, or not an integer (a non-zero fractional
+            part, however small), with its line and column.
+        """
+        values = []
+        for i, cell in enumerate(self.column(column)):
+            try:
+                values.append(parse_integer(cell))
+            except ValueError:
+                rule = "expected a number" if not _DECIMAL.fullmatch(cell) else "expected an integer"
+                raise self.error(i, column, rule, cell) from None
+        if all(-2 ** 63 <= v < 2 ** 63 for v in values):
+            return np.array(values, dtype=np.int64)
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
         return out
 
     def to_frame(self) -> "pd.DataFrame":
@@ -557,12 +648,9 @@ def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
         raise InputError("the header is not followed by any agent row", file=table.source,
                          line=table.header_line if table.lines is not None else None)
     c = table.numbers("cost")
-    k: Any = table.numbers("capacity") if table.has("capacity") else None
-    if k is not None and k.size and np.abs(k).max() >= 2.0 ** 53:
-        # Beyond 2^53 a float is not every integer: keep integer cells exact, so that the model's
-        # range check sees 9007199254740993, not its rounding 9007199254740992.
-        k = [int(cell) if re.fullmatch(r"\s*[+-]?\d+\s*", cell) else v
-             for cell, v in zip(table.column("capacity"), k.tolist())]
+    # Capacities as exact integers: the model's range check sees 9007199254740993 and 2.5, not
+    # their float roundings.
+    k: Any = table.integers("capacity") if table.has("capacity") else None
     names = table.column("name") if table.has("name") else None
     try:
         return cls(quality=q, cost=c, capacity=k, alpha=alpha, R=R, names=names, **extensions)
