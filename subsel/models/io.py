@@ -19,7 +19,8 @@ The model's constructors raise the same type for a bad array entry (``quality[2]
 got 1.5``); the readers translate its index into the file's line, so both paths share one rule.
 
 Writes go through :func:`atomic_write_with` / :func:`atomic_write_text`: a temporary file in the
-destination's folder, renamed into place, so no reader ever sees half a file.
+destination's folder, synced to the disk, renamed into place, and the folder synced, so no reader
+ever sees half a file and a power cut leaves the old file or the new one, never an empty one.
 """
 from __future__ import annotations
 
@@ -714,7 +715,8 @@ def atomic_write_with(path: str | os.PathLike[str], writer: Callable[[str], obje
     """Call ``writer(tmp_path)`` on a temporary file next to ``path``, then rename it into place.
 
     The temporary file keeps the destination's suffix (some writers choose the format by it) and
-    gets the permissions an ordinary new file would have.  Errors name ``path``, never the
+    gets the permissions an ordinary new file would have.  It is synced to the disk (``fsync``)
+    before the rename, and the folder after it, so that the write is durable.  Errors name ``path``, never the
     temporary file; on any error or interruption the temporary file is removed.  A symbolic link is
     followed: its target is replaced and the link kept.  A destination that exists and is not a
     regular file (a device such as ``/dev/null``, a named pipe) is written through, never replaced.
@@ -755,7 +757,9 @@ def atomic_write_with(path: str | os.PathLike[str], writer: Callable[[str], obje
     try:
         writer(tmp)
         os.chmod(tmp, _default_mode(path))
+        _fsync(tmp)  # the content is on disk before the name points at it
         os.replace(tmp, path)
+        _fsync(parent, folder=True)  # and the rename itself survives a power cut
     except BaseException as exc:
         try:
             os.unlink(tmp)
@@ -764,6 +768,26 @@ def atomic_write_with(path: str | os.PathLike[str], writer: Callable[[str], obje
         if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
             raise _user_error(exc, path, tmp) from exc
         raise
+
+
+def _fsync(path: str | os.PathLike[str], folder: bool = False) -> None:
+    """Flush ``path`` (a file, or a folder's entries) to the disk.
+
+    The durable-rename pattern of SQLite's journal and of ``python-atomicwrites``: sync the
+    temporary file before the rename, so that a power cut cannot leave the new name on an empty
+    or partial file, then the folder, so that the rename itself is kept.  A file system that
+    cannot sync a folder (``EINVAL``, ``ENOTSUP``: some network and FUSE file systems) is left at
+    that.
+    """
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if folder else 0)
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if not folder or exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
 
 
 def _write_through(path: Path, writer: Callable[[str], object]) -> None:
