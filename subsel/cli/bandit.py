@@ -10,10 +10,12 @@
   (name, received, good).  Rejected feedback leaves the state file byte-identical (exit code 2).
 
 One writer per state: ``init``, ``next`` and ``feedback`` hold an exclusive lock (the file
-``.STATE.lock`` beside the state, via ``filelock``) for the whole read-check-write, so two commands
-on one state never both record a round; the second waits up to :data:`LOCK_TIMEOUT_S` seconds
-and is then refused (exit code 2).  Temporary files a killed write left beside the state are
-removed by the next command that holds the lock.  A refused command removes the lock file if it
+``.STATE.lock`` beside the file the state path resolves to, via ``filelock``) for the whole
+read-check-write, so two commands on one state, whatever symbolic link or relative path names it,
+never both record a round; the second waits up to :data:`LOCK_TIMEOUT_S` seconds and is then
+refused (exit code 2).  A state with several hard links is refused (two names, two locks).
+Temporary files a killed write left beside the state are removed by the next command that holds
+the lock.  A refused command removes the lock file if it
 created it (e.g. ``init`` with a bad option, ``next`` on a missing state), so nothing is left
 behind; it does so while still holding the lock, and filelock (4.3 and later) re-checks after
 locking that the file it locked is still in place, so a command waiting meanwhile locks afresh.
@@ -196,20 +198,30 @@ def _state_lock(path: str) -> Iterator[None]:
     require("filelock", extra="bandits", feature="subsel bandit init / next / feedback (the state file lock)")
     from filelock import FileLock, Timeout
 
-    state = Path(path)
+    given = Path(path)
+    # Lock the file the path resolves to: through a symbolic link (B/other.json -> ../A/state.json)
+    # or a relative path, every command on one state takes the same lock (A/.state.json.lock).
+    state = Path(os.path.realpath(given))
     lock_file = _lock_path(state)
+    shown = lock_file if given.is_symlink() else _lock_path(given)  # as the user named the state
     if not state.parent.is_dir():
         yield  # nothing to lock: the command reports the missing folder or state itself
         return
+    with contextlib.suppress(OSError):
+        if state.is_file() and state.stat().st_nlink > 1:
+            # A hard link has no name to resolve to: two names would take two locks, and the
+            # atomic replacement would split them into two states.
+            raise CLIError(f"{given}: the state file has {state.stat().st_nlink} hard links; a state "
+                           "needs one name (copy it, or use a symbolic link) so that one lock guards it")
     created = not lock_file.exists()  # a refused command removes a lock file it created
     lock = FileLock(str(lock_file), timeout=LOCK_TIMEOUT_S)
     try:
         lock.acquire()
     except Timeout:
-        raise CLIError(f"{state}: in use by another subsel command (lock {lock_file} held for more "
+        raise CLIError(f"{given}: in use by another subsel command (lock {shown} held for more "
                        f"than {LOCK_TIMEOUT_S:g} s); nothing was changed, try again") from None
     except OSError as exc:
-        raise CLIError(f"{state}: cannot create the lock file {lock_file} ({exc.strerror})") from None
+        raise CLIError(f"{given}: cannot create the lock file {shown} ({exc.strerror})") from None
     try:
         for tmp in stale_temporaries(state):
             with contextlib.suppress(OSError):
