@@ -16,7 +16,7 @@ import pandas as pd
 from .._text import counted
 from ..models.io import CSVTable, parse_integer, problem_from_table
 from ..solvers import Solver
-from .policies import Policy, make_policy, policy_from_state
+from .policies import Policy, check_state_keys, make_policy, policy_from_state
 
 STATE_FORMAT = "subsel-bandit-online"
 STATE_VERSION = 1
@@ -186,6 +186,7 @@ class OnlinePlanner:
             raise ValueError(f"not a subsel online bandit state (expected format {STATE_FORMAT!r})")
         if state.get("version") != STATE_VERSION:
             raise ValueError(f"unsupported online state version {state.get('version')!r}")
+        check_state_keys(state, ["format", "version", "names", "policy", "pending"], "online state")
         for key in ("names", "policy"):
             if key not in state:
                 raise ValueError(f"online state: key {key!r} is missing")
@@ -198,6 +199,7 @@ class OnlinePlanner:
             pol = planner.policy
             if not isinstance(pending, dict) or "units" not in pending or "round" not in pending:
                 raise ValueError(f"online state: 'pending' must hold 'round' and 'units'; got {pending!r}")
+            check_state_keys(pending, ["round", "units"], "online state 'pending'")
             units, rnd = pending["units"], pending["round"]
             if (not isinstance(units, list) or len(units) != pol.n
                     or not all(isinstance(u, int) and not isinstance(u, bool) for u in units)):

@@ -244,6 +244,8 @@ def _load_state(path: str) -> OnlinePlanner:
         state = json.loads(p.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CLIError(f"{p}: not a JSON state file ({exc})") from None
+    except RecursionError:  # e.g. 100,000 nested brackets: no state is nested like that
+        raise CLIError(f"{p}: not a state file (JSON nested too deeply)") from None
     try:
         return OnlinePlanner.from_state(state)
     except ValueError as exc:
