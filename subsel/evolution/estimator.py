@@ -24,7 +24,13 @@ from .._random import as_generator
 from . import operators as ops
 from .engine import GeneticEngine
 from .selection import check_select, select_design
-from .staged import StagedClassificationProblem, check_confidence, default_base_estimator, staged_objectives
+from .staged import (
+    StagedClassificationProblem,
+    check_confidence,
+    check_cost_total,
+    default_base_estimator,
+    staged_objectives,
+)
 
 __all__ = ["EMSCOClassifier", "accepts_missing", "default_max_stages"]
 
@@ -278,6 +284,7 @@ class EMSCOClassifier(ClassifierMixin, BaseEstimator):
             if bad.size:
                 raise ValueError(f"feature_costs[{bad[0]}] must be a finite number >= 0; "
                                  f"got {float(costs[bad[0]])!r}")
+            check_cost_total(costs, "feature_costs")
         p["costs"] = costs
         nj = self.n_jobs
         if nj is not None and (isinstance(nj, bool) or not isinstance(nj, numbers.Integral)
