@@ -37,9 +37,14 @@ itself.
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import sys
+import tempfile
 import time
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from typing import ClassVar, TypeVar
 
 import numpy as np
@@ -65,6 +70,67 @@ BOUND_RTOL = 1e-7
 TRUSTED_UPPER_BOUND = 2 ** 20
 
 _T = TypeVar("_T")
+
+
+@contextlib.contextmanager
+def captured_output(enabled: bool, fds: tuple[int, ...] = (1,)) -> Iterator[list[str]]:
+    """Capture what a solver library writes to file descriptors ``fds`` from C code.
+
+    Libraries print past Python (highspy's banner on descriptor 1; SoPlex inside SCIP repeated
+    "Cannot set optimality tolerance to small value 1e-12 without GMP" on every LP solve, 9,147
+    lines on one call).  Within the block those descriptors point to a temporary file; at its end
+    they are restored and the yielded list holds the captured lines (at most 1 MiB of them), for
+    the caller to report once or to drop.
+
+    Parameters
+    ----------
+    enabled : bool
+        False: capture nothing (verbose runs show the library's output).
+    fds : tuple of int
+        File descriptors to capture (1 stdout, 2 stderr).
+
+    Yields
+    ------
+    list of str
+        Filled with the captured lines when the block ends.
+    """
+    lines: list[str] = []
+    if not enabled:
+        yield lines
+        return
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        saved = [os.dup(fd) for fd in fds]
+    except (OSError, ValueError, AttributeError):  # no real descriptors (e.g. captured): nothing to hide
+        yield lines
+        return
+    with tempfile.TemporaryFile() as tmp:
+        try:
+            for fd in fds:
+                os.dup2(tmp.fileno(), fd)
+            yield lines
+        finally:
+            for fd, old in zip(fds, saved):
+                os.dup2(old, fd)
+                os.close(old)
+            tmp.seek(0)
+            lines.extend(tmp.read(1 << 20).decode("utf-8", errors="replace").splitlines())
+
+
+def report_printed(solver: str, lines: list[str]) -> None:
+    """Report, once, what a solver printed while it was silenced (:func:`captured_output`).
+
+    One :class:`RuntimeWarning` naming the solver, the number of lines and the most frequent line;
+    nothing when the solver printed nothing.
+    """
+    lines = [line for line in lines if line.strip()]
+    if not lines:
+        return
+    common = max(set(lines), key=lines.count)
+    warnings.warn(f"{solver}: the solver printed {len(lines)} line{'s' if len(lines) != 1 else ''} "
+                  f"(hidden; most often, {lines.count(common)} times: {common.strip()[:160]!r})",
+                  RuntimeWarning, stacklevel=2)
 
 
 def _pow2_scale(values: np.ndarray) -> float:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, weighted_sum
 from ..models.formulations import LinearForm, linear_form
-from ._milp import BackendClock, MILPSolver, within_tolerance
+from ._milp import BackendClock, MILPSolver, captured_output, report_printed, within_tolerance
 from .base import RawResult, Solver, SolverError, Status
 
 #: SCIP's ``numerics/epsilon`` (values at most this are zero to SCIP; its default is 1e-9).
@@ -83,7 +83,9 @@ class ORToolsSCIP(MILPSolver):
             solver.SetTimeLimit(max(1, int(math.ceil(left * 1000))))
         params = pywraplp.MPSolverParameters()
         params.SetDoubleParam(params.RELATIVE_MIP_GAP, 0.0)
-        status = solver.Solve(params)
+        with captured_output(not self.verbose, (1, 2)) as printed:
+            status = solver.Solve(params)
+        report_printed("ortools-scip", printed)
         S = pywraplp.Solver
         if status in (S.OPTIMAL, S.FEASIBLE):
             xv = np.array([v.solution_value() for v in x], dtype=float)
@@ -96,6 +98,10 @@ class ORToolsSCIP(MILPSolver):
             return RawResult(None, Status.INFEASIBLE)
         if status == S.NOT_SOLVED and time_limit is not None:
             return RawResult(None, Status.TIME_LIMIT)
+        if status == S.UNBOUNDED:  # impossible for this bounded model: SCIP's numerics gave way
+            raise SolverError("ortools-scip: SCIP took the model for unbounded, which it is not (every "
+                              "variable is bounded): its numerics gave way at this scale (huge capacities "
+                              "or budget); use highs, or scale the data down")
         raise SolverError(f"ortools-scip: solver status {status}")
 
 
