@@ -44,11 +44,18 @@ def _out_dir(path: str, created: CreatedFiles) -> Path:
 
 def _run_in(path: str, work):
     """Run ``work(out)`` in the ``--out`` folder; on any failure or interruption, remove the
-    folders this run created if they are still empty."""
+    folders this run created if they are still empty.  A lost Dask worker is one line on stderr
+    and exit code 1 (the work ran but failed), the checkpoint kept."""
+    from ..experiments.runner import WorkerLostError
+
     created = CreatedFiles()
     out = _out_dir(path, created)
     try:
         return work(out)
+    except WorkerLostError as exc:
+        created.remove()
+        print(f"subsel: error: {exc}", file=sys.stderr)
+        return 1
     except BaseException:
         created.remove()
         raise
