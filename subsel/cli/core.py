@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..models import SubsetSelectionProblem, exact_total, read_knapsack, write_lp, write_mps
+from ..models import MAX_EXACT_INT, SubsetSelectionProblem, exact_total, read_knapsack, write_lp, write_mps
 from ..models.io import InputError, atomic_write_text
 from ..solvers import SOLVERS, SolverError, get_solver, solver_info
 from . import CLIError, counted, integer
@@ -74,8 +74,10 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         raise CLIError(f"--n must be a positive integer; got {args.n}")
     if args.alpha is not None and not 0.0 <= args.alpha <= 1.0:
         raise CLIError(f"--alpha must be in [0, 1]; got {args.alpha}")
-    if args.capacity_max < 1:
-        raise CLIError(f"--capacity-max must be a positive integer; got {args.capacity_max}")
+    if not 1 <= args.capacity_max <= MAX_EXACT_INT:
+        # Checked here, in exact integers: numpy's draw would say "high is out of bounds for int64"
+        # beyond 2^63, and the model would name capacity[0] for a draw above 2^53.
+        raise CLIError(f"--capacity-max must be an integer in 1..2^53 = {MAX_EXACT_INT}; got {args.capacity_max}")
     if args.seed is not None and args.seed < 0:
         raise CLIError(f"--seed must be a non-negative integer; got {args.seed}")
     # the problem's arrays (q, c, capacities, utilities, names) and the CSV text: ~200 bytes a row

@@ -300,7 +300,7 @@ class SolutionBatch(Sequence[Solution]):
 
     @property
     def objective(self) -> np.ndarray:
-        return np.where(self.is_feasible, self._evaluation.utility, np.nan)
+        return np.where(self.is_feasible, self._evaluation.utility + 0.0, np.nan)  # no -0.0
 
     @property
     def avg_quality(self) -> np.ndarray:
@@ -324,7 +324,7 @@ class SolutionBatch(Sequence[Solution]):
         sol = self._cache.get(j)
         if sol is None:
             ok = bool(self.is_feasible[j])
-            objective = float(self._evaluation.utility[j]) if ok else float("nan")
+            objective = float(self._evaluation.utility[j]) + 0.0 if ok else float("nan")
             avg = float(self._evaluation.avg_quality[j]) if ok else float("nan")
             status = self._status if isinstance(self._status, Status) else self._status[j]
             if isinstance(self._bound, str):
@@ -387,8 +387,11 @@ class Solver:
                     or not math.isfinite(time_limit_s) or time_limit_s <= 0:
                 raise ValueError(f"time_limit_s must be a positive number of seconds; got {time_limit_s!r}")
         if threads is not None:
-            if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+            # numpy integers are integers (threads=np.int64(2)); booleans are not
+            if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)) \
+                    or not 1 <= threads <= MAX_THREADS:
                 raise ValueError(f"threads must be an integer in 1..{MAX_THREADS}; got {threads!r}")
+            threads = int(threads)
         self.time_limit_s = None if time_limit_s is None else float(time_limit_s)
         self.threads = threads
         self.verbose = bool(verbose)
@@ -552,7 +555,8 @@ class Solver:
             raise SolverError(f"{self.name}: returned an infeasible selection ({'; '.join(ev.violations)})")
         x.setflags(write=False)
         bound = bound_at_least(raw.bound, ev.utility, x, problem.utility)
-        return Solution._checked(x, ev.utility, ev.avg_quality, raw.status, time.perf_counter() - start,
+        # + 0.0: an empty selection's utility 0 * (negative r) is -0.0, printed "-0"
+        return Solution._checked(x, ev.utility + 0.0, ev.avg_quality, raw.status, time.perf_counter() - start,
                                  self.name, bound, backend)
 
     def _finish_batch(self, batch: ProblemBatch, raw: RawBatch, start: float) -> SolutionBatch:

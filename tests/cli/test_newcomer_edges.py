@@ -1,0 +1,61 @@
+"""Edge inputs of a newcomer's run: option ranges named in exact integers, numpy integers accepted,
+no negative zero printed."""
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from subsel import SubsetSelectionProblem
+from subsel.cli import main
+from subsel.solvers import available_solvers, get_solver
+
+MAX = 2 ** 53
+
+
+@pytest.mark.parametrize("value", [str(2 ** 63), str(2 ** 63 - 1), str(MAX + 1), "1e20", "0", "-3"])
+def test_generate_capacity_max_out_of_range_names_the_option(capsys, value):
+    assert main(["generate", "--n", "3", "--capacity-max", value, "-o", "-"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"subsel: error: --capacity-max must be an integer in 1..2^53 = {MAX}; "
+                   f"got {int(float(value)) if 'e' in value else int(value)}"]
+
+
+def test_generate_capacity_max_at_2_53_is_accepted(capsys):
+    assert main(["generate", "--n", "3", "--seed", "1", "--capacity-max", str(MAX), "-o", "-"]) == 0
+    rows = capsys.readouterr().out.strip().splitlines()[1:]
+    assert all(1 <= int(r.split(",")[3]) <= MAX for r in rows)
+
+
+@pytest.mark.parametrize("name", available_solvers())
+@pytest.mark.parametrize("threads", [np.int64(2), np.int32(1), np.uint8(3), 2])
+def test_numpy_integers_are_integers_for_threads(name, threads):
+    solver = get_solver(name, threads=threads)
+    assert solver.threads == int(threads) and type(solver.threads) is int
+
+
+@pytest.mark.parametrize("threads", [np.bool_(True), True, 2.0, np.float64(2)])
+def test_threads_refuses_booleans_and_floats(threads):
+    with pytest.raises(ValueError, match="threads must be an integer"):
+        get_solver("highs", threads=threads)
+
+
+@settings(max_examples=30)
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=6), st.floats(0, 1))
+def test_no_negative_zero_objective(agents, alpha):
+    problem = SubsetSelectionProblem(quality=[a[0] for a in agents], cost=[a[1] for a in agents], alpha=alpha)
+    for name in ("exact", "gss", "dpss"):
+        sol = get_solver(name).solve(problem)
+        assert not (sol.objective == 0 and math.copysign(1.0, sol.objective) < 0)
+
+
+def test_cli_prints_zero_not_negative_zero_for_an_empty_selection(tmp_path, capsys):
+    f = tmp_path / "a.csv"
+    f.write_text("name,quality,cost,capacity\na,0.5,0.9,1\n")
+    assert main(["solve", str(f), "--alpha", "0.7"]) == 0
+    assert "objective    0\n" in capsys.readouterr().out
+    assert main(["solve", str(f), "--alpha", "0.7", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out)["objective"] == 0.0 and '"objective": -0' not in out
