@@ -6,6 +6,9 @@ this module never fails for that reason.
 """
 from __future__ import annotations
 
+import os
+import signal
+import tempfile
 import time
 import warnings
 
@@ -28,6 +31,63 @@ def _cbc_name() -> str | None:
 
     found = pulp.listSolvers(onlyAvailable=True)
     return next((name for name in CBC_NAMES if name in found), None)
+
+
+def end_children_using(marker: str, wait_s: float = 2.0) -> list[int]:
+    """End this process's child processes whose command line contains ``marker``.
+
+    The CBC process PuLP started on files of the folder ``marker`` (PuLP keeps no handle to it once
+    its ``wait`` is interrupted).  SIGTERM first, SIGKILL after ``wait_s`` seconds.  Linux only
+    (``/proc``); elsewhere nothing is done.
+
+    Returns
+    -------
+    list of int
+        The process ids signalled.
+    """
+    me = os.getpid()
+    found: list[int] = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            if ppid != me:
+                continue
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                if marker.encode() not in fh.read():
+                    continue
+        except (OSError, ValueError, IndexError):
+            continue
+        found.append(int(entry))
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        alive = []
+        for pid in found:
+            try:
+                os.kill(pid, sig)
+                alive.append(pid)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + wait_s
+        while alive and time.monotonic() < deadline:
+            alive = [pid for pid in alive if not _reaped(pid)]
+            time.sleep(0.02)
+        if not alive:
+            break
+    return found
+
+
+def _reaped(pid: int) -> bool:
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return done == pid
 
 
 #: CLP's ``dualTolerance`` in every CBC run (reduced costs, hence utilities, below it are zero).
@@ -96,10 +156,19 @@ class CBC(MILPSolver):
         with warnings.catch_warnings():  # PuLP 3.3 announces PULP_CBC_CMD's move in PuLP 4
             warnings.simplefilter("ignore", DeprecationWarning)
             solver = pulp.getSolver(name, **kwargs)
-        try:
-            prob.solve(solver)
-        except pulp.PulpSolverError as exc:
-            raise SolverError(f"cbc: {exc}") from exc
+        # PuLP writes the model, the start and the answer (13-65 MB each on 50,000 agents) to files
+        # and runs CBC as a child process; an interruption (Ctrl-C, SIGTERM) left both behind.  The
+        # files go to a folder of this call, removed however the call ends, and a CBC process
+        # still running on them is ended.
+        with tempfile.TemporaryDirectory(prefix="subsel-cbc-") as folder:
+            solver.tmpDir = folder
+            try:
+                prob.solve(solver)
+            except pulp.PulpSolverError as exc:
+                raise SolverError(f"cbc: {exc}") from exc
+            except BaseException:
+                end_children_using(folder)
+                raise
         values = [v.varValue for v in x]
         has_x = all(v is not None for v in values)
         xv = np.array(values, dtype=float) if has_x else None
