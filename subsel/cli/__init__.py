@@ -51,6 +51,11 @@ class ArgumentParser(argparse.ArgumentParser):
     sub-parser is of this class too (``parser_class`` of ``add_subparsers``).
     """
 
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        # No abbreviations: "--dataset pima" must not be read silently as "--datasets pima".
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         """Print ``message`` as one line naming the command's ``--help`` and exit with code 2."""
         message = " ".join(str(message).split())

@@ -268,6 +268,8 @@ def _init(args: argparse.Namespace) -> int:
     state = Path(args.state)
     if args.seed is not None and args.seed < 0:
         raise CLIError(f"--seed must be >= 0; got {args.seed}")
+    if state.is_dir():  # before --force: no --force makes a folder a state file
+        raise CLIError(f"--state {state} is a folder; give a file name (e.g. {state / 'state.json'})")
     if state.exists() and not args.force:
         raise CLIError(f"state file {state} exists; use --force to replace it")
     _check_writable_file(state, "--state")

@@ -510,7 +510,9 @@ def _check_header(header: Sequence[str], source: str | None, line: int | None) -
             raise InputError(f"column {j + 1} of the header has no name; every column needs one",
                              file=source, line=line)
         if any(_is_control(ch) for ch in name):
-            raise InputError(f"column {j + 1} of the header holds a control character",
+            hint = (" (a tab: the file seems to be tab-separated; subsel reads comma-separated files)"
+                    if "\t" in name and len(header) == 1 else "")
+            raise InputError(f"column {j + 1} of the header holds a control character{hint}",
                              file=source, line=line, value=name)
         if name in seen:
             raise InputError(f"column {j + 1} repeats the header {name!r} of column {seen[name] + 1}",
@@ -681,8 +683,11 @@ def read_agents(source: Any, alpha: float, R: float = 1.0, *, name: str | None =
     unknown = [c for c in table.header if c not in _AGENT_FIELDS.values()]
     if unknown:
         # A misspelt optional column ('capcity') would otherwise be ignored and change the answer.
+        seps = [s for s in (";", "\t", "|") if len(table.header) == 1 and s in table.header[0]]
+        hint = (f"; the header seems to be separated by {seps[0]!r}: subsel reads comma-separated files"
+                if seps else "")
         raise InputError(f"unknown column {unknown[0]!r}; an agents CSV has the columns name, quality, "
-                         "cost, capacity (names are case-sensitive; name and capacity are optional)",
+                         f"cost, capacity (names are case-sensitive; name and capacity are optional){hint}",
                          file=table.source, line=None)
     return problem_from_table(table, alpha, R, cls=cls, **extensions)
 

@@ -59,3 +59,36 @@ def test_cli_prints_zero_not_negative_zero_for_an_empty_selection(tmp_path, caps
     assert main(["solve", str(f), "--alpha", "0.7", "--json"]) == 0
     out = capsys.readouterr().out
     assert json.loads(out)["objective"] == 0.0 and '"objective": -0' not in out
+
+
+@pytest.mark.parametrize("sep", [";", "\t", "|"])
+def test_a_csv_with_another_separator_gets_a_hint(tmp_path, capsys, sep):
+    f = tmp_path / "a.csv"
+    f.write_text(sep.join(["name", "quality", "cost", "capacity"]) + "\n" + sep.join(["a", "0.9", "0.1", "1"]) + "\n")
+    assert main(["solve", str(f), "--alpha", "0.7"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    hint = "the file seems to be tab-separated" if sep == "\t" else f"the header seems to be separated by {sep!r}"
+    assert len(err) == 1 and hint in err[0] and "comma-separated" in err[0]
+
+
+def test_bandit_init_on_a_folder_says_so_first(tmp_path, capsys):
+    agents = tmp_path / "agents.csv"
+    agents.write_text("name,cost\na,0.1\n")
+    folder = tmp_path / "states"
+    folder.mkdir()
+    code = main(["bandit", "init", "--agents", str(agents), "--alpha", "0.6", "--epsilon", "0.4",
+                 "--horizon", "20", "--state", str(folder)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err == [f"subsel: error: --state {folder} is a folder; give a file name "
+                                 f"(e.g. {folder / 'state.json'})"]
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["generate", "--ca", "3", "--n", "2"], "--ca"),
+    (["solve", "x.csv", "--alp", "0.7"], "--alp"),
+    (["compare", "--solver", "gss"], "--solver"),
+])
+def test_abbreviated_options_are_refused(capsys, argv, option):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"unrecognized arguments: {option}" in err or f"{option}" in err
