@@ -242,7 +242,26 @@ def _compare(args: argparse.Namespace, solvers: list[str], n: list[int], alpha: 
                     seed=args.seed, time_limit_s=args.time_limit, table_format=args.format, **backend)
     print(f"compare: {time.perf_counter() - start:.1f} s in all (task grid, ratios, figure, markdown) -> "
           + ", ".join(str(f) for f in files))
-    return 0
+    return _report_failed_solves(files)
+
+
+def _report_failed_solves(files: list[Path]) -> int:
+    """One stderr line per solver with failed solves (rows whose ``error`` is set); 1 when any."""
+    import pandas as pd
+
+    table = next((f for f in files if Path(f).stem == "compare"), None)
+    if table is None:
+        return 0
+    df = pd.read_parquet(table) if Path(table).suffix in (".parquet", ".pq") else pd.read_csv(table)
+    if "error" not in df:
+        return 0
+    failed = df[df["error"].fillna("").astype(str) != ""]
+    for name, rows in failed.groupby("solver", sort=True):
+        total = int((df["solver"] == name).sum())
+        first = str(rows["error"].iloc[0]).splitlines()[0][:200]
+        print(f"subsel: error: compare: {name} failed on {rows.shape[0]} of {total} solves (first: {first}); "
+              f"see the error column of {table}", file=sys.stderr)
+    return 1 if len(failed) else 0
 
 
 def _add_backend_options(p: argparse.ArgumentParser) -> None:

@@ -92,3 +92,13 @@ def test_abbreviated_options_are_refused(capsys, argv, option):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert f"unrecognized arguments: {option}" in err or f"{option}" in err
+
+
+def test_compare_with_failed_solves_says_so_and_exits_1(tmp_path, capsys):
+    out = tmp_path / "c"
+    code = main(["compare", "--solvers", "gss,dpss", "--n", "200", "--instances", "2", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 1
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("subsel: error: compare: dpss failed on 2 of 2 solves")
+    assert (out / "compare.csv").is_file()
