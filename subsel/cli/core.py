@@ -230,6 +230,18 @@ def _add_problem_args(p: argparse.ArgumentParser) -> None:
 
 
 # ---------------------------------------------------------------------------------- solve
+def _fmt_near(v: float, threshold: float, digits: int = 6) -> str:
+    """``v`` with ``digits`` significant digits, or as many as it takes to show on which side of
+    ``threshold`` it lies (an average quality 1e-10 below alpha is not printed as alpha)."""
+    text = _fmt(v, digits)
+    if math.isfinite(v) and v != threshold and text == _fmt(threshold, digits):
+        for more in range(digits + 1, 18):
+            text = _fmt(v, more)
+            if text != _fmt(threshold, more):
+                break
+    return text
+
+
 def _fmt(v: float | None, digits: int = 10) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
@@ -240,9 +252,20 @@ def _fmt(v: float | None, digits: int = 10) -> str:
 SHOW_AGENTS = 20
 
 
+#: Longest agent name shown in full on the console (the selection CSV has every name in full).
+SHOW_NAME_CHARS = 60
+
+
+def _short_name(name: str) -> str:
+    """``name``, or its first characters and how many more (a 100,000-character name is not printed)."""
+    if len(name) <= SHOW_NAME_CHARS:
+        return name
+    return f"{name[:SHOW_NAME_CHARS]}... ({len(name) - SHOW_NAME_CHARS} more characters)"
+
+
 def _selected_agents(names, x) -> str:
     """``"a, b (2 units), c"``: the selected agents by name, the first :data:`SHOW_AGENTS` of them."""
-    chosen = [(n, int(u)) for n, u in zip(names, x) if u > 0]
+    chosen = [(_short_name(n), int(u)) for n, u in zip(names, x) if u > 0]
     shown = ", ".join(n if u == 1 else f"{n} ({u} units)" for n, u in chosen[:SHOW_AGENTS])
     more = len(chosen) - SHOW_AGENTS
     return shown + (f", and {more} more (write them all with -o)" if more > 0 else "")
@@ -310,7 +333,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         f"solver       {sol.solver}",
         f"status       {sol.status.value}",
         f"objective    {_fmt(sol.objective)}",
-        f"avg_quality  {_fmt(sol.avg_quality, 6)}",
+        f"avg_quality  {_fmt_near(sol.avg_quality, problem.alpha)}",
         f"selected     {counted(units, 'unit')} from {counted(int(np.count_nonzero(sol.x)), 'agent')}",
         f"wall_time_s  {sol.wall_time_s:.4f} (backend {sol.backend_time_s:.4f}, "
         f"subsel overhead {sol.overhead_time_s:.4f})",

@@ -102,3 +102,22 @@ def test_compare_with_failed_solves_says_so_and_exits_1(tmp_path, capsys):
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("subsel: error: compare: dpss failed on 2 of 2 solves")
     assert (out / "compare.csv").is_file()
+
+
+@pytest.mark.parametrize("q", ["0.6999999999", "0.69999999999999", "0.7000000001"])
+def test_avg_quality_shows_which_side_of_alpha_it_is(tmp_path, capsys, q):
+    f = tmp_path / "a.csv"
+    f.write_text(f"name,quality,cost,capacity\na,{q},0.1,1\n")
+    assert main(["solve", str(f), "--alpha", "0.7"]) == 0
+    line = next(s for s in capsys.readouterr().out.splitlines() if s.startswith("avg_quality"))
+    shown = float(line.split()[1])
+    assert (shown < 0.7) == (float(q) < 0.7) and (shown > 0.7) == (float(q) > 0.7)
+
+
+def test_a_very_long_name_is_not_printed_in_full(tmp_path, capsys):
+    f = tmp_path / "a.csv"
+    name = "x" * 100_000
+    f.write_text(f"name,quality,cost,capacity\n{name},0.9,0.1,1\n")
+    assert main(["solve", str(f), "--alpha", "0.7"]) == 0
+    out = capsys.readouterr().out
+    assert len(out) < 2000 and "(99940 more characters)" in out
