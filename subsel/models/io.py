@@ -757,6 +757,9 @@ def atomic_write_with(path: str | os.PathLike[str], writer: Callable[[str], obje
         fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix or ".tmp",
                                    dir=parent)
     except OSError as exc:
+        if exc.errno == errno.ENOENT:  # the folder exists, yet no file can be made in it (/proc, /sys)
+            raise OSError(exc.errno, f"cannot create a file in folder {parent} (a special file system?)",
+                          str(path)) from None
         raise _user_error(exc, path, None) from None
     os.close(fd)
     try:

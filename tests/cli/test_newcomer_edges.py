@@ -121,3 +121,11 @@ def test_a_very_long_name_is_not_printed_in_full(tmp_path, capsys):
     assert main(["solve", str(f), "--alpha", "0.7"]) == 0
     out = capsys.readouterr().out
     assert len(out) < 2000 and "(99940 more characters)" in out
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="needs /proc")
+@pytest.mark.parametrize("target", ["/proc/version", "/proc/subsel-new-file"])
+def test_output_into_proc_says_no_file_can_be_made_there(capsys, target):
+    assert main(["generate", "--n", "2", "-o", target]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"subsel: error: {target}: cannot create a file in folder /proc (a special file system?)"]
