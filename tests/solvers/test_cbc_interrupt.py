@@ -1,26 +1,27 @@
 """Interrupted means cleaned up: Ctrl-C during a ``cbc`` solve removes PuLP's model, start and
 answer files and ends the CBC child process (it kept running at full CPU after SIGINT to subsel)."""
-import glob
 import os
 import signal
-import tempfile
-import threading
+import subprocess
+import sys
 import time
+from pathlib import Path
 
-import numpy as np
 import pytest
 
-from subsel import SubsetSelectionProblem
-from subsel.solvers import available_solvers, get_solver
+from subsel.cli import main
+from subsel.solvers import available_solvers
 from subsel.solvers.cbc import end_children_using
 
 pytestmark = pytest.mark.skipif("cbc" not in available_solvers() or not os.path.isdir("/proc"),
                                 reason="needs CBC and /proc")
 
+ROOT = Path(__file__).resolve().parents[2]
 
-def cbc_children():
-    """Pids of this process's children running on a subsel-cbc folder."""
-    me, out = os.getpid(), []
+
+def children(pid):
+    """(pid, command line) of the processes whose parent is ``pid``."""
+    out = []
     for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{entry}/stat", "rb") as fh:
@@ -29,39 +30,38 @@ def cbc_children():
                 cmd = fh.read()
         except (OSError, ValueError, IndexError):
             continue
-        if ppid == me and b"subsel-cbc-" in cmd:
-            out.append(int(entry))
+        if ppid == pid:
+            out.append((int(entry), cmd))
     return out
 
 
-def test_ctrl_c_during_a_cbc_solve_leaves_no_files_and_no_process():
-    rng = np.random.default_rng(0)
-    problem = SubsetSelectionProblem.random(20000, alpha=0.7, rng=rng).with_changes(budget=5000.0)
-    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "subsel-cbc-*")))
-    seen = []
-
-    def interrupt_when_cbc_runs():
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            kids = cbc_children()
-            if kids:
-                seen.extend(kids)
-                time.sleep(0.3)
-                os.kill(os.getpid(), signal.SIGINT)
-                return
-            time.sleep(0.05)
-
-    watcher = threading.Thread(target=interrupt_when_cbc_runs, daemon=True)
-    watcher.start()
-    with pytest.raises(KeyboardInterrupt):
-        get_solver("cbc", time_limit_s=60).solve(problem)
-        time.sleep(5)  # the solve ended before the watcher saw CBC: wait for its signal
-    watcher.join(5)
-    assert seen, "CBC never ran"
-    assert cbc_children() == []
-    for pid in seen:
-        assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
-    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "subsel-cbc-*"))) == before
+def test_sigint_to_subsel_during_a_cbc_solve_leaves_no_files_and_no_process(tmp_path):
+    agents = tmp_path / "mid.csv"
+    assert main(["generate", "--n", "20000", "--seed", "1", "-o", str(agents)]) == 0
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = dict(os.environ, TMPDIR=str(scratch), PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "subsel", "solve", str(agents), "--alpha", "0.7",
+                             "--budget", "5000", "--solver", "cbc", "--time-limit", "60"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    cbc = []
+    deadline = time.monotonic() + 90
+    while not cbc and proc.poll() is None and time.monotonic() < deadline:
+        cbc = [pid for pid, cmd in children(proc.pid) if b"cbc" in os.path.basename(cmd.split(b"\0")[0]).lower()]
+        time.sleep(0.05)
+    if not cbc:
+        proc.kill()
+        proc.wait()
+        pytest.skip("the solve ended before CBC was seen running")
+    assert any(scratch.iterdir())  # PuLP's files are there while CBC runs
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.decode().strip().splitlines()[-1] == "subsel: interrupted"
+    for pid in cbc:
+        assert not os.path.exists(f"/proc/{pid}")  # ended (and reaped by subsel)
+    assert list(scratch.iterdir()) == []
 
 
 def test_end_children_using_ignores_processes_without_the_marker():
