@@ -44,6 +44,7 @@ import sys
 import tempfile
 import time
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import ClassVar, TypeVar
 
@@ -127,9 +128,9 @@ def report_printed(solver: str, lines: list[str]) -> None:
     lines = [line for line in lines if line.strip()]
     if not lines:
         return
-    common = max(set(lines), key=lines.count)
+    common, times = Counter(lines).most_common(1)[0]  # ties: the line printed first
     warnings.warn(f"{solver}: the solver printed {len(lines)} line{'s' if len(lines) != 1 else ''} "
-                  f"(hidden; most often, {lines.count(common)} times: {common.strip()[:160]!r})",
+                  f"(hidden; most often, {times} times: {common.strip()[:160]!r})",
                   RuntimeWarning, stacklevel=2)
 
 
