@@ -22,7 +22,8 @@ The model's constructors raise the same type for a bad array entry (``quality[2]
 got 1.5``); the readers translate its index into the file's line, so both paths share one rule.
 
 Writes go through :func:`atomic_write_with` / :func:`atomic_write_text`: a temporary file in the
-destination's folder, renamed into place, so no reader ever sees half a file.
+destination's folder, synced to the disk, renamed into place, and the folder synced, so no reader
+ever sees half a file and a power cut leaves the old file or the new one, never an empty one.
 
 Longer than 600 lines on purpose: the error type, the decoder, the CSV reader and the atomic
 writers are one contract (every message names the file and the line; nothing is ever half
@@ -54,12 +55,73 @@ __all__ = [
     "read_csv",
     "read_text",
     "source_name",
+    "parse_float",
+    "parse_integer",
     "atomic_write_text",
     "atomic_write_with",
     "stale_temporaries",
 ]
 
 _NO_VALUE: Any = object()
+
+#: A number as a data file writes it: optional sign, digits with an optional decimal point,
+#: optional exponent (``3``, ``-2.5``, ``.5``, ``3e-4``), or ``nan`` / ``inf`` / ``infinity`` in any
+#: case (the model's finiteness rules then refuse them with their line).  Not the extras of
+#: Python's literals that ``float()`` also takes: underscores (``1_0``), which a data file never
+#: means as digit separators.
+_DECIMAL = re.compile(r"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)\s*", re.IGNORECASE)
+
+#: Largest decimal exponent an integer field may reach (far beyond every range check, small
+#: enough that the exact value is cheap to build: ``1e999999999`` is refused, not expanded).
+_MAX_INT_DIGITS = 400
+
+
+def parse_float(text: str) -> float:
+    """The float of a decimal number written in a data file (see ``_DECIMAL``).
+
+    Raises
+    ------
+    ValueError
+        ``text`` is not such a number (e.g. ``1_0``, ``0x10``, ``abc``, empty).
+    """
+    if not _DECIMAL.fullmatch(text):
+        raise ValueError(f"expected a number; got {text!r}")
+    return float(text)
+
+
+def parse_integer(text: str) -> int:
+    """The exact integer written as a decimal number: ``3``, ``3.0``, ``3e2``, ``+7``.
+
+    Integer fields (capacities, counts, sizes) are read as exact decimals, never through a float:
+    ``4503599627370496.5`` and ``2.0000000000000001`` have a fractional part and are refused, while
+    a float would round them to integers.
+
+    Raises
+    ------
+    ValueError
+        ``text`` is not a decimal number, is not finite, or has a non-zero fractional part
+        (however small), or its value has more than 400 digits.
+
+    Examples
+    --------
+    >>> parse_integer("3.0"), parse_integer("9007199254740993")
+    (3, 9007199254740993)
+    """
+    from decimal import Decimal, InvalidOperation
+
+    if not _DECIMAL.fullmatch(text):
+        raise ValueError(f"expected an integer; got {text!r}")
+    try:
+        d = Decimal(text.strip())
+    except InvalidOperation:  # pragma: no cover - the pattern admits only what Decimal reads
+        raise ValueError(f"expected an integer; got {text!r}") from None
+    if not d.is_finite():
+        raise ValueError(f"expected an integer; got {text!r}")
+    if d.adjusted() > _MAX_INT_DIGITS:
+        raise ValueError(f"expected an integer of at most {_MAX_INT_DIGITS} digits; got {text!r}")
+    if d != d.to_integral_value():
+        raise ValueError(f"expected an integer (it has a fractional part); got {text!r}")
+    return int(d)
 
 
 def _show(value: Any) -> str:
@@ -375,9 +437,12 @@ class CSVTable:
         """
         cells = self.column(column)
         try:
-            out = np.array(cells, dtype=float) if cells else np.zeros(0)
+            # Underscores: numpy (like float()) reads "1_0" as 10; the cell loop below refuses them.
+            out = np.array(cells, dtype=float) if cells and not any("_" in c for c in cells) else None
         except ValueError:
             out = None
+        if not cells:
+            return np.zeros(0)
         if out is not None and (allow_empty or all(cells)):
             return out
         out = np.empty(len(cells))
@@ -388,9 +453,36 @@ class CSVTable:
                     continue
                 raise self.error(i, column, "expected a number", cell)
             try:
-                out[i] = float(cell)
+                out[i] = parse_float(cell)
             except ValueError:
                 raise self.error(i, column, "expected a number", cell) from None
+        return out
+
+    def integers(self, column: str) -> np.ndarray:
+        """The cells of ``column`` as exact integers (:func:`parse_integer`), shape (len(self),).
+
+        Returns
+        -------
+        ndarray of int64, or of Python ints (dtype object) when a value is outside int64's range
+            The model's range checks then name the value exactly.
+
+        Raises
+        ------
+        InputError
+            The first cell that is empty, not a number, or not an integer (a non-zero fractional
+            part, however small), with its line and column.
+        """
+        values = []
+        for i, cell in enumerate(self.column(column)):
+            try:
+                values.append(parse_integer(cell))
+            except ValueError:
+                rule = "expected a number" if not _DECIMAL.fullmatch(cell) else "expected an integer"
+                raise self.error(i, column, rule, cell) from None
+        if all(-2 ** 63 <= v < 2 ** 63 for v in values):
+            return np.array(values, dtype=np.int64)
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
         return out
 
     def to_frame(self) -> "pd.DataFrame":
@@ -420,7 +512,9 @@ def _check_header(header: Sequence[str], source: str | None, line: int | None) -
             raise InputError(f"column {j + 1} of the header has no name; every column needs one",
                              file=source, line=line)
         if any(_is_control(ch) for ch in name):
-            raise InputError(f"column {j + 1} of the header holds a control character",
+            hint = (" (a tab: the file seems to be tab-separated; subsel reads comma-separated files)"
+                    if "\t" in name and len(header) == 1 else "")
+            raise InputError(f"column {j + 1} of the header holds a control character{hint}",
                              file=source, line=line, value=name)
         if name in seen:
             raise InputError(f"column {j + 1} repeats the header {name!r} of column {seen[name] + 1}",
@@ -529,7 +623,8 @@ def atomic_write_with(path: str | os.PathLike[str], writer: Callable[[str], obje
     """Call ``writer(tmp_path)`` on a temporary file next to ``path``, then rename it into place.
 
     The temporary file keeps the destination's suffix (some writers choose the format by it) and
-    gets the permissions an ordinary new file would have.  Errors name ``path``, never the
+    gets the permissions an ordinary new file would have.  It is synced to the disk (``fsync``)
+    before the rename, and the folder after it, so that the write is durable.  Errors name ``path``, never the
     temporary file; on any error or interruption the temporary file is removed.  A symbolic link is
     followed: its target is replaced and the link kept.  A destination that exists and is not a
     regular file (a device such as ``/dev/null``, a named pipe) is written through, never replaced.
@@ -565,12 +660,17 @@ def atomic_write_with(path: str | os.PathLike[str], writer: Callable[[str], obje
         fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix or ".tmp",
                                    dir=parent)
     except OSError as exc:
+        if exc.errno == errno.ENOENT:  # the folder exists, yet no file can be made in it (/proc, /sys)
+            raise OSError(exc.errno, f"cannot create a file in folder {parent} (a special file system?)",
+                          str(path)) from None
         raise _user_error(exc, path, None) from None
     os.close(fd)
     try:
         writer(tmp)
         os.chmod(tmp, _default_mode(path))
+        _fsync(tmp)  # the content is on disk before the name points at it
         os.replace(tmp, path)
+        _fsync(parent, folder=True)  # and the rename itself survives a power cut
     except BaseException as exc:
         try:
             os.unlink(tmp)
@@ -579,6 +679,26 @@ def atomic_write_with(path: str | os.PathLike[str], writer: Callable[[str], obje
         if isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError):
             raise _user_error(exc, path, tmp) from exc
         raise
+
+
+def _fsync(path: str | os.PathLike[str], folder: bool = False) -> None:
+    """Flush ``path`` (a file, or a folder's entries) to the disk.
+
+    The durable-rename pattern of SQLite's journal and of ``python-atomicwrites``: sync the
+    temporary file before the rename, so that a power cut cannot leave the new name on an empty
+    or partial file, then the folder, so that the rename itself is kept.  A file system that
+    cannot sync a folder (``EINVAL``, ``ENOTSUP``: some network and FUSE file systems) is left at
+    that.
+    """
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if folder else 0)
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if not folder or exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
 
 
 def _write_through(path: Path, writer: Callable[[str], object]) -> None:

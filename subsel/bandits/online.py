@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._files import parse_integer
 from .._text import counted
 from ..models import MAX_EXACT_INT, CSVTable, problem_from_table
 from ..solvers import Solver
-from .policies import Policy, make_policy, policy_from_state
+from .policies import Policy, check_state_keys, make_policy, policy_from_state
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -346,6 +347,9 @@ class OnlinePlanner:
         version = state.get("version")
         if isinstance(version, bool) or version not in READ_VERSIONS:
             raise ValueError(f"unsupported online state version {version!r}")
+        known = ["format", "version", "names", "policy"] + (
+            ["max_open", "rounds", "open"] if version >= 2 else ["pending"])
+        check_state_keys(state, known, "online state")
         for key in ("names", "policy") + (("max_open", "rounds", "open") if version >= 2 else ()):
             if key not in state:
                 raise ValueError(f"online state: key {key!r} is missing")
@@ -398,6 +402,7 @@ class OnlinePlanner:
             pol = planner.policy
             if not isinstance(pending, dict) or "units" not in pending or "round" not in pending:
                 raise ValueError(f"online state: 'pending' must hold 'round' and 'units'; got {pending!r}")
+            check_state_keys(pending, ["round", "units"], "online state 'pending'")
             units, rnd = pending["units"], pending["round"]
             if (not isinstance(units, list) or len(units) != pol.n
                     or not all(isinstance(u, int) and not isinstance(u, bool) for u in units)):
@@ -416,11 +421,11 @@ class OnlinePlanner:
 
 def _count(table: CSVTable, row: int, col: str, value: str) -> int:
     try:
-        v = float(value)
+        v = parse_integer(value)  # exact: "2.0000000000000001" is not 2
     except ValueError:
         raise table.error(row, col, "expected a non-negative integer", value) from None
-    if not np.isfinite(v) or v < 0 or v != round(v) or v > MAX_EXACT_INT:
-        big = " up to 2^53" if np.isfinite(v) and v > MAX_EXACT_INT else ""
+    if v < 0 or v > MAX_EXACT_INT:
+        big = " up to 2^53" if v > MAX_EXACT_INT else ""
         raise table.error(row, col, f"expected a non-negative integer{big}", value)
-    return int(v)
+    return v
 

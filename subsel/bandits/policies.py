@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
@@ -406,6 +406,11 @@ class Policy(AgentPool):
         if bad.size:
             i = tuple(int(v) for v in bad[0])
             raise ValueError(f"good_units{list(i)} = {ga[i]:g} exceeds the units played x = {xa[i]:g}")
+        bad = np.argwhere(xa > MAX_EXACT_INT - self.w)  # w + x > 2^53, decided without rounding the sum
+        if bad.size:
+            i = tuple(int(v) for v in bad[0])
+            raise ValueError(f"x{list(i)} = {xa[i]:g} would take the units observed of agent {i[-1]} past "
+                             f"2^53 = {MAX_EXACT_INT} (w = {self.w[i]:g}), the largest count kept exactly")
         self._tell(xa, ga, round)
 
     def _tell(self, x: np.ndarray, good: np.ndarray, round: int | None = None) -> None:
@@ -520,12 +525,40 @@ class Policy(AgentPool):
         if bad.size:
             i = tuple(int(v) for v in bad[0])
             raise ValueError(f"policy state: good{list(i)} = {good[i]:g} exceeds w{list(i)} = {w[i]:g}")
+        for key in ("w", "good"):
+            # Counts above 2^53 are no longer exact floats (2^54 + 1 would be read as 2^54): decide
+            # on the values as written, in Python integers.
+            flat = np.asarray(state[key], dtype=object).ravel().tolist()
+            big = [j for j, v in enumerate(flat) if v > MAX_EXACT_INT]
+            if big:
+                i = tuple(int(v) for v in np.unravel_index(big[0], w.shape))
+                raise ValueError(f"policy state: {key}{list(i)} = {flat[big[0]]} exceeds 2^53 = {MAX_EXACT_INT}, "
+                                 "the largest count kept exactly")
         self.t = int(t)
         self.w, self.good = w, good
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(oracle={self.oracle.name!r}, n={self.n}, alpha={self.alpha:g}, "
                 f"runs={self.runs}, t={self.t})")
+
+
+def check_state_keys(mapping: dict[str, Any], known: Sequence[str], where: str) -> None:
+    """Refuse keys a state mapping should not have: a state of another version would lose them.
+
+    Rewriting a state drops whatever this version does not know, silently; so an unknown key is
+    an error naming every unknown key (the file is then left untouched).
+
+    Raises
+    ------
+    ValueError
+        ``"{where}: unknown key(s) 'a', 'b' (known: ...)"``.
+    """
+    unknown = sorted(str(k) for k in mapping if k not in known)
+    if unknown:
+        raise ValueError(f"{where}: unknown key{'s' if len(unknown) > 1 else ''} "
+                         f"{', '.join(repr(_short(k, 40)) for k in unknown[:5])}"
+                         f"{f' and {len(unknown) - 5} more' if len(unknown) > 5 else ''} "
+                         f"(known: {', '.join(known)}); written by another version?")
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -769,10 +802,16 @@ def _generator_from_state(entry: Any) -> np.random.Generator:
     if not isinstance(name, str) or name not in BIT_GENERATORS:
         raise ValueError(f"policy state: rng.bit_generator {_short(name)} is not one of "
                          f"{', '.join(BIT_GENERATORS)}")
+    check_state_keys(entry, ["bit_generator", "state"], "policy state 'rng'")
     bg = BIT_GENERATORS[name]()
     inner = entry["state"]
     if not isinstance(inner, dict) or inner.get("bit_generator") != name:
         raise ValueError(f"policy state: rng.state must be a {name} state; got {_short(inner)}")
+    fresh = bg.state
+    check_state_keys(inner, list(fresh), "policy state 'rng.state'")
+    for key, value in fresh.items():
+        if isinstance(value, dict) and isinstance(inner.get(key), dict):
+            check_state_keys(inner[key], list(value), f"policy state 'rng.state.{key}'")
     try:
         bg.state = inner
     except (TypeError, ValueError, KeyError, OverflowError) as exc:
@@ -938,6 +977,9 @@ def policy_from_state(state: dict[str, Any], oracle: Solver | None = None) -> Po
     name = state.get("policy")
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r} in state; known: {', '.join(POLICIES)}")
+    known = ["format", "version", "policy", "oracle", "params", "t", "w", "good"] + (
+        ["retired"] if version >= 2 else [])
+    check_state_keys(state, known + (["rng"] if POLICIES[name] is ThompsonSampling else []), "policy state")
     missing = [k for k in ("params", "oracle", "t", "w", "good") if k not in state]
     if missing:
         raise ValueError(f"policy state: key {missing[0]!r} is missing")

@@ -25,6 +25,21 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
 }
 
 
+def integer(text: str) -> int:
+    """argparse ``type`` of every integer option: an exact decimal integer (``3``, ``3.0``, ``1e3``).
+
+    Read as a data file's integers are (the exact decimal parser of the file layer): a fractional
+    part, however small (``2.0000000000000001``), and Python's underscores (``1_0``) are refused;
+    argparse then reports ``invalid int value``.
+    """
+    from .._files import parse_integer
+
+    return parse_integer(text)
+
+
+integer.__name__ = "int"  # argparse names the type in its message: "invalid int value: '1.5'"
+
+
 class CLIError(Exception):
     """An error the user can fix (bad input, missing file); printed as one line, exit code 2."""
 
@@ -36,6 +51,11 @@ class ArgumentParser(argparse.ArgumentParser):
     command is a single line ``subsel: error: <message> (see 'subsel <cmd> --help')``.  Every
     sub-parser is of this class too (``parser_class`` of ``add_subparsers``).
     """
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        # No abbreviations: "--dataset pima" must not be read silently as "--datasets pima".
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         """Print ``message`` as one line naming the command's ``--help`` and exit with code 2."""

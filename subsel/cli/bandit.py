@@ -15,11 +15,13 @@
 - ``subsel bandit add --state state.json --agents new.csv`` and ``subsel bandit remove --state
   state.json --names a,b`` — agents that join or leave the pool.
 
-One writer per state: ``init``, ``next``, ``feedback``, ``add`` and ``remove`` hold an exclusive lock (the file
-``.STATE.lock`` beside the state, via ``filelock``) for the whole read-check-write, so two commands
-on one state never both record a round; the second waits up to :data:`LOCK_TIMEOUT_S` seconds
-and is then refused (exit code 2).  Temporary files a killed write left beside the state are
-removed by the next command that holds the lock.  A refused command removes the lock file if it
+One writer per state: ``init``, ``next``, ``feedback``, ``add`` and ``remove`` hold an exclusive
+lock (the file ``.STATE.lock`` beside the file the state path resolves to, via ``filelock``) for
+the whole read-check-write, so two commands on one state, whatever symbolic link or relative path
+names it, never both record a round; the second waits up to :data:`LOCK_TIMEOUT_S` seconds and is
+then refused (exit code 2).  A state with several hard links is refused (two names, two locks).
+Temporary files a killed write left beside the state are removed by the next command that holds
+the lock.  A refused command removes the lock file if it
 created it (e.g. ``init`` with a bad option, ``next`` on a missing state), so nothing is left
 behind; it does so while still holding the lock, and filelock (4.3 and later) re-checks after
 locking that the file it locked is still in place, so a command waiting meanwhile locks afresh.
@@ -50,7 +52,8 @@ from ..bandits import (
     policy_names,
     simulate,
 )
-from . import CLIError, counted
+from ..models import exact_total
+from . import CLIError, counted, integer
 from .guards import check_memory, check_paths
 
 #: Seconds a command waits for another command's lock on the same state before refusing.
@@ -244,20 +247,30 @@ def _state_lock(path: str) -> Iterator[None]:
     require("filelock", extra="bandits", feature="subsel bandit init / next / feedback (the state file lock)")
     from filelock import FileLock, Timeout
 
-    state = Path(path)
+    given = Path(path)
+    # Lock the file the path resolves to: through a symbolic link (B/other.json -> ../A/state.json)
+    # or a relative path, every command on one state takes the same lock (A/.state.json.lock).
+    state = Path(os.path.realpath(given))
     lock_file = _lock_path(state)
+    shown = lock_file if given.is_symlink() else _lock_path(given)  # as the user named the state
     if not state.parent.is_dir():
         yield  # nothing to lock: the command reports the missing folder or state itself
         return
+    with contextlib.suppress(OSError):
+        if state.is_file() and state.stat().st_nlink > 1:
+            # A hard link has no name to resolve to: two names would take two locks, and the
+            # atomic replacement would split them into two states.
+            raise CLIError(f"{given}: the state file has {state.stat().st_nlink} hard links; a state "
+                           "needs one name (copy it, or use a symbolic link) so that one lock guards it")
     created = not lock_file.exists()  # a refused command removes a lock file it created
     lock = FileLock(str(lock_file), timeout=LOCK_TIMEOUT_S)
     try:
         lock.acquire()
     except Timeout:
-        raise CLIError(f"{state}: in use by another subsel command (lock {lock_file} held for more "
+        raise CLIError(f"{given}: in use by another subsel command (lock {shown} held for more "
                        f"than {LOCK_TIMEOUT_S:g} s); nothing was changed, try again") from None
     except OSError as exc:
-        raise CLIError(f"{state}: cannot create the lock file {lock_file} ({exc.strerror})") from None
+        raise CLIError(f"{given}: cannot create the lock file {shown} ({exc.strerror})") from None
     try:
         for tmp in stale_temporaries(state):
             with contextlib.suppress(OSError):
@@ -280,6 +293,8 @@ def _load_state(path: str) -> OnlinePlanner:
         state = json.loads(p.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CLIError(f"{p}: not a JSON state file ({exc})") from None
+    except RecursionError:  # e.g. 100,000 nested brackets: no state is nested like that
+        raise CLIError(f"{p}: not a state file (JSON nested too deeply)") from None
     try:
         return OnlinePlanner.from_state(state)
     except ValueError as exc:
@@ -302,6 +317,8 @@ def _init(args: argparse.Namespace) -> int:
     state = Path(args.state)
     if args.seed is not None and args.seed < 0:
         raise CLIError(f"--seed must be >= 0; got {args.seed}")
+    if state.is_dir():  # before --force: no --force makes a folder a state file
+        raise CLIError(f"--state {state} is a folder; give a file name (e.g. {state / 'state.json'})")
     if args.max_open < 1:
         raise CLIError(f"--max-open must be >= 1; got {args.max_open}")
     if state.exists() and not args.force:
@@ -384,7 +401,8 @@ def _next(args: argparse.Namespace) -> int:
     _save_state(planner, args.state)
     if args.output != "-":
         again = " (open already: the same order again)" if planner.rounds == opened else ""
-        print(f"round {int(order['round'].iloc[0])}{again}: {counted(int(order['units'].sum()), 'unit')} from "
+        units = exact_total(order["units"].to_numpy())
+        print(f"round {int(order['round'].iloc[0])}{again}: {counted(units, 'unit')} from "
               f"{counted(int((order['units'] > 0).sum()), 'agent')}; order in {args.output}")
     return 0
 
@@ -454,7 +472,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = bsub.add_parser("simulate", help="regret and constraint satisfaction on random instances")
     s.add_argument("--policy", required=True, help=f"one of: {names}")
     s.add_argument("--oracle", default=None, help="solver name for the oracle (default dpss)")
-    s.add_argument("--n", type=int, default=10, help="agents (default 10)")
+    s.add_argument("--n", type=integer, default=10, help="agents (default 10)")
     s.add_argument("--alpha", type=float, default=0.7,
                    help="quality threshold alpha: the average quality bought must stay at least alpha "
                         "(default 0.7)")
@@ -462,18 +480,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="tolerance eps: a round is correct when its true average quality is at least "
                         "alpha - eps; exploration lasts tau = ceil(3 ln T / (2 eps^2)) rounds "
                         "(default 0.05)")
-    s.add_argument("--T", type=int, default=10_000, help="rounds (default 10000)")
-    s.add_argument("--runs", type=int, default=100, help="independent runs (default 100)")
+    s.add_argument("--T", type=integer, default=10_000, help="rounds (default 10000)")
+    s.add_argument("--runs", type=integer, default=100, help="independent runs (default 100)")
     s.add_argument("--R", type=float, default=1.0, help="revenue per good unit (default 1)")
-    s.add_argument("--seed", type=int, default=0, help="seed of instances, outcomes, policy draws")
+    s.add_argument("--seed", type=integer, default=0, help="seed of instances, outcomes, policy draws")
     s.add_argument("--out", required=True, help="output folder")
     s.add_argument("--progress", action="store_true", help="show a progress bar")
     s.add_argument("--availability", type=float, default=None, metavar="P",
                    help="sleeping agents: each agent is available in a round with probability P (the "
                         "fixed-pool run on the same instances is simulated and plotted beside it)")
-    s.add_argument("--lead-time", type=int, default=0, metavar="L",
+    s.add_argument("--lead-time", type=integer, default=0, metavar="L",
                    help="rounds between an order and its feedback (default 0)")
-    s.add_argument("--arrivals", type=int, default=0, metavar="K",
+    s.add_argument("--arrivals", type=integer, default=0, metavar="K",
                    help="K more agents join at evenly spaced rounds in the first half of the run")
     s.set_defaults(func=_cmd_simulate)
 
@@ -494,17 +512,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--epsilon", type=float, required=True, metavar="EPS",
                    help="tolerance eps > 0: a round is correct when its true average quality is at "
                         "least alpha - eps; a smaller eps means a longer exploration tau")
-    i.add_argument("--horizon", type=int, required=True, metavar="T",
+    i.add_argument("--horizon", type=integer, required=True, metavar="T",
                    help="planned number of rounds T (sets tau; keep tau well below T)")
     i.add_argument("--policy", default="ss-ucb", help=f"one of: {names} (default ss-ucb)")
     i.add_argument("--oracle", default=None, metavar="SOLVER",
                    help="solver that picks each round's selection (default dpss; see 'subsel solvers')")
     i.add_argument("--R", type=float, default=1.0,
                    help="revenue R per good unit (default 1): a unit of agent i is worth R*q_i - c_i")
-    i.add_argument("--seed", type=int, default=None, help="seed of a randomised policy (cts)")
+    i.add_argument("--seed", type=integer, default=None, help="seed of a randomised policy (cts)")
     i.add_argument("--state", required=True, help="state file to create (JSON)")
     i.add_argument("--force", action="store_true", help="replace an existing state file")
-    i.add_argument("--max-open", type=int, default=1, metavar="K",
+    i.add_argument("--max-open", type=integer, default=1, metavar="K",
                    help="rounds that may be open (ordered, not all received) at once: the lead time "
                         "in rounds plus one (default 1: 'next' repeats the order until its feedback)")
     i.set_defaults(func=_cmd_init)
@@ -522,7 +540,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     f = bsub.add_parser("feedback", help="record the round's received and good units")
     f.add_argument("--state", required=True, help="state file made by 'subsel bandit init'")
     f.add_argument("--observations", required=True, help="CSV with columns name, received, good")
-    f.add_argument("--round", type=int, default=None, metavar="K",
+    f.add_argument("--round", type=integer, default=None, metavar="K",
                    help="the round the units were ordered in: feedback may then be partial and come "
                         "in any order (default: the oldest open round, in full)")
     f.add_argument("--final", action="store_true",

@@ -32,9 +32,11 @@ from pathlib import Path
 import numpy as np
 
 from ..models import (
+    MAX_EXACT_INT,
     InputError,
     SubsetSelectionProblem,
     atomic_write_text,
+    exact_total,
     lp_text,
     mps_text,
     problem_to_csv_text,
@@ -44,7 +46,7 @@ from ..models import (
     write_mps,
 )
 from ..solvers import DEFAULT_SOLVER_PREFERENCE, SolverError, Status, default_solver, get_solver, solver_info
-from . import CLIError, counted
+from . import CLIError, counted, integer
 from .guards import check_memory, check_paths
 
 
@@ -81,8 +83,10 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         raise CLIError(f"--n must be a positive integer; got {args.n}")
     if args.alpha is not None and not 0.0 <= args.alpha <= 1.0:
         raise CLIError(f"--alpha must be in [0, 1]; got {args.alpha}")
-    if args.capacity_max < 1:
-        raise CLIError(f"--capacity-max must be a positive integer; got {args.capacity_max}")
+    if not 1 <= args.capacity_max <= MAX_EXACT_INT:
+        # Checked here, in exact integers: numpy's draw would say "high is out of bounds for int64"
+        # beyond 2^63, and the model would name capacity[0] for a draw above 2^53.
+        raise CLIError(f"--capacity-max must be an integer in 1..2^53 = {MAX_EXACT_INT}; got {args.capacity_max}")
     if args.seed is not None and args.seed < 0:
         raise CLIError(f"--seed must be a non-negative integer; got {args.seed}")
     # the problem's arrays (q, c, capacities, utilities, names) and the CSV text: ~200 bytes a row
@@ -221,7 +225,7 @@ def _add_problem_args(p: argparse.ArgumentParser, knapsack: bool = True, alpha: 
         p.add_argument("--alpha", type=float, help="quality threshold in [0, 1] (required for agents CSV)")
     p.add_argument("--R", type=float, default=1.0, help="revenue per good unit (default 1)")
     p.add_argument("--budget", type=float, help="extension: total cost sum c x <= B")
-    p.add_argument("--demand", type=int, help="extension: at least D units")
+    p.add_argument("--demand", type=integer, help="extension: at least D units")
     p.add_argument("--must-take", metavar="NAMES", action="append",
                    help="extension: agents with x >= 1, as comma-separated names; quote a name "
                         "holding a comma as in CSV ('\"Smith, Inc.\",C'); the option may be repeated")
@@ -241,6 +245,18 @@ def _add_problem_args(p: argparse.ArgumentParser, knapsack: bool = True, alpha: 
 
 
 # ---------------------------------------------------------------------------------- solve
+def _fmt_near(v: float, threshold: float, digits: int = 6) -> str:
+    """``v`` with ``digits`` significant digits, or as many as it takes to show on which side of
+    ``threshold`` it lies (an average quality 1e-10 below alpha is not printed as alpha)."""
+    text = _fmt(v, digits)
+    if math.isfinite(v) and v != threshold and text == _fmt(threshold, digits):
+        for more in range(digits + 1, 18):
+            text = _fmt(v, more)
+            if text != _fmt(threshold, more):
+                break
+    return text
+
+
 def _fmt(v: float | None, digits: int = 10) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
@@ -251,9 +267,20 @@ def _fmt(v: float | None, digits: int = 10) -> str:
 SHOW_AGENTS = 20
 
 
+#: Longest agent name shown in full on the console (the selection CSV has every name in full).
+SHOW_NAME_CHARS = 60
+
+
+def _short_name(name: str) -> str:
+    """``name``, or its first characters and how many more (a 100,000-character name is not printed)."""
+    if len(name) <= SHOW_NAME_CHARS:
+        return name
+    return f"{name[:SHOW_NAME_CHARS]}... ({len(name) - SHOW_NAME_CHARS} more characters)"
+
+
 def _selected_agents(names, x) -> str:
     """``"a, b (2 units), c"``: the selected agents by name, the first :data:`SHOW_AGENTS` of them."""
-    chosen = [(n, int(u)) for n, u in zip(names, x) if u > 0]
+    chosen = [(_short_name(n), int(u)) for n, u in zip(names, x) if u > 0]
     shown = ", ".join(n if u == 1 else f"{n} ({u} units)" for n, u in chosen[:SHOW_AGENTS])
     more = len(chosen) - SHOW_AGENTS
     return shown + (f", and {more} more (write them all with -o)" if more > 0 else "")
@@ -314,14 +341,14 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         # Strict JSON (RFC 8259): to_dict maps NaN and infinities to null; allow_nan=False proves it.
         print(json.dumps(out, allow_nan=False))
         return code
-    units = int(sol.x.sum()) if sol.is_feasible else 0
+    units = exact_total(sol.x) if sol.is_feasible else 0
     lines = [
         f"problem      {label}: {counted(problem.n, 'agent')}, alpha {problem.alpha:g}, R {problem.R:g}"
         + (f", extensions {','.join(sorted(problem.extensions))}" if problem.extensions else ""),
         f"solver       {sol.solver}",
         f"status       {sol.status.value}",
         f"objective    {_fmt(sol.objective)}",
-        f"avg_quality  {_fmt(sol.avg_quality, 6)}",
+        f"avg_quality  {_fmt_near(sol.avg_quality, problem.alpha)}",
         f"selected     {counted(units, 'unit')} from {counted(int(np.count_nonzero(sol.x)), 'agent')}",
         f"wall_time_s  {sol.wall_time_s:.4f} (backend {sol.backend_time_s:.4f}, "
         f"subsel overhead {sol.overhead_time_s:.4f})",
@@ -371,10 +398,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Write a random agents CSV: q, c ~ U[0, 1] (Deva et al., Section "
                                    "6.1). alpha is not stored in the CSV; --alpha is only checked "
                                    "and echoed in the hint of the next command.")
-    p.add_argument("--n", type=int, required=True, help="number of agents")
+    p.add_argument("--n", type=integer, required=True, help="number of agents")
     p.add_argument("--alpha", type=float, help="optional: the threshold you plan to solve with")
-    p.add_argument("--seed", type=int, default=None, help="random seed (default: fresh entropy)")
-    p.add_argument("--capacity-max", type=int, default=1,
+    p.add_argument("--seed", type=integer, default=None, help="random seed (default: fresh entropy)")
+    p.add_argument("--capacity-max", type=integer, default=1,
                    help="capacities drawn uniformly from 1..K (default 1)")
     p.add_argument("-o", "--output", default="-", help="agents CSV to write ('-' = stdout, default)")
     p.set_defaults(func=_cmd_generate)
@@ -386,7 +413,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    f"of {', '.join(DEFAULT_SOLVER_PREFERENCE)}")
     p.add_argument("--time-limit", type=float, metavar="S",
                    help="time limit in seconds (gss, a one-pass heuristic, ignores it)")
-    p.add_argument("--threads", type=int,
+    p.add_argument("--threads", type=integer,
                    help="threads for backends that use several, 1..64 (single-threaded ones ignore it)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object: solver, status, objective, avg_quality, x, wall_time_s, "
@@ -394,7 +421,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(+ known_optimum, known_optimum_matches)")
     p.add_argument("-o", "--output", help="write the selection as CSV name,units ('-' = stdout); with "
                    "--alternatives the CSV rank,name,units of every selection listed")
-    p.add_argument("--alternatives", type=int, metavar="K",
+    p.add_argument("--alternatives", type=integer, metavar="K",
                    help="list the K best distinct selections, best first, each proven best among those "
                         "not listed before it (ties: more units of earlier agents first)")
     p.set_defaults(func=_cmd_solve)

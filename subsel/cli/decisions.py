@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 from ..solvers import Solver, SolverError
-from . import CLIError, counted
+from . import CLIError, counted, integer
 from .core import (
     _add_problem_args,
     _default_solver,
@@ -161,7 +161,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_problem_args(p, knapsack=False, alpha=False)
     p.add_argument("--alpha-min", type=float, required=True, metavar="A", help="smallest threshold, in [0, 1]")
     p.add_argument("--alpha-max", type=float, required=True, metavar="B", help="largest threshold, in [0, 1]")
-    p.add_argument("--points", type=int, metavar="K", help="thresholds on an even grid (default 21)")
+    p.add_argument("--points", type=integer, metavar="K", help="thresholds on an even grid (default 21)")
     p.add_argument("--breakpoints", action="store_true",
                    help="instead of a grid, one row per optimal selection with the range of thresholds "
                         "(alpha to alpha_to) where it is optimal; needs an exact solver")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import sys
 import tempfile
 import time
@@ -26,7 +27,7 @@ import pandas as pd
 
 from .._extras import require
 from .._files import CSVTable, InputError, atomic_write_text, read_csv, read_text
-from . import counted
+from . import counted, integer
 from .guards import CreatedFiles, check_memory, check_paths
 
 #: ``--select`` rules: the keys of ``subsel.evolution.selection.SELECT_RULES`` (spelled out here so
@@ -191,6 +192,9 @@ def parse_costs(spec: str, features: list[str]) -> np.ndarray:
         if costs[i] < 0:
             raise ValueError(f"{shown}: cost of feature {features[i]!r} must be >= 0; "
                              f"got {float(costs[i])!r}")
+    from ..evolution.staged import check_cost_total
+
+    check_cost_total(costs, shown)
     return costs
 
 
@@ -211,19 +215,24 @@ def _plot_front(front: pd.DataFrame, test: pd.DataFrame, select: str, title: str
     lo, hi = float(both.min()), float(both.max())
     if hi - lo < 1e-9:
         lo, hi = lo - 0.005, hi + 0.005
-    for x, y in zip(zip(front["g3*"], test["g3*"]), zip(front["g2"], test["g2"])):
+    # Costs near the float maximum (a feature cost of 1e308) leave matplotlib no room for its
+    # ticks: plot them in units of a power of ten, said in the label.
+    top = float(max(front["g3*"].max(), test["g3*"].max()))
+    unit = 10.0 ** math.floor(math.log10(top)) if math.isfinite(top) and top > 1e100 else 1.0
+    cost_f, cost_t = front["g3*"] / unit, test["g3*"] / unit
+    for x, y in zip(zip(cost_f, cost_t), zip(front["g2"], test["g2"])):
         ax.plot(x, y, color="0.8", lw=0.6, zorder=1)   # a design on validation -> on test
-    sc = ax.scatter(front["g3*"], front["g2"], c=front["g1"], cmap="viridis", s=36, vmin=lo,
+    sc = ax.scatter(cost_f, front["g2"], c=front["g1"], cmap="viridis", s=36, vmin=lo,
                     vmax=hi, edgecolors="k", linewidths=0.3, marker="o", zorder=2,
                     label="validation (the search's objectives)")
-    ax.scatter(test["g3*"], test["g2"], c=test["g1"], cmap="viridis", s=40, vmin=lo, vmax=hi,
+    ax.scatter(cost_t, test["g2"], c=test["g1"], cmap="viridis", s=40, vmin=lo, vmax=hi,
                edgecolors="k", linewidths=0.3, marker="^", zorder=2, label="test (same models)")
     j = int(np.flatnonzero(front["selected"].to_numpy())[0])
-    ax.scatter([front["g3*"].iloc[j], test["g3*"].iloc[j]], [front["g2"].iloc[j], test["g2"].iloc[j]],
+    ax.scatter([cost_f.iloc[j], cost_t.iloc[j]], [front["g2"].iloc[j], test["g2"].iloc[j]],
                marker="*", s=220, facecolors="none", edgecolors="red", linewidths=1.4, zorder=3,
                label=f"selected (--select {select})")
     fig.colorbar(sc, ax=ax, label="coverage g1")
-    ax.set_xlabel("mean acquisition cost per input g3*")
+    ax.set_xlabel("mean acquisition cost per input g3*" + (f" (units of {unit:.0e})" if unit != 1.0 else ""))
     ax.set_ylabel("accuracy on accepted inputs g2")
     ax.set_title(title, fontsize=10)
     ax.legend(loc="lower right", fontsize=8)
@@ -451,16 +460,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--confidence", type=_probability, help="p̂, the confidence threshold "
                                                            "(required with --train/--val/--test; "
                                                            "default for --dataset: the paper's)")
-    f.add_argument("--max-stages", type=int, help="maximum stage count k >= 1 "
+    f.add_argument("--max-stages", type=integer, help="maximum stage count k >= 1 "
                                                   "(default min(round(n/2), 10))")
-    f.add_argument("--population-size", "--population", dest="population_size", type=int,
+    f.add_argument("--population-size", "--population", dest="population_size", type=integer,
                    help="population size >= 2 (default: the data set's, else 300; --population is "
                         "an alias)")
-    f.add_argument("--max-iter", "--generations", dest="max_iter", type=int, default=150,
+    f.add_argument("--max-iter", "--generations", dest="max_iter", type=integer, default=150,
                    help="generations >= 0 (150); 0 evaluates only the random initial population "
                         "(--generations is an alias)")
-    f.add_argument("--seed", type=int, default=0, help="seed >= 0 of the split and the run (0)")
-    f.add_argument("--n-jobs", type=int,
+    f.add_argument("--seed", type=integer, default=0, help="seed >= 0 of the split and the run (0)")
+    f.add_argument("--n-jobs", type=integer,
                    help="joblib jobs for training classifiers: J > 0 jobs, or J < 0 for all "
                         "cores but |J| - 1 (joblib's rule: -1 all cores, at least 1 job); "
                         "0 is refused")

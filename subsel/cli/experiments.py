@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import CLIError
+from . import CLIError, integer
 from .guards import CreatedFiles, check_memory, check_paths
 
 
@@ -44,11 +44,18 @@ def _out_dir(path: str, created: CreatedFiles) -> Path:
 
 def _run_in(path: str, work):
     """Run ``work(out)`` in the ``--out`` folder; on any failure or interruption, remove the
-    folders this run created if they are still empty."""
+    folders this run created if they are still empty.  A lost Dask worker is one line on stderr
+    and exit code 1 (the work ran but failed), the checkpoint kept."""
+    from ..experiments.runner import WorkerLostError
+
     created = CreatedFiles()
     out = _out_dir(path, created)
     try:
         return work(out)
+    except WorkerLostError as exc:
+        created.remove()
+        print(f"subsel: error: {exc}", file=sys.stderr)
+        return 1
     except BaseException:
         created.remove()
         raise
@@ -235,12 +242,31 @@ def _compare(args: argparse.Namespace, solvers: list[str], n: list[int], alpha: 
                     seed=args.seed, time_limit_s=args.time_limit, table_format=args.format, **backend)
     print(f"compare: {time.perf_counter() - start:.1f} s in all (task grid, ratios, figure, markdown) -> "
           + ", ".join(str(f) for f in files))
-    return 0
+    return _report_failed_solves(files)
+
+
+def _report_failed_solves(files: list[Path]) -> int:
+    """One stderr line per solver with failed solves (rows whose ``error`` is set); 1 when any."""
+    import pandas as pd
+
+    table = next((f for f in files if Path(f).stem == "compare"), None)
+    if table is None:
+        return 0
+    df = pd.read_parquet(table) if Path(table).suffix in (".parquet", ".pq") else pd.read_csv(table)
+    if "error" not in df:
+        return 0
+    failed = df[df["error"].fillna("").astype(str) != ""]
+    for name, rows in failed.groupby("solver", sort=True):
+        total = int((df["solver"] == name).sum())
+        first = str(rows["error"].iloc[0]).splitlines()[0][:200]
+        print(f"subsel: error: compare: {name} failed on {rows.shape[0]} of {total} solves (first: {first}); "
+              f"see the error column of {table}", file=sys.stderr)
+    return 1 if len(failed) else 0
 
 
 def _add_backend_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=int, default=0, help="root seed of the instance grid (default 0)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
+    p.add_argument("--seed", type=integer, default=0, help="root seed of the instance grid (default 0)")
+    p.add_argument("--jobs", type=integer, default=1, metavar="N",
                    help="local worker processes through joblib (default 1 = serial; -1 = all cores)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster, e.g. tcp://host:8786 (workers need subsel installed)")
@@ -318,7 +344,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--solvers", required=True, help="comma-separated registry names, e.g. gss,dpss,cbc")
     c.add_argument("--n", default="10,100", help="comma-separated numbers of agents (default 10,100)")
     c.add_argument("--alpha", default="0.7", help="comma-separated quality thresholds (default 0.7)")
-    c.add_argument("--instances", type=int, default=10, metavar="K",
+    c.add_argument("--instances", type=integer, default=10, metavar="K",
                    help="instances per (n, alpha) (default 10)")
     c.add_argument("--reference", metavar="NAME",
                    help="solver in the ratios' denominator (default: the first exact solver listed, else "

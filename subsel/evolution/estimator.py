@@ -25,7 +25,13 @@ from .._validation import check_scalar
 from . import operators as ops
 from .engine import GeneticEngine
 from .selection import check_select, select_design
-from .staged import StagedClassificationProblem, check_confidence, default_base_estimator, staged_objectives
+from .staged import (
+    StagedClassificationProblem,
+    check_confidence,
+    check_cost_total,
+    default_base_estimator,
+    staged_objectives,
+)
 
 __all__ = ["EMSCOClassifier", "accepts_missing", "check_feature_costs", "check_n_jobs", "default_max_stages"]
 
@@ -99,6 +105,7 @@ def check_feature_costs(feature_costs, n_features: int) -> np.ndarray:
     if bad.size:
         raise ValueError(f"feature_costs[{bad[0]}] must be a finite number >= 0; "
                          f"got {float(costs[bad[0]])!r}")
+    check_cost_total(costs, "feature_costs")
     return costs
 
 

@@ -28,6 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_scalar
 from .selection import choose_budgeted
+from .staged import check_cost_total
 
 __all__ = ["DEFAULT_TRADEOFFS", "GreedyMiserClassifier"]
 
@@ -131,6 +132,7 @@ class GreedyMiserClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"feature_costs[{bad[0]}] must be a finite number >= 0; got {costs[bad[0]]!r}")
         if costs.max() <= 0:
             raise ValueError("feature_costs are all 0: nothing to trade off")
+        check_cost_total(costs, "feature_costs")
         grid = [float(t) for t in self.tradeoffs]
         if not grid or any(not np.isfinite(t) or t < 0 for t in grid):
             raise ValueError(f"tradeoffs must be a non-empty sequence of numbers >= 0; got {self.tradeoffs!r}")
@@ -147,7 +149,12 @@ class GreedyMiserClassifier(ClassifierMixin, BaseEstimator):
         self._categories = {f"f{j}": sorted(raw.iloc[:, j].dropna().unique().tolist())
                             for j in range(n_features) if not pd.api.types.is_numeric_dtype(raw.iloc[:, j])}
         X_tr, X_va = self._frame(X), self._frame(X_val)
-        penalty = (costs / costs.max()).tolist()
+        # Penalties relative to the dearest feature, in (0, 1].  LightGBM reads its parameters back
+        # from text with C++'s stod, which refuses subnormal numbers ("LightGBMError: stod" for a
+        # cost of 5e-324): a penalty below the smallest normal float (2.2e-308 of the dearest
+        # cost) is 0 to LightGBM anyway, so it is passed as 0.
+        ratio = costs / costs.max()
+        penalty = np.where(ratio < np.finfo(float).tiny, 0.0, ratio).tolist()
         rows, models = [], []
         for t in grid:
             model = lgb.LGBMClassifier(

@@ -18,6 +18,7 @@ operations only.
 """
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 
@@ -168,7 +169,49 @@ def staged_objectives(correct: np.ndarray, accepted: np.ndarray, cost: np.ndarra
     n_acc = int(accepted.sum())
     g1 = n_acc / n
     g2 = float(np.count_nonzero(correct & accepted)) / n_acc if n_acc else 0.0
-    return g1, g2, float(np.mean(cost))
+    return g1, g2, scaled_mean(cost)
+
+
+def scaled_mean(values: np.ndarray) -> float:
+    """``mean(values)`` of finite non-negative values without overflow of their sum.
+
+    The values are divided by a power of two near their maximum (exact), averaged and scaled back,
+    so costs near the float maximum (a feature cost of 1e308 over 100 inputs) give their finite
+    mean instead of an overflow warning and ``inf``; otherwise the result is ``np.mean``'s bit
+    for bit.
+
+    Parameters
+    ----------
+    values : ndarray of float, shape (N,), N >= 1
+
+    Returns
+    -------
+    float
+    """
+    top = float(np.max(values)) if values.size else 0.0
+    if top * max(values.size, 1) < 2.0 ** 1000:  # the sum cannot overflow: numpy's mean as ever
+        return float(np.mean(values))
+    return math.ldexp(float(np.mean(np.ldexp(values, -1000))), 1000)
+
+
+def check_cost_total(costs: np.ndarray, field_name: str) -> None:
+    """Refuse feature costs whose sum is beyond the largest float (about 1.8e308).
+
+    An input's cost is a sum of feature costs (Hamilton and Fulp 2022, Section III); with a total
+    beyond the float range it would be ``inf`` and the objectives ``nan``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``field_name``, the total and what to do (scale the costs down).
+    """
+    try:
+        total = math.fsum(costs.tolist())
+    except OverflowError:
+        total = math.inf
+    if not math.isfinite(total):
+        raise ValueError(f"{field_name}: the costs sum to more than the largest float (1.8e308), so an "
+                         "input's cost would overflow; scale them down (the objectives only compare costs)")
 
 
 @dataclass

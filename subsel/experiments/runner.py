@@ -92,6 +92,14 @@ class TaskFileNotFoundError(TaskError, FileNotFoundError):
         return self.args[0] if self.args else ""
 
 
+class WorkerLostError(TaskError):
+    """A Dask worker died while running a task (e.g. killed for exceeding its memory limit).
+
+    Not a bug of the task: the message names the task and what to do (more memory per worker,
+    smaller tasks); the tasks finished before it stay in the checkpoint, so a re-run resumes.
+    """
+
+
 #: Exceptions of a task function that are the user's to fix, re-raised as these TaskError types.
 _USER_ERRORS: tuple[tuple[type[Exception], type[TaskError]], ...] = (
     (FileNotFoundError, TaskFileNotFoundError), (ValueError, TaskInputError))
@@ -398,11 +406,24 @@ def _execute_dask(fn: Callable, pending: list[Task], scheduler: Any) -> Iterator
         client = Client(scheduler) if own else scheduler
     except OSError as exc:
         raise ValueError(f"cannot connect to the Dask scheduler {scheduler!r}: {exc}") from None
+    from distributed import KilledWorker
+
     futures = []
     try:
         futures = client.map(_call, [fn] * len(pending), pending, pure=False)
+        task_of = {fut.key: task for fut, task in zip(futures, pending)}
         for fut in as_completed(futures):
-            yield fut.result()
+            try:
+                result = fut.result()
+            except KilledWorker as exc:
+                task = task_of.get(fut.key)
+                what = f"task {task.id} (seed {task.seed})" if task is not None else f"task {fut.key}"
+                raise WorkerLostError(
+                    f"{what} was lost: the Dask worker running it died (killed for exceeding its memory "
+                    f"limit?) as often as the scheduler allows ({type(exc).__name__}); give each worker "
+                    "more memory (dask worker --memory-limit) or make the tasks smaller; the finished "
+                    "tasks are kept in the checkpoint and a rerun resumes from them") from None
+            yield result
     finally:
         if futures:
             client.cancel(futures)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models import SubsetSelectionProblem
+from ..models import SubsetSelectionProblem, exact_total
 from ..solvers import get_solver
 from .runner import Task
 
@@ -71,5 +71,5 @@ def solve_instance(task: Task) -> list[dict[str, Any]]:
                      "backend_time_s": float(sol.backend_time_s or 0.0),
                      "overhead_time_s": float(sol.overhead_time_s),
                      "bound": float("nan") if sol.bound is None else float(sol.bound),
-                     "units": int(sol.x.sum()), "error": ""})
+                     "units": exact_total(sol.x), "error": ""})
     return rows

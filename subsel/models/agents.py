@@ -11,14 +11,12 @@ from __future__ import annotations
 import csv
 import io
 import os
-import re
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from .._files import CSVTable, InputError, atomic_write_text, read_csv
 from .problem import SubsetSelectionProblem
-from .rules import MAX_EXACT_INT
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -82,12 +80,9 @@ def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
         raise InputError("the header is not followed by any agent row", file=table.source,
                          line=table.header_line if table.lines is not None else None)
     c = table.numbers("cost")
-    k: Any = table.numbers("capacity") if table.has("capacity") else None
-    if k is not None and k.size and np.abs(k).max() >= MAX_EXACT_INT:
-        # Beyond 2^53 a float is not every integer: keep integer cells exact, so that the model's
-        # range check sees 9007199254740993, not its rounding 9007199254740992.
-        k = [int(cell) if re.fullmatch(r"\s*[+-]?\d+\s*", cell) else v
-             for cell, v in zip(table.column("capacity"), k.tolist())]
+    # Capacities as exact integers: the model's range check sees 9007199254740993 and 2.5, not
+    # their float roundings.
+    k: Any = table.integers("capacity") if table.has("capacity") else None
     names = table.column("name") if table.has("name") else None
     try:
         return cls(quality=q, cost=c, capacity=k, alpha=alpha, R=R, names=names, **extensions)
@@ -117,8 +112,11 @@ def read_agents(source: Any, alpha: float, R: float = 1.0, *, name: str | None =
     unknown = [c for c in table.header if c not in _AGENT_FIELDS.values()]
     if unknown:
         # A misspelt optional column ('capcity') would otherwise be ignored and change the answer.
+        seps = [s for s in (";", "\t", "|") if len(table.header) == 1 and s in table.header[0]]
+        hint = (f"; the header seems to be separated by {seps[0]!r}: subsel reads comma-separated files"
+                if seps else "")
         raise InputError(f"unknown column {unknown[0]!r}; an agents CSV has the columns name, quality, "
-                         "cost, capacity (names are case-sensitive; name and capacity are optional)",
+                         f"cost, capacity (names are case-sensitive; name and capacity are optional){hint}",
                          file=table.source, line=None)
     return problem_from_table(table, alpha, R, cls=cls, **extensions)
 

@@ -23,7 +23,7 @@ import numpy as np
 from .._validation import as_float_array, check_array_range, check_capacity, check_scalar
 from .checks import _used_extensions, check_extensions
 from .problem import SubsetSelectionProblem
-from .rules import FEASIBILITY_TOL, MAX_EXACT_INT, partition_masks, rounding_error_bound, rowdot
+from .rules import FEASIBILITY_TOL, MAX_EXACT_INT, exact_total, partition_masks, rounding_error_bound, rowdot
 
 __all__ = ["BatchEvaluation", "BatchPartition", "ProblemBatch"]
 
@@ -78,7 +78,11 @@ class BatchEvaluation:
 
     @functools.cached_property
     def units(self) -> np.ndarray:
-        return np.rint(self._units).astype(np.int64)
+        # Exact: int64 while every row's sum fits, Python ints (dtype object) past 2^63.
+        x = np.asarray(self._x)
+        if x.dtype.kind == "f" and not (x == np.round(x)).all():
+            return np.rint(self._units).astype(np.int64)
+        return exact_total(x, axis=1)
 
     @functools.cached_property
     def avg_quality(self) -> np.ndarray:
@@ -562,7 +566,15 @@ class ProblemBatch:
             near = rounding_error_bound(n, spent, self.budget + FEASIBILITY_TOL)
             bad_rows |= spent - self.budget - FEASIBILITY_TOL > -near
         if self.demand is not None:
-            bad_rows |= np.asarray(xa, dtype=float).sum(axis=1) < self.demand
+            # In floats, then exactly (Python ints past 2^53) for the rows near the demand.
+            units = np.asarray(xa, dtype=float).sum(axis=1)
+            demand = float(self.demand)
+            near_demand = np.abs(units - demand) <= rounding_error_bound(n, np.abs(units), demand) + 1.0
+            bad_rows |= ~near_demand & (units < demand)
+            rows = np.flatnonzero(near_demand & ~bad_rows)
+            if rows.size:
+                short = exact_total(np.asarray(xa)[rows], axis=1) < self.demand
+                bad_rows[rows] |= np.asarray(short, dtype=bool)
         if bad_rows.any():  # the messages come from the one-problem evaluate, row by row
             violations = tuple(self.row(j).evaluate(xa[j]).violations if bad else ()
                                for j, bad in enumerate(bad_rows))

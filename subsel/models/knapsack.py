@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from .._files import InputError, read_text
+from .._files import InputError, parse_float, parse_integer, read_text
 from .._validation import as_float_array as _as_float_array
 from .._validation import check_scalar as _check_scalar
 from .checks import _exact_numbers
@@ -92,16 +92,27 @@ class KnapsackInstance:
 
 def _number(token: str, path: Path | _Stream, line: int, what: str) -> float:
     try:
-        v = float(token)
+        v = parse_float(token)  # a decimal number: not Python's "1_0"
     except ValueError:
         raise ValueError(f"{path}: line {line}: {what} must be a number; got {token!r}") from None
     if not math.isfinite(v):
         raise ValueError(f"{path}: line {line}: {what} must be a finite number; got {token!r}")
-    exact = int(token) if re.fullmatch(r"[+-]?\d+", token) else (int(v) if v.is_integer() else None)
+    exact = parse_integer(token) if v.is_integer() else None  # exact: "9007199254740993.0" is not 2^53
     if exact is not None and abs(exact) > MAX_EXACT_INT:
         raise ValueError(f"{path}: line {line}, {what}: an integer above 2^53 = {MAX_EXACT_INT} is beyond "
                          f"exact float64 arithmetic; got {token!r}")
     return v
+
+
+def _count(token: str, path: Path | _Stream, line: int, what: str) -> int:
+    """A positive integer field (an item count), read exactly: ``3`` and ``3.0``, not ``3.5``."""
+    try:
+        n = parse_integer(token)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValueError(f"{path}: line {line}, {what}: must be a positive integer; got {token!r}")
+    return n
 
 
 def _check_exact_range(path: Any, lines: list[int], p: np.ndarray, w: np.ndarray, W: float,
@@ -183,10 +194,7 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
     toks = head.split()
     if len(toks) != 2:
         raise ValueError(f"{path}: line {ln}: expected 'n W'; got {head!r}")
-    nf = _number(toks[0], path, ln, "n")
-    if nf < 1 or nf != round(nf):
-        raise ValueError(f"{path}: line {ln}, column 'n': must be a positive integer; got {toks[0]!r}")
-    n = int(nf)
+    n = _count(toks[0], path, ln, "column 'n'")
     W = _number(toks[1], path, ln, "W")
     if W < 0:
         raise ValueError(f"{path}: line {ln}, column 'W': capacity must be >= 0; got {toks[1]!r}")
@@ -255,10 +263,7 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
             if key not in keys:
                 raise ValueError(f"{path}: line {first}: the instance starting here has no '{key}' line")
         li, nv = keys["n"]
-        nf = _number(nv, path, li, "n")
-        if nf < 1 or nf != round(nf):
-            raise ValueError(f"{path}: line {li}: n must be a positive integer; got {nv!r}")
-        n = int(nf)
+        n = _count(nv, path, li, "n")
         li, cv = keys["c"]
         W = _number(cv, path, li, "c (capacity)")
         if W < 0:

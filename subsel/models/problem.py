@@ -34,6 +34,7 @@ from .rules import (
     MAX_EXACT_INT,
     R_RANGE,
     Partition,
+    exact_total,
     linear_at_least,
     partition_masks,
     weighted_sum,
@@ -363,12 +364,10 @@ class SubsetSelectionProblem:
         if not frac.size and largest * self.n < 2.0 ** 62:
             # exact: every partial sum stays below 2**62
             units = int(xa.astype(np.int64).sum())
+        elif frac.size:
+            units = int(round(math.fsum(xa)))  # not a valid selection anyway
         else:
-            total = math.fsum(xa)
-            if frac.size or abs(total) >= 2.0 ** 62:
-                units = int(round(total))  # not a valid selection anyway (or beyond any demand's reach)
-            else:
-                units = int(xa.astype(np.int64).sum())  # exact: every partial sum stays below 2**63
+            units = exact_total(xa)  # exact, in Python integers past 2^63
         if self.demand is not None and units < self.demand:
             violations.append(f"demand: sum x = {units} < demand {self.demand}")
         utility = float(weighted_sum(xa, self.utility, out=work))

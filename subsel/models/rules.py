@@ -33,6 +33,7 @@ __all__ = [
     "Partition",
     "linear_at_least",
     "rounding_error_bound",
+    "exact_total",
 ]
 
 #: The one feasibility rule: an absolute tolerance on the left side of the linear constraints.
@@ -265,3 +266,42 @@ def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence
     b = _dyadic(shift)
     left = sum(int(xi) * (_dyadic(ci) - b) for xi, ci in zip(x[nz].tolist(), coef[nz].tolist()))
     return left >= sum(_dyadic(v) for v in rhs)
+
+
+def exact_total(values: Any, axis: int | None = None) -> Any:
+    """The exact sum of whole numbers (unit counts, capacities): an int, or int64 / int per row.
+
+    A numpy int64 sum wraps silently past 2^63 (1024 capacities of 2^53 sum to -2^63) and a float
+    sum rounds past 2^53.  This sums in int64 where no partial sum can pass 2^63 (``max |v| * count
+    < 2^63``) and in Python integers otherwise, so every total of units or capacities is exact.
+
+    Parameters
+    ----------
+    values : array-like of whole numbers (int or float), shape (n,) or (m, n)
+    axis : None or 1
+        ``None``: the sum of all values, an ``int``.  ``1`` (for a 2-D ``values``): one sum per row,
+        an ndarray of int64 when every row sum fits, else of Python ints (dtype object).
+
+    Returns
+    -------
+    int or ndarray
+
+    Examples
+    --------
+    >>> exact_total([2 ** 53] * 1024) == 2 ** 63
+    True
+    """
+    a = np.asarray(values)
+    if a.dtype.kind == "f":
+        a = a.astype(np.int64) if a.size == 0 or np.abs(a).max() < 2.0 ** 63 else a.astype(object)
+    count = a.size if axis is None else (a.shape[axis] if a.ndim > axis else 1)
+    big = int(np.abs(a).max()) if a.size else 0
+    if a.dtype != object and big * max(count, 1) < 2 ** 63:
+        total = a.astype(np.int64).sum(axis=axis)
+        return int(total) if axis is None else total
+    if axis is None:
+        return sum(int(v) for v in a.ravel().tolist())
+    out = np.empty(a.shape[0], dtype=object)
+    for j, row in enumerate(a.tolist()):
+        out[j] = sum(int(v) for v in row)
+    return out

@@ -37,9 +37,15 @@ itself.
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import sys
+import tempfile
 import time
-from collections.abc import Callable
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterator
 from typing import ClassVar, TypeVar
 
 import numpy as np
@@ -54,7 +60,7 @@ from ..models import (
     linear_form,
     weighted_sum,
 )
-from .base import RawResult, Solver, SolverError, Status
+from .base import RawResult, Solver, SolverError, Status, rounded_up
 
 #: Loosening / tightening of the scaled rows between the relaxation and the tightened model (ten
 #: times the solvers' tight feasibility tolerance of 1e-9).
@@ -72,6 +78,67 @@ BOUND_RTOL = 1e-7
 TRUSTED_UPPER_BOUND = 2 ** 20
 
 _T = TypeVar("_T")
+
+
+@contextlib.contextmanager
+def captured_output(enabled: bool, fds: tuple[int, ...] = (1,)) -> Iterator[list[str]]:
+    """Capture what a solver library writes to file descriptors ``fds`` from C code.
+
+    Libraries print past Python (highspy's banner on descriptor 1; SoPlex inside SCIP repeated
+    "Cannot set optimality tolerance to small value 1e-12 without GMP" on every LP solve, 9,147
+    lines on one call).  Within the block those descriptors point to a temporary file; at its end
+    they are restored and the yielded list holds the captured lines (at most 1 MiB of them), for
+    the caller to report once or to drop.
+
+    Parameters
+    ----------
+    enabled : bool
+        False: capture nothing (verbose runs show the library's output).
+    fds : tuple of int
+        File descriptors to capture (1 stdout, 2 stderr).
+
+    Yields
+    ------
+    list of str
+        Filled with the captured lines when the block ends.
+    """
+    lines: list[str] = []
+    if not enabled:
+        yield lines
+        return
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        saved = [os.dup(fd) for fd in fds]
+    except (OSError, ValueError, AttributeError):  # no real descriptors (e.g. captured): nothing to hide
+        yield lines
+        return
+    with tempfile.TemporaryFile() as tmp:
+        try:
+            for fd in fds:
+                os.dup2(tmp.fileno(), fd)
+            yield lines
+        finally:
+            for fd, old in zip(fds, saved):
+                os.dup2(old, fd)
+                os.close(old)
+            tmp.seek(0)
+            lines.extend(tmp.read(1 << 20).decode("utf-8", errors="replace").splitlines())
+
+
+def report_printed(solver: str, lines: list[str]) -> None:
+    """Report, once, what a solver printed while it was silenced (:func:`captured_output`).
+
+    One :class:`RuntimeWarning` naming the solver, the number of lines and the most frequent line;
+    nothing when the solver printed nothing.
+    """
+    lines = [line for line in lines if line.strip()]
+    if not lines:
+        return
+    common, times = Counter(lines).most_common(1)[0]  # ties: the line printed first
+    warnings.warn(f"{solver}: the solver printed {len(lines)} line{'s' if len(lines) != 1 else ''} "
+                  f"(hidden; most often, {times} times: {common.strip()[:160]!r})",
+                  RuntimeWarning, stacklevel=2)
 
 
 def _pow2_scale(values: np.ndarray) -> float:
@@ -179,7 +246,10 @@ def repair(problem: SubsetSelectionProblem, x: np.ndarray) -> np.ndarray | None:
     r, m = problem.utility, problem.quality_margin
     for row in ("quality", "budget"):
         if row == "quality":
-            deficit = -float(weighted_sum(x, m)) - FEASIBILITY_TOL / 2
+            # Up to the rule's own bound (surplus >= -1e-9), not a margin inside it: with margins of
+            # 1e-10 per unit a margin of 5e-10 dropped 6 of 10 units where 1 was enough; the loop
+            # below drops a last unit when the float sums leave one.
+            deficit = -float(weighted_sum(x, m)) - FEASIBILITY_TOL
             gain = -m  # surplus regained per dropped unit
         else:
             if problem.budget is None:
@@ -286,8 +356,10 @@ class MILPSolver(Solver):
         return best
 
     @staticmethod
-    def _certify_with_exact(problem: SubsetSelectionProblem, left: float | None) -> tuple[np.ndarray, float] | None:
-        """``exact``'s optimal selection and utility (a bound independent of MILP tolerances), or None."""
+    def _certify_with_exact(problem: SubsetSelectionProblem,
+                            left: float | None) -> tuple[np.ndarray, float, float] | None:
+        """``exact``'s optimal selection, its utility and ``exact``'s proven bound (independent of
+        MILP tolerances), or None."""
         from .exact import Exact
 
         if problem.extensions - Exact.supports or (left is not None and left <= 0):
@@ -298,7 +370,8 @@ class MILPSolver(Solver):
             return None
         if sol.status is not Status.OPTIMAL:
             return None
-        return np.array(sol.x, dtype=np.int64), float(sol.objective)
+        bound = float(sol.objective) if sol.bound is None else max(float(sol.bound), float(sol.objective))
+        return np.array(sol.x, dtype=np.int64), float(sol.objective), bound
 
     # ------------------------------------------------------------------ the pipeline
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
@@ -313,6 +386,7 @@ class MILPSolver(Solver):
         best_util = -math.inf if best is None else problem.evaluate(best).utility
         bound: float | None = None
         claimed = False  # the MILP claims the relaxation optimal
+        claimed_value = math.nan  # the utility of the relaxation's claimed optimum
         timed_out = False
 
         def offer(x: np.ndarray) -> None:
@@ -337,7 +411,12 @@ class MILPSolver(Solver):
             offer(x_rel)
             if raw.status is Status.OPTIMAL:
                 claimed = True
-                bound = float(weighted_sum(x_rel.astype(float), np.asarray(problem.utility)))
+                r = np.asarray(problem.utility)
+                xf = x_rel.astype(float)
+                # A float sum: rounded up, it bounds the relaxation's optimum from above (the
+                # certificate below compares with the float sum itself, within the tolerance).
+                claimed_value = float(weighted_sum(xf, r))
+                bound = rounded_up(claimed_value, float(weighted_sum(xf, np.abs(r))), problem.n)
             if not rel_feasible:
                 fixed = repair(problem, x_rel)
                 if fixed is not None:
@@ -357,12 +436,13 @@ class MILPSolver(Solver):
         certificate = self._certify_with_exact(problem, self._left(deadline))
         proven = False
         if certificate is not None:
-            value = certificate[1]
-            bound = value
+            _, value, bound = certificate
             proven = best is not None and within_tolerance(problem, best, value)
         elif claimed and bound is not None and best is not None:
             trusted = float(np.max(relaxed.upper, initial=0.0)) <= TRUSTED_UPPER_BOUND
-            proven = trusted and within_tolerance(problem, best, bound)
+            proven = trusted and within_tolerance(problem, best, claimed_value)
+            if not trusted:
+                bound = None  # the claim is not trusted at this scale: it proves no bound either
         if best is None:
             if timed_out or (deadline is not None and time.perf_counter() >= deadline):
                 return RawResult(None, Status.NO_SOLUTION_FOUND, bound)

@@ -27,7 +27,7 @@ from typing import Any, ClassVar, NamedTuple, overload
 import numpy as np
 
 from .._validation import check_scalar
-from ..models import BatchEvaluation, ProblemBatch, SubsetSelectionProblem
+from ..models import BatchEvaluation, ProblemBatch, SubsetSelectionProblem, exact_total, weighted_sum
 
 #: Most threads a backend may be given (SCIP's own limit; HiGHS aborts on far larger pools).
 MAX_THREADS = 64
@@ -224,8 +224,8 @@ class RawBatch(NamedTuple):
         One status for every row, or one per row.
     bound : float, None, "objective" or sequence of (float or None), optional
         Proven upper bounds, one for all rows or one per row; ``"objective"`` says that each
-        ``optimal`` row's bound is its objective (computed only when asked for) and the other
-        rows have none.
+        ``optimal`` row's bound is its objective and the other rows have none.  :meth:`Solver.solve_batch`
+        rounds each up (see :func:`bound_at_least`).
     found : ndarray of bool, shape (m,), optional
         Which rows hold a selection; default every row whose status is not infeasible or error.
     backend_time_s : float or None, optional
@@ -270,7 +270,7 @@ class SolutionBatch(Sequence[Solution]):
 
     def __init__(self, x: np.ndarray, status: Status | tuple[Status, ...], found: np.ndarray,
                  evaluation: BatchEvaluation, wall_time_s: float, solver: str,
-                 bound: float | str | None | Sequence[float | None] = None,
+                 bound: float | str | None | Sequence[float | None] | np.ndarray = None,
                  backend_time_s: float | None = None):
         self.x = x
         self._status = status
@@ -300,11 +300,11 @@ class SolutionBatch(Sequence[Solution]):
                          for j, s in enumerate(self.status))
         if b is None or isinstance(b, (int, float)):
             return (None if b is None else float(b),) * len(self)
-        return tuple(None if v is None else float(v) for v in b)
+        return tuple(None if v is None or v != v else float(v) for v in b)
 
     @property
     def objective(self) -> np.ndarray:
-        return np.where(self.is_feasible, self._evaluation.utility, np.nan)
+        return np.where(self.is_feasible, self._evaluation.utility + 0.0, np.nan)  # no -0.0
 
     @property
     def avg_quality(self) -> np.ndarray:
@@ -328,7 +328,7 @@ class SolutionBatch(Sequence[Solution]):
         sol = self._cache.get(j)
         if sol is None:
             ok = bool(self.is_feasible[j])
-            objective = float(self._evaluation.utility[j]) if ok else float("nan")
+            objective = float(self._evaluation.utility[j]) + 0.0 if ok else float("nan")
             avg = float(self._evaluation.avg_quality[j]) if ok else float("nan")
             status = self._status if isinstance(self._status, Status) else self._status[j]
             if isinstance(self._bound, str):
@@ -337,7 +337,7 @@ class SolutionBatch(Sequence[Solution]):
                 bound = None if self._bound is None else float(self._bound)
             else:
                 bj = self._bound[j]
-                bound = None if bj is None else float(bj)
+                bound = None if bj is None or bj != bj else float(bj)
             sol = Solution(self.x[j], objective, avg, status, self.wall_time_s, self.solver, bound,
                            self.backend_time_s)
             self._cache[j] = sol
@@ -543,8 +543,10 @@ class Solver:
         if not ev.feasible:
             raise _infeasible(self.name, ev.violations)
         x.setflags(write=False)
-        return Solution._checked(x, ev.utility, ev.avg_quality, raw.status, time.perf_counter() - start,
-                                 self.name, raw.bound, backend)
+        bound = bound_at_least(raw.bound, ev.utility, x, problem.utility)
+        # + 0.0: an empty selection's utility 0 * (negative r) is -0.0, printed "-0"
+        return Solution._checked(x, ev.utility + 0.0, ev.avg_quality, raw.status, time.perf_counter() - start,
+                                 self.name, bound, backend)
 
     def _finish_batch(self, batch: ProblemBatch, raw: RawBatch, start: float) -> SolutionBatch:
         m, n = batch.shape
@@ -577,7 +579,9 @@ class Solver:
         x.setflags(write=False)
         if found is None:
             found = np.ones(m, dtype=bool)
-        return SolutionBatch(x, status, found, ev, time.perf_counter() - start, self.name, raw.bound,
+        bound: float | None | np.ndarray = None if raw.bound is None else _batch_bounds(raw.bound, status, found, x,
+                                                                                       ev.utility, batch.utility)
+        return SolutionBatch(x, status, found, ev, time.perf_counter() - start, self.name, bound,
                              raw.backend_time_s)
 
     def __repr__(self) -> str:
@@ -630,6 +634,86 @@ def _infeasible(solver: str, violations: tuple[str, ...], row: int | None = None
     """The answer check's error for a selection the feasibility rule refuses (naming the batch row)."""
     where = "" if row is None else f" for batch row {row}"
     return SolverError(f"{solver}: returned an infeasible selection{where} ({'; '.join(violations)})")
+def rounded_up(value: float, magnitude: float, terms: int) -> float:
+    """``value``, a float sum of ``terms`` rounded terms, raised by the most its rounding can lose.
+
+    A float sum of ``t`` terms whose absolute values add up to ``A`` is within ``(t + 4) 2^-52 A``
+    of the exact sum of the exact terms (the standard bound of recursive and pairwise summation,
+    plus the rounding of each term; Higham, *Accuracy and Stability of Numerical Algorithms*, 2002,
+    Section 4.2).  An upper bound computed in floating point is made a true one this way.
+
+    Parameters
+    ----------
+    value : float
+        The float sum.
+    magnitude : float
+        A float at least the sum of the absolute values of the terms (>= 0).
+    terms : int
+        Number of terms (and of roundings per term) that went into ``value``.
+
+    Returns
+    -------
+    float
+        At least the exact value ``value`` approximates (``inf`` stays ``inf``).
+
+    Examples
+    --------
+    >>> rounded_up(1.5499999999999998, 1.55, 4) > 1.55
+    True
+    """
+    err = (terms + 4) * 2.0 ** -52 * abs(magnitude) * 1.01
+    return math.nextafter(value + err, math.inf)
+
+
+def bound_at_least(bound: float | None, objective: float, x: np.ndarray, r: np.ndarray) -> float | None:
+    """``bound``, raised where needed to a true upper bound of the exact utility of ``x``.
+
+    A backend's bound is computed in floating point (an LP value, a MILP's dual bound, a sum of
+    utilities); rounding can leave it an ulp, or a tolerance, below the utility of the selection it
+    came with, which then disproves it.  The answer is the larger of ``bound`` and ``objective``
+    rounded up by :func:`rounded_up` (at least the exact ``sum_i x_i r_i``, which an optimal
+    selection attains), so it is never below ``objective``.
+
+    Parameters
+    ----------
+    bound : float or None
+    objective : float
+        The float utility of ``x`` (as :meth:`~subsel.models.SubsetSelectionProblem.evaluate` gives it).
+    x : ndarray of int, shape (n,)
+    r : ndarray of float, shape (n,)
+        Utilities per unit.
+
+    Returns
+    -------
+    float or None
+        ``None`` when ``bound`` is ``None``.
+    """
+    if bound is None:
+        return None
+    magnitude = float(weighted_sum(np.abs(x).astype(float), np.abs(r)))
+    return max(bound, rounded_up(objective, magnitude, x.size))
+
+
+def _batch_bounds(bound: float | str | Sequence[float | None], status: Status | tuple[Status, ...],
+                  found: np.ndarray, x: np.ndarray, objective: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Per-row bounds of a batch (NaN: none), each raised as :func:`bound_at_least` raises one.
+
+    ``bound`` is one float for every row, ``"objective"`` (each optimal row's bound is its
+    objective) or one float or ``None`` per row.
+    """
+    m, n = x.shape
+    if isinstance(bound, str):
+        optimal = np.array([s is Status.OPTIMAL for s in ((status,) * m if isinstance(status, Status) else status)])
+        b = np.where(optimal, -np.inf, np.nan)
+    elif isinstance(bound, (int, float)):
+        b = np.full(m, float(bound))
+    else:
+        b = np.array([np.nan if v is None else float(v) for v in bound], dtype=float)
+    magnitude = (np.abs(x) * np.abs(r)).sum(axis=1)
+    up = np.nextafter(objective + (n + 4) * 2.0 ** -52 * 1.01 * magnitude, np.inf)
+    raise_ = found & ~np.isnan(b)
+    b[raise_] = np.maximum(b[raise_], up[raise_])
+    return b
 
 
 def _demand_exceeds_supply(problem: SubsetSelectionProblem) -> bool:
@@ -638,7 +722,7 @@ def _demand_exceeds_supply(problem: SubsetSelectionProblem) -> bool:
     Decided before any backend runs, in exact integers, because a backend sees the demand as a
     float (a huge one, e.g. 1e23, is rounded and its own infeasibility proof may then fail).
     """
-    return problem.demand is not None and problem.demand > int(problem.upper_bounds().sum())
+    return problem.demand is not None and problem.demand > exact_total(problem.upper_bounds())
 
 
 def gather_rows(values: np.ndarray, idx: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ from .._extras import require
 from .._validation import check_scalar
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, partition_masks
 from ._knapsack import solve_knapsack
-from .base import RawResult, Solver, Status
+from .base import RawResult, Solver, Status, rounded_up
 
 #: Default of ``memory_limit_mb``: the state lists of the dynamic program stay below 1 GiB.
 DEFAULT_MEMORY_LIMIT_MB = 1024.0
@@ -302,6 +302,8 @@ class Exact(Solver):
             # done == 1: clear of the bound by more than the float sum's rounding (checked in the
             # kernel; Solver.solve checks the answer again by the exact rule).  Else decide here.
             if done == 1 or problem.evaluate(x).feasible:
+                # The kernel's bound is a float sum of at most 2n terms of |r|: round it up.
+                bound = rounded_up(bound, float(np.abs(r).sum()), 2 * r.size)
                 return RawResult(x, Status.OPTIMAL, max(bound, float(xf.dot(r))))
             slack = float(problem.quality_surplus(xf)) + FEASIBILITY_TOL
             shift += min(slack, 0.0) - 1e-15 * max(1.0, abs(capacity))  # rounding pushed it over: tighten
@@ -402,7 +404,11 @@ class Exact(Solver):
         else:  # pragma: no cover - never seen: fall back to the start, which is feasible
             return RawResult(x0, Status.TIME_LIMIT if deadline else Status.FEASIBLE, None)
         objective = float((x * r).sum())
+        # The bound is a float sum of the start's utilities and of the knapsack's values: rounded
+        # up by the most that rounding can lose, it is a true upper bound (Solver.solve also keeps
+        # it at least the objective).
+        magnitude = float(np.abs(x0 * r).sum()) + float(np.abs(x * r).sum()) + float(values.sum())
+        terms = 2 * (r.size + values.size)
         if res.optimal:
-            # The LP value is the certificate; rounding of the sums may leave it a hair below.
-            return RawResult(x, Status.OPTIMAL, max(base + res.lp_bound, objective))
-        return RawResult(x, Status.TIME_LIMIT, max(base + res.bound, objective))
+            return RawResult(x, Status.OPTIMAL, max(rounded_up(base + res.lp_bound, magnitude, terms), objective))
+        return RawResult(x, Status.TIME_LIMIT, max(rounded_up(base + res.bound, magnitude, terms), objective))

@@ -5,39 +5,13 @@ status instead, and sets both MIP gaps to 0 so that ``optimal`` means proven opt
 """
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
 import time
-from typing import Iterator
 
 import numpy as np
 
 from ..models import LinearForm
-from ._milp import MILPSolver
+from ._milp import MILPSolver, captured_output
 from .base import RawResult, SolverError, Status
-
-
-@contextlib.contextmanager
-def _quiet_stdout(enabled: bool) -> Iterator[None]:
-    """Silence C-level writes to file descriptor 1 (highspy prints a banner when constructed)."""
-    if not enabled:
-        yield
-        return
-    try:
-        sys.stdout.flush()
-        saved = os.dup(1)
-    except (OSError, ValueError, AttributeError):  # no real stdout (e.g. captured): nothing to hide
-        yield
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 1)
-        yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(devnull)
 
 
 class HiGHS(MILPSolver):
@@ -76,7 +50,7 @@ class HiGHS(MILPSolver):
 
         t0 = time.perf_counter()
 
-        with _quiet_stdout(not self.verbose):
+        with captured_output(not self.verbose):
             h = highspy.Highs()  # type: ignore[no-untyped-call]
         h.setOptionValue("output_flag", bool(self.verbose))
         h.setOptionValue("mip_rel_gap", 0.0)

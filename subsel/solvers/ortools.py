@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, LinearForm, SubsetSelectionProblem, linear_form, weighted_sum
-from ._milp import BackendClock, MILPSolver, within_tolerance
+from ._milp import BackendClock, MILPSolver, captured_output, report_printed, within_tolerance
 from .base import RawResult, Solver, SolverError, Status
 
 #: SCIP's ``numerics/epsilon`` (values at most this are zero to SCIP; its default is 1e-9).
@@ -82,7 +82,9 @@ class ORToolsSCIP(MILPSolver):
             solver.SetTimeLimit(max(1, int(math.ceil(left * 1000))))
         params = pywraplp.MPSolverParameters()
         params.SetDoubleParam(params.RELATIVE_MIP_GAP, 0.0)
-        status = solver.Solve(params)
+        with captured_output(not self.verbose, (1, 2)) as printed:
+            status = solver.Solve(params)
+        report_printed("ortools-scip", printed)
         S = pywraplp.Solver
         if status in (S.OPTIMAL, S.FEASIBLE):
             xv = np.array([v.solution_value() for v in x], dtype=float)
@@ -95,6 +97,10 @@ class ORToolsSCIP(MILPSolver):
             return RawResult(None, Status.INFEASIBLE)
         if status == S.NOT_SOLVED and time_limit is not None:
             return RawResult(None, Status.TIME_LIMIT)
+        if status == S.UNBOUNDED:  # impossible for this bounded model: SCIP's numerics gave way
+            raise SolverError("ortools-scip: SCIP took the model for unbounded, which it is not (every "
+                              "variable is bounded): its numerics gave way at this scale (huge capacities "
+                              "or budget); use highs, or scale the data down")
         raise SolverError(f"ortools-scip: solver status {status}")
 
 
@@ -236,7 +242,7 @@ class ORToolsCPSAT(Solver):
         certificate = MILPSolver._certify_with_exact(problem, left)
         if certificate is not None:
             ok = within_tolerance(problem, np.rint(raw.x), certificate[1])
-            return RawResult(raw.x, Status.OPTIMAL if ok else Status.FEASIBLE, certificate[1])
+            return RawResult(raw.x, Status.OPTIMAL if ok else Status.FEASIBLE, certificate[2])
         if not _margins_exact(problem):
             return RawResult(raw.x, Status.FEASIBLE, raw.bound)
         return raw
@@ -328,4 +334,10 @@ class ORToolsCPSAT(Solver):
             return RawResult(None, Status.INFEASIBLE), exact
         if status == cp_model.UNKNOWN and self.time_limit_s is not None:
             return RawResult(None, Status.TIME_LIMIT), exact
+        if status == cp_model.MODEL_INVALID:
+            # CP-SAT checks that every linear expression stays within 64-bit integers: with huge
+            # capacities (1024 agents of 2^53 units) the sums of units pass 2^63.
+            reason = (model.Validate() or "no reason given").splitlines()[0]
+            raise SolverError(f"ortools-cpsat: CP-SAT refused the model ({reason[:200]}); its sums of units and "
+                              "scaled coefficients must stay within 64-bit integers: use highs or cbc")
         raise SolverError(f"ortools-cpsat: solver status {solver.StatusName(status)}")

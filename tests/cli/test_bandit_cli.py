@@ -2,7 +2,9 @@
 code 2 and leaves the state file byte-identical."""
 import json
 import math
+import os
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -374,6 +376,50 @@ def test_locked_state_is_refused_with_exit_2(online, capsys, monkeypatch):
     assert f"{state}: in use by another subsel command" in err and "nothing was changed" in err
     assert state.read_bytes() == before
     assert main(["bandit", "feedback", "--state", str(state), "--observations", str(obs)]) == 0
+
+
+@pytest.mark.parametrize("how", ["symlink", "symlinked-folder", "relative", "dot-dot"])
+def test_lock_is_taken_on_the_file_the_path_resolves_to(online, capsys, monkeypatch, how):
+    """A state reached through a link or another spelling of its path waits for the same lock."""
+    from filelock import FileLock
+
+    import subsel.cli.bandit as cli_bandit
+
+    tmp_path, state = online
+    other = tmp_path / "B"
+    other.mkdir()
+    if how == "symlink":
+        alias = other / "other.json"
+        alias.symlink_to(Path("..") / state.name)
+    elif how == "symlinked-folder":
+        (other / "A").symlink_to(tmp_path, target_is_directory=True)
+        alias = other / "A" / state.name
+    elif how == "relative":
+        monkeypatch.chdir(other)
+        alias = Path("..") / state.name
+    else:
+        alias = other / ".." / state.name
+    monkeypatch.setattr(cli_bandit, "LOCK_TIMEOUT_S", 0.2)
+    before = state.read_bytes()
+    with FileLock(str(tmp_path / ".state.json.lock")):  # another command holds the state
+        err = _one_line_error(capsys, main(["bandit", "next", "--state", str(alias), "-o", str(tmp_path / "o.csv")]))
+    assert "in use by another subsel command" in err
+    assert state.read_bytes() == before
+    assert not list(other.glob(".*.lock"))  # no lock of its own beside the alias
+    assert main(["bandit", "next", "--state", str(alias), "-o", str(tmp_path / "o.csv")]) == 0
+    assert state.is_file() and not state.is_symlink()
+
+
+def test_hard_linked_state_is_refused(online, capsys):
+    tmp_path, state = online
+    (tmp_path / "B").mkdir()
+    alias = tmp_path / "B" / "other.json"
+    os.link(state, alias)
+    before = state.read_bytes()
+    for path in (state, alias):
+        err = _one_line_error(capsys, main(["bandit", "next", "--state", str(path), "-o", str(tmp_path / "o.csv")]))
+        assert "2 hard links" in err
+    assert state.read_bytes() == before == alias.read_bytes()
 
 
 def test_two_concurrent_feedbacks_record_one_round(online):

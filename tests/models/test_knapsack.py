@@ -97,6 +97,10 @@ def test_format_b_several_instances(tmp_path):
     (b"2 10\n1 2\n3 -4\n", r"bad.txt: line 3, column 'w': weight must be >= 0; got -4"),
     (b"2 10\n1 2\n3 4\n1 2 3\n", r"bad.txt: line 4: after the 2 items only one line with an optimal 0/1"),
     (b"2.5 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': must be a positive integer"),
+    # integers as exact decimals (not through float), no Python underscores
+    (b"2.0000000000000001 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': must be a positive integer"),
+    (b"2 10\n1_0 2\n3 4\n", r"bad.txt: line 2: column 'p' must be a number; got '1_0'"),
+    (b"inst\nn 1.5\nc 5\n1,2,3,0\n", r"bad.txt: line 2, n: must be a positive integer; got '1.5'"),
     (b"2 5\n1 2\n3 4\n1 1\n", r"bad.txt: line 4: the 0/1 vector weighs 6 > W = 5"),
     (b"", r"bad.txt: the file is empty"),
     # the line of the wrong 'n', not the name line
