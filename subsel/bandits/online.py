@@ -369,6 +369,8 @@ class OnlinePlanner:
             raise ValueError(f"online state: 'open' must be a list; got {type(entries).__name__}")
         cap = dict(zip(pol.names, pol.capacity.tolist()))
         for e in entries:
+            if isinstance(e, dict):
+                check_state_keys(e, ["round", "units", "received", "unavailable"], "online state 'open'")
             if not isinstance(e, dict) or set(e) != {"round", "units", "received", "unavailable"}:
                 raise ValueError("online state: every open round must hold exactly 'round', 'units', "
                                  f"'received', 'unavailable'; got {e!r}"[:300])

@@ -19,7 +19,7 @@ from subsel.models import MAX_EXACT_INT as MAX_COUNT
 AGENTS = pd.DataFrame({"name": ["a", "b"], "cost": ["0.1", "0.3"], "capacity": ["2", "1"]})
 
 #: Paths (keys from the top) of every mapping in a state, with the policy whose state has it.
-LEVELS = [((), "ss-ucb"), (("pending",), "ss-ucb"), (("policy",), "ss-ucb"), (("policy", "params"), "ss-ucb"),
+LEVELS = [((), "ss-ucb"), (("open", 0), "ss-ucb"), (("policy",), "ss-ucb"), (("policy", "params"), "ss-ucb"),
           (("policy", "rng"), "cts"), (("policy", "rng", "state"), "cts"), (("policy", "rng", "state", "state"), "cts")]
 
 
@@ -74,8 +74,8 @@ def test_cli_refuses_unknown_key_and_leaves_the_file_unchanged(tmp_path, capsys,
 def test_counts_above_2_53_are_refused_not_rounded():
     state = state_of("ss-ucb")
     pol = state["policy"]
-    pol["t"] = MAX_COUNT
-    state["pending"]["round"] = MAX_COUNT + 1
+    pol["t"] = MAX_COUNT - 1
+    state["rounds"] = state["open"][0]["round"] = MAX_COUNT
     pol["w"] = [2 ** 54 + 1, 0]
     with pytest.raises(ValueError, match=r"w\[0\] = 18014398509481985 exceeds 2\^53"):
         OnlinePlanner.from_state(state)
@@ -87,7 +87,7 @@ def test_feedback_cannot_push_counts_past_2_53():
     state = state_of("ss-ucb")
     pol = state["policy"]
     pol["t"] = MAX_COUNT - 1
-    state["pending"]["round"] = MAX_COUNT
+    state["rounds"] = state["open"][0]["round"] = MAX_COUNT
     pol["w"] = [MAX_COUNT - 1, 0]
     planner = OnlinePlanner.from_state(state)
     before = planner.to_state()
