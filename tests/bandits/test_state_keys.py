@@ -74,8 +74,8 @@ def test_cli_refuses_unknown_key_and_leaves_the_file_unchanged(tmp_path, capsys,
 def test_counts_above_2_53_are_refused_not_rounded():
     state = state_of("ss-ucb")
     pol = state["policy"]
-    pol["t"] = MAX_COUNT - 1
-    state["rounds"] = state["open"][0]["round"] = MAX_COUNT
+    pol["t"] = state["rounds"] = MAX_COUNT  # every round recorded: none open
+    state["open"] = []
     pol["w"] = [2 ** 54 + 1, 0]
     with pytest.raises(ValueError, match=r"w\[0\] = 18014398509481985 exceeds 2\^53"):
         OnlinePlanner.from_state(state)
