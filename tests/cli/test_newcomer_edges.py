@@ -38,7 +38,7 @@ def test_numpy_integers_are_integers_for_threads(name, threads):
 
 @pytest.mark.parametrize("threads", [np.bool_(True), True, 2.0, np.float64(2)])
 def test_threads_refuses_booleans_and_floats(threads):
-    with pytest.raises(ValueError, match="threads must be an integer"):
+    with pytest.raises(TypeError, match="threads must be an integer"):
         get_solver("highs", threads=threads)
 
 
