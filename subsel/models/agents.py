@@ -29,12 +29,17 @@ __all__ = [
     "problem_to_frame",
     "problem_to_csv_text",
     "read_agents",
+    "read_group_limits",
     "selection_csv_text",
     "write_problem",
 ]
 
 #: Columns of an agents table and the constructor fields they fill.
-_AGENT_FIELDS = {"names": "name", "quality": "quality", "cost": "cost", "capacity": "capacity"}
+_AGENT_FIELDS = {"names": "name", "quality": "quality", "cost": "cost", "capacity": "capacity",
+                 "min_units": "min_units", "lot_size": "lot_size", "fixed_cost": "fixed_cost", "group": "group"}
+
+#: The planner's optional columns with the value an empty cell stands for.
+_PLANNER_COLUMNS = {"min_units": 1.0, "lot_size": 1.0, "fixed_cost": 0.0}
 
 
 def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
@@ -89,8 +94,15 @@ def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
         k = [int(cell) if re.fullmatch(r"\s*[+-]?\d+\s*", cell) else v
              for cell, v in zip(table.column("capacity"), k.tolist())]
     names = table.column("name") if table.has("name") else None
+    planner: dict[str, Any] = {}
+    for column, default in _PLANNER_COLUMNS.items():
+        if table.has(column):  # an empty cell: the default (1, 1 or 0)
+            values = table.numbers(column, allow_empty=True)
+            planner[column] = np.where(np.isnan(values), default, values)
+    if table.has("group"):
+        planner["group"] = table.column("group")  # an empty cell: no group
     try:
-        return cls(quality=q, cost=c, capacity=k, alpha=alpha, R=R, names=names, **extensions)
+        return cls(quality=q, cost=c, capacity=k, alpha=alpha, R=R, names=names, **planner, **extensions)
     except InputError as exc:
         if exc.column in _AGENT_FIELDS and exc.row is not None:
             raise table.locate(exc, _AGENT_FIELDS) from None
@@ -118,7 +130,8 @@ def read_agents(source: Any, alpha: float, R: float = 1.0, *, name: str | None =
     if unknown:
         # A misspelt optional column ('capcity') would otherwise be ignored and change the answer.
         raise InputError(f"unknown column {unknown[0]!r}; an agents CSV has the columns name, quality, "
-                         "cost, capacity (names are case-sensitive; name and capacity are optional)",
+                         "cost, capacity, min_units, lot_size, fixed_cost, group (names are "
+                         "case-sensitive; all but quality and cost are optional)",
                          file=table.source, line=None)
     return problem_from_table(table, alpha, R, cls=cls, **extensions)
 
@@ -133,8 +146,78 @@ def problem_to_frame(problem: SubsetSelectionProblem) -> pd.DataFrame:
     """The agents as a table with columns ``name, quality, cost, capacity`` (n rows)."""
     import pandas as pd
 
-    return pd.DataFrame({"name": list(problem.names), "quality": problem.quality,
-                         "cost": problem.cost, "capacity": problem.capacity})
+    columns: dict[str, Any] = {"name": list(problem.names), "quality": problem.quality,
+                               "cost": problem.cost, "capacity": problem.capacity}
+    # The planner's columns only where they say something (the paper's file stays as it was).
+    if (problem.min_units > 1).any():
+        columns["min_units"] = problem.min_units
+    if (problem.lot_size > 1).any():
+        columns["lot_size"] = problem.lot_size
+    if (problem.fixed_cost > 0).any():
+        columns["fixed_cost"] = problem.fixed_cost
+    if problem.group is not None:
+        columns["group"] = ["" if g is None else g for g in problem.group]
+    return pd.DataFrame(columns)
+
+
+def read_group_limits(source: Any, *, name: str | None = None) -> dict[str, dict[str, int]]:
+    """Read a group-limits CSV: header ``group,min_units,max_units,min_agents,max_agents``.
+
+    ``group`` is required, the four limits are optional columns; an empty cell is no limit.  Each
+    row gives the limits of one group (Aissaoui, Haouari, Hassini, *Computers & OR* 34, 2007,
+    Section 4: limits on the suppliers and quantities of a group).
+
+    Parameters
+    ----------
+    source : str, path-like or binary stream
+        The file (``-`` handling is the caller's: pass ``sys.stdin``).
+    name : str, optional
+        The name used in messages.
+
+    Returns
+    -------
+    dict
+        ``{group: {key: limit}}``, the ``group_limits`` argument of
+        :class:`~subsel.models.SubsetSelectionProblem`.
+
+    Raises
+    ------
+    InputError
+        An unknown or missing column, an empty or repeated group, a cell that is not a
+        non-negative integer, naming the file, the line and the column.
+    OSError
+        The file cannot be opened.
+    """
+    from .planner import GROUP_LIMIT_KEYS
+
+    table = read_csv(source, name=name, what="group-limits CSV (group,min_units,max_units,min_agents,max_agents)")
+    unknown = [c for c in table.header if c != "group" and c not in GROUP_LIMIT_KEYS]
+    if unknown:
+        raise InputError(f"unknown column {unknown[0]!r}; a group-limits CSV has the columns group, "
+                         f"{', '.join(GROUP_LIMIT_KEYS)}", file=table.source, line=None)
+    table.require("group")
+    out: dict[str, dict[str, int]] = {}
+    groups = table.column("group")
+    seen: dict[str, int] = {}
+    for row, g in enumerate(groups):
+        if not g:
+            raise table.error(row, "group", "must name a group", g)
+        if g in seen:
+            raise table.error(row, "group", "repeats the group of {other}", g, other=seen[g])
+        seen[g] = row
+        out[g] = {}
+    for key in GROUP_LIMIT_KEYS:
+        if not table.has(key):
+            continue
+        values = table.numbers(key, allow_empty=True)
+        for row, v in enumerate(values.tolist()):
+            if np.isnan(v):
+                continue
+            if v < 0 or v != int(v) or v > MAX_EXACT_INT:
+                raise table.error(row, key, "must be a non-negative integer (or empty: no limit)",
+                                  table.column(key)[row])
+            out[groups[row]][key] = int(v)
+    return out
 
 
 def problem_from_frame(df: pd.DataFrame, alpha: float, R: float = 1.0, *, cls: type | None = None,

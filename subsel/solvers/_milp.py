@@ -47,6 +47,7 @@ import numpy as np
 from ..models import (
     FEASIBILITY_TOL,
     OPTIMALITY_RTOL,
+    PLANNER_EXTENSIONS,
     LinearForm,
     LinearRow,
     SubsetSelectionProblem,
@@ -105,6 +106,9 @@ def solver_form(problem: SubsetSelectionProblem, delta: float) -> tuple[LinearFo
     obj_scale = _pow2_scale(base.objective[live])
     rows = []
     for row in base.rows:
+        if row.name not in ("quality", "budget"):
+            rows.append(row)  # demand and the planner's rows: integer data, unscaled
+            continue
         # Agents fixed at 0 get coefficient 0: scaled for the others, theirs could overflow.
         coef = np.where(live, row.coef, 0.0)
         s = _pow2_scale(coef)
@@ -113,15 +117,13 @@ def solver_form(problem: SubsetSelectionProblem, delta: float) -> tuple[LinearFo
         shift = delta * (1.0 + 1e-4 * float(weighted_sum(np.abs(coef * s), base.upper)))
         if row.name == "quality":
             rows.append(LinearRow("quality", coef * s, row.lower * s + shift, np.inf))
-        elif row.name == "budget":
-            if problem.budget is not None and linear_at_least(base.upper, -np.asarray(problem.cost), 0.0,
+        else:
+            if problem.budget is not None and linear_at_least(base.upper, -np.asarray(row.coef), 0.0,
                                                                (-problem.budget,)):
                 continue  # every selection keeps the budget
             rows.append(LinearRow("budget", coef * s, -np.inf, row.upper * s - shift))
-        else:
-            rows.append(row)
     objective = np.where(live, base.objective, 0.0) * obj_scale
-    return LinearForm(objective, base.lower, base.upper, tuple(rows)), obj_scale
+    return LinearForm(objective, base.lower, base.upper, tuple(rows), base.aux_of, base.aux_lot), obj_scale
 
 
 def integral(x: np.ndarray, form: LinearForm, solver: str) -> np.ndarray:
@@ -216,6 +218,10 @@ def within_tolerance(problem: SubsetSelectionProblem, x: np.ndarray, best: float
     r = np.asarray(problem.utility)
     value = float(weighted_sum(np.asarray(x, dtype=float), r))
     rounding = (problem.n + 4) * 2.0 ** -52 * float(weighted_sum(np.abs(np.asarray(x, dtype=float)), np.abs(r)))
+    if "fixed_cost" in problem.extensions:  # utility minus the fixed costs of the used agents
+        paid = problem.fixed_cost[np.asarray(x) != 0]
+        value -= math.fsum(paid.tolist())
+        rounding += (problem.n + 4) * 2.0 ** -52 * math.fsum(paid.tolist())
     return value >= best - OPTIMALITY_RTOL * abs(best) - 2 * rounding
 
 
@@ -255,7 +261,8 @@ class MILPSolver(Solver):
     """
 
     exact: ClassVar[bool] = True
-    supports: ClassVar[frozenset[str]] = frozenset({"budget", "demand", "must_take", "must_not_take"})
+    supports: ClassVar[frozenset[str]] = frozenset({"budget", "demand", "must_take", "must_not_take",
+                                                    *PLANNER_EXTENSIONS})
 
     def _run(self, form: LinearForm, time_limit: float | None,
              warm: np.ndarray | None) -> RawResult:  # pragma: no cover - abstract
@@ -322,12 +329,13 @@ class MILPSolver(Solver):
                 best, best_util = x, ev.utility
 
         relaxed, obj_scale = solver_form(problem, -RELAX)
-        raw = clock.call(self._run, relaxed, self._left(deadline), best)
+        n = problem.n  # the form's first n variables are the units; the planner's follow
+        raw = clock.call(self._run, relaxed, self._left(deadline), None if best is None else relaxed.full(best))
         if raw.status is Status.INFEASIBLE:
             if best is None:
                 return RawResult(None, Status.INFEASIBLE)
             raw = RawResult(None, Status.FEASIBLE)  # contradicts a known selection: no claim
-        x_rel = None if raw.x is None else integral(raw.x, relaxed, self.name)
+        x_rel = None if raw.x is None else integral(raw.x, relaxed, self.name)[:n]
         if raw.status is Status.TIME_LIMIT:
             timed_out = True
             if raw.bound is not None and math.isfinite(raw.bound):
@@ -337,7 +345,7 @@ class MILPSolver(Solver):
             offer(x_rel)
             if raw.status is Status.OPTIMAL:
                 claimed = True
-                bound = float(weighted_sum(x_rel.astype(float), np.asarray(problem.utility)))
+                bound = problem.evaluate(x_rel).utility
             if not rel_feasible:
                 fixed = repair(problem, x_rel)
                 if fixed is not None:
@@ -347,10 +355,10 @@ class MILPSolver(Solver):
                 tight, _ = solver_form(problem, RELAX)
                 left = self._left(deadline)
                 if left is None or left > 0:
-                    raw2 = clock.call(self._run, tight, left, best)
+                    raw2 = clock.call(self._run, tight, left, None if best is None else tight.full(best))
                     timed_out |= raw2.status is Status.TIME_LIMIT
                     if raw2.x is not None:
-                        offer(integral(raw2.x, tight, self.name))
+                        offer(integral(raw2.x, tight, self.name)[:n])
                 else:
                     timed_out = True
 
