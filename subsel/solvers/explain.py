@@ -117,6 +117,8 @@ def explain_infeasible(problem: SubsetSelectionProblem, feasible: Callable[[Subs
         if not feasible(_without(problem, dropped | {fam})):
             dropped.add(fam)
     kept = tuple(f for f in members if f not in dropped)
+    if not kept:  # an oracle that calls every part infeasible: name the whole problem
+        kept, dropped = tuple(members), set()
     core = _without(problem, dropped)
     max_units = min_budget = None
     if "demand" in kept:
