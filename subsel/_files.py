@@ -23,6 +23,10 @@ got 1.5``); the readers translate its index into the file's line, so both paths 
 
 Writes go through :func:`atomic_write_with` / :func:`atomic_write_text`: a temporary file in the
 destination's folder, renamed into place, so no reader ever sees half a file.
+
+Longer than 600 lines on purpose: the error type, the decoder, the CSV reader and the atomic
+writers are one contract (every message names the file and the line; nothing is ever half
+written), and everything above the model reads and writes through it.
 """
 from __future__ import annotations
 

@@ -44,25 +44,18 @@ from ..models import (
     write_lp,
     write_mps,
 )
-from ..solvers import SOLVERS, SolverError, Status, get_solver, solver_info
+from ..solvers import DEFAULT_SOLVER_PREFERENCE, SolverError, Status, default_solver, get_solver, solver_info
 from . import CLIError, counted
 from .guards import check_memory, check_paths
 
-#: Default solver: the first of these that is registered, available here and supports the problem
-#: (the MILP backends carry every constraint, the planner's fields included).
-DEFAULT_SOLVER_PREFERENCE = ("exact", "highs", "cbc", "ortools-scip", "dpss")
 
-
-def default_solver(problem: SubsetSelectionProblem | None = None) -> str:
-    """The solver ``solve`` uses without ``--solver``: the first available of
-    :data:`DEFAULT_SOLVER_PREFERENCE` (exact backends only; DPSS, exponential, comes last) that
-    supports every extension ``problem`` uses (e.g. ``exact`` has no budget or demand)."""
-    needed = problem.extensions if problem is not None else frozenset()
-    # Only the preferred backends are looked at, in order: nothing else is loaded.
-    for row in solver_info([name for name in DEFAULT_SOLVER_PREFERENCE if name in SOLVERS]):
-        if row.available and needed <= row.supports:
-            return row.name
-    raise CLIError("no exact solver is available on this machine; see 'subsel solvers'")
+def _default_solver(problem: SubsetSelectionProblem) -> str:
+    """The solver ``solve`` uses without ``--solver``: the registry's one rule
+    (:func:`subsel.solvers.default_solver`) for the extensions ``problem`` uses."""
+    try:
+        return default_solver(problem.extensions)
+    except LookupError as exc:
+        raise CLIError(str(exc)) from None
 
 
 # ---------------------------------------------------------------------------------- solvers
@@ -275,7 +268,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         raise CLIError("--solver must name a backend (see 'subsel solvers'); got ''")
     check_paths(_problem_inputs(args), [("--output", args.output)])
     problem, optimum, label = _load_problem(args)
-    name = args.solver if args.solver is not None else default_solver(problem)
+    name = args.solver if args.solver is not None else _default_solver(problem)
     options = {}
     if args.time_limit is not None:
         options["time_limit_s"] = args.time_limit

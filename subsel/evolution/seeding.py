@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..models import SubsetSelectionProblem
-from ..solvers import available_solvers, get_solver
+from ..solvers import available_solvers, default_solver, get_solver
 
 __all__ = ["DEFAULT_ALPHA_QUANTILES", "DEFAULT_REVENUES", "feature_quality", "ilp_feature_subsets",
            "seed_chromosomes"]
@@ -25,8 +25,11 @@ __all__ = ["DEFAULT_ALPHA_QUANTILES", "DEFAULT_REVENUES", "feature_quality", "il
 DEFAULT_ALPHA_QUANTILES = (0.5, 0.75, 0.9)
 #: Revenue constants ``R`` (larger R: cost matters less).
 DEFAULT_REVENUES = (1.0, 2.0, 4.0)
-#: Registry names tried in order when no solver is named (the first available is used).
-PREFERRED_SOLVERS = ("highs", "cbc", "dpss")
+#: The backend that solves the seeding ILPs when none is named: HiGHS, pinned so that the seeds (and
+#: the EMSCO tables built on them) stay the same from run to run and machine to machine — two exact
+#: solvers may pick different selections among equal optima.  Where it is not available, the
+#: registry's one default rule (:func:`subsel.solvers.default_solver`) chooses.
+SEEDING_SOLVER = "highs"
 
 
 def feature_quality(accuracy: np.ndarray, n_classes: int) -> np.ndarray:
@@ -75,7 +78,8 @@ def ilp_feature_subsets(quality: np.ndarray, costs: np.ndarray,
     revenues : sequence of float
         Revenue constants ``R > 0``.
     solver : str, optional
-        Registry name; default the first available of :data:`PREFERRED_SOLVERS`.
+        Registry name; default :data:`SEEDING_SOLVER` when available, else the registry's default
+        (:func:`subsel.solvers.default_solver`).
 
     Returns
     -------
@@ -96,8 +100,7 @@ def ilp_feature_subsets(quality: np.ndarray, costs: np.ndarray,
     if np.any(c < 0):
         raise ValueError(f"costs[{int(np.flatnonzero(c < 0)[0])}] must be >= 0")
     if solver is None:
-        avail = available_solvers()
-        solver = next((s for s in PREFERRED_SOLVERS if s in avail), "dpss")
+        solver = SEEDING_SOLVER if SEEDING_SOLVER in available_solvers() else default_solver()
     backend = get_solver(solver)
     scaled = c / c.max() if c.max() > 0 else np.zeros_like(c)
     seen: dict[tuple, dict] = {}

@@ -165,9 +165,9 @@ def _data_home_param(config: ExperimentConfig) -> dict:
 def _setup(dataset: str, data_seed: int, confidence: float | None = None, data_home: str | None = None,
            data=None):
     """Load (or take ``data``), split and wrap a data set in a :class:`StagedClassificationProblem`."""
+    from ..evolution import StagedClassificationProblem
     from ..evolution.datasets import load_dataset
     from ..evolution.estimator import default_max_stages
-    from ..evolution.staged import StagedClassificationProblem
 
     ds = load_dataset(dataset, seed=data_seed, data_home=data_home) if data is None else data
     X_tr, X_va, X_te, y_tr, y_va, y_te = ds.split()
@@ -219,7 +219,7 @@ def _ilp_subsets(problem) -> list[dict]:
 
 def _run_emsco(problem, population: int, generations: int, crossover_rate: float, elite: float,
                rng: np.random.Generator, initial=None):
-    from ..evolution.engine import GeneticEngine
+    from ..evolution import GeneticEngine
 
     engine = GeneticEngine(population, generations, crossover_rate, elite)
     return engine.run(problem, rng, initial=initial)

@@ -21,6 +21,10 @@ draws from ``SeedSequence(root, spawn_key=key)``, which is exactly the stream re
 never changes another task's seed.  :func:`grid` derives the key from the coordinate *values* (an
 integer value is its own key part; a float ``v`` is ``round(v * 10**6)``), so ``n = 100`` draws the
 same instances whether or not ``n = 10`` is in the grid.
+
+Longer than 600 lines on purpose: the three back-ends (serial, joblib, Dask), the checkpoints
+that make a grid resumable and the table writer share one task protocol and one failure path;
+split, each part would have to re-explain the others.
 """
 from __future__ import annotations
 

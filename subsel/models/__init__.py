@@ -25,13 +25,17 @@ from .formulations import (
 from .instances import KNAPSACK_CLASSES, knapsack_instance
 from .knapsack import KnapsackInstance, read_knapsack, read_optimum
 from .planner import GROUP_LIMIT_KEYS, PLANNER_EXTENSIONS
-from .problem import MAX_COST, R_RANGE, Evaluation, Partition, SubsetSelectionProblem
+from .problem import Evaluation, SubsetSelectionProblem
 from .rules import (
     FEASIBILITY_TOL,
+    MAX_COST,
     MAX_EXACT_INT,
     OPTIMALITY_RTOL,
+    R_RANGE,
+    Partition,
     linear_at_least,
     partition_masks,
+    rounding_error_bound,
     rowdot,
     weighted_sum,
 )
@@ -51,6 +55,7 @@ __all__ = [
     "weighted_sum",
     "linear_at_least",
     "partition_masks",
+    "rounding_error_bound",
     "BatchEvaluation", "BatchPartition", "ProblemBatch", "rowdot",
     "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "variable_names", "write_lp", "write_mps",
     "KnapsackInstance", "read_knapsack", "read_optimum",

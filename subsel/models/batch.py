@@ -24,7 +24,7 @@ from .._validation import as_float_array, check_array_range, check_capacity, che
 from .checks import _used_extensions, check_extensions
 from .planner import PLANNER_EXTENSIONS
 from .problem import SubsetSelectionProblem
-from .rules import FEASIBILITY_TOL, MAX_EXACT_INT, partition_masks, rowdot
+from .rules import FEASIBILITY_TOL, MAX_EXACT_INT, partition_masks, rounding_error_bound, rowdot
 
 __all__ = ["BatchEvaluation", "BatchPartition", "ProblemBatch"]
 
@@ -554,24 +554,22 @@ class ProblemBatch:
             bad_rows |= (xa[:, self.must_take] < 1).any(axis=1)
         if self.must_not_take.size:
             bad_rows |= (xa[:, self.must_not_take] != 0).any(axis=1)
-        # The float sums decide unless they lie within their rounding error of the rule's bound;
-        # those rows (and every bad one) are decided exactly by the one-problem evaluate below.
-        # The error of any summation order is below ulp * sum_i |x_i| |q_i - alpha|, and within
-        # the bounds that is at most ulp * sum_i k_i (|q_i - alpha| <= 1): one number for all rows
-        # while it is tiny next to FEASIBILITY_TOL, else the rows' own sums.
+        # The float sums decide unless they lie within their rounding error of the rule's bound
+        # (rounding_error_bound, the bound linear_at_least uses); those rows (and every bad one) are
+        # decided exactly by the one-problem evaluate below.  Within the bounds the magnitude
+        # sum_i |x_i| |q_i - alpha| is at most sum_i k_i (|q_i - alpha| <= 1): one number for all
+        # rows while its bound is tiny next to FEASIBILITY_TOL, else the rows' own sums.
         n = self.n
-        ulp = (n + 4) * 2.0 ** -52 * 1.01
         margin = self.quality_margin
         xf = xa if xa.dtype == np.float64 else xa.astype(np.float64)
         surplus = np.multiply(xf, margin) @ np.ones(n)
-        if ulp * k_sum <= 1e-12:
-            near: float | np.ndarray = ulp * k_sum + 1e-300
-        else:
-            near = ulp * rowdot(np.abs(xf), np.abs(margin)) + 1e-300
+        near = rounding_error_bound(n, k_sum, FEASIBILITY_TOL)
+        if near > 1e-12:
+            near = rounding_error_bound(n, rowdot(np.abs(xf), np.abs(margin)), FEASIBILITY_TOL)
         bad_rows |= surplus + FEASIBILITY_TOL < near
         if self.budget is not None:
             spent = rowdot(xa, self.cost)
-            near = ulp * (spent + np.abs(self.budget)) + 1e-300
+            near = rounding_error_bound(n, spent, self.budget + FEASIBILITY_TOL)
             bad_rows |= spent - self.budget - FEASIBILITY_TOL > -near
         if self.demand is not None:
             bad_rows |= np.asarray(xa, dtype=float).sum(axis=1) < self.demand

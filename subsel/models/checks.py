@@ -7,14 +7,19 @@ go beyond the model of Deva, Abhishek, Gujar (AAMAS 2021), Section 3.
 """
 from __future__ import annotations
 
+import functools
 import re
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence, overload
 
 import numpy as np
 
 from .._files import InputError
 from .._validation import as_float_array as _as_float_array
 from .._validation import check_scalar as _check_scalar
+from .._validation import readonly as _readonly
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .problem import SubsetSelectionProblem
 from .planner import PLANNER_EXTENSIONS
 
 __all__ = ["EXTENSIONS", "check_extensions", "check_names", "default_names"]
@@ -200,3 +205,45 @@ def _used_extensions(model: Any) -> frozenset[str]:
     if model.must_not_take.size:
         used.add("must_not_take")
     return frozenset(used)
+
+
+@functools.lru_cache(maxsize=1)
+def _unit_capacities(n: int) -> np.ndarray:
+    """The default capacities, one unit per agent: a read-only int64 array of shape (n,).
+
+    Shared by the problems of ``n`` agents that use the default (an immutable array can be), so
+    building many problems of the same size, or one of 10^6 agents again, allocates it once.
+    """
+    return _readonly(np.ones(n, dtype=np.int64), copy=False)
+
+
+class _Names:
+    """The ``names`` field of :class:`SubsetSelectionProblem`: the default names are made lazily.
+
+    A descriptor-typed dataclass field: the constructor's value is stored as given (``None`` for
+    the default names) and :meth:`__post_init__` replaces given names by their validated tuple.
+    The default names ``"0", "1", ...`` (:func:`default_names`) are built on first access and
+    cached, so a problem of 10^6 agents whose names nobody reads (a solver, a bandit) never builds
+    10^6 strings; writers, printing and lookups by name read them as a tuple like any other.
+    """
+
+    @overload
+    def __get__(self, obj: None, owner: Any = None) -> None: ...
+
+    @overload
+    def __get__(self, obj: SubsetSelectionProblem, owner: Any = None) -> tuple[str, ...]: ...
+
+    def __get__(self, obj: SubsetSelectionProblem | None, owner: Any = None) -> tuple[str, ...] | None:
+        if obj is None:
+            return None  # the field's default: the default names
+        state = obj.__dict__
+        names: tuple[str, ...] | None = state.get("_names")
+        if names is None:
+            names = state.get("_default_names")
+            if names is None:
+                names = default_names(obj.n)
+                state["_default_names"] = names
+        return names
+
+    def __set__(self, obj: SubsetSelectionProblem, value: Sequence[str] | None) -> None:
+        obj.__dict__["_names"] = value

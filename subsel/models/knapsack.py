@@ -40,9 +40,12 @@ from typing import Any
 
 import numpy as np
 
-from .._files import read_text
+from .._files import InputError, read_text
+from .._validation import as_float_array as _as_float_array
+from .._validation import check_scalar as _check_scalar
+from .checks import _exact_numbers
 from .problem import SubsetSelectionProblem
-from .rules import MAX_EXACT_INT
+from .rules import FEASIBILITY_TOL, MAX_EXACT_INT
 
 __all__ = ["KnapsackInstance", "read_knapsack", "read_optimum"]
 
@@ -340,3 +343,87 @@ def read_knapsack(path: str | Path | Any, optimum_path: str | Path | None = None
         instances = [KnapsackInstance(inst.name, inst.values, inst.weights, inst.capacity, opt,
                                       inst.solution)]
     return instances
+
+
+def encode_knapsack(cls: type, values: Any, weights: Any, capacity: float) -> SubsetSelectionProblem:
+    """The body of :meth:`SubsetSelectionProblem.from_knapsack` (which see): a 0-1 knapsack instance
+    encoded as subset selection, built as ``cls``, its exactness checked."""
+    p = _as_float_array(values, "values")
+    w = _as_float_array(weights, "weights")
+    if p.size != w.size:
+        raise ValueError(f"values has {p.size} entries but weights has {w.size}; arrays must have the same length")
+    if p.size == 0:
+        raise ValueError("values must hold at least one item; got 0 items")
+    pw = np.concatenate((p, w))  # both at once: one pass per check
+    if pw.min() < 0:
+        for name, arr in (("values", p), ("weights", w)):
+            bad = np.flatnonzero(arr < 0)
+            if bad.size:
+                i = int(bad[0])
+                raise ValueError(f"{name}[{i}] must be >= 0; got {arr[i]}")
+    if isinstance(capacity, (int, np.integer)) and not isinstance(capacity, bool) \
+            and abs(int(capacity)) > MAX_EXACT_INT:
+        raise ValueError(f"capacity must be at most 2^53 = {MAX_EXACT_INT} (the largest integer "
+                         f"subsel handles exactly); got {int(capacity)}")
+    W = _check_scalar(capacity, "capacity")
+    if W < 0:
+        raise ValueError(f"capacity must be >= 0; got {W}")
+    # Whole numbers: the float64 values are integral exactly when the given numbers are (an int
+    # beyond 2^53 rounds to another integer; its sum is then refused below).
+    whole = W.is_integer() and not np.fmod(pw, 1.0).any()
+    if whole:
+        # Integer data are encoded exactly when every sum of profits and of weights is an
+        # integer of at most 2^53 (a float64 holds each such integer).  A float sum of at most
+        # 2^52 proves it (its rounding error is far below 2^52); otherwise the sums are run in
+        # exact integers to name the item where they cross.
+        for name, arr, given in (("values", p, values), ("weights", w, weights)):
+            if float(arr.sum()) <= 2.0 ** 52:
+                continue
+            total = 0
+            for j, v in enumerate(_exact_numbers(given, name)[1]):
+                total += int(v)
+                if total > MAX_EXACT_INT:
+                    raise InputError(f"brings the sum of {name} to {total} > 2^53 = {MAX_EXACT_INT}, "
+                                     "beyond exact integer arithmetic in float64", column=name, row=j,
+                                     value=int(v))
+    # A capacity of at least the total weight lets every item in: the same feasible set.
+    W = min(W, float(w.sum()))
+    wmax = float(w.max()) if w.size else 0.0
+    # alpha = 2 wmax s, so q_j = alpha - w_j s >= wmax s > 0 and q_anchor = alpha + W s <= 1.
+    span = W + 3.0 * max(wmax, 0.0)
+    s = 1.0 if span <= 0 else 2.0 ** math.floor(-math.log2(span))
+    # With all weights 0 the items sit at q = alpha = 1/2; the anchor still needs W s <= 1/2.
+    while (2.0 * wmax * s if wmax > 0 else 0.5) + W * s > 1.0:
+        s /= 2.0
+    if whole and s <= FEASIBILITY_TOL:
+        # One unit of weight must weigh more than the tolerance, or an overweight selection
+        # would pass the feasibility rule: s >= 2^-29 > 1e-9, i.e. W + 3 max w <= 2^29.
+        raise ValueError(f"capacity + 3 * max(weights) = {span:.17g} exceeds 2^29 = {2 ** 29}: one unit "
+                         f"of weight would fall below the feasibility tolerance {FEASIBILITY_TOL:g} "
+                         "of the encoding (divide the weights and the capacity by a common factor)")
+    alpha = 2.0 * wmax * s if wmax > 0 else 0.5
+    q = np.empty(p.size + 1)
+    q[0] = alpha + W * s  # the anchor
+    q_items = np.subtract(alpha, np.multiply(w, s, out=q[1:]), out=q[1:])
+    # R large enough that c_j = R q_j - p_j >= 0; a power of two keeps R q_j exact.
+    ratio = float(np.max(p / q_items)) if p.size else 1.0
+    R = 2.0 ** math.ceil(math.log2(max(ratio, 1.0)))
+    c = R * q
+    c[1:] -= p
+    np.maximum(c, 0.0, out=c)
+    names = ("anchor", *map("item_{}".format, range(p.size)))
+    problem = cls(quality=q, cost=c, alpha=alpha, R=R, names=names)
+    if whole:  # every number of the encoding is exact: check it, never trust it
+        # q_j = alpha - w_j s exactly: alpha = 2 wmax s exactly, and q_j / s (exact: s is a
+        # power of two) is the integer 2 wmax - w_j (exact in float64: below 2^31).  And r_j = p_j.
+        bad = problem.utility[1:] != p
+        if wmax > 0 and alpha / s == 2.0 * wmax:
+            bad |= q_items / s != 2.0 * wmax - w
+        elif wmax > 0:
+            bad[:] = True
+        if bad.any():
+            j = int(np.argmax(bad))
+            raise InputError("cannot be encoded exactly (profit and weight too far apart in "
+                             "magnitude for float64)", column="values", row=j,
+                             value=_exact_numbers(values, "values")[1][j])
+    return problem

@@ -26,6 +26,7 @@ import numpy as np
 
 from .._files import InputError
 from .._validation import as_float_array, readonly
+from .rules import MAX_EXACT_INT
 
 __all__ = ["GROUP_LIMIT_KEYS", "PLANNER_EXTENSIONS", "PlannerFields", "check_planner", "planner_violations"]
 
@@ -114,9 +115,9 @@ def _integers(values: Any, field: str, n: int) -> np.ndarray:
     if bad.size:
         i = int(bad[0])
         raise InputError("must be an integer", column=field, row=i, value=float(arr[i]))
-    if arr.size and np.abs(arr).max() > 2.0 ** 53:
+    if arr.size and np.abs(arr).max() > MAX_EXACT_INT:
         i = int(np.argmax(np.abs(arr)))
-        raise InputError("must be at most 2^53", column=field, row=i, value=float(arr[i]))
+        raise InputError(f"must be at most 2^53 = {MAX_EXACT_INT}", column=field, row=i, value=float(arr[i]))
     return arr.astype(np.int64)
 
 

@@ -6,10 +6,15 @@ Agents ``i = 0..n-1`` have a quality ``q_i`` in [0, 1], a per-unit cost ``c_i >=
     maximize   sum_i r_i x_i,          r_i = R q_i - c_i
     subject to sum_i (q_i - alpha) x_i >= 0      (average quality of the units >= alpha)
 
-plus the optional extensions budget, demand and must-take / must-not-take lists.
+plus the optional extensions budget, demand and must-take / must-not-take lists, and the planner's
+fields (minimum orders, lot sizes, fixed costs, groups with limits; :mod:`subsel.models.planner`).
 
-The linear quality constraint is written once, here (:meth:`SubsetSelectionProblem.quality_surplus`),
-and every answer of every solver is checked by :meth:`SubsetSelectionProblem.evaluate`.
+This module is above 600 lines (about 660): the planner's five fields must be declared on the
+dataclass, with their parameters documented and their hooks in ``evaluate``; their checks and
+their evaluation live in :mod:`subsel.models.planner`.  The linear quality
+constraint is written once, here (:meth:`SubsetSelectionProblem.quality_surplus`), decided by the
+rules of :mod:`subsel.models.rules`, and every answer of every solver is checked by
+:meth:`SubsetSelectionProblem.evaluate`.
 """
 from __future__ import annotations
 
@@ -17,49 +22,32 @@ import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping, NamedTuple, Sequence, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from .._files import InputError
 from .._random import as_generator
 from .._validation import as_float_array as _as_float_array
 from .._validation import check_array_range, check_capacity
 from .._validation import check_scalar as _check_scalar
 from .._validation import readonly as _readonly
-from .checks import _check_constraints, _exact_numbers, _used_extensions, check_names, default_names
+from .checks import _check_constraints, _Names, _unit_capacities, _used_extensions, check_names, default_names
 from .planner import PlannerFields, check_planner, planner_violations
-from .rules import _BLAS_DOT_MAX_N, FEASIBILITY_TOL, MAX_EXACT_INT, linear_at_least, partition_masks, weighted_sum
+from .rules import (
+    _BLAS_DOT_MAX_N,
+    FEASIBILITY_TOL,
+    MAX_COST,
+    MAX_EXACT_INT,
+    R_RANGE,
+    Partition,
+    linear_at_least,
+    partition_masks,
+    weighted_sum,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-#: Accepted range of ``R`` (revenue per good unit) and upper limit of every cost: wide enough for
-#: every unit of money and for the knapsack encoding, narrow enough that every utility
-#: ``R q_i - c_i`` times every capacity, and their sums, stay far from float64 overflow.
-R_RANGE = (1e-12, 1e30)
-MAX_COST = 1e30
-
-
-class Partition(NamedTuple):
-    """Index arrays of the four agent classes (Deva et al., Section 5.1).
-
-    Attributes
-    ----------
-    S1 : ndarray of int, shape (n1,)
-        ``q >= alpha`` and ``r >= 0``: always take every unit.
-    S2 : ndarray of int, shape (n2,)
-        ``q > alpha`` and ``r < 0``: buy quality at a loss.
-    S3 : ndarray of int, shape (n3,)
-        ``q < alpha`` and ``r >= 0``: earn revenue, spend quality.
-    S4 : ndarray of int, shape (n4,)
-        ``q < alpha`` and ``r < 0`` (and ``q == alpha``, ``r < 0``): never take.
-    """
-
-    S1: np.ndarray
-    S2: np.ndarray
-    S3: np.ndarray
-    S4: np.ndarray
 
 
 class Evaluation(NamedTuple):
@@ -84,48 +72,6 @@ class Evaluation(NamedTuple):
     units: int
     feasible: bool
     violations: tuple[str, ...]
-
-
-@functools.lru_cache(maxsize=1)
-def _unit_capacities(n: int) -> np.ndarray:
-    """The default capacities, one unit per agent: a read-only int64 array of shape (n,).
-
-    Shared by the problems of ``n`` agents that use the default (an immutable array can be), so
-    building many problems of the same size, or one of 10^6 agents again, allocates it once.
-    """
-    return _readonly(np.ones(n, dtype=np.int64), copy=False)
-
-
-class _Names:
-    """The ``names`` field of :class:`SubsetSelectionProblem`: the default names are made lazily.
-
-    A descriptor-typed dataclass field: the constructor's value is stored as given (``None`` for
-    the default names) and :meth:`__post_init__` replaces given names by their validated tuple.
-    The default names ``"0", "1", ...`` (:func:`default_names`) are built on first access and
-    cached, so a problem of 10^6 agents whose names nobody reads (a solver, a bandit) never builds
-    10^6 strings; writers, printing and lookups by name read them as a tuple like any other.
-    """
-
-    @overload
-    def __get__(self, obj: None, owner: Any = None) -> None: ...
-
-    @overload
-    def __get__(self, obj: SubsetSelectionProblem, owner: Any = None) -> tuple[str, ...]: ...
-
-    def __get__(self, obj: SubsetSelectionProblem | None, owner: Any = None) -> tuple[str, ...] | None:
-        if obj is None:
-            return None  # the field's default: the default names
-        state = obj.__dict__
-        names: tuple[str, ...] | None = state.get("_names")
-        if names is None:
-            names = state.get("_default_names")
-            if names is None:
-                names = default_names(obj.n)
-                state["_default_names"] = names
-        return names
-
-    def __set__(self, obj: SubsetSelectionProblem, value: Sequence[str] | None) -> None:
-        obj.__dict__["_names"] = value
 
 
 @dataclass(frozen=True, eq=False)
@@ -640,85 +586,9 @@ class SubsetSelectionProblem:
             integer data beyond the exact range (a sum of profits or weights above ``2^53``,
             naming the item where it crosses; ``W + 3 max w > 2^29``).
         """
-        p = _as_float_array(values, "values")
-        w = _as_float_array(weights, "weights")
-        if p.size != w.size:
-            raise ValueError(f"values has {p.size} entries but weights has {w.size}; arrays must have the same length")
-        if p.size == 0:
-            raise ValueError("values must hold at least one item; got 0 items")
-        pw = np.concatenate((p, w))  # both at once: one pass per check
-        if pw.min() < 0:
-            for name, arr in (("values", p), ("weights", w)):
-                bad = np.flatnonzero(arr < 0)
-                if bad.size:
-                    i = int(bad[0])
-                    raise ValueError(f"{name}[{i}] must be >= 0; got {arr[i]}")
-        if isinstance(capacity, (int, np.integer)) and not isinstance(capacity, bool) \
-                and abs(int(capacity)) > MAX_EXACT_INT:
-            raise ValueError(f"capacity must be at most 2^53 = {MAX_EXACT_INT} (the largest integer "
-                             f"subsel handles exactly); got {int(capacity)}")
-        W = _check_scalar(capacity, "capacity")
-        if W < 0:
-            raise ValueError(f"capacity must be >= 0; got {W}")
-        # Whole numbers: the float64 values are integral exactly when the given numbers are (an int
-        # beyond 2^53 rounds to another integer; its sum is then refused below).
-        whole = W.is_integer() and not np.fmod(pw, 1.0).any()
-        if whole:
-            # Integer data are encoded exactly when every sum of profits and of weights is an
-            # integer of at most 2^53 (a float64 holds each such integer).  A float sum of at most
-            # 2^52 proves it (its rounding error is far below 2^52); otherwise the sums are run in
-            # exact integers to name the item where they cross.
-            for name, arr, given in (("values", p, values), ("weights", w, weights)):
-                if float(arr.sum()) <= 2.0 ** 52:
-                    continue
-                total = 0
-                for j, v in enumerate(_exact_numbers(given, name)[1]):
-                    total += int(v)
-                    if total > MAX_EXACT_INT:
-                        raise InputError(f"brings the sum of {name} to {total} > 2^53 = {MAX_EXACT_INT}, "
-                                         "beyond exact integer arithmetic in float64", column=name, row=j,
-                                         value=int(v))
-        # A capacity of at least the total weight lets every item in: the same feasible set.
-        W = min(W, float(w.sum()))
-        wmax = float(w.max()) if w.size else 0.0
-        # alpha = 2 wmax s, so q_j = alpha - w_j s >= wmax s > 0 and q_anchor = alpha + W s <= 1.
-        span = W + 3.0 * max(wmax, 0.0)
-        s = 1.0 if span <= 0 else 2.0 ** math.floor(-math.log2(span))
-        # With all weights 0 the items sit at q = alpha = 1/2; the anchor still needs W s <= 1/2.
-        while (2.0 * wmax * s if wmax > 0 else 0.5) + W * s > 1.0:
-            s /= 2.0
-        if whole and s <= FEASIBILITY_TOL:
-            # One unit of weight must weigh more than the tolerance, or an overweight selection
-            # would pass the feasibility rule: s >= 2^-29 > 1e-9, i.e. W + 3 max w <= 2^29.
-            raise ValueError(f"capacity + 3 * max(weights) = {span:.17g} exceeds 2^29 = {2 ** 29}: one unit "
-                             f"of weight would fall below the feasibility tolerance {FEASIBILITY_TOL:g} "
-                             "of the encoding (divide the weights and the capacity by a common factor)")
-        alpha = 2.0 * wmax * s if wmax > 0 else 0.5
-        q = np.empty(p.size + 1)
-        q[0] = alpha + W * s  # the anchor
-        q_items = np.subtract(alpha, np.multiply(w, s, out=q[1:]), out=q[1:])
-        # R large enough that c_j = R q_j - p_j >= 0; a power of two keeps R q_j exact.
-        ratio = float(np.max(p / q_items)) if p.size else 1.0
-        R = 2.0 ** math.ceil(math.log2(max(ratio, 1.0)))
-        c = R * q
-        c[1:] -= p
-        np.maximum(c, 0.0, out=c)
-        names = ("anchor", *map("item_{}".format, range(p.size)))
-        problem = cls(quality=q, cost=c, alpha=alpha, R=R, names=names)
-        if whole:  # every number of the encoding is exact: check it, never trust it
-            # q_j = alpha - w_j s exactly: alpha = 2 wmax s exactly, and q_j / s (exact: s is a
-            # power of two) is the integer 2 wmax - w_j (exact in float64: below 2^31).  And r_j = p_j.
-            bad = problem.utility[1:] != p
-            if wmax > 0 and alpha / s == 2.0 * wmax:
-                bad |= q_items / s != 2.0 * wmax - w
-            elif wmax > 0:
-                bad[:] = True
-            if bad.any():
-                j = int(np.argmax(bad))
-                raise InputError("cannot be encoded exactly (profit and weight too far apart in "
-                                 "magnitude for float64)", column="values", row=j,
-                                 value=_exact_numbers(values, "values")[1][j])
-        return problem
+        from .knapsack import encode_knapsack  # the knapsack module builds on this one
+
+        return encode_knapsack(cls, values, weights, capacity)
 
     @classmethod
     def from_dataframe(cls, df: pd.DataFrame, alpha: float, R: float = 1.0, **extensions: Any

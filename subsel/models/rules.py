@@ -6,7 +6,8 @@ this module holds what deciding it needs, once for the whole package:
 
 - the feasibility and optimality tolerances (:data:`FEASIBILITY_TOL`, :data:`OPTIMALITY_RTOL`);
 - the largest exact integer of float64 (:data:`MAX_EXACT_INT`, ``2**53``), the limit of every
-  capacity, unit count and integer datum;
+  capacity, unit count and integer datum, and the accepted ranges of ``R`` and of the costs
+  (:data:`R_RANGE`, :data:`MAX_COST`);
 - the partition of the agents into the classes S1..S4 of Section 5.1 (:func:`partition_masks`);
 - the float sums of the problem and of a batch, rounded alike (:func:`weighted_sum`,
   :func:`rowdot`), and the exact decision of a linear row (:func:`linear_at_least`).
@@ -16,7 +17,7 @@ It imports nothing of subsel.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -24,10 +25,14 @@ __all__ = [
     "FEASIBILITY_TOL",
     "OPTIMALITY_RTOL",
     "MAX_EXACT_INT",
+    "R_RANGE",
+    "MAX_COST",
     "weighted_sum",
     "rowdot",
     "partition_masks",
+    "Partition",
     "linear_at_least",
+    "rounding_error_bound",
 ]
 
 #: The one feasibility rule: an absolute tolerance on the left side of the linear constraints.
@@ -45,6 +50,13 @@ OPTIMALITY_RTOL = 1e-9
 #: exactly a float64, so unit counts, their sums of at most ``2**53`` and integer knapsack data stay
 #: exact.  Larger values are refused (a silent wrap or rounding would change the problem).
 MAX_EXACT_INT = 2 ** 53
+
+
+#: Accepted range of ``R`` (revenue per good unit) and upper limit of every cost: wide enough for
+#: every unit of money and for the knapsack encoding, narrow enough that every utility
+#: ``R q_i - c_i`` times every capacity, and their sums, stay far from float64 overflow.
+R_RANGE = (1e-12, 1e30)
+MAX_COST = 1e30
 
 
 #: Length from which :func:`weighted_sum` avoids BLAS.  OpenBLAS runs ``ddot`` on one thread up
@@ -139,6 +151,27 @@ def rowdot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.matmul(xa[:, None, :], ya[:, :, None])[:, 0, 0]
 
 
+class Partition(NamedTuple):
+    """Index arrays of the four agent classes (Deva et al., Section 5.1).
+
+    Attributes
+    ----------
+    S1 : ndarray of int, shape (n1,)
+        ``q >= alpha`` and ``r >= 0``: always take every unit.
+    S2 : ndarray of int, shape (n2,)
+        ``q > alpha`` and ``r < 0``: buy quality at a loss.
+    S3 : ndarray of int, shape (n3,)
+        ``q < alpha`` and ``r >= 0``: earn revenue, spend quality.
+    S4 : ndarray of int, shape (n4,)
+        ``q < alpha`` and ``r < 0`` (and ``q == alpha``, ``r < 0``): never take.
+    """
+
+    S1: np.ndarray
+    S2: np.ndarray
+    S3: np.ndarray
+    S4: np.ndarray
+
+
 #: Every float64 times 2**_DYADIC_SHIFT is an integer (the smallest subnormal is 2**-1074).
 _DYADIC_SHIFT = 1074
 
@@ -147,6 +180,33 @@ def _dyadic(v: float) -> int:
     """``v * 2**1074`` as a Python int, exactly (every finite float64 is a dyadic rational)."""
     num, den = float(v).as_integer_ratio()
     return num * ((1 << _DYADIC_SHIFT) // den)
+
+
+def rounding_error_bound(n: int, magnitude: Any, rhs: Any = 0.0) -> Any:
+    """A proven bound on the rounding error of a float sum ``sum_i x_i (coef_i - shift)`` against ``rhs``.
+
+    Covers the rounding of ``coef_i - shift`` (one ulp), of each product and of any summation order
+    (``n`` ulps), of the right side (one ulp), plus an absolute floor for subnormal underflow:
+    ``(n + 4) 2^-52 1.01 magnitude + 2^-51 |rhs| + 1e-300`` (Higham, *Accuracy and Stability of
+    Numerical Algorithms*, 2nd ed., Section 3.1, the bound ``gamma_n`` of a dot product).  The
+    float sum decides the rule when it lies farther than this from the right side; the one problem
+    (:func:`linear_at_least`) and the batch (:meth:`subsel.models.ProblemBatch.evaluate`) use it.
+
+    Parameters
+    ----------
+    n : int
+        Number of terms.
+    magnitude : float or ndarray of shape (m,)
+        ``sum_i |x_i| |coef_i - shift|`` (or an upper bound of it), per row for a batch.
+    rhs : float or ndarray of shape (m,), default 0
+        The right side.
+
+    Returns
+    -------
+    float or ndarray of shape (m,)
+    """
+    eps = 2.0 ** -52
+    return (n + 4) * eps * magnitude * 1.01 + 2 * eps * abs(rhs) + 1e-300
 
 
 def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence[float],
@@ -196,10 +256,7 @@ def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence
         a = float(weighted_sum(x if nonnegative else np.abs(x), abs_m, out=work))
     else:
         a = float(magnitude)
-    # Rounding of coef - shift (one ulp), of each product and of any summation order (n ulps),
-    # of the right side (one ulp), plus an absolute floor for subnormal underflow.
-    eps = 2.0 ** -52
-    err = (x.size + 4) * eps * a * 1.01 + 2 * eps * abs(t) + 1e-300
+    err = rounding_error_bound(x.size, a, t)
     if s - err > t:
         return True
     if s + err < t:

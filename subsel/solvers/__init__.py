@@ -7,10 +7,12 @@ on this machine.  Every backend returns a :class:`Solution` checked by ``problem
 from .base import RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
 from .explain import Conflict, explain_infeasible
 from .registry import (
+    DEFAULT_SOLVER_PREFERENCE,
     ENTRY_POINT_GROUP,
     SOLVERS,
     SolverInfo,
     available_solvers,
+    default_solver,
     get_solver,
     register_solver,
     solver_info,
@@ -19,6 +21,7 @@ from .registry import (
 __all__ = [
     "Conflict",
     "explain_infeasible",
+    "DEFAULT_SOLVER_PREFERENCE",
     "ENTRY_POINT_GROUP",
     "SOLVERS",
     "RawResult",
@@ -29,6 +32,7 @@ __all__ = [
     "Status",
     "UnsupportedExtensionError",
     "available_solvers",
+    "default_solver",
     "get_solver",
     "register_solver",
     "solver_info",

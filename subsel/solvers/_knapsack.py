@@ -53,6 +53,9 @@ a state with any slack stays above ``z`` until every item has been processed.  A
 (``W > c`` by ``omega``) has the bound ``P - e_R omega - (e_L - e_R) max(omega, m_L)``.
 On integer data (integer profits, weights on a power-of-two grid) a state is dropped when its bound
 is below ``z + 1`` (Pisinger's rule); otherwise when it is ``<= z``.
+
+Longer than 600 lines on purpose: the core expansion, the bounds and the dynamic program of
+*minknap* / *combo* are one algorithm whose invariants span all of them.
 """
 from __future__ import annotations
 

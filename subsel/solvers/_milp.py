@@ -17,7 +17,9 @@ tolerance.  :class:`MILPSolver` therefore
 3. **verifies** every answer with the exact rule (values further than
    :data:`INTEGRALITY_TOL` from an integer are a :class:`SolverError`); a relaxation answer that fails
    is followed by a solve of the *tightened* model (rows stricter by ``RELAX``), whose answers pass,
-   and as a last resort by :func:`repair`;
+   and as a last resort by :func:`repair`; when the tightened model is infeasible and nothing passes
+   (constraints that force units, such as a group's minimum, leave repair nothing to drop), the
+   unshifted model decides: its infeasibility is the problem's;
 4. **certifies** ``optimal``: a verified selection is optimal when its utility is within
    ``OPTIMALITY_RTOL`` of a proven bound.  Where the problem is in the scope of the ``exact`` solver
    (no budget, no demand) that bound comes from ``exact``, a cross-check independent of every MILP
@@ -359,6 +361,18 @@ class MILPSolver(Solver):
                     timed_out |= raw2.status is Status.TIME_LIMIT
                     if raw2.x is not None:
                         offer(integral(raw2.x, tight, self.name)[:n])
+                    left = self._left(deadline)
+                    if best is None and raw2.status is Status.INFEASIBLE and (left is None or left > 0):
+                        # Neither model gave a selection that passes (the planner's constraints
+                        # can force units, so no repair reaches one): the model itself, neither
+                        # loosened nor tightened, decides; its infeasibility is the problem's
+                        # (the solver's tolerance only widens what it accepts).
+                        exact_form, _ = solver_form(problem, 0.0)
+                        raw3 = clock.call(self._run, exact_form, left, None)
+                        if raw3.status is Status.INFEASIBLE:
+                            return RawResult(None, Status.INFEASIBLE)
+                        if raw3.x is not None:
+                            offer(integral(raw3.x, exact_form, self.name)[:n])
                 else:
                     timed_out = True
 

@@ -11,6 +11,9 @@ Two times are kept apart: :attr:`Solution.wall_time_s` is the whole call, and
 :attr:`Solution.backend_time_s` the part spent in the backend's own solve (the time of ``_solve``,
 unless the backend reports the time of its solver calls in :attr:`RawResult.backend_time_s`, as the
 MILP backends do); the difference, :attr:`Solution.overhead_time_s`, is what subsel adds around it.
+
+Longer than 600 lines on purpose: the status vocabulary, the Solution and SolutionBatch types,
+the Solver protocol and the answer check that every backend's result passes are one interface.
 """
 from __future__ import annotations
 
@@ -561,20 +564,10 @@ class Solver:
             x.setflags(write=False)
             return Solution(x, float("nan"), float("nan"), raw.status, time.perf_counter() - start,
                             self.name, raw.bound, backend)
-        xr = np.asarray(raw.x)
-        if xr.shape != (n,):
-            raise SolverError(f"{self.name}: returned x of shape {xr.shape}, expected ({n},)")
-        if xr.dtype.kind in "iu":
-            x = xr.astype(np.int64)  # a copy: the answer must not share memory with the backend
-        else:
-            xf = xr.astype(float)
-            x = np.rint(xf).astype(np.int64)
-            if np.any(np.abs(xf - x) > 1e-6):
-                i = int(np.flatnonzero(np.abs(xf - x) > 1e-6)[0])
-                raise SolverError(f"{self.name}: returned a fractional value x[{i}] = {xf[i]}")
+        x = _whole_units(self.name, raw.x, (n,))
         ev = problem.evaluate(x)
         if not ev.feasible:
-            raise SolverError(f"{self.name}: returned an infeasible selection ({'; '.join(ev.violations)})")
+            raise _infeasible(self.name, ev.violations)
         x.setflags(write=False)
         return Solution._checked(x, ev.utility, ev.avg_quality, raw.status, time.perf_counter() - start,
                                  self.name, raw.bound, backend)
@@ -599,29 +592,14 @@ class Solver:
                 sj = status if isinstance(status, Status) else status[j]
                 if sj in (Status.OPTIMAL, Status.FEASIBLE):
                     raise SolverError(f"{self.name}: batch row {j} has status {sj.value} but no selection")
-        xr = np.asarray(raw.x)
-        if xr.shape != (m, n):
-            raise SolverError(f"{self.name}: returned x of shape {xr.shape}, expected ({m}, {n})")
-        if xr.dtype.kind in "iu":
-            x = xr.astype(np.int64)  # a copy: the answer must not share memory with the backend
-        else:
-            xf = xr.astype(float)
-            x = np.rint(xf).astype(np.int64)
-            frac = np.abs(xf - x) > 1e-6
-            if found is not None:
-                frac &= found[:, None]
-            if frac.any():
-                j, i = (int(v) for v in np.argwhere(frac)[0])
-                raise SolverError(f"{self.name}: returned a fractional value x[{j}, {i}] = {xf[j, i]} "
-                                  f"(batch row {j})")
+        x = _whole_units(self.name, raw.x, (m, n), found)
         if found is not None:
             x[~found] = 0
         ev = batch.evaluate(x)
         bad = ~ev.feasible if found is None else found & ~ev.feasible
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
-            raise SolverError(f"{self.name}: returned an infeasible selection for batch row {j} "
-                              f"({'; '.join(ev.violations[j])})")
+            raise _infeasible(self.name, ev.violations[j], j)
         x.setflags(write=False)
         if found is None:
             found = np.ones(m, dtype=bool)
@@ -639,6 +617,45 @@ class Solver:
         if self.threads is not None:
             opts.append(f"threads={self.threads}")
         return opts
+
+
+def _whole_units(solver: str, raw_x: Any, shape: tuple[int, ...], found: np.ndarray | None = None
+                 ) -> np.ndarray:
+    """A backend's answer as a fresh int64 array of ``shape``: (n,) for a problem, (m, n) for a
+    batch; the first half of the answer check of :meth:`Solver.solve` and :meth:`Solver.solve_batch`
+    (the second is the model's ``evaluate``).
+
+    Integers are copied (the answer must not share memory with the backend); floats are rounded to
+    the nearest integer, and one more than 1e-6 away from it is an error.  ``found`` (shape (m,),
+    batches only) limits that check to the rows that hold a selection.
+
+    Raises
+    ------
+    SolverError
+        Another shape, or a fractional value (naming its index and, in a batch, its row).
+    """
+    xr = np.asarray(raw_x)
+    if xr.shape != shape:
+        raise SolverError(f"{solver}: returned x of shape {xr.shape}, expected {shape}")
+    if xr.dtype.kind in "iu":
+        return xr.astype(np.int64)
+    xf = xr.astype(float)
+    x = np.rint(xf).astype(np.int64)
+    frac = np.abs(xf - x) > 1e-6
+    if found is not None:
+        frac &= found[:, None]
+    if frac.any():
+        at = tuple(int(v) for v in np.argwhere(frac)[0])
+        where = ", ".join(map(str, at))
+        row = f" (batch row {at[0]})" if len(at) > 1 else ""
+        raise SolverError(f"{solver}: returned a fractional value x[{where}] = {xf[at]}{row}")
+    return x
+
+
+def _infeasible(solver: str, violations: tuple[str, ...], row: int | None = None) -> SolverError:
+    """The answer check's error for a selection the feasibility rule refuses (naming the batch row)."""
+    where = "" if row is None else f" for batch row {row}"
+    return SolverError(f"{solver}: returned an infeasible selection{where} ({'; '.join(violations)})")
 
 
 def _demand_exceeds_supply(problem: SubsetSelectionProblem) -> bool:

@@ -36,7 +36,8 @@ from typing import Any
 from .._extras import MissingExtraError, install_hint, missing_modules
 from .base import Solver
 
-__all__ = ["ENTRY_POINT_GROUP", "SOLVERS", "SolverInfo", "available_solvers", "get_solver",
+__all__ = ["DEFAULT_SOLVER_PREFERENCE", "ENTRY_POINT_GROUP", "SOLVERS", "SolverInfo", "available_solvers",
+           "default_solver", "get_solver",
            "register_solver", "solver_info"]
 
 #: The entry-point group read for plug-in solvers.
@@ -429,6 +430,39 @@ def solver_info(names: Iterable[str] | None = None) -> list[SolverInfo]:
     if names is None:
         return [SolverInfo(e) for e in _entries().values()]
     return [SolverInfo(_entry(n)) for n in names]
+
+
+#: The default solver: the first of these that is registered, available here and supports what the
+#: problem uses (exact backends only; DPSS, exponential, comes last).
+DEFAULT_SOLVER_PREFERENCE = ("exact", "highs", "cbc", "ortools-scip", "dpss")
+
+
+def default_solver(extensions: Iterable[str] = ()) -> str:
+    """The one default-solver rule: the first available of :data:`DEFAULT_SOLVER_PREFERENCE` that
+    supports every extension in ``extensions`` (e.g. ``exact`` has no budget or demand).
+
+    Only the preferred backends are looked at, in order: nothing else is loaded.
+
+    Parameters
+    ----------
+    extensions : iterable of str, optional
+        The extensions the problem uses (``SubsetSelectionProblem.extensions``).
+
+    Returns
+    -------
+    str
+        A registry name.
+
+    Raises
+    ------
+    LookupError
+        No preferred backend is available here (or none supports ``extensions``).
+    """
+    needed = frozenset(extensions)
+    for row in solver_info([name for name in DEFAULT_SOLVER_PREFERENCE if name in SOLVERS]):
+        if row.available and needed <= row.supports:
+            return row.name
+    raise LookupError("no exact solver is available on this machine; see 'subsel solvers'")
 
 
 def available_solvers() -> list[str]:

@@ -202,3 +202,17 @@ def test_every_builtin_backend_is_a_solver():
     for name in BUILTIN:
         row = solver_info([name])[0]
         assert issubclass(row._class, Solver) and row._class.name == name
+
+
+def test_one_default_solver_rule():
+    """The first available preferred backend that supports what the problem uses."""
+    from subsel.solvers import DEFAULT_SOLVER_PREFERENCE, default_solver, solver_info
+
+    rows = {r.name: r for r in solver_info([n for n in DEFAULT_SOLVER_PREFERENCE if n in SOLVERS])}
+    for needed in [(), ("must_take",), ("budget",), ("budget", "demand")]:
+        expected = next(n for n in DEFAULT_SOLVER_PREFERENCE
+                        if n in rows and rows[n].available and set(needed) <= rows[n].supports)
+        assert default_solver(needed) == expected
+    assert default_solver() == "exact"
+    with pytest.raises(LookupError, match="no exact solver is available"):
+        default_solver(["no-such-extension"])

@@ -147,3 +147,38 @@ def test_batch_answers_are_checked_row_by_row():
         _Liar().solve_batch(batch)
     with pytest.raises(SolverError, match="silent: batch row 0 has status optimal but no selection"):
         _Silent().solve_batch(batch)
+
+
+class _Fixed(Solver):
+    """Returns the same answer for a problem and for every row of a batch."""
+
+    name = "fixed"
+
+    def __init__(self, answer):
+        super().__init__()
+        self.answer = answer
+
+    def _solve(self, problem):
+        return RawResult(np.asarray(self.answer), Status.FEASIBLE)
+
+
+@pytest.mark.parametrize("answer, single, batch", [
+    ([0.0, 0.25], r"^fixed: returned a fractional value x\[1\] = 0\.25$",
+     r"^fixed: returned a fractional value x\[0, 1\] = 0\.25 \(batch row 0\)$"),
+    ([1, 0, 0], r"^fixed: returned x of shape \(3,\), expected \(2,\)$",
+     r"^fixed: returned x of shape \(3,\) for batch row 0, expected \(2,\)$"),
+])
+def test_single_and_batch_answers_pass_one_check(answer, single, batch):
+    """solve and solve_batch check an answer by the same rule and say the same thing about it."""
+    problem = SubsetSelectionProblem(quality=[0.9, 0.8], cost=[0.1, 0.1], alpha=0.7)
+    with pytest.raises(SolverError, match=single):
+        _Fixed(answer).solve(problem)
+    with pytest.raises(SolverError, match=batch):
+        _Fixed(answer).solve_batch(ProblemBatch(quality=[[0.9, 0.8], [0.9, 0.8]], cost=[0.1, 0.1], alpha=0.7))
+
+
+def test_an_answer_a_hair_from_integral_is_rounded_alike():
+    problem = SubsetSelectionProblem(quality=[0.9, 0.8], cost=[0.1, 0.1], alpha=0.7)
+    one = _Fixed([1 - 1e-9, 1e-9]).solve(problem)
+    many = _Fixed([1 - 1e-9, 1e-9]).solve_batch(ProblemBatch(quality=[[0.9, 0.8]] * 3, cost=[0.1, 0.1], alpha=0.7))
+    assert one.x.tolist() == [1, 0] and many.x.tolist() == [[1, 0]] * 3
