@@ -236,10 +236,10 @@ def check_planner(n: int, capacity: np.ndarray, min_units: Any, lot_size: Any, f
     """
     used = set()
     m = _counts(min_units, "min_units", n, capacity, None)
-    if (m > 1).any():
+    if min_units is not None and (m > 1).any():  # the defaults (None) are not scanned
         used.add("min_units")
     lot = _counts(lot_size, "lot_size", n, capacity, m)
-    if (lot > 1).any():
+    if lot_size is not None and (lot > 1).any():
         used.add("lot_size")
     if fixed_cost is None:
         f = _constant(n, 0.0)
