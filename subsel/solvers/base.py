@@ -135,7 +135,7 @@ class Solution:
     explanation : str or None
         For an ``infeasible`` answer of :meth:`Solver.solve`: why, in words, with the nearest
         change where one number decides it (see :func:`subsel.solvers.explain.explain_infeasible`);
-        None otherwise.
+        None otherwise.  Found when first read (it solves parts of the problem again).
     conflict : Conflict or None
         The same as a structure: a smallest set of constraints that is infeasible together.
     """
@@ -148,8 +148,26 @@ class Solution:
     solver: str
     bound: float | None = None
     backend_time_s: float | None = None
-    explanation: str | None = None
-    conflict: Conflict | None = None
+
+    @property
+    def explanation(self) -> str | None:
+        """Why an ``infeasible`` answer of :meth:`Solver.solve` is infeasible (None otherwise)."""
+        found = self._explained()
+        return None if found is None else found[0]
+
+    @property
+    def conflict(self) -> Conflict | None:
+        """A smallest set of constraints that no selection meets together (None unless infeasible)."""
+        found = self._explained()
+        return None if found is None else found[1]
+
+    def _explained(self) -> tuple[str, Conflict] | None:
+        state = self.__dict__
+        if "_explanation" not in state:
+            source = state.get("_explain")  # (solver, problem) of an infeasible answer
+            state["_explanation"] = None if source is None else source[0]._explain(source[1])
+        found: tuple[str, Conflict] | None = state["_explanation"]
+        return found
 
     def __post_init__(self) -> None:
         wall = float(self.wall_time_s)
@@ -444,14 +462,16 @@ class Solver:
             The backend failed, or its answer does not pass ``problem.evaluate``.
         """
         sol = self._solve_checked(problem)
-        if sol.status is Status.INFEASIBLE:
-            def feasible(p: SubsetSelectionProblem) -> bool:
-                return self._solve_checked(p).status is not Status.INFEASIBLE
-
-            text, conflict = explain_infeasible(problem, feasible)
-            object.__setattr__(sol, "explanation", text)
-            object.__setattr__(sol, "conflict", conflict)
+        if sol.status is Status.INFEASIBLE:  # explained when first asked (Solution.explanation)
+            sol.__dict__["_explain"] = (self, problem)
         return sol
+
+    def _explain(self, problem: SubsetSelectionProblem) -> tuple[str, Conflict]:
+        """Why ``problem`` is infeasible, decided with this solver's checked answers on its parts."""
+        def feasible(p: SubsetSelectionProblem) -> bool:
+            return self._solve_checked(p).status is not Status.INFEASIBLE
+
+        return explain_infeasible(problem, feasible)
 
     def _solve_checked(self, problem: SubsetSelectionProblem) -> Solution:
         """:meth:`solve` without the explanation of an infeasible answer."""

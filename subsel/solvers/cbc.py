@@ -42,7 +42,8 @@ class CBC(MILPSolver):
     Options passed to PuLP: ``gapRel = gapAbs = 0``; ``dualTolerance 1e-11`` (CLP's default 1e-7
     let the LP ignore reduced costs, hence utilities, below 1e-7: an agent with ``r = 6e-8`` was
     left out of an ``optimal`` selection), ``primalTolerance 1e-9``, ``integerTolerance 1e-9``; the
-    warm start as initial values with ``warmStart``; ``timeLimit`` from the remaining time of the
+    warm start as initial values with ``warmStart`` (not on the planner's forms, see ``_run``);
+    ``timeLimit`` from the remaining time of the
     call (a stop there with an incumbent is status ``time_limit``; PuLP does not report CBC's
     bound); ``threads``; ``msg`` from ``verbose``.  Answers are verified with the exact feasibility
     rule and certified as described in :mod:`subsel.solvers._milp`.
@@ -76,7 +77,10 @@ class CBC(MILPSolver):
         # 1e-9 on the scaled objective; primal and integer tolerances as tight as CBC takes.
         options = [f"dualTolerance {CBC_DUAL_TOLERANCE:g}", "primalTolerance 1e-9", "integerTolerance 1e-9"]
         kwargs = dict(msg=bool(self.verbose), gapRel=0.0, gapAbs=0.0, options=options)
-        if warm is not None:
+        # No warm start on the planner's forms (binary "used" columns): CBC (2.10, through PuLP's
+        # warmStart) returned the start itself as optimal on such a model while a better selection
+        # existed (a must-take agent with a fixed cost; tests/solvers/test_planner_backends.py).
+        if warm is not None and not form.aux_of.size:
             for var, v in zip(x, np.asarray(warm).tolist()):
                 var.setInitialValue(v)
             kwargs["warmStart"] = True
