@@ -86,7 +86,7 @@ def _pow2_scale(values: np.ndarray) -> float:
     return math.ldexp(1.0, min(-math.frexp(top)[1], 1000))
 
 
-def solver_form(problem: SubsetSelectionProblem, delta: float) -> tuple[LinearForm, float]:
+def solver_form(problem: SubsetSelectionProblem, delta: float, boost: float = 1.0) -> tuple[LinearForm, float]:
     """The scaled model handed to a MILP solver: rows loosened (``delta < 0``) or tightened.
 
     Parameters
@@ -95,6 +95,10 @@ def solver_form(problem: SubsetSelectionProblem, delta: float) -> tuple[LinearFo
     delta : float
         Added to the quality row's lower side and subtracted from the budget row's upper side,
         in scaled units (``-RELAX``: the relaxation; ``+RELAX``: the tightened model).
+    boost : float, default 1.0
+        A power of two multiplying the quality and budget rows after their scaling (exact): the
+        solver's absolute tolerance then allows ``boost`` times less violation (the last resort
+        of :meth:`MILPSolver._pipeline`, where ``2**20`` brings it far below the rule's 1e-9).
 
     Returns
     -------
@@ -113,7 +117,7 @@ def solver_form(problem: SubsetSelectionProblem, delta: float) -> tuple[LinearFo
             continue
         # Agents fixed at 0 get coefficient 0: scaled for the others, theirs could overflow.
         coef = np.where(live, row.coef, 0.0)
-        s = _pow2_scale(coef)
+        s = _pow2_scale(coef) * boost
         # The loosening grows with the row's largest activity: a solver (or a file written with
         # 13 digits, as PuLP does for CBC) computes the row with that relative error.
         shift = delta * (1.0 + 1e-4 * float(weighted_sum(np.abs(coef * s), base.upper)))
@@ -365,9 +369,11 @@ class MILPSolver(Solver):
                     if best is None and raw2.status is Status.INFEASIBLE and (left is None or left > 0):
                         # Neither model gave a selection that passes (the planner's constraints
                         # can force units, so no repair reaches one): the model itself, neither
-                        # loosened nor tightened, decides; its infeasibility is the problem's
-                        # (the solver's tolerance only widens what it accepts).
-                        exact_form, _ = solver_form(problem, 0.0)
+                        # loosened nor tightened, with its quality and budget rows 2^20 times
+                        # larger (so that the solver's tolerance lies far below the rule's),
+                        # decides; its infeasibility is the problem's (a tolerance only widens
+                        # what a solver accepts).
+                        exact_form, _ = solver_form(problem, 0.0, boost=2.0 ** 20)
                         raw3 = clock.call(self._run, exact_form, left, None)
                         if raw3.status is Status.INFEASIBLE:
                             return RawResult(None, Status.INFEASIBLE)

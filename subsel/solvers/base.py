@@ -469,7 +469,10 @@ class Solver:
     def _explain(self, problem: SubsetSelectionProblem) -> tuple[str, Conflict]:
         """Why ``problem`` is infeasible, decided with this solver's checked answers on its parts."""
         def feasible(p: SubsetSelectionProblem) -> bool:
-            return self._solve_checked(p).status is not Status.INFEASIBLE
+            try:
+                return self._solve_checked(p).status is not Status.INFEASIBLE
+            except SolverError:  # undecided: keep the constraint in the set (it stays infeasible)
+                return True
 
         return explain_infeasible(problem, feasible)
 
