@@ -32,9 +32,11 @@ from pathlib import Path
 import numpy as np
 
 from ..models import (
+    PLANNER_EXTENSIONS,
     InputError,
     SubsetSelectionProblem,
     atomic_write_text,
+    linear_form,
     lp_text,
     mps_text,
     problem_to_csv_text,
@@ -362,7 +364,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     else:
         (write_lp if suffix == ".lp" else write_mps)(problem, args.output)
-    print(f"wrote the {suffix[1:].upper()} model of {label} ({counted(problem.n, 'variable')}) to "
+    # The planner's fields add lot-count and used columns to the agents' units.
+    columns = problem.n if not problem.extensions & set(PLANNER_EXTENSIONS) else linear_form(problem).n
+    print(f"wrote the {suffix[1:].upper()} model of {label} ({counted(columns, 'variable')}) to "
           f"{'stdout' if args.output == '-' else args.output}", file=sys.stderr)
     return 0
 
