@@ -25,8 +25,10 @@ def _imports(path: Path, top_level_only: bool = False) -> list[tuple[int, str]]:
     return out
 
 
-def test_import_subsel_loads_neither_pandas_nor_a_backend():
-    code = ("import sys, subsel; heavy = [m for m in ('pandas', 'pulp', 'highspy', 'ortools') "
+@pytest.mark.parametrize("module", ["subsel", "subsel.bandits"])
+def test_import_loads_neither_pandas_nor_a_backend(module):
+    """pandas is imported only where a DataFrame is made; a backend only when a solver runs."""
+    code = (f"import sys, {module}; heavy = [m for m in ('pandas', 'pulp', 'highspy', 'ortools') "
             "if m in sys.modules]; print(','.join(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=PACKAGE.parent)

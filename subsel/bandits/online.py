@@ -8,15 +8,17 @@ changes, so a rejected feedback leaves the planner (and a state file written fro
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .._text import counted
 from ..models import MAX_EXACT_INT, CSVTable, problem_from_table
 from ..solvers import Solver
 from .policies import Policy, make_policy, policy_from_state
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 STATE_FORMAT = "subsel-bandit-online"
 STATE_VERSION = 1
@@ -105,6 +107,8 @@ class OnlinePlanner:
         if self.pending is None:
             self.pending = np.asarray(self.policy.select(), dtype=np.int64)
             self.pending_round = self.policy.t + 1
+        import pandas as pd
+
         return pd.DataFrame({"name": list(self.names), "units": self.pending.tolist()})
 
     def feedback(self, observations: pd.DataFrame | CSVTable) -> None:

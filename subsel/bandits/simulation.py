@@ -22,10 +22,9 @@ import itertools
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
-import pandas as pd
 
 from .._extras import require
 from .._validation import check_scalar
@@ -33,6 +32,9 @@ from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem
 from ..solvers import Solver
 from .environment import BernoulliEnvironment, run_seeds
 from .policies import Policy, resolve_oracle
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 
 def _check_sizes(**values: Any) -> None:
@@ -334,6 +336,8 @@ class SimulationResult:
 
     def curves(self) -> pd.DataFrame:
         """Tidy table, one row per checkpoint round (columns named after the attributes)."""
+        import pandas as pd
+
         return pd.DataFrame({
             "round": self.rounds, "regret_mean": self.regret_mean, "regret_std": self.regret_std,
             "regret_p05": self.regret_p05, "regret_p95": self.regret_p95,
