@@ -243,3 +243,54 @@ def cstc_trees(draw) -> dict:
     return {"depth": depth, "Xb": Xb, "y": y, "V": V, "W": W, "costs": costs,
             "lam": draw(st.sampled_from([0.0, 0.05, 1.0])), "rho": draw(st.sampled_from([1e-3, 0.5])),
             "eps": draw(st.sampled_from([1e-2, 1e-1]))}
+def planner_problems(draw, n_max: int = 5, cap_max: int = 4) -> SubsetSelectionProblem:
+    """Small instances with any combination of the planner's fields (minimum orders, lot sizes,
+    fixed costs, groups with limits) and of the extensions, near-threshold qualities included.
+
+    At most ``(cap_max + 1) ** n_max`` selections, so :func:`brute_force` enumerates them.
+    """
+    base = draw(problems(n_max=n_max, cap_max=cap_max, extensions=True, grid=draw(st.booleans())))
+    n = base.n
+    k = base.capacity
+    changes: dict = {}
+    if draw(st.booleans()):  # qualities a hair from alpha
+        offsets = draw(st.lists(st.sampled_from([-1e-9, -2e-9, 0.0, 1e-9, 5e-10, -1e-8, 1e-8]),
+                                min_size=n, max_size=n))
+        pick = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+        q = np.where(pick, np.clip(base.alpha + np.array(offsets), 0.0, 1.0), base.quality)
+        changes["quality"] = q
+    m = [draw(st.integers(1, int(ki))) for ki in k] if draw(st.booleans()) else None
+    lot = None
+    if draw(st.booleans()):
+        lot = []
+        for i, ki in enumerate(k):
+            mi = 1 if m is None else m[i]
+            options = [li for li in range(1, int(ki) + 1) if -(-mi // li) * li <= ki]
+            lot.append(draw(st.sampled_from(options)))
+    if m is not None:
+        changes["min_units"] = m
+    if lot is not None:
+        changes["lot_size"] = lot
+    if draw(st.booleans()):
+        changes["fixed_cost"] = draw(st.lists(st.sampled_from([0.0, 0.05, 0.3, 1.0]), min_size=n, max_size=n))
+    if draw(st.booleans()):
+        labels = draw(st.lists(st.sampled_from(["a", "b", None]), min_size=n, max_size=n))
+        changes["group"] = labels
+        limits = {}
+        for g in sorted({g for g in labels if g is not None}):
+            lim = {}
+            size = sum(1 for v in labels if v == g)
+            units = sum(int(k[i]) for i, v in enumerate(labels) if v == g)
+            for key, top in (("min_units", units), ("max_units", units), ("min_agents", size),
+                             ("max_agents", size)):
+                if draw(st.booleans()):
+                    lim[key] = draw(st.integers(0, top))
+            for what in ("units", "agents"):
+                lo, hi = lim.get(f"min_{what}"), lim.get(f"max_{what}")
+                if lo is not None and hi is not None and lo > hi:
+                    lim[f"min_{what}"], lim[f"max_{what}"] = hi, lo
+            if lim:
+                limits[g] = lim
+        if limits:
+            changes["group_limits"] = limits
+    return base.with_changes(**changes)

@@ -33,13 +33,16 @@ import numpy as np
 
 from ..models import (
     MAX_EXACT_INT,
+    PLANNER_EXTENSIONS,
     InputError,
     SubsetSelectionProblem,
     atomic_write_text,
     exact_total,
+    linear_form,
     lp_text,
     mps_text,
     problem_to_csv_text,
+    read_group_limits,
     read_knapsack,
     selection_csv_text,
     write_lp,
@@ -163,7 +166,8 @@ def _with_options(exc: InputError) -> CLIError | InputError:
 
 def _problem_inputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
     """The files a problem is read from: FILE and, with --knapsack, the --optimum file."""
-    return [("FILE", args.file), ("--optimum", args.optimum)]
+    return [("FILE", args.file), ("--optimum", args.optimum),
+            ("--group-limits", getattr(args, "group_limits", None))]
 
 
 def _load_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, float | None, str]:
@@ -178,6 +182,13 @@ def _read_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
     ext = dict(budget=args.budget, demand=args.demand, must_take=_names(args.must_take, "--must-take"),
                must_not_take=_names(args.must_not_take, "--must-not-take"))
     ext = {k: v for k, v in ext.items() if v is not None}
+    if getattr(args, "group_limits", None) is not None:
+        if args.group_limits == "-" and args.file == "-":
+            raise CLIError("FILE and --group-limits cannot both be '-' (stdin)")
+        source = sys.stdin if args.group_limits == "-" else Path(args.group_limits)
+        if isinstance(source, Path) and not source.is_file():
+            raise CLIError(f"--group-limits {args.group_limits}: no such file")
+        ext["group_limits"] = read_group_limits(source)
     both = set(ext.get("must_take", ())) & set(ext.get("must_not_take", ()))
     if both:
         raise CLIError(f"agent {sorted(both)[0]!r} is in both --must-take and --must-not-take")
@@ -232,6 +243,9 @@ def _add_problem_args(p: argparse.ArgumentParser, knapsack: bool = True, alpha: 
     p.add_argument("--must-not-take", metavar="NAMES", action="append",
                    help="extension: agents with x = 0, as comma-separated names (CSV quoting, "
                         "repeatable, as --must-take)")
+    p.add_argument("--group-limits", metavar="FILE",
+                   help="planner: a CSV group,min_units,max_units,min_agents,max_agents of limits per "
+                        "group of agents (the agents CSV's 'group' column); an empty cell is no limit")
     if not knapsack:
         p.set_defaults(knapsack=False, optimum=None, instance=None)
         return
@@ -335,6 +349,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
                                   "backend_time_s", "overhead_time_s")}
         if not sol.is_feasible:
             out["x"] = None  # no selection: not an all-zero one
+        if sol.explanation is not None:  # an infeasible answer says why
+            out["explanation"] = d["explanation"]
+            out["conflict"] = d["conflict"]
         if optimum is not None:
             out["known_optimum"] = optimum if math.isfinite(optimum) else None
             out["known_optimum_matches"] = matches
@@ -355,6 +372,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     ]
     if sol.bound is not None and sol.status is not Status.OPTIMAL:
         lines.insert(4, f"bound        {_fmt(sol.bound)}")
+    if sol.explanation is not None:
+        lines.insert(3, f"why          {sol.explanation}")
     if optimum is not None:
         lines.append(f"known_optimum {_fmt(optimum)} ({'matches' if matches else 'DIFFERS'})")
     if sol.is_feasible and units:
@@ -386,7 +405,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     else:
         (write_lp if suffix == ".lp" else write_mps)(problem, args.output)
-    print(f"wrote the {suffix[1:].upper()} model of {label} ({counted(problem.n, 'variable')}) to "
+    # The planner's fields add lot-count and used columns to the agents' units.
+    columns = problem.n if not problem.extensions & set(PLANNER_EXTENSIONS) else linear_form(problem).n
+    print(f"wrote the {suffix[1:].upper()} model of {label} ({counted(columns, 'variable')}) to "
           f"{'stdout' if args.output == '-' else args.output}", file=sys.stderr)
     return 0
 
@@ -418,7 +439,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true",
                    help="print one JSON object: solver, status, objective, avg_quality, x, wall_time_s, "
                         "backend_time_s, overhead_time_s "
-                        "(+ known_optimum, known_optimum_matches)")
+                        "(+ known_optimum, known_optimum_matches; + explanation, conflict when infeasible)")
     p.add_argument("-o", "--output", help="write the selection as CSV name,units ('-' = stdout); with "
                    "--alternatives the CSV rank,name,units of every selection listed")
     p.add_argument("--alternatives", type=integer, metavar="K",

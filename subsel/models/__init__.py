@@ -7,7 +7,7 @@ File handling (:class:`InputError`, :func:`read_csv`, the atomic writers) is re-
 the callers that read agents files.
 """
 from .._files import CSVTable, InputError, atomic_write_text, atomic_write_with, read_csv
-from .agents import problem_from_table, problem_to_csv_text, read_agents, selection_csv_text
+from .agents import problem_from_table, problem_to_csv_text, read_agents, read_group_limits, selection_csv_text
 from .batch import BatchEvaluation, BatchPartition, ProblemBatch
 from .checks import EXTENSIONS
 from .formulations import (
@@ -24,6 +24,7 @@ from .formulations import (
 )
 from .instances import KNAPSACK_CLASSES, knapsack_instance
 from .knapsack import KnapsackInstance, read_knapsack, read_optimum
+from .planner import GROUP_LIMIT_KEYS, PLANNER_EXTENSIONS
 from .problem import Evaluation, SubsetSelectionProblem
 from .rules import (
     FEASIBILITY_TOL,
@@ -42,6 +43,8 @@ from .rules import (
 
 __all__ = [
     "EXTENSIONS",
+    "GROUP_LIMIT_KEYS",
+    "PLANNER_EXTENSIONS",
     "FEASIBILITY_TOL",
     "MAX_COST",
     "MAX_EXACT_INT",
@@ -59,6 +62,6 @@ __all__ = [
     "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "variable_names", "write_lp", "write_mps",
     "KnapsackInstance", "read_knapsack", "read_optimum",
     "KNAPSACK_CLASSES", "knapsack_instance",
-    "InputError", "CSVTable", "read_csv", "read_agents", "atomic_write_text", "atomic_write_with",
+    "InputError", "CSVTable", "read_csv", "read_agents", "read_group_limits", "atomic_write_text", "atomic_write_with",
     "problem_from_table", "problem_to_csv_text", "selection_csv_text", "lp_text", "mps_text",
 ]

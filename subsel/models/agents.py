@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from .._files import CSVTable, InputError, atomic_write_text, read_csv
+from .._files import CSVTable, InputError, atomic_write_text, parse_integer, read_csv
 from .problem import SubsetSelectionProblem
+from .rules import MAX_EXACT_INT
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -27,12 +28,17 @@ __all__ = [
     "problem_to_frame",
     "problem_to_csv_text",
     "read_agents",
+    "read_group_limits",
     "selection_csv_text",
     "write_problem",
 ]
 
 #: Columns of an agents table and the constructor fields they fill.
-_AGENT_FIELDS = {"names": "name", "quality": "quality", "cost": "cost", "capacity": "capacity"}
+_AGENT_FIELDS = {"names": "name", "quality": "quality", "cost": "cost", "capacity": "capacity",
+                 "min_units": "min_units", "lot_size": "lot_size", "fixed_cost": "fixed_cost", "group": "group"}
+
+#: The planner's optional columns with the value an empty cell stands for.
+_PLANNER_COLUMNS = {"min_units": 1.0, "lot_size": 1.0, "fixed_cost": 0.0}
 
 
 def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
@@ -84,8 +90,20 @@ def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
     # their float roundings.
     k: Any = table.integers("capacity") if table.has("capacity") else None
     names = table.column("name") if table.has("name") else None
+    planner: dict[str, Any] = {}
+    for column, default in _PLANNER_COLUMNS.items():
+        if not table.has(column):
+            continue
+        if column == "fixed_cost":  # an empty cell: the default 0
+            values = table.numbers(column, allow_empty=True)
+            planner[column] = np.where(np.isnan(values), default, values)
+        else:  # integers read exactly (never through a float); an empty cell: the default 1
+            planner[column] = [int(default) if not cell.strip() else _exact_integer(table, row, column, cell)
+                               for row, cell in enumerate(table.column(column))]
+    if table.has("group"):
+        planner["group"] = table.column("group")  # an empty cell: no group
     try:
-        return cls(quality=q, cost=c, capacity=k, alpha=alpha, R=R, names=names, **extensions)
+        return cls(quality=q, cost=c, capacity=k, alpha=alpha, R=R, names=names, **planner, **extensions)
     except InputError as exc:
         if exc.column in _AGENT_FIELDS and exc.row is not None:
             raise table.locate(exc, _AGENT_FIELDS) from None
@@ -116,7 +134,8 @@ def read_agents(source: Any, alpha: float, R: float = 1.0, *, name: str | None =
         hint = (f"; the header seems to be separated by {seps[0]!r}: subsel reads comma-separated files"
                 if seps else "")
         raise InputError(f"unknown column {unknown[0]!r}; an agents CSV has the columns name, quality, "
-                         f"cost, capacity (names are case-sensitive; name and capacity are optional){hint}",
+                         "cost, capacity, min_units, lot_size, fixed_cost, group (names are "
+                         f"case-sensitive; all but quality and cost are optional){hint}",
                          file=table.source, line=None)
     return problem_from_table(table, alpha, R, cls=cls, **extensions)
 
@@ -131,8 +150,77 @@ def problem_to_frame(problem: SubsetSelectionProblem) -> pd.DataFrame:
     """The agents as a table with columns ``name, quality, cost, capacity`` (n rows)."""
     import pandas as pd
 
-    return pd.DataFrame({"name": list(problem.names), "quality": problem.quality,
-                         "cost": problem.cost, "capacity": problem.capacity})
+    columns: dict[str, Any] = {"name": list(problem.names), "quality": problem.quality,
+                               "cost": problem.cost, "capacity": problem.capacity}
+    # The planner's columns only where they say something (the paper's file stays as it was).
+    if (problem.min_units > 1).any():
+        columns["min_units"] = problem.min_units
+    if (problem.lot_size > 1).any():
+        columns["lot_size"] = problem.lot_size
+    if (problem.fixed_cost > 0).any():
+        columns["fixed_cost"] = problem.fixed_cost
+    if problem.group is not None:
+        columns["group"] = ["" if g is None else g for g in problem.group]
+    return pd.DataFrame(columns)
+
+
+def read_group_limits(source: Any, *, name: str | None = None) -> dict[str, dict[str, int]]:
+    """Read a group-limits CSV: header ``group,min_units,max_units,min_agents,max_agents``.
+
+    ``group`` is required, the four limits are optional columns; an empty cell is no limit.  Each
+    row gives the limits of one group (Aissaoui, Haouari, Hassini, *Computers & OR* 34, 2007,
+    Section 4: limits on the suppliers and quantities of a group).
+
+    Parameters
+    ----------
+    source : str, path-like or binary stream
+        The file (``-`` handling is the caller's: pass ``sys.stdin``).
+    name : str, optional
+        The name used in messages.
+
+    Returns
+    -------
+    dict
+        ``{group: {key: limit}}``, the ``group_limits`` argument of
+        :class:`~subsel.models.SubsetSelectionProblem`.
+
+    Raises
+    ------
+    InputError
+        An unknown or missing column, an empty or repeated group, a cell that is not a
+        non-negative integer, naming the file, the line and the column.
+    OSError
+        The file cannot be opened.
+    """
+    from .planner import GROUP_LIMIT_KEYS
+
+    table = read_csv(source, name=name, what="group-limits CSV (group,min_units,max_units,min_agents,max_agents)")
+    unknown = [c for c in table.header if c != "group" and c not in GROUP_LIMIT_KEYS]
+    if unknown:
+        raise InputError(f"unknown column {unknown[0]!r}; a group-limits CSV has the columns group, "
+                         f"{', '.join(GROUP_LIMIT_KEYS)}", file=table.source, line=None)
+    table.require("group")
+    out: dict[str, dict[str, int]] = {}
+    groups = table.column("group")
+    seen: dict[str, int] = {}
+    for row, g in enumerate(groups):
+        if not g:
+            raise table.error(row, "group", "must name a group", g)
+        if g in seen:
+            raise table.error(row, "group", "repeats the group of {other}", g, other=seen[g])
+        seen[g] = row
+        out[g] = {}
+    for key in GROUP_LIMIT_KEYS:
+        if not table.has(key):
+            continue
+        for row, cell in enumerate(table.column(key)):
+            if not cell.strip():
+                continue
+            v = _exact_integer(table, row, key, cell, "must be a non-negative integer (or empty: no limit)")
+            if v < 0 or v > MAX_EXACT_INT:
+                raise table.error(row, key, "must be a non-negative integer (or empty: no limit)", cell)
+            out[groups[row]][key] = v
+    return out
 
 
 def problem_from_frame(df: pd.DataFrame, alpha: float, R: float = 1.0, *, cls: type | None = None,
@@ -162,3 +250,12 @@ def selection_csv_text(names: Sequence[str], x: np.ndarray) -> str:
     w.writerow(["name", "units"])
     w.writerows((n, int(u)) for n, u in zip(names, x))
     return buf.getvalue()
+
+
+def _exact_integer(table: CSVTable, row: int, column: str, cell: str,
+                   rule: str = "expected an integer") -> int:
+    """One cell as an exact integer (a fractional part, however small, or underscores refused)."""
+    try:
+        return parse_integer(cell)
+    except ValueError:
+        raise table.error(row, column, rule, cell) from None

@@ -22,6 +22,7 @@ import numpy as np
 
 from .._validation import as_float_array, check_array_range, check_capacity, check_scalar
 from .checks import _used_extensions, check_extensions
+from .planner import PLANNER_EXTENSIONS
 from .problem import SubsetSelectionProblem
 from .rules import FEASIBILITY_TOL, MAX_EXACT_INT, exact_total, partition_masks, rounding_error_bound, rowdot
 
@@ -372,7 +373,9 @@ class ProblemBatch:
         TypeError
             An element is not a :class:`SubsetSelectionProblem`.
         ValueError
-            No problems, or problems that differ in what a batch shares (naming the first field).
+            No problems, or problems that differ in what a batch shares (naming the first field), or
+            a problem with a planner's constraint (``min_units``, ``lot_size``, ``fixed_cost``,
+            ``group_limits``), which a batch does not hold.
         """
         probs = list(problems)
         if not probs:
@@ -380,6 +383,13 @@ class ProblemBatch:
         for j, p in enumerate(probs):
             if not isinstance(p, SubsetSelectionProblem):
                 raise TypeError(f"problems[{j}] must be a SubsetSelectionProblem; got {type(p).__name__}")
+            planner = sorted(p.extensions & set(PLANNER_EXTENSIONS))
+            if planner:
+                # A batch is the bandit oracle's many problems over the same agents; the planner's
+                # constraints are not part of it (solve such problems one by one).
+                raise ValueError(f"problems[{j}] uses {planner[0]!r}; a ProblemBatch holds none of the "
+                                 f"planner's fields ({', '.join(PLANNER_EXTENSIONS)}): solve such "
+                                 "problems one by one")
         first = probs[0]
         for j, p in enumerate(probs[1:], start=1):
             if p.n != first.n:

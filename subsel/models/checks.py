@@ -20,14 +20,15 @@ from .._validation import readonly as _readonly
 
 if TYPE_CHECKING:  # pragma: no cover
     from .problem import SubsetSelectionProblem
+from .planner import PLANNER_EXTENSIONS
 
 __all__ = ["EXTENSIONS", "check_extensions", "check_names", "default_names"]
 
 #: Control characters (C0, DEL, C1), refused in agent names: they break CSV files and terminals.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
-#: Names of the optional constraints beyond the paper's model.
-EXTENSIONS = ("budget", "demand", "must_take", "must_not_take")
+#: Names of the optional constraints beyond the paper's model (the planner's fields last).
+EXTENSIONS = ("budget", "demand", "must_take", "must_not_take", *PLANNER_EXTENSIONS)
 
 
 def _exact_numbers(values: Any, field_name: str) -> tuple[np.ndarray, list[int | float]]:

@@ -21,7 +21,7 @@ functions, so ``import subsel`` stays light.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,8 +29,11 @@ import numpy as np
 
 from .._files import atomic_write_with
 from .._text import counted
+from .planner import PLANNER_EXTENSIONS
 from .problem import SubsetSelectionProblem
 from .rules import FEASIBILITY_TOL
+
+PLANNER_EXTENSIONS_SET = frozenset(PLANNER_EXTENSIONS)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pulp
@@ -44,16 +47,48 @@ class LinearRow:
     Attributes
     ----------
     name : str
-        ``quality``, ``budget`` or ``demand``.
-    coef : ndarray of float, shape (n,)
+        ``quality``, ``budget`` or ``demand``; for the planner's fields ``group_units_<j>``,
+        ``group_agents_<j>`` (group ``j``, with ``_min`` / ``_max``), ``lot_<i>``, ``used_max_<i>``
+        and ``used_min_<i>`` (agent ``i``).
+    coef : ndarray of float, shape (n,), or shape (len(index),) when ``index`` is given
     lower, upper : float
-        Row bounds; ``-inf`` / ``inf`` when the side is free.
+        Row bounds; ``-inf`` / ``inf`` when the side is free (equal for an equation).
+    index : ndarray of int, optional
+        A sparse row: the variables of the entries of ``coef`` (default: ``coef`` is dense).
     """
 
     name: str
     coef: np.ndarray
     lower: float
     upper: float
+    index: np.ndarray | None = None
+
+    def terms(self) -> tuple[np.ndarray, np.ndarray]:
+        """The row's nonzero entries: ``(variables, coefficients)``, int and float arrays."""
+        if self.index is None:
+            nz = np.flatnonzero(self.coef)
+            return nz, self.coef[nz]
+        return np.asarray(self.index), np.asarray(self.coef, dtype=float)
+
+    def dense(self, n: int) -> np.ndarray:
+        """The coefficients as a dense float array of shape (n,)."""
+        if self.index is None:
+            return np.asarray(self.coef, dtype=float)
+        out = np.zeros(n)
+        np.add.at(out, self.index, self.coef)
+        return out
+
+    @property
+    def sense(self) -> str:
+        """``">="``, ``"<="`` or ``"="`` (a row has one finite side, or two equal ones)."""
+        if self.lower == self.upper:
+            return "="
+        return ">=" if np.isfinite(self.lower) else "<="
+
+    @property
+    def rhs(self) -> float:
+        """The finite side of the row."""
+        return float(self.lower if np.isfinite(self.lower) else self.upper)
 
 
 @dataclass(frozen=True)
@@ -67,18 +102,42 @@ class LinearForm:
     lower, upper : ndarray of float, shape (n,)
         Variable bounds (must-take / must-not-take / capacity).
     rows : tuple of LinearRow
-        ``quality`` always, then ``budget`` and ``demand`` when the problem uses them.
+        ``quality`` always, then ``budget`` and ``demand`` when the problem uses them, then the
+        rows of the planner's fields (group limits, lot sizes, links of the used variables).
+    aux_of : ndarray of int, shape (n_aux,)
+        The planner's auxiliary variables follow the agents' units ``x``: variable
+        ``n_agents + j`` belongs to agent ``aux_of[j]``.
+    aux_lot : ndarray of float, shape (n_aux,)
+        For a lot count ``z_i`` (``x_i = l_i z_i``) the lot size ``l_i``; 0 for a binary "used"
+        variable ``u_i`` (``u_i = 1`` exactly when ``x_i > 0``).
     """
 
     objective: np.ndarray
     lower: np.ndarray
     upper: np.ndarray
     rows: tuple[LinearRow, ...]
+    aux_of: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    aux_lot: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
     def n(self) -> int:
-        """Number of variables."""
+        """Number of variables (the agents' units, then the auxiliary variables)."""
         return int(self.objective.size)
+
+    @property
+    def n_agents(self) -> int:
+        """Number of agents: the first ``n_agents`` variables are the units ``x``."""
+        return self.n - int(self.aux_of.size)
+
+    def full(self, x: np.ndarray) -> np.ndarray:
+        """The values of every variable for the agents' units ``x`` (shape (n_agents,)): lot counts
+        ``x_i / l_i`` and used indicators ``[x_i > 0]`` appended.  Shape (n,), float."""
+        xa = np.asarray(x, dtype=float)
+        if not self.aux_of.size:
+            return xa
+        xi = xa[self.aux_of]
+        aux = np.where(self.aux_lot > 0, xi / np.where(self.aux_lot > 0, self.aux_lot, 1.0), xi > 0)
+        return np.concatenate((xa, aux))
 
     def csc(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The constraint matrix in compressed-column form ``(start, index, value)``.
@@ -91,12 +150,21 @@ class LinearForm:
         value : ndarray of float, shape (nnz,)
         """
         m = len(self.rows)
-        A = np.vstack([row.coef for row in self.rows]) if m else np.zeros((0, self.n))
-        mask = A.T != 0  # (n, m): column-major walk
-        counts = mask.sum(axis=1)
+        if not any(row.index is not None for row in self.rows):
+            A = np.vstack([row.coef for row in self.rows]) if m else np.zeros((0, self.n))
+            mask = A.T != 0  # (n, m): column-major walk
+            counts = mask.sum(axis=1)
+            start = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
+            cols, rows = np.nonzero(mask)
+            return start, rows.astype(np.int32), A[rows, cols]
+        parts = [(row.terms(), j) for j, row in enumerate(self.rows)]
+        cols = np.concatenate([t[0] for t, _ in parts]).astype(np.int64)
+        vals = np.concatenate([t[1] for t, _ in parts])
+        rows_of = np.concatenate([np.full(t[0].size, j, dtype=np.int64) for t, j in parts])
+        order = np.lexsort((rows_of, cols))
+        counts = np.bincount(cols, minlength=self.n)
         start = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
-        cols, rows = np.nonzero(mask)
-        return start, rows.astype(np.int32), A[rows, cols]
+        return start, rows_of[order].astype(np.int32), vals[order]
 
     def pulp_model(self) -> tuple["pulp.LpProblem", list[Any]]:
         """This program as a PuLP model and its variables ``[x_0, ..., x_{n-1}]`` (see :func:`to_pulp`)."""
@@ -111,17 +179,13 @@ class LinearForm:
              for i, (lo, up) in enumerate(zip(self.lower.tolist(), self.upper.tolist()))]
         # Objective: total utility sum r_i x_i.
         prob.setObjective(pulp.LpAffineExpression(zip(x, self.objective.tolist()), name="utility"))
+        # Rows: quality sum (q_i - alpha) x_i >= 0 (average quality of the units >= alpha);
+        # budget sum c_i x_i (+ sum f_i u_i) <= B; demand sum x_i >= D; the planner's rows.
+        senses = {">=": pulp.LpConstraintGE, "<=": pulp.LpConstraintLE, "=": pulp.LpConstraintEQ}
         for row in self.rows:
-            expr = pulp.LpAffineExpression(zip(x, row.coef.tolist()))
-            if row.name == "quality":
-                # Quality: sum (q_i - alpha) x_i >= 0 (average quality of the units >= alpha).
-                prob.addConstraint(pulp.LpConstraint(expr, pulp.LpConstraintGE, "quality", row.lower))
-            elif row.name == "budget":
-                # Budget (extension): sum c_i x_i <= B.
-                prob.addConstraint(pulp.LpConstraint(expr, pulp.LpConstraintLE, "budget", row.upper))
-            elif row.name == "demand":
-                # Demand (extension): sum x_i >= D units.
-                prob.addConstraint(pulp.LpConstraint(expr, pulp.LpConstraintGE, "demand", row.lower))
+            idx, val = row.terms() if row.index is not None else (range(self.n), row.coef)
+            expr = pulp.LpAffineExpression(zip((x[i] for i in idx), np.asarray(val).tolist()))
+            prob.addConstraint(pulp.LpConstraint(expr, senses[row.sense], row.name, row.rhs))
         return prob, x
 
     def ortools_model(self, backend: str = "SCIP") -> tuple["pywraplp.Solver", list[Any]]:
@@ -145,8 +209,8 @@ class LinearForm:
             lo = -inf if np.isinf(row.lower) else row.lower
             up = inf if np.isinf(row.upper) else row.upper
             con = solver.Constraint(lo, up, row.name)
-            nz = np.flatnonzero(row.coef)
-            for i, v in zip(nz.tolist(), row.coef[nz].tolist()):
+            nz, vals = row.terms()
+            for i, v in zip(nz.tolist(), vals.tolist()):
                 con.SetCoefficient(x[i], v)
         return solver, x
 
@@ -181,9 +245,91 @@ def linear_form(problem: SubsetSelectionProblem, scale: float = 1.0) -> LinearFo
                               (problem.budget + tol) * scale))
     if problem.demand is not None:
         rows.append(LinearRow("demand", np.ones(problem.n), float(problem.demand), np.inf))
+    if problem.extensions & PLANNER_EXTENSIONS_SET:
+        return planner_form(problem, rows, scale)
     return LinearForm(np.asarray(problem.utility, dtype=float),
                       problem.lower_bounds().astype(float), problem.upper_bounds().astype(float),
                       tuple(rows))
+
+
+def planner_form(problem: SubsetSelectionProblem, rows: list[LinearRow], scale: float = 1.0) -> LinearForm:
+    """The integer program with the planner's fields (see :mod:`subsel.models.planner`).
+
+    Beside the units ``x_i`` it has, per agent that needs them, an integer lot count ``z_i``
+    (``x_i - l_i z_i = 0``, row ``lot_<i>``) and a binary "used" variable ``u_i``, linked by
+    ``x_i - ub_i u_i <= 0`` (``used_max_<i>``) and ``x_i - m_i u_i >= 0`` (``used_min_<i>``), so that
+    ``u_i = [x_i > 0]`` exactly and a used agent gives at least its minimum order.  The fixed cost
+    enters the objective as ``-f_i u_i`` and the budget row as ``+f_i u_i``; a group's limits are
+    the rows ``sum_{i in g} x_i`` (``group_units_<j>_min`` / ``_max``) and ``sum_{i in g} u_i``
+    (``group_agents_<j>_min`` / ``_max``), ``j`` the group's position in
+    ``problem.group`` order of first appearance.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+    rows : list of LinearRow
+        The dense rows over the units (quality, budget, demand), as :func:`linear_form` built them.
+    scale : float, default 1.0
+        The scale of the budget row (see :func:`linear_form`), applied to the fixed costs too.
+
+    Returns
+    -------
+    LinearForm
+    """
+    n = problem.n
+    lb, ub = problem.lower_bounds(), problem.upper_bounds()
+    m, lot, f = problem.min_units, problem.lot_size, problem.fixed_cost
+    planner = problem._planner
+    if planner is None:  # pragma: no cover - linear_form calls it only for the planner's fields
+        raise ValueError("planner_form: the problem uses none of the planner's fields")
+    gi, groups, limits = planner.group_index, planner.group_names, planner.group_limits
+    counted_groups = np.array([bool(limits.get(g, {}).keys() & {"min_agents", "max_agents"}) for g in groups]
+                              + [False], dtype=bool)  # index -1: no group
+    live = ub > 0
+    need_lots = live & (lot > 1)
+    need_used = live & ((m > 1) | (f > 0) | counted_groups[gi])
+    lots_of = np.flatnonzero(need_lots)
+    used_of = np.flatnonzero(need_used)
+    aux_of = np.concatenate((lots_of, used_of)).astype(np.int64)
+    aux_lot = np.concatenate((lot[lots_of].astype(float), np.zeros(used_of.size)))
+    z0, u0 = n, n + lots_of.size  # first lot count, first used variable
+    total = u0 + used_of.size
+    used_var = np.full(n, -1, dtype=np.int64)
+    used_var[used_of] = u0 + np.arange(used_of.size)
+
+    def widen(coef: np.ndarray, extra: np.ndarray | None = None) -> np.ndarray:
+        out = np.zeros(total)
+        out[:n] = coef
+        if extra is not None:
+            out[u0:] = extra[used_of]
+        return out
+
+    objective = widen(np.asarray(problem.utility, dtype=float), -np.asarray(f, dtype=float))
+    dense = [LinearRow(r.name, widen(r.coef, np.asarray(f, dtype=float) * scale if r.name == "budget" else None),
+                       r.lower, r.upper) for r in rows]
+    lower = np.concatenate((lb, -(-lb[lots_of] // lot[lots_of]), (lb[used_of] > 0))).astype(float)
+    upper = np.concatenate((ub, ub[lots_of] // lot[lots_of], np.ones(used_of.size))).astype(float)
+    out = list(dense)
+    for j, g in enumerate(groups):
+        lim = limits.get(g, {})
+        members = np.flatnonzero((gi == j) & live)
+        for what, var in (("units", members), ("agents", used_var[members])):
+            for side in ("min", "max"):
+                key = f"{side}_{what}"
+                if key in lim:
+                    bound = float(lim[key])
+                    out.append(LinearRow(f"group_{what}_{j}_{side}", np.ones(var.size), bound if side == "min"
+                                         else -np.inf, bound if side == "max" else np.inf, var))
+    for k, i in enumerate(lots_of.tolist()):
+        out.append(LinearRow(f"lot_{i}", np.array([1.0, -float(lot[i])]), 0.0, 0.0, np.array([i, z0 + k])))
+    for k, i in enumerate(used_of.tolist()):
+        v = np.array([i, u0 + k])
+        out.append(LinearRow(f"used_max_{i}", np.array([1.0, -float(ub[i])]), -np.inf, 0.0, v))
+        if m[i] > 1:
+            out.append(LinearRow(f"used_min_{i}", np.array([1.0, -float(m[i])]), 0.0, np.inf, v))
+        else:  # x_i >= u_i
+            out.append(LinearRow(f"used_min_{i}", np.array([1.0, -1.0]), 0.0, np.inf, v))
+    return LinearForm(objective, lower, upper, tuple(out), aux_of, aux_lot)
 
 
 def to_pulp(problem: SubsetSelectionProblem, scale: float = 1.0) -> "pulp.LpProblem":
@@ -287,15 +433,24 @@ def _num(v: float) -> str:
     return repr(float(v)) if v != int(v) or abs(v) >= 1e16 else str(int(v))
 
 
+def _all_names(problem: SubsetSelectionProblem, form: LinearForm) -> list[str]:
+    """Names of every column: the agents' (:func:`variable_names`), then ``lots_<agent>`` and
+    ``used_<agent>`` for the planner's auxiliary variables."""
+    names = variable_names(problem)
+    aux = [("lots_" if lot > 0 else "used_") + names[i][2:]
+           for i, lot in zip(form.aux_of.tolist(), form.aux_lot.tolist())]
+    return names + aux
+
+
 def lp_text(problem: SubsetSelectionProblem) -> str:
     """The integer program as CPLEX LP text (maximise the utility; see :func:`write_lp`)."""
     form = linear_form(problem)
-    names = variable_names(problem)
+    names = _all_names(problem, form)
 
-    def expr(coef: np.ndarray) -> list[str]:
+    def expr(row: np.ndarray | LinearRow) -> list[str]:
+        idx, vals = row.terms() if isinstance(row, LinearRow) else (np.flatnonzero(row), row[np.flatnonzero(row)])
         terms = []
-        for i in np.flatnonzero(coef).tolist():
-            c = float(coef[i])
+        for i, c in zip(idx.tolist(), vals.tolist()):
             terms.append(f"{'-' if c < 0 else '+'} {_num(abs(c))} {names[i]}")
         lines = [" ".join(terms[k:k + 4]) for k in range(0, len(terms), 4)] or ["0 " + names[0]]
         return lines
@@ -308,9 +463,8 @@ def lp_text(problem: SubsetSelectionProblem) -> str:
     out.append("Subject To")
     for row in form.rows:
         out.append(f" {row.name}:")
-        body = ["   " + line for line in expr(row.coef)]
-        sense, rhs = (">=", row.lower) if np.isfinite(row.lower) else ("<=", row.upper)
-        body[-1] += f" {sense} {_num(rhs)}"
+        body = ["   " + line for line in expr(row)]
+        body[-1] += f" {row.sense} {_num(row.rhs)}"
         out += body
     out.append("Bounds")
     for i, (lo, up) in enumerate(zip(form.lower.tolist(), form.upper.tolist())):
@@ -324,9 +478,9 @@ def lp_text(problem: SubsetSelectionProblem) -> str:
 def mps_text(problem: SubsetSelectionProblem) -> str:
     """The integer program as MPS text (minimise the negated utility; see :func:`write_mps`)."""
     form = linear_form(problem)
-    names = variable_names(problem)
+    names = _all_names(problem, form)
     width = max(8, max(len(v) for v in names))
-    senses = {"quality": "G", "budget": "L", "demand": "G"}
+    senses = {">=": "G", "<=": "L", "=": "E"}
     out = [f"* subsel subset-selection model: {counted(problem.n, 'agent')}, alpha = {problem.alpha!r}, "
            f"R = {problem.R!r}",
            "* The objective row neg_utility is MINIMISED: it is minus the utility sum r_i x_i, so the",
@@ -336,20 +490,23 @@ def mps_text(problem: SubsetSelectionProblem) -> str:
            "NAME          subset_selection",
            "ROWS",
            " N  neg_utility"]
-    out += [f" {senses[row.name]}  {row.name}" for row in form.rows]
+    out += [f" {senses[row.sense]}  {row.name}" for row in form.rows]
     out.append("COLUMNS")
     out.append("    MARKER    'MARKER'                 'INTORG'")
+    entries: list[list[tuple[str, float]]] = [[] for _ in range(form.n)]  # per column: (row, coef)
+    for row in form.rows:
+        idx, vals = row.terms()
+        for i, c in zip(idx.tolist(), vals.tolist()):
+            entries[i].append((row.name, c))
     for i, var in enumerate(names):
         r = -float(form.objective[i])
         out.append(f"    {var:<{width}}  neg_utility  {_num(r) if r != 0 else '0'}")
-        for row in form.rows:
-            if row.coef[i] != 0:
-                out.append(f"    {var:<{width}}  {row.name:<11}  {_num(row.coef[i])}")
+        for name, c in entries[i]:
+            out.append(f"    {var:<{width}}  {name:<11}  {_num(c)}")
     out.append("    MARKER    'MARKER'                 'INTEND'")
     out.append("RHS")
     for row in form.rows:
-        rhs = row.lower if np.isfinite(row.lower) else row.upper
-        out.append(f"    RHS       {row.name:<11}  {_num(rhs)}")
+        out.append(f"    RHS       {row.name:<11}  {_num(row.rhs)}")
     out.append("BOUNDS")
     for var, lo, up in zip(names, form.lower.tolist(), form.upper.tolist()):
         if up == lo:

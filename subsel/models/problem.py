@@ -6,7 +6,12 @@ Agents ``i = 0..n-1`` have a quality ``q_i`` in [0, 1], a per-unit cost ``c_i >=
     maximize   sum_i r_i x_i,          r_i = R q_i - c_i
     subject to sum_i (q_i - alpha) x_i >= 0      (average quality of the units >= alpha)
 
-plus the optional extensions budget, demand and must-take / must-not-take lists.  The linear quality
+plus the optional extensions budget, demand and must-take / must-not-take lists, and the planner's
+fields (minimum orders, lot sizes, fixed costs, groups with limits; :mod:`subsel.models.planner`).
+
+This module is above 600 lines (about 660): the planner's five fields must be declared on the
+dataclass, with their parameters documented and their hooks in ``evaluate``; their checks and
+their evaluation live in :mod:`subsel.models.planner`.  The linear quality
 constraint is written once, here (:meth:`SubsetSelectionProblem.quality_surplus`), decided by the
 rules of :mod:`subsel.models.rules`, and every answer of every solver is checked by
 :meth:`SubsetSelectionProblem.evaluate`.
@@ -17,7 +22,7 @@ import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -27,6 +32,7 @@ from .._validation import check_array_range, check_capacity
 from .._validation import check_scalar as _check_scalar
 from .._validation import readonly as _readonly
 from .checks import _check_constraints, _Names, _unit_capacities, _used_extensions, check_names, default_names
+from .planner import PlannerFields, check_planner, planner_violations
 from .rules import (
     _BLAS_DOT_MAX_N,
     FEASIBILITY_TOL,
@@ -51,7 +57,7 @@ class Evaluation(NamedTuple):
     Attributes
     ----------
     utility : float
-        ``sum r_i x_i`` (revenue units).
+        ``sum r_i x_i - sum f_i [x_i > 0]`` (revenue units; ``f`` the fixed costs, 0 by default).
     avg_quality : float
         ``sum q_i x_i / sum x_i``; NaN when no unit is selected.
     units : int
@@ -104,6 +110,25 @@ class SubsetSelectionProblem:
         model).  Used by bandit policies that are optimistic in the objective but cautious in the
         constraint (UCB / LCB), and to minimise utility; every solver reads :attr:`utility`, so
         every solver handles it unchanged.
+    min_units : array-like of int, shape (n,), or int, optional
+        Planner's field: minimum order ``m_i`` with ``1 <= m_i <= k_i``; an agent that is used
+        gives ``x_i >= m_i`` (a must-take agent at least ``m_i``).  Default all 1.
+    lot_size : array-like of int, shape (n,), or int, optional
+        Planner's field: ``x_i`` is a multiple of ``l_i >= 1``; some multiple must lie in
+        ``[m_i, k_i]``.  Default all 1.
+    fixed_cost : array-like of float, shape (n,), or float, optional
+        Planner's field: ``f_i >= 0`` (revenue units), paid once when ``x_i > 0``; the utility is
+        ``sum r_i x_i - sum f_i [x_i > 0]`` and a budget counts ``sum c_i x_i + sum f_i [x_i > 0]``.
+        Default all 0.
+    group : sequence of (str or None), shape (n,), optional
+        Planner's field: each agent's group label; None or ``""``: no group.  Stored as a tuple,
+        or None when no agent has a group.
+    group_limits : mapping, optional
+        Planner's field: ``{group: {key: limit}}`` with keys ``min_units``, ``max_units``,
+        ``min_agents``, ``max_agents`` (non-negative integers; a missing key or None: no limit):
+        ``sum_{i in g} x_i`` and ``sum_{i in g} [x_i > 0]`` lie within them.  The planner's fields
+        follow supplier-selection models (Aissaoui, Haouari, Hassini, *Computers & OR* 34, 2007,
+        Section 4); see :mod:`subsel.models.planner`.
 
     Raises
     ------
@@ -112,7 +137,11 @@ class SubsetSelectionProblem:
         (or objective_quality) outside [0, 1], negative cost, capacity not a positive integer,
         alpha outside [0, 1], R <= 0, arrays of different lengths, no agents, empty or duplicate
         names, an agent in both must lists, an unknown agent in a must list, negative budget or
-        demand.  An integer ``demand`` is kept exactly (no rounding through float).
+        demand.  An integer ``demand`` is kept exactly (no rounding through float).  For the
+        planner's fields: a minimum order below 1 or above the capacity, a lot size that leaves
+        an agent no allowed positive count, a negative fixed cost, non-integral counts, a group
+        in ``group_limits`` that no agent has, an unknown key or a negative limit (naming the
+        field, the index or group and the value).
     TypeError
         When a field is not of a numeric / sequence kind at all, or an array holds booleans
         (numpy would read ``True`` as 1.0; a boolean is never a quality, cost or capacity).
@@ -141,6 +170,14 @@ class SubsetSelectionProblem:
     must_take: np.ndarray = None  # type: ignore[assignment]
     must_not_take: np.ndarray = None  # type: ignore[assignment]
     objective_quality: np.ndarray | None = None
+    min_units: np.ndarray = None  # type: ignore[assignment]
+    lot_size: np.ndarray = None  # type: ignore[assignment]
+    fixed_cost: np.ndarray = None  # type: ignore[assignment]
+    group: tuple[str | None, ...] | None = None
+    group_limits: Mapping[str, Mapping[str, int]] = None  # type: ignore[assignment]
+    #: The planner's fields in force (set per instance by ``_set_planner``; not a dataclass field):
+    #: None for the paper's model.
+    _planner: ClassVar[PlannerFields | None] = None
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
@@ -193,6 +230,19 @@ class SubsetSelectionProblem:
                                  "arrays must have the same length")
             check_array_range(oq, "objective_quality", 0.0, 1.0, "in [0, 1]")
             set_("objective_quality", _readonly(oq, copy=False))
+        self._set_planner(check_planner(n, k, self.min_units, self.lot_size, self.fixed_cost, self.group,
+                                        self.group_limits))
+
+    def _set_planner(self, planner: PlannerFields) -> None:
+        """Store the planner's fields (:mod:`subsel.models.planner`); ``_planner`` is None when
+        none of their constraints is in force (the paper's model: the fast paths apply)."""
+        set_ = functools.partial(object.__setattr__, self)
+        set_("min_units", planner.min_units)
+        set_("lot_size", planner.lot_size)
+        set_("fixed_cost", planner.fixed_cost)
+        set_("group", planner.group)
+        set_("group_limits", planner.group_limits)
+        set_("_planner", planner if planner.used else None)
 
     @classmethod
     def _trusted(cls, quality: np.ndarray, cost: np.ndarray, alpha: float, capacity: np.ndarray, R: float,
@@ -207,6 +257,7 @@ class SubsetSelectionProblem:
                            ("must_take", must_take), ("must_not_take", must_not_take),
                            ("objective_quality", objective_quality)):
             set_(key, value)
+        self._set_planner(check_planner(quality.size, capacity, None, None, None, None, None))
         return self
 
     # ------------------------------------------------------------------ derived quantities
@@ -232,17 +283,22 @@ class SubsetSelectionProblem:
     @property
     def extensions(self) -> frozenset[str]:
         """The optional constraints this instance uses, a subset of :data:`EXTENSIONS`."""
-        return _used_extensions(self)
+        used = _used_extensions(self)
+        return used if self._planner is None else used | self._planner.used
 
     def lower_bounds(self) -> np.ndarray:
-        """Per-agent lower bound on ``x``: 1 for must-take agents, else 0. int64 array of shape (n,)."""
+        """Per-agent lower bound on ``x``: the minimum order ``min_units`` (1 by default) for must-take
+        agents, else 0. int64 array of shape (n,)."""
         lb = np.zeros(self.n, dtype=np.int64)
-        lb[self.must_take] = 1
+        lb[self.must_take] = 1 if self._planner is None else self.min_units[self.must_take]
         return lb
 
     def upper_bounds(self) -> np.ndarray:
-        """Per-agent upper bound on ``x``: 0 for must-not-take agents, else the capacity. Shape (n,)."""
+        """Per-agent upper bound on ``x``: 0 for must-not-take agents, else the capacity (rounded down
+        to a multiple of the lot size). int64 array of shape (n,)."""
         ub = np.array(self.capacity, dtype=np.int64)
+        if self._planner is not None and "lot_size" in self._planner.used:
+            ub -= ub % self.lot_size  # the largest multiple of the lot size
         ub[self.must_not_take] = 0
         return ub
 
@@ -289,7 +345,10 @@ class SubsetSelectionProblem:
           sum decides when it is clear of ``-1e-9`` by more than its proven rounding error, exact
           integer arithmetic otherwise);
         * with a budget, ``sum_i c_i x_i <= B + 1e-9``, likewise exactly;
-        * with a demand, ``sum_i x_i >= D`` in integers.
+        * with a demand, ``sum_i x_i >= D`` in integers;
+        * with the planner's fields: ``x_i = 0`` or ``x_i >= min_units_i``; ``x_i`` a multiple of
+          ``lot_size_i``; a budget counts ``sum_i c_i x_i + sum_i f_i [x_i > 0]`` (exactly, as
+          above); each group's units and used agents within its ``group_limits`` (integers).
 
         Why absolute and 1e-9: the left side of the quality row is a sum of quality surpluses in
         units of "good units", a scale that does not depend on the money unit ``R``; 1e-9 absorbs
@@ -312,7 +371,8 @@ class SubsetSelectionProblem:
         -------
         Evaluation
             ``feasible`` is True when every rule above holds; ``violations`` names each constraint
-            that fails; ``utility`` is the float sum ``sum r_i x_i``.
+            that fails, the first one first, each line starting with the constraint's name;
+            ``utility`` is the float sum ``sum r_i x_i`` minus the fixed costs of the used agents.
 
         Raises
         ------
@@ -320,7 +380,8 @@ class SubsetSelectionProblem:
             When ``x`` has the wrong shape or holds non-finite numbers.
         """
         if type(x) is np.ndarray and x.dtype.kind in "iu" and x.shape == (self.n,) and self.budget is None \
-                and self.demand is None and not self.must_take.size and not self.must_not_take.size:
+                and self.demand is None and not self.must_take.size and not self.must_not_take.size \
+                and self._planner is None:
             quick = self._evaluate_integers(x)
             if quick is not None:
                 return quick
@@ -357,10 +418,18 @@ class SubsetSelectionProblem:
             if not linear_at_least(xa, self.quality, self.alpha, (-FEASIBILITY_TOL,), estimate=surplus,
                                    shifted=self.quality_margin, nonnegative=low >= 0, work=work):
                 violations.append(f"quality: sum (q - alpha) x = {surplus:.3g} < -{FEASIBILITY_TOL:g}")
-            if self.budget is not None and not linear_at_least(
-                    xa, -self.cost, 0.0, (-self.budget, -FEASIBILITY_TOL)):
-                spent = float(weighted_sum(xa, self.cost))
-                violations.append(f"budget: sum c x = {spent:.6g} > budget {self.budget:g}")
+            if self._planner is not None and low >= 0 and high <= self._max_capacity:
+                violations += planner_violations(self._planner, xa, self.names.__getitem__)
+            if self.budget is not None:
+                # sum c x + sum f [x > 0] <= B: one row over the units and the used indicators.
+                xb, cb = xa, self.cost
+                if self._planner is not None and "fixed_cost" in self._planner.used:
+                    xb = np.concatenate((xa, (xa != 0).astype(float)))
+                    cb = np.concatenate((self.cost, self.fixed_cost))
+                if not linear_at_least(xb, -cb, 0.0, (-self.budget, -FEASIBILITY_TOL)):
+                    spent = float(weighted_sum(xb, cb))
+                    violations.append(f"budget: sum c x{' + sum f [x > 0]' if xb is not xa else ''} = "
+                                      f"{spent:.6g} > budget {self.budget:g}")
         if not frac.size and largest * self.n < 2.0 ** 62:
             # exact: every partial sum stays below 2**62
             units = int(xa.astype(np.int64).sum())
@@ -371,6 +440,8 @@ class SubsetSelectionProblem:
         if self.demand is not None and units < self.demand:
             violations.append(f"demand: sum x = {units} < demand {self.demand}")
         utility = float(weighted_sum(xa, self.utility, out=work))
+        if self._planner is not None and "fixed_cost" in self._planner.used:
+            utility -= math.fsum(self.fixed_cost[xa != 0].tolist())
         avg = float(weighted_sum(xa, self.quality, out=work) / units) if units > 0 else float("nan")
         return Evaluation(utility, avg, units, not violations, tuple(violations))
 
@@ -436,7 +507,12 @@ class SubsetSelectionProblem:
         base: dict[str, Any] = dict(quality=self.quality, cost=self.cost, alpha=self.alpha, capacity=self.capacity,
                     R=self.R, names=self.__dict__["_names"], budget=self.budget, demand=self.demand,
                     must_take=self.must_take, must_not_take=self.must_not_take,
-                    objective_quality=self.objective_quality)
+                    objective_quality=self.objective_quality, min_units=self.min_units,
+                    lot_size=self.lot_size, fixed_cost=self.fixed_cost, group=self.group,
+                    group_limits=self.group_limits)
+        if self._planner is None:  # the defaults: validated again only when changed
+            for key in ("min_units", "lot_size", "fixed_cost", "group_limits"):
+                base[key] = None
         base.update(changes)
         return SubsetSelectionProblem(**base)
 

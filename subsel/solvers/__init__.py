@@ -5,6 +5,7 @@ Use :func:`get_solver` to create a backend by name and :func:`available_solvers`
 on this machine.  Every backend returns a :class:`Solution` checked by ``problem.evaluate``.
 """
 from .base import RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
+from .explain import Conflict, explain_infeasible
 from .registry import (
     DEFAULT_SOLVER_PREFERENCE,
     ENTRY_POINT_GROUP,
@@ -18,6 +19,8 @@ from .registry import (
 )
 
 __all__ = [
+    "Conflict",
+    "explain_infeasible",
     "DEFAULT_SOLVER_PREFERENCE",
     "ENTRY_POINT_GROUP",
     "SOLVERS",

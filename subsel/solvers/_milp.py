@@ -17,7 +17,9 @@ tolerance.  :class:`MILPSolver` therefore
 3. **verifies** every answer with the exact rule (values further than
    :data:`INTEGRALITY_TOL` from an integer are a :class:`SolverError`); a relaxation answer that fails
    is followed by a solve of the *tightened* model (rows stricter by ``RELAX``), whose answers pass,
-   and as a last resort by :func:`repair`;
+   and as a last resort by :func:`repair`; when the tightened model is infeasible and nothing passes
+   (constraints that force units, such as a group's minimum, leave repair nothing to drop), the
+   unshifted model decides: its infeasibility is the problem's;
 4. **certifies** ``optimal``: a verified selection is optimal when its utility is within
    ``OPTIMALITY_RTOL`` of a proven bound.  Where the problem is in the scope of the ``exact`` solver
    (no budget, no demand) that bound comes from ``exact``, a cross-check independent of every MILP
@@ -53,6 +55,7 @@ import numpy as np
 from ..models import (
     FEASIBILITY_TOL,
     OPTIMALITY_RTOL,
+    PLANNER_EXTENSIONS,
     LinearForm,
     LinearRow,
     SubsetSelectionProblem,
@@ -150,7 +153,7 @@ def _pow2_scale(values: np.ndarray) -> float:
     return math.ldexp(1.0, min(-math.frexp(top)[1], 1000))
 
 
-def solver_form(problem: SubsetSelectionProblem, delta: float) -> tuple[LinearForm, float]:
+def solver_form(problem: SubsetSelectionProblem, delta: float, boost: float = 1.0) -> tuple[LinearForm, float]:
     """The scaled model handed to a MILP solver: rows loosened (``delta < 0``) or tightened.
 
     Parameters
@@ -159,6 +162,10 @@ def solver_form(problem: SubsetSelectionProblem, delta: float) -> tuple[LinearFo
     delta : float
         Added to the quality row's lower side and subtracted from the budget row's upper side,
         in scaled units (``-RELAX``: the relaxation; ``+RELAX``: the tightened model).
+    boost : float, default 1.0
+        A power of two multiplying the quality and budget rows after their scaling (exact): the
+        solver's absolute tolerance then allows ``boost`` times less violation (the last resort
+        of :meth:`MILPSolver._pipeline`, where ``2**20`` brings it far below the rule's 1e-9).
 
     Returns
     -------
@@ -172,23 +179,24 @@ def solver_form(problem: SubsetSelectionProblem, delta: float) -> tuple[LinearFo
     obj_scale = _pow2_scale(base.objective[live])
     rows = []
     for row in base.rows:
+        if row.name not in ("quality", "budget"):
+            rows.append(row)  # demand and the planner's rows: integer data, unscaled
+            continue
         # Agents fixed at 0 get coefficient 0: scaled for the others, theirs could overflow.
         coef = np.where(live, row.coef, 0.0)
-        s = _pow2_scale(coef)
+        s = _pow2_scale(coef) * boost
         # The loosening grows with the row's largest activity: a solver (or a file written with
         # 13 digits, as PuLP does for CBC) computes the row with that relative error.
         shift = delta * (1.0 + 1e-4 * float(weighted_sum(np.abs(coef * s), base.upper)))
         if row.name == "quality":
             rows.append(LinearRow("quality", coef * s, row.lower * s + shift, np.inf))
-        elif row.name == "budget":
-            if problem.budget is not None and linear_at_least(base.upper, -np.asarray(problem.cost), 0.0,
+        else:
+            if problem.budget is not None and linear_at_least(base.upper, -np.asarray(row.coef), 0.0,
                                                                (-problem.budget,)):
                 continue  # every selection keeps the budget
             rows.append(LinearRow("budget", coef * s, -np.inf, row.upper * s - shift))
-        else:
-            rows.append(row)
     objective = np.where(live, base.objective, 0.0) * obj_scale
-    return LinearForm(objective, base.lower, base.upper, tuple(rows)), obj_scale
+    return LinearForm(objective, base.lower, base.upper, tuple(rows), base.aux_of, base.aux_lot), obj_scale
 
 
 def integral(x: np.ndarray, form: LinearForm, solver: str) -> np.ndarray:
@@ -286,6 +294,10 @@ def within_tolerance(problem: SubsetSelectionProblem, x: np.ndarray, best: float
     r = np.asarray(problem.utility)
     value = float(weighted_sum(np.asarray(x, dtype=float), r))
     rounding = (problem.n + 4) * 2.0 ** -52 * float(weighted_sum(np.abs(np.asarray(x, dtype=float)), np.abs(r)))
+    if "fixed_cost" in problem.extensions:  # utility minus the fixed costs of the used agents
+        paid = problem.fixed_cost[np.asarray(x) != 0]
+        value -= math.fsum(paid.tolist())
+        rounding += (problem.n + 4) * 2.0 ** -52 * math.fsum(paid.tolist())
     return value >= best - OPTIMALITY_RTOL * abs(best) - 2 * rounding
 
 
@@ -325,7 +337,8 @@ class MILPSolver(Solver):
     """
 
     exact: ClassVar[bool] = True
-    supports: ClassVar[frozenset[str]] = frozenset({"budget", "demand", "must_take", "must_not_take"})
+    supports: ClassVar[frozenset[str]] = frozenset({"budget", "demand", "must_take", "must_not_take",
+                                                    *PLANNER_EXTENSIONS})
 
     def _run(self, form: LinearForm, time_limit: float | None,
              warm: np.ndarray | None) -> RawResult:  # pragma: no cover - abstract
@@ -396,12 +409,13 @@ class MILPSolver(Solver):
                 best, best_util = x, ev.utility
 
         relaxed, obj_scale = solver_form(problem, -RELAX)
-        raw = clock.call(self._run, relaxed, self._left(deadline), best)
+        n = problem.n  # the form's first n variables are the units; the planner's follow
+        raw = clock.call(self._run, relaxed, self._left(deadline), None if best is None else relaxed.full(best))
         if raw.status is Status.INFEASIBLE:
             if best is None:
                 return RawResult(None, Status.INFEASIBLE)
             raw = RawResult(None, Status.FEASIBLE)  # contradicts a known selection: no claim
-        x_rel = None if raw.x is None else integral(raw.x, relaxed, self.name)
+        x_rel = None if raw.x is None else integral(raw.x, relaxed, self.name)[:n]
         if raw.status is Status.TIME_LIMIT:
             timed_out = True
             if raw.bound is not None and math.isfinite(raw.bound):
@@ -413,10 +427,14 @@ class MILPSolver(Solver):
                 claimed = True
                 r = np.asarray(problem.utility)
                 xf = x_rel.astype(float)
-                # A float sum: rounded up, it bounds the relaxation's optimum from above (the
-                # certificate below compares with the float sum itself, within the tolerance).
-                claimed_value = float(weighted_sum(xf, r))
-                bound = rounded_up(claimed_value, float(weighted_sum(xf, np.abs(r))), problem.n)
+                # The selection's utility (fixed costs included) as a float sum: rounded up, it
+                # bounds the relaxation's optimum from above (the certificate below compares with
+                # the float value itself, within the tolerance).
+                claimed_value = problem.evaluate(x_rel).utility
+                magnitude = float(weighted_sum(xf, np.abs(r)))
+                if problem.fixed_cost is not None:
+                    magnitude += float(np.abs(problem.fixed_cost).sum())
+                bound = rounded_up(claimed_value, magnitude, problem.n)
             if not rel_feasible:
                 fixed = repair(problem, x_rel)
                 if fixed is not None:
@@ -426,10 +444,24 @@ class MILPSolver(Solver):
                 tight, _ = solver_form(problem, RELAX)
                 left = self._left(deadline)
                 if left is None or left > 0:
-                    raw2 = clock.call(self._run, tight, left, best)
+                    raw2 = clock.call(self._run, tight, left, None if best is None else tight.full(best))
                     timed_out |= raw2.status is Status.TIME_LIMIT
                     if raw2.x is not None:
-                        offer(integral(raw2.x, tight, self.name))
+                        offer(integral(raw2.x, tight, self.name)[:n])
+                    left = self._left(deadline)
+                    if best is None and raw2.status is Status.INFEASIBLE and (left is None or left > 0):
+                        # Neither model gave a selection that passes (the planner's constraints
+                        # can force units, so no repair reaches one): the model itself, neither
+                        # loosened nor tightened, with its quality and budget rows 2^20 times
+                        # larger (so that the solver's tolerance lies far below the rule's),
+                        # decides; its infeasibility is the problem's (a tolerance only widens
+                        # what a solver accepts).
+                        exact_form, _ = solver_form(problem, 0.0, boost=2.0 ** 20)
+                        raw3 = clock.call(self._run, exact_form, left, None)
+                        if raw3.status is Status.INFEASIBLE:
+                            return RawResult(None, Status.INFEASIBLE)
+                        if raw3.x is not None:
+                            offer(integral(raw3.x, exact_form, self.name)[:n])
                 else:
                     timed_out = True
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from .._validation import check_scalar
 from ..models import BatchEvaluation, ProblemBatch, SubsetSelectionProblem, exact_total, weighted_sum
+from .explain import Conflict, explain_infeasible
 
 #: Most threads a backend may be given (SCIP's own limit; HiGHS aborts on far larger pools).
 MAX_THREADS = 64
@@ -131,6 +132,12 @@ class Solution:
         reading its answer back (for ``cbc``: PuLP's model, writing the file, the CBC process,
         reading its solution).  Everything else is :attr:`overhead_time_s`.  When not given it is
         ``wall_time_s`` (no overhead known).
+    explanation : str or None
+        For an ``infeasible`` answer of :meth:`Solver.solve`: why, in words, with the nearest
+        change where one number decides it (see :func:`subsel.solvers.explain.explain_infeasible`);
+        None otherwise.  Found when first read (it solves parts of the problem again).
+    conflict : Conflict or None
+        The same as a structure: a smallest set of constraints that is infeasible together.
     """
 
     x: np.ndarray
@@ -141,6 +148,26 @@ class Solution:
     solver: str
     bound: float | None = None
     backend_time_s: float | None = None
+
+    @property
+    def explanation(self) -> str | None:
+        """Why an ``infeasible`` answer of :meth:`Solver.solve` is infeasible (None otherwise)."""
+        found = self._explained()
+        return None if found is None else found[0]
+
+    @property
+    def conflict(self) -> Conflict | None:
+        """A smallest set of constraints that no selection meets together (None unless infeasible)."""
+        found = self._explained()
+        return None if found is None else found[1]
+
+    def _explained(self) -> tuple[str, Conflict] | None:
+        state = self.__dict__
+        if "_explanation" not in state:
+            source = state.get("_explain")  # (solver, problem) of an infeasible answer
+            state["_explanation"] = None if source is None else source[0]._explain(source[1])
+        found: tuple[str, Conflict] | None = state["_explanation"]
+        return found
 
     def __post_init__(self) -> None:
         wall = float(self.wall_time_s)
@@ -176,7 +203,8 @@ class Solution:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON view: keys ``solver, status, objective, avg_quality, x, wall_time_s,
-        backend_time_s, overhead_time_s, bound``.
+        backend_time_s, overhead_time_s, bound`` (and ``explanation``, ``conflict`` for an explained
+        infeasible answer).
 
         NaN and infinities become ``None`` so that the result is strict JSON (RFC 8259).
         """
@@ -186,7 +214,9 @@ class Solution:
         return {"solver": self.solver, "status": self.status.value, "objective": num(self.objective),
                 "avg_quality": num(self.avg_quality), "x": [int(v) for v in self.x],
                 "wall_time_s": float(self.wall_time_s), "backend_time_s": float(self.backend_time_s or 0.0),
-                "overhead_time_s": self.overhead_time_s, "bound": num(self.bound)}
+                "overhead_time_s": self.overhead_time_s, "bound": num(self.bound),
+                **({} if self.explanation is None else {"explanation": self.explanation}),
+                **({} if self.conflict is None else {"conflict": self.conflict.to_dict()})}
 
 
 class RawResult(NamedTuple):
@@ -419,6 +449,8 @@ class Solver:
         Returns
         -------
         Solution
+            An ``infeasible`` answer carries :attr:`Solution.explanation` and
+            :attr:`Solution.conflict` (found with this solver's own answers on parts of the problem).
 
         Raises
         ------
@@ -429,6 +461,23 @@ class Solver:
         SolverError
             The backend failed, or its answer does not pass ``problem.evaluate``.
         """
+        sol = self._solve_checked(problem)
+        if sol.status is Status.INFEASIBLE:  # explained when first asked (Solution.explanation)
+            sol.__dict__["_explain"] = (self, problem)
+        return sol
+
+    def _explain(self, problem: SubsetSelectionProblem) -> tuple[str, Conflict]:
+        """Why ``problem`` is infeasible, decided with this solver's checked answers on its parts."""
+        def feasible(p: SubsetSelectionProblem) -> bool:
+            try:
+                return self._solve_checked(p).status is not Status.INFEASIBLE
+            except SolverError:  # undecided: keep the constraint in the set (it stays infeasible)
+                return True
+
+        return explain_infeasible(problem, feasible)
+
+    def _solve_checked(self, problem: SubsetSelectionProblem) -> Solution:
+        """:meth:`solve` without the explanation of an infeasible answer."""
         if not isinstance(problem, SubsetSelectionProblem):
             raise TypeError(f"problem must be a SubsetSelectionProblem; got {type(problem).__name__}")
         self.check_supported(problem)
@@ -444,7 +493,7 @@ class Solver:
     def check_supported(self, problem: SubsetSelectionProblem | ProblemBatch) -> None:
         """Raise :class:`UnsupportedExtensionError` for the first extension not in :attr:`supports`."""
         if problem.budget is None and problem.demand is None and not problem.must_take.size \
-                and not problem.must_not_take.size:
+                and not problem.must_not_take.size and getattr(problem, "_planner", None) is None:
             return  # no extension (the common case, checked without building a set)
         missing = sorted(problem.extensions - self.supports)
         if missing:

@@ -13,7 +13,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, LinearForm, SubsetSelectionProblem, linear_form, weighted_sum
+from ..models import (
+    FEASIBILITY_TOL,
+    PLANNER_EXTENSIONS,
+    LinearForm,
+    SubsetSelectionProblem,
+    linear_form,
+    weighted_sum,
+)
 from ._milp import BackendClock, MILPSolver, captured_output, report_printed, within_tolerance
 from .base import RawResult, Solver, SolverError, Status
 
@@ -211,7 +218,7 @@ class ORToolsCPSAT(Solver):
 
     name = "ortools-cpsat"
     exact = False
-    supports = frozenset({"budget", "demand", "must_take", "must_not_take"})
+    supports = frozenset({"budget", "demand", "must_take", "must_not_take", *PLANNER_EXTENSIONS})
     complexity = "CP-SAT search (exp. worst case)"
 
     @classmethod
@@ -249,11 +256,11 @@ class ORToolsCPSAT(Solver):
 
     def _solve_scaled(self, problem: SubsetSelectionProblem, clock: BackendClock) -> RawResult:
         form = linear_form(problem)
-        raw, exact = clock.call(self._run, form, relaxed=False)
+        raw, exact = self._units(problem, *clock.call(self._run, form, relaxed=False))
         if raw.status is Status.INFEASIBLE and not exact:
             # Rounding the quality row down may cut off every feasible selection; a relaxation
             # decides: if it is infeasible too, so is the problem.
-            raw2, _ = clock.call(self._run, form, relaxed=True)
+            raw2, _ = self._units(problem, *clock.call(self._run, form, relaxed=True))
             if raw2.status is Status.INFEASIBLE:
                 return raw2
             if raw2.x is not None and problem.evaluate(np.rint(raw2.x)).feasible:
@@ -261,6 +268,11 @@ class ORToolsCPSAT(Solver):
             raise SolverError("ortools-cpsat: the integer scaling of this instance is not exact and "
                               "CP-SAT could not decide feasibility; use an exact MILP backend")
         return raw
+
+    @staticmethod
+    def _units(problem: SubsetSelectionProblem, raw: RawResult, exact: bool) -> tuple[RawResult, bool]:
+        """``raw`` with only the agents' units (the planner's auxiliary variables dropped)."""
+        return (raw if raw.x is None else raw._replace(x=np.asarray(raw.x)[:problem.n])), exact
 
     def _run(self, form: LinearForm, relaxed: bool) -> tuple[RawResult, bool]:
         """Solve the scaled model; also say whether the scaling was exact."""
@@ -278,7 +290,7 @@ class ORToolsCPSAT(Solver):
         # a must-not-take agent of cost 0.05 once asked for 0.05 * 2**86).
         live = reach > 0
         for row in form.rows:
-            row_coef = np.where(live, row.coef, 0.0)
+            row_coef = np.where(live, row.coef, 0.0) if row.index is None else row.coef
             if row.name == "quality":
                 # Quality: sum (q_i - alpha) x_i >= -FEASIBILITY_TOL (evaluate's rule), scaled by
                 # 2**k, coefficients rounded down; the exact integer right side is
@@ -301,9 +313,18 @@ class ORToolsCPSAT(Solver):
                 budget_rhs = _as_int64(_floor_scaled(row.upper, FEASIBILITY_TOL, k=k), "budget")
                 exact &= ok
                 model.Add(cp_model.LinearExpr.WeightedSum(x, budget_coef) <= budget_rhs)
-            elif row.name == "demand":
-                # Demand: sum x_i >= D (integer already).
-                model.Add(cp_model.LinearExpr.Sum(x) >= int(row.lower))
+            else:
+                # Demand sum x_i >= D and the planner's rows (lot sizes, used variables, group
+                # limits): integer coefficients and sides already.
+                idx, vals = row.terms()
+                expr = cp_model.LinearExpr.WeightedSum([x[i] for i in idx.tolist()],
+                                                       [int(v) for v in vals.tolist()])
+                if row.sense == "=":
+                    model.Add(expr == int(row.rhs))
+                elif row.sense == ">=":
+                    model.Add(expr >= int(row.rhs))
+                else:
+                    model.Add(expr <= int(row.rhs))
         # Objective: utility sum r_i x_i, scaled by 2**k and rounded to nearest when not exact.
         objective = np.where(live, form.objective, 0.0)
         k_obj, ok = _scale_exponent(objective, reach)

@@ -53,10 +53,14 @@ def _beyond_float_milp(problem) -> bool:
 @pytest.mark.parametrize("name", SOLVERS)
 def test_unsupported_extensions_are_refused(name):
     solver = get_solver(name)
-    p = SubsetSelectionProblem(quality=[0.9, 0.3, 0.6], cost=[0.1, 0.1, 0.1], alpha=0.6)
-    values = {"budget": 1.0, "demand": 1, "must_take": [0], "must_not_take": [1]}
+    p = SubsetSelectionProblem(quality=[0.9, 0.3, 0.6], cost=[0.1, 0.1, 0.1], alpha=0.6, capacity=[2, 2, 2])
+    values = {"budget": {"budget": 1.0}, "demand": {"demand": 1}, "must_take": {"must_take": [0]},
+              "must_not_take": {"must_not_take": [1]}, "min_units": {"min_units": [2, 1, 1]},
+              "lot_size": {"lot_size": [1, 2, 1]}, "fixed_cost": {"fixed_cost": [0.5, 0.0, 0.0]},
+              "group_limits": {"group": ["g", "g", None], "group_limits": {"g": {"max_agents": 1}}}}
     for ext in EXTENSIONS:
-        q = p.with_changes(**{ext: values[ext]})
+        q = p.with_changes(**values[ext])
+        assert q.extensions == {ext}
         if ext in solver.supports:
             assert q.evaluate(solver.solve(q).x).feasible
         else:

@@ -1,0 +1,79 @@
+"""Speed of the planner's model against the paper's, in one run.
+
+The paper's random instance (q, c ~ U[0, 1], alpha = 0.7, capacities 1..10; Deva, Abhishek,
+Gujar, AAMAS 2021, Section 6.1) at ``--n`` agents, solved
+
+* as the paper's problem by ``exact`` and by ``highs``;
+* with lot sizes and minimum orders (every agent: lot 1 or 2, minimum order 1..capacity, drawn
+  from the same seed) by ``highs``, the backend that supports them (``exact`` refuses them).
+
+Times are each backend's ``backend_time_s`` and the whole call's ``wall_time_s``, best of
+``--reps``; ratios are taken within this run.  Also the cost of building and evaluating the
+problem with and without the planner's fields.
+
+Usage::
+
+    python benchmarks/bench_planner.py --n 10000 --reps 3
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from subsel import SubsetSelectionProblem, get_solver
+
+
+def best(fn, reps: int) -> float:
+    out = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return min(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=10_000)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    rng = np.random.default_rng(args.seed)
+    n = args.n
+    q, c = rng.random(n), rng.random(n)
+    k = rng.integers(1, 11, size=n)
+    lot = rng.integers(1, 3, size=n)
+    m = np.minimum(rng.integers(1, 11, size=n), k)
+    m = np.where(-(-m // lot) * lot > k, 1, m)  # keep an allowed positive count
+    lot = np.where(-(-m // lot) * lot > k, 1, lot)
+    paper = SubsetSelectionProblem(quality=q, cost=c, alpha=0.7, capacity=k)
+    planner = paper.with_changes(min_units=m, lot_size=lot)
+
+    rows = []
+    for label, problem, name in (("paper", paper, "exact"), ("paper", paper, "highs"),
+                                 ("planner", planner, "highs")):
+        sols = []
+        wall = best(lambda: sols.append(get_solver(name).solve(problem)), args.reps)
+        sol = sols[-1]
+        rows.append((label, name, sol.status.value, sol.objective, min(s.backend_time_s for s in sols), wall))
+    print(f"n = {n}, best of {args.reps}")
+    print(f"{'problem':8} {'solver':6} {'status':8} {'objective':>14} {'backend_s':>10} {'wall_s':>10}")
+    for label, name, status, obj, backend, wall in rows:
+        print(f"{label:8} {name:6} {status:8} {obj:14.6f} {backend:10.4f} {wall:10.4f}")
+    exact_wall, highs_wall, planner_wall = rows[0][5], rows[1][5], rows[2][5]
+    print(f"planner (highs) / paper (highs) wall time: {planner_wall / highs_wall:.2f}x")
+    print(f"planner (highs) / paper (exact) wall time: {planner_wall / exact_wall:.2f}x")
+    x = np.asarray(get_solver("exact").solve(paper).x)
+    build_p = best(lambda: SubsetSelectionProblem(quality=q, cost=c, alpha=0.7, capacity=k), 20)
+    build_l = best(lambda: SubsetSelectionProblem(quality=q, cost=c, alpha=0.7, capacity=k, min_units=m,
+                                                  lot_size=lot), 20)
+    eval_p = best(lambda: paper.evaluate(x), 20)
+    eval_l = best(lambda: planner.evaluate(x), 20)
+    print(f"build: paper {build_p * 1e3:.3f} ms, planner {build_l * 1e3:.3f} ms ({build_l / build_p:.2f}x)")
+    print(f"evaluate: paper {eval_p * 1e3:.3f} ms, planner {eval_l * 1e3:.3f} ms ({eval_l / eval_p:.2f}x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,197 @@
+"""Why a problem is infeasible: a smallest conflicting set of constraints and the nearest change.
+
+When no selection satisfies a problem's constraints, a solver's answer says so
+(:attr:`Solution.status` ``infeasible``); :func:`explain_infeasible` says why.  It finds an
+*irreducible* infeasible set of the problem's constraint families by the deletion filter of
+Chinneck and Dravnieks (*ORSA Journal on Computing* 3(2), 1991, Section 3): each family is dropped
+in turn and kept out when the rest is still infeasible, so that what remains is infeasible while
+dropping any one of its members makes it feasible.  The families are the quality row (Deva,
+Abhishek, Gujar, AAMAS 2021, Section 3), the budget, the demand, the must-take and must-not-take
+lists, and the planner's minimum orders, lot sizes and group limits (one family per group).
+
+Where one number decides, it also gives the nearest change: with a demand in the set, the most
+units the rest of the set allows ("lower the demand to U"), and with a budget as well, the least
+spend that meets the demand under the rest ("raise the budget to B").  Those optima come from an
+exact MILP backend; every feasibility question is answered by a solver's checked answer
+(:meth:`Solver.solve`), so the set is decided with the one feasibility rule.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..models import LinearForm, SubsetSelectionProblem, linear_form
+
+__all__ = ["Conflict", "explain_infeasible"]
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A smallest set of constraints that no selection satisfies together.
+
+    Attributes
+    ----------
+    constraints : tuple of str
+        The members: ``quality``, ``budget``, ``demand``, ``must_take``, ``must_not_take``,
+        ``min_units``, ``lot_size`` and ``group_limits:<group>``.  Dropping any one of them makes
+        the problem feasible (an irreducible infeasible set).
+    max_units : int or None
+        With ``demand`` in the set: the most units a selection can have under the other members
+        (the demand that would be met), else None.
+    min_budget : float or None
+        With ``demand`` and ``budget`` in the set: the least spend ``sum c x + sum f [x > 0]`` that
+        meets the demand under the other members (None when no spend does).
+    """
+
+    constraints: tuple[str, ...]
+    max_units: int | None = None
+    min_budget: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-JSON view: ``constraints``, ``max_units``, ``min_budget``."""
+        return {"constraints": list(self.constraints), "max_units": self.max_units,
+                "min_budget": self.min_budget}
+
+
+def _families(problem: SubsetSelectionProblem) -> list[str]:
+    out = ["quality"]
+    ext = problem.extensions
+    out += [name for name in ("budget", "demand", "must_take", "must_not_take", "min_units", "lot_size")
+            if name in ext]
+    out += [f"group_limits:{g}" for g in problem.group_limits]
+    return out
+
+
+def _without(problem: SubsetSelectionProblem, dropped: set[str]) -> SubsetSelectionProblem:
+    """``problem`` with the families in ``dropped`` removed."""
+    changes: dict[str, Any] = {}
+    if "quality" in dropped:
+        changes["alpha"] = 0.0
+    for name in ("budget", "demand", "must_take", "must_not_take", "min_units", "lot_size"):
+        if name in dropped:
+            changes[name] = None
+    gone = {d.split(":", 1)[1] for d in dropped if d.startswith("group_limits:")}
+    if gone:
+        changes["group_limits"] = {g: dict(v) for g, v in problem.group_limits.items() if g not in gone}
+    return problem.with_changes(**changes) if changes else problem
+
+
+def _optimum(problem: SubsetSelectionProblem, objective: Callable[[LinearForm], np.ndarray]) -> float | None:
+    """The optimum of ``objective`` (maximised, over the form's variables) under the problem's
+    constraints, from the HiGHS backend (None when it is not available or finds nothing)."""
+    from .highs import HiGHS
+
+    if not HiGHS.available()[0]:
+        return None
+    form = linear_form(problem)
+    form = LinearForm(objective(form), form.lower, form.upper, form.rows, form.aux_of, form.aux_lot)
+    raw = HiGHS()._run(form, None, None)
+    if raw.x is None or raw.bound is None:
+        return None
+    return float(raw.bound)
+
+
+def explain_infeasible(problem: SubsetSelectionProblem, feasible: Callable[[SubsetSelectionProblem], bool]
+                       ) -> tuple[str, Conflict]:
+    """Explain why ``problem`` is infeasible: a text and a :class:`Conflict`.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+        An infeasible problem.
+    feasible : callable
+        Says whether a problem has a feasible selection (a checked solver answer).
+
+    Returns
+    -------
+    (str, Conflict)
+        E.g. ``"demand 50 cannot be met: at most 42 units reach average quality 0.8 within budget
+        100 (lower the demand to 42 or raise the budget to 131)"``.
+    """
+    members = _families(problem)
+    dropped: set[str] = set()
+    for fam in list(members):  # the deletion filter
+        if not feasible(_without(problem, dropped | {fam})):
+            dropped.add(fam)
+    kept = tuple(f for f in members if f not in dropped)
+    if not kept:  # an oracle that calls every part infeasible: name the whole problem
+        kept, dropped = tuple(members), set()
+    core = _without(problem, dropped)
+    max_units = min_budget = None
+    if "demand" in kept:
+        rest = core.with_changes(demand=None)
+        n = problem.n
+        top = _optimum(rest, lambda f: np.concatenate((np.ones(n), np.zeros(f.n - n))))
+        if top is not None:
+            max_units = int(math.floor(top + 1e-6))
+        if "budget" in kept:
+            # The spend row of the core (its variables are those of the core without the budget).
+            row = _budget_row(linear_form(core))
+            spend = _optimum(core.with_changes(budget=None), lambda f: -row)
+            if spend is not None:
+                min_budget = -spend
+    conflict = Conflict(kept, max_units, min_budget)
+    return _text(problem, conflict), conflict
+
+
+def _budget_row(form: LinearForm) -> np.ndarray:
+    """The spend ``sum c x + sum f u`` as a dense row over the form's variables (cost on the
+    units, fixed costs on the used variables): the budget row without its bound."""
+    for row in form.rows:
+        if row.name == "budget":
+            return row.dense(form.n)
+    raise ValueError("the problem has no budget")  # pragma: no cover - called with a budget
+
+
+def _describe(problem: SubsetSelectionProblem, name: str) -> str:
+    if name == "quality":
+        return f"average quality {problem.alpha:g}"
+    if name == "budget":
+        return f"budget {problem.budget:g}"
+    if name == "demand":
+        return f"demand {problem.demand}"
+    if name in ("must_take", "must_not_take"):
+        idx = getattr(problem, name)
+        shown = ", ".join(problem.names[i] for i in idx[:3].tolist()) + (", ..." if idx.size > 3 else "")
+        return f"{name.replace('_', '-')} {shown}"
+    if name in ("min_units", "lot_size"):
+        return {"min_units": "the minimum orders", "lot_size": "the lot sizes"}[name]
+    g = name.split(":", 1)[1]
+    limits = ", ".join(f"{k} {v}" for k, v in problem.group_limits[g].items())
+    return f"the limits of group {g!r} ({limits})"
+
+
+def _text(problem: SubsetSelectionProblem, c: Conflict) -> str:
+    parts = [_describe(problem, f) for f in c.constraints]
+    if "demand" in c.constraints and c.max_units is not None:
+        others = [_describe(problem, f) for f in c.constraints if f != "demand"]
+        where = ""
+        if others:
+            where = " under " + ", ".join(others)
+        if "quality" in c.constraints and "budget" in c.constraints:
+            rest = [_describe(problem, f) for f in c.constraints if f not in ("demand", "quality", "budget")]
+            where = (f" reach average quality {problem.alpha:g} within budget {problem.budget:g}"
+                     + (" under " + ", ".join(rest) if rest else ""))
+        fixes = [f"lower the demand to {c.max_units}"]
+        if c.min_budget is not None:
+            fixes.append(f"raise the budget to {_up(c.min_budget)}")
+        verb = "reach" if where.startswith(" reach") else "are allowed"
+        unit = "unit" if c.max_units == 1 else "units"
+        body = (f"at most {c.max_units} {unit}{where}" if verb == "reach"
+                else f"at most {c.max_units} {unit} {verb}{where}")
+        return f"demand {problem.demand} cannot be met: {body} ({' or '.join(fixes)})"
+    if len(parts) == 1:
+        return f"{parts[0]} cannot be met on its own"
+    return "no selection meets " + ", ".join(parts[:-1]) + " and " + parts[-1] + " together"
+
+
+def _up(v: float) -> str:
+    """A money amount rounded up to 6 significant digits (so that it suffices)."""
+    if v <= 0:
+        return "0"
+    digits = 6 - int(math.floor(math.log10(abs(v)))) - 1
+    scale = 10.0 ** digits
+    return f"{math.ceil(v * scale - 1e-9) / scale:g}"

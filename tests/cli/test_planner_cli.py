@@ -1,0 +1,136 @@
+"""The planner's columns and --group-limits on the command line; an infeasible answer says why."""
+import json
+
+import pytest
+
+from subsel.cli import main
+from subsel.models import read_agents, read_group_limits
+from subsel.solvers import available_solvers
+from tests.strategies import brute_force
+
+pytestmark = pytest.mark.skipif("highs" not in available_solvers(), reason="highspy missing")
+
+AGENTS = """name,quality,cost,capacity,min_units,lot_size,fixed_cost,group
+north_a,0.95,0.40,40,10,5,2.0,north
+north_b,0.90,0.30,40,,10,1.0,north
+local_c,0.70,0.10,60,20,,0.5,local
+far_d,0.85,0.20,50,5,5,,
+"""
+LIMITS = "group,min_units,max_units,min_agents,max_agents\nnorth,,,,1\nlocal,20,,,\n"
+
+
+@pytest.fixture()
+def files(tmp_path):
+    agents = tmp_path / "agents.csv"
+    agents.write_text(AGENTS)
+    limits = tmp_path / "limits.csv"
+    limits.write_text(LIMITS)
+    return agents, limits
+
+
+def test_solve_with_group_limits_matches_brute_force(files, capsys):
+    agents, limits = files
+    assert main(["solve", str(agents), "--alpha", "0.8", "--R", "1", "--group-limits", str(limits),
+                 "--budget", "40", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    problem = read_agents(agents, alpha=0.8, budget=40.0, group_limits=read_group_limits(limits))
+    best = brute_force_by_lots(problem)
+    assert out["status"] == "optimal" and out["solver"] == "highs"
+    assert out["objective"] == pytest.approx(best, abs=1e-9)
+    assert problem.evaluate(out["x"]).feasible
+
+
+def brute_force_by_lots(problem):
+    """The optimum over the allowed counts of each agent (0 or a multiple of its lot from its minimum)."""
+    import itertools
+
+    choices = []
+    for m, lot, k in zip(problem.min_units, problem.lot_size, problem.upper_bounds()):
+        first = -(-int(m) // int(lot)) * int(lot)
+        choices.append([0, *range(first, int(k) + 1, int(lot))])
+    best = None
+    for x in itertools.product(*choices):
+        ev = problem.evaluate(list(x))
+        if ev.feasible and (best is None or ev.utility > best):
+            best = ev.utility
+    return best
+
+
+def test_small_instance_agrees_with_full_enumeration(tmp_path):
+    agents = tmp_path / "a.csv"
+    agents.write_text("name,quality,cost,capacity,min_units,lot_size,fixed_cost,group\n"
+                      "a,0.9,0.2,4,2,2,0.3,g\nb,0.6,0.1,3,1,1,0,g\nc,0.8,0.3,3,3,,0.1,\n")
+    problem = read_agents(agents, alpha=0.75, group_limits={"g": {"max_agents": 1}})
+    assert brute_force(problem)[0] == pytest.approx(brute_force_by_lots(problem))
+
+
+def test_infeasible_answer_is_explained_in_the_table_and_json(files, capsys):
+    agents, limits = files
+    args = ["solve", str(agents), "--alpha", "0.8", "--group-limits", str(limits), "--must-not-take", "local_c"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "status       infeasible" in out
+    assert "why          no selection meets must-not-take local_c and the limits of group 'local'" in out
+    assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "infeasible" and data["x"] is None
+    assert data["conflict"]["constraints"] == ["must_not_take", "group_limits:local"]
+    assert data["explanation"].startswith("no selection meets")
+
+
+def test_demand_explanation_names_the_nearest_change(tmp_path, capsys):
+    agents = tmp_path / "a.csv"
+    agents.write_text("name,quality,cost,capacity\na,0.9,3,100\nb,0.7,1,100\n")
+    assert main(["solve", str(agents), "--alpha", "0.8", "--budget", "100", "--demand", "60", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["explanation"] == ("demand 60 cannot be met: at most 50 units reach average quality 0.8 "
+                                   "within budget 100 (lower the demand to 50 or raise the budget to 120)")
+    assert data["conflict"] == {"constraints": ["quality", "budget", "demand"], "max_units": 50,
+                                "min_budget": pytest.approx(120.0)}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("group,max_agents\nwest,1\n", "group_limits: unknown group 'west'"),
+    ("group,max_agents\nnorth,-1\n", "line 2, column 'max_agents': must be a non-negative integer"),
+    ("group,maxagents\nnorth,1\n", "unknown column 'maxagents'"),
+])
+def test_bad_group_limits_exit_2_with_one_line(files, tmp_path, capsys, text, message):
+    agents, _ = files
+    bad = tmp_path / "bad.csv"
+    bad.write_text(text)
+    out = tmp_path / "sel.csv"
+    assert main(["solve", str(agents), "--alpha", "0.8", "--group-limits", str(bad), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_missing_group_limits_file(files, tmp_path, capsys):
+    agents, _ = files
+    assert main(["solve", str(agents), "--alpha", "0.8", "--group-limits", str(tmp_path / "no.csv")]) == 2
+    assert "--group-limits" in capsys.readouterr().err
+
+
+def test_bad_planner_cell_names_line_and_column(tmp_path, capsys):
+    agents = tmp_path / "a.csv"
+    agents.write_text("name,quality,cost,capacity,lot_size\na,0.9,0.1,4,5\n")
+    assert main(["solve", str(agents), "--alpha", "0.8"]) == 2
+    err = capsys.readouterr().err
+    assert "line 2, column 'lot_size': leaves no allowed positive count" in err
+
+
+def test_export_writes_the_planner_model(files, tmp_path, capsys):
+    import highspy
+
+    agents, limits = files
+    out = tmp_path / "m.lp"
+    assert main(["export", str(agents), "--alpha", "0.8", "--group-limits", str(limits), "--budget", "40",
+                 "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "used_north_a" in text and "lots_north_a" in text and "group_agents_0_max" in text
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(out))
+    h.run()
+    problem = read_agents(agents, alpha=0.8, budget=40.0, group_limits=read_group_limits(limits))
+    assert h.getInfo().objective_function_value == pytest.approx(brute_force_by_lots(problem), abs=1e-6)

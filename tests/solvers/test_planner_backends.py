@@ -1,0 +1,230 @@
+"""Every MILP backend on the planner's fields agrees with brute force; exported files solve to the
+same optimum; other solvers refuse naming the constraint; infeasible answers are explained."""
+import io
+import os
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+
+from subsel.models import SubsetSelectionProblem, lp_text, mps_text
+from subsel.solvers import SolverError, Status, UnsupportedExtensionError, available_solvers, get_solver
+from tests.strategies import brute_force, planner_problems
+
+MILP = [name for name in ("cbc", "highs", "ortools-scip", "ortools-cpsat") if name in available_solvers()]
+EXAMPLES = int(os.environ.get("SUBSEL_PLANNER_EXAMPLES", "40"))
+
+
+def near_the_bound(problem):
+    """Some quality within 1e-6 of alpha (but not on it): within a MILP's tolerance of the rule."""
+    margin = np.abs(problem.quality_margin)
+    return bool(((margin > 0) & (margin < 1e-6)).any())
+
+
+def solve_or_undecided(solver, problem):
+    """The solver's answer; None when a MILP backend, its tolerance above the rule's gap, says it
+    cannot decide (SolverError) on a problem whose qualities lie a hair from alpha."""
+    try:
+        return solver.solve(problem)
+    except SolverError as exc:
+        if near_the_bound(problem) and "no selection passes the feasibility check" in str(exc):
+            return None
+        raise
+
+
+def check_against_brute_force(name, problem):
+    best = brute_force(problem)
+    sol = solve_or_undecided(get_solver(name), problem)
+    if sol is None:
+        return
+    if best is None:
+        assert sol.status is Status.INFEASIBLE, (sol.status, sol.x)
+        assert sol.explanation and sol.conflict is not None and sol.conflict.constraints
+        return
+    assert sol.is_feasible, sol.status
+    assert problem.evaluate(sol.x).feasible
+    if sol.status is Status.OPTIMAL:  # optimal is a promise
+        assert sol.objective >= best[0] - 1e-9 * max(1.0, abs(best[0])), (sol.objective, best)
+    assert sol.objective <= best[0] + 1e-9 * max(1.0, abs(best[0]))
+    near = near_the_bound(problem)
+    if name != "ortools-cpsat" and not near:  # CP-SAT may say feasible when its scaling is not exact
+        assert sol.status is Status.OPTIMAL
+    elif sol.status is not Status.OPTIMAL:
+        assert sol.bound is None or sol.bound >= best[0] - 1e-9 * max(1.0, abs(best[0]))
+
+
+@pytest.mark.parametrize("name", MILP)
+@settings(max_examples=EXAMPLES)
+@given(problem=planner_problems())
+def test_backend_equals_brute_force(name, problem):
+    check_against_brute_force(name, problem)
+
+
+def _cbc():
+    """PuLP's CBC, found by name as the backend finds it (its move in PuLP 4 announced quietly)."""
+    import warnings
+
+    import pulp
+
+    from subsel.solvers.cbc import _cbc_name
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return pulp.getSolver(_cbc_name(), msg=False)
+
+
+def _highs_file(text, suffix, tmp_path):
+    import highspy
+
+    path = tmp_path / f"model{suffix}"
+    path.write_text(text)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    # Tolerances far below the rule's 1e-9 (qualities a hair from alpha are drawn), gap 0.
+    for key in ("primal_feasibility_tolerance", "mip_feasibility_tolerance"):
+        h.setOptionValue(key, 1e-10)
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("small_matrix_value", 1e-12)  # HiGHS drops entries up to 1e-9 by default
+    h.readModel(str(path))
+    h.run()
+    return h.getModelStatus(), h.getInfo().objective_function_value
+
+
+@pytest.mark.skipif("highs" not in MILP, reason="highspy missing")
+@settings(max_examples=25)
+@given(problem=planner_problems(n_max=4, cap_max=4))
+def test_exported_files_solve_to_the_same_optimum(problem, tmp_path_factory):
+    import highspy
+    import pulp
+
+    # The files carry the stored numbers (17 digits); an external solver decides with its own
+    # tolerances, so qualities within 1e-6 of alpha are the backends' job (tested above), not the files'.
+    margin = np.abs(problem.quality_margin)
+    assume(not ((margin > 0) & (margin < 1e-6)).any())
+    best = brute_force(problem)
+    tmp = tmp_path_factory.mktemp("export")
+    status_lp, value_lp = _highs_file(lp_text(problem), ".lp", tmp)
+    status_mps, value_mps = _highs_file(mps_text(problem), ".mps", tmp)
+    if best is None:
+        assert status_lp == highspy.HighsModelStatus.kInfeasible
+        assert status_mps == highspy.HighsModelStatus.kInfeasible
+        return
+    tol = 1e-6 * max(1.0, abs(best[0]))
+    assert value_lp == pytest.approx(best[0], abs=tol)
+    assert -value_mps == pytest.approx(best[0], abs=tol)  # the MPS file minimises -utility
+    path = tmp / "model.mps"
+    _, prob = pulp.LpProblem.fromMPS(str(path))
+    if "cbc" in MILP:
+        prob.solve(_cbc())
+        assert pulp.LpStatus[prob.status] == "Optimal"
+        assert -pulp.value(prob.objective) == pytest.approx(best[0], abs=tol)
+
+
+def test_cbc_reads_the_exported_mps(tmp_path):
+    if "cbc" not in MILP:
+        pytest.skip("cbc missing")
+    import pulp
+
+    p = SubsetSelectionProblem(quality=[0.9, 0.6, 0.8], cost=[0.1, 0.1, 0.2], alpha=0.7, capacity=[10, 10, 10],
+                               min_units=[3, 1, 2], lot_size=[1, 2, 5], fixed_cost=[1.0, 0.0, 0.5],
+                               group=["n", "n", None], group_limits={"n": {"max_agents": 1}}, budget=3.0)
+    best = brute_force(p)
+    path = tmp_path / "m.mps"
+    path.write_text(mps_text(p))
+    _, prob = pulp.LpProblem.fromMPS(str(path))
+    prob.solve(_cbc())
+    assert -pulp.value(prob.objective) == pytest.approx(best[0], abs=1e-6)
+
+
+@pytest.mark.parametrize("name, field", [("exact", "min_units"), ("dpss", "lot_size"), ("gss", "fixed_cost"),
+                                         ("exact", "group_limits")])
+def test_other_solvers_refuse_naming_the_constraint(name, field):
+    values = {"min_units": dict(min_units=[2, 1]), "lot_size": dict(lot_size=[2, 1]),
+              "fixed_cost": dict(fixed_cost=[0.5, 0]),
+              "group_limits": dict(group=["g", "g"], group_limits={"g": {"max_agents": 1}})}[field]
+    p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.1, 0.1], alpha=0.7, capacity=[2, 2], **values)
+    with pytest.raises(UnsupportedExtensionError, match=f"does not support the '{field}' constraint"):
+        get_solver(name).solve(p)
+
+
+def test_default_solver_supports_the_problem():
+    from subsel.solvers import default_solver
+
+    p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.1, 0.1], alpha=0.7, capacity=[4, 4], lot_size=[2, 1])
+    name = default_solver(p.extensions)
+    assert p.extensions <= get_solver(name).supports
+    assert default_solver(p.with_changes(lot_size=None).extensions) == "exact"
+
+
+@pytest.mark.skipif("highs" not in MILP, reason="highspy missing")
+def test_infeasible_demand_is_explained_with_the_nearest_change():
+    # Quality 0.8 on average: a unit of a (0.9, cost 3) balances one of b (0.7, cost 1): 4 per pair.
+    p = SubsetSelectionProblem(quality=[0.9, 0.7], cost=[3.0, 1.0], alpha=0.8, capacity=[100, 100],
+                               budget=100.0, demand=60)
+    sol = get_solver("highs").solve(p)
+    assert sol.status is Status.INFEASIBLE
+    assert sol.conflict.constraints == ("quality", "budget", "demand")
+    assert sol.conflict.max_units == 50
+    assert sol.conflict.min_budget == pytest.approx(120.0)
+    assert sol.explanation == ("demand 60 cannot be met: at most 50 units reach average quality 0.8 within "
+                               "budget 100 (lower the demand to 50 or raise the budget to 120)")
+    assert get_solver("highs").solve(p.with_changes(demand=50)).is_feasible
+    assert get_solver("highs").solve(p.with_changes(budget=120.0)).is_feasible
+    d = sol.to_dict()
+    assert d["conflict"]["constraints"] == ["quality", "budget", "demand"]
+
+
+@pytest.mark.skipif("highs" not in MILP, reason="highspy missing")
+def test_group_minimum_against_must_not_take_is_a_smallest_conflict():
+    p = SubsetSelectionProblem(quality=[0.9, 0.9, 0.2], cost=[0.1, 0.1, 0.1], alpha=0.5, capacity=[3, 3, 3],
+                               group=["local", "far", "far"], group_limits={"local": {"min_units": 2}},
+                               must_not_take=[0], budget=10.0)
+    sol = get_solver("highs").solve(p)
+    assert sol.status is Status.INFEASIBLE
+    assert sol.conflict.constraints == ("must_not_take", "group_limits:local")
+    assert "group 'local'" in sol.explanation
+
+
+def test_feasible_answers_carry_no_explanation():
+    p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.1, 0.1], alpha=0.7)
+    sol = get_solver("exact").solve(p)
+    assert sol.explanation is None and sol.conflict is None
+    assert "explanation" not in sol.to_dict()
+
+
+def test_lot_counts_and_used_variables_in_the_form():
+    from subsel.models import linear_form
+
+    p = SubsetSelectionProblem(quality=[0.9, 0.6], cost=[0.1, 0.1], alpha=0.7, capacity=[10, 7],
+                               min_units=[3, 1], lot_size=[1, 2], fixed_cost=[0.5, 0.0])
+    form = linear_form(p)
+    assert form.n_agents == 2 and form.n == 4  # x0, x1, lots of agent 1, used of agent 0
+    assert form.upper.tolist() == [10, 6, 3, 1]
+    full = form.full(np.array([3, 4]))
+    assert full.tolist() == [3, 4, 2, 1]
+    names = {row.name for row in form.rows}
+    assert {"quality", "lot_1", "used_max_0", "used_min_0"} <= names
+    assert "x_0" in lp_text(p) and "lots_1" in lp_text(p) and "used_0" in mps_text(p)
+    buf = io.StringIO(lp_text(p))
+    assert "lot_1:" in buf.getvalue()
+
+
+@pytest.mark.skipif("highs" not in MILP, reason="highspy missing")
+@settings(max_examples=EXAMPLES)
+@given(problem=planner_problems(n_max=4, cap_max=3))
+def test_conflict_is_irreducible_by_brute_force(problem):
+    """The conflict is infeasible on its own and dropping any one member makes it feasible."""
+    from subsel.solvers.explain import _families, _without
+
+    sol = solve_or_undecided(get_solver("highs"), problem)
+    if sol is None or sol.status is not Status.INFEASIBLE:
+        return
+    kept = set(sol.conflict.constraints)
+    others = set(_families(problem)) - kept
+    assert brute_force(_without(problem, others)) is None
+    for member in kept:
+        assert brute_force(_without(problem, others | {member})) is not None, member
+    if sol.conflict.max_units is not None:  # the demand it names can be met, one more cannot
+        rest = _without(problem, others)
+        assert brute_force(rest.with_changes(demand=sol.conflict.max_units)) is not None
+        assert brute_force(rest.with_changes(demand=sol.conflict.max_units + 1)) is None
