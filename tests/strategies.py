@@ -222,3 +222,33 @@ def large_capacity_pairs(draw) -> tuple[SubsetSelectionProblem, int]:
     surplus = k_a * (Fraction(q_a) - Fraction(alpha)) + Fraction(1e-9)
     x_b = min(k_b, int(surplus / (Fraction(alpha) - Fraction(q_b))))
     return p, x_b
+
+
+@st.composite
+def integer_knapsacks(draw, m_max: int = 12, bounded: bool = False, copies_max: int = 3):
+    """Integer knapsacks ``(values, weights, capacity, counts)`` as Python ints: small numbers (many
+    ties), or numbers times a large scale plus a small offset (totals up to about 2^52), and
+    ``counts`` (``None`` for the 0-1 knapsack).  At most 2^12 selections, for :func:`int_brute_force`."""
+    m = draw(st.integers(0, m_max if not bounded else 8))
+    scale = draw(st.sampled_from([1, 1, 2 ** 20, 3 ** 25, 2 ** 45]))  # 12 * 8 * 2^45 < 2^52
+    small = st.integers(0, 6)
+    values = [a * scale + b for a, b in zip(draw(st.lists(small, min_size=m, max_size=m)),
+                                            draw(st.lists(st.integers(0, 2), min_size=m, max_size=m)))]
+    weights = [a * scale + b for a, b in zip(draw(st.lists(small, min_size=m, max_size=m)),
+                                             draw(st.lists(st.integers(0, 2), min_size=m, max_size=m)))]
+    counts = None
+    if bounded:
+        counts = draw(st.lists(st.integers(0, copies_max), min_size=m, max_size=m))
+    total = sum(w * (1 if counts is None else k) for w, k in zip(weights, counts or [1] * m))
+    capacity = draw(st.integers(0, total + 2))
+    return values, weights, capacity, counts
+
+
+def int_brute_force(values, weights, capacity, counts=None) -> int:
+    """The optimum of an integer 0-1 or bounded knapsack by listing every selection (Python ints)."""
+    ranges = [range(k + 1) for k in (counts if counts is not None else [1] * len(values))]
+    best = 0
+    for x in itertools.product(*ranges):
+        if sum(a * b for a, b in zip(x, weights)) <= capacity:
+            best = max(best, sum(a * b for a, b in zip(x, values)))
+    return best

@@ -5,6 +5,7 @@ Use :func:`get_solver` to create a backend by name and :func:`available_solvers`
 on this machine.  Every backend returns a :class:`Solution` checked by ``problem.evaluate``.
 """
 from .base import RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
+from .knapsack import MAX_KNAPSACK_TOTAL, KnapsackSolution, solve_knapsack
 from .registry import (
     ENTRY_POINT_GROUP,
     SOLVERS,
@@ -17,6 +18,8 @@ from .registry import (
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "MAX_KNAPSACK_TOTAL",
+    "KnapsackSolution",
     "SOLVERS",
     "RawResult",
     "Solution",
@@ -29,4 +32,5 @@ __all__ = [
     "get_solver",
     "register_solver",
     "solver_info",
+    "solve_knapsack",
 ]

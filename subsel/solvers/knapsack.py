@@ -1,0 +1,243 @@
+"""The public integer knapsack API: :func:`solve_knapsack` and its :class:`KnapsackSolution`.
+
+Maximise ``v . x`` subject to ``w . x <= C`` with ``x_j`` in ``{0, ..., k_j}`` (``k_j = 1``: the 0-1
+knapsack; ``counts``: the bounded knapsack), on integers in and integers out, in the manner of
+OR-Tools' ``KnapsackSolver`` (init, solve, read the answer, ask whether it is proven).  The solver is
+the expanding-core dynamic program behind ``exact`` (Pisinger, "A minimal algorithm for the 0-1
+knapsack problem", Operations Research 45(5), 1997; Martello, Pisinger, Toth, "Dynamic programming
+and strong bounds for the 0-1 knapsack problem", Management Science 45(3), 1999); bounded items are
+split into binary pieces of 1, 2, 4, ... units (Martello and Toth, *Knapsack Problems*, Wiley, 1990,
+Section 3.2), each unit count first capped at what fits.
+
+Arithmetic is exact: the data are integers, and every sum the dynamic program forms (a sum of values
+or of weights of distinct pieces) is an integer of at most :data:`MAX_KNAPSACK_TOTAL`, which float64
+holds exactly; the answer's value and weight are summed again in integers and checked.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validation import _entry_error, _reject_booleans, check_number, readonly
+from ._knapsack import solve_knapsack as _solve_core
+from .base import SolverError, Status
+from .exact import DEFAULT_MEMORY_LIMIT_MB, Exact, _binary_pieces
+
+__all__ = ["MAX_KNAPSACK_TOTAL", "KnapsackSolution", "solve_knapsack"]
+
+#: Largest total of the values (and of the weights that can fit) :func:`solve_knapsack` accepts:
+#: every integer up to 2^52 and every sum of such integers up to it is exact in float64, the number
+#: type of the dynamic program's state lists.
+MAX_KNAPSACK_TOTAL = 2 ** 52
+
+
+@dataclass(frozen=True, eq=False)
+class KnapsackSolution:
+    """The answer of :func:`solve_knapsack`.
+
+    Attributes
+    ----------
+    x : ndarray of int64, shape (m,)
+        Copies taken of each item (0 or 1 for the 0-1 knapsack, at most ``counts[j]`` otherwise);
+        read-only.  Always feasible: ``weights . x <= capacity``.
+    value : int
+        ``values . x``, summed in integers.
+    weight : int
+        ``weights . x``, summed in integers (``<= capacity``).
+    status : Status
+        ``optimal`` when the search proved that no selection has a larger value; ``time_limit`` when
+        the time or memory limit stopped it first (``x`` is then the best selection found).
+    bound : int
+        An upper bound on the optimal value (``value`` when ``optimal``).
+    wall_time_s : float
+        Seconds spent in the call, checks included.
+    """
+
+    x: np.ndarray
+    value: int
+    weight: int
+    status: Status
+    bound: int
+    wall_time_s: float
+
+    @property
+    def optimal(self) -> bool:
+        """True when the answer is proven optimal."""
+        return self.status is Status.OPTIMAL
+
+
+def _as_int_array(value: Any, field_name: str) -> np.ndarray:
+    """``value`` as a fresh one-dimensional int64 array of integers in ``[0, 2^52]``.
+
+    Integral floats are accepted; Python ints are checked before any conversion (never rounded).
+
+    Raises
+    ------
+    TypeError
+        Not numbers, or booleans.
+    ValueError
+        Not one-dimensional; an entry negative, not an integer, not finite or above 2^52 (naming
+        the first such index and its value).
+    """
+    _reject_booleans(value, field_name)
+    try:
+        raw = value if isinstance(value, np.ndarray) else np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{field_name} must be an array of integers; got {value!r}") from exc
+    if raw.ndim != 1:
+        raise ValueError(f"{field_name} must be one-dimensional; got shape {raw.shape}")
+    limit = MAX_KNAPSACK_TOTAL
+    if raw.dtype.kind == "O":  # Python ints (of any size) and other number objects
+        for i, v in enumerate(raw.tolist()):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise TypeError(f"{field_name}[{i}] must be an integer; got {v!r}")
+            if isinstance(v, (int, np.integer)) and not 0 <= int(v) <= limit:
+                rule = "must be >= 0" if v < 0 else f"must be at most 2^52 = {limit}"
+                raise _entry_error(field_name, np.arange(raw.size) == i, raw, rule, int(v))
+        raw = np.array([float(v) if isinstance(v, (float, np.floating)) else int(v) for v in raw.tolist()],
+                       dtype=float if any(isinstance(v, (float, np.floating)) for v in raw.tolist())
+                       else np.int64)
+    if raw.dtype.kind not in "iuf":
+        raise TypeError(f"{field_name} must be an array of integers; got {value!r}")
+    if raw.dtype.kind == "f":
+        if raw.size and not np.isfinite(raw).all():
+            raise _entry_error(field_name, ~np.isfinite(raw), raw, "must be a finite integer")
+        frac = raw != np.floor(raw)
+        if frac.any():
+            raise _entry_error(field_name, frac, raw, "must be an integer (a float is accepted only when integral)")
+    if raw.size:
+        if raw.min() < 0:
+            raise _entry_error(field_name, raw < 0, raw, "must be >= 0")
+        if raw.max() > limit:
+            big = raw > limit
+            got = raw[big][0]
+            raise _entry_error(field_name, big, raw, f"must be at most 2^52 = {limit}",
+                               int(got) if raw.dtype.kind in "iu" else got)
+    return raw.astype(np.int64)
+
+
+def _as_int(value: Any, field_name: str) -> int:
+    """A non-negative integer scalar (int, numpy integer or integral float) as a Python int."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        v = int(value)
+    else:
+        f = check_number(value, field_name)
+        if not f.is_integer():
+            raise ValueError(f"{field_name} must be an integer (a float is accepted only when integral); "
+                             f"got {f!r}")
+        v = int(f)
+    if v < 0:
+        raise ValueError(f"{field_name} must be >= 0; got {v}")
+    return v
+
+
+def _total(arr: np.ndarray, copies: np.ndarray) -> int:
+    """The exact ``sum arr * copies`` of non-negative int64 arrays (in Python ints when int64 could
+    overflow)."""
+    if float(np.dot(arr.astype(float), copies.astype(float))) < 2.0 ** 61:
+        return int((arr * copies).sum())
+    return sum(a * b for a, b in zip(arr.tolist(), copies.tolist()))
+
+
+def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = None,
+                   time_limit_s: float | None = None,
+                   memory_limit_mb: float | None = DEFAULT_MEMORY_LIMIT_MB) -> KnapsackSolution:
+    """Solve an integer 0-1 or bounded knapsack exactly: ``max v.x`` s.t. ``w.x <= C``.
+
+    The expanding-core dynamic program of Pisinger (Operations Research 45(5), 1997) with the bounds
+    of combo (Martello, Pisinger, Toth, Management Science 45(3), 1999); a bounded item (``counts``)
+    is capped at the copies that fit (``C // w_j``) and split into binary pieces of 1, 2, 4, ...
+    copies (Martello and Toth, *Knapsack Problems*, 1990, Section 3.2), so a count of 10^12 costs
+    about 40 items.  The arithmetic is exact (see :data:`MAX_KNAPSACK_TOTAL`) and the answer is
+    checked in integers before it is returned.
+
+    Parameters
+    ----------
+    values : array-like of int, shape (m,)
+        Value of one copy of each item, integers ``>= 0`` (integral floats accepted).
+    weights : array-like of int, shape (m,)
+        Weight of one copy of each item, integers ``>= 0``.
+    capacity : int
+        ``C >= 0`` (any size; a capacity above the total weight lets every item in).
+    counts : array-like of int, shape (m,), optional
+        Copies available of each item (integers ``>= 0``): a bounded knapsack.  Default: one copy
+        each (the 0-1 knapsack).
+    time_limit_s : float, optional
+        Stop after about this many seconds with the best selection found (status ``time_limit``).
+    memory_limit_mb : float or None, default 1024
+        Most memory (MiB) the state lists may take; when the next step would pass it, the search
+        stops with the best selection found (status ``time_limit``).  ``None``: no limit.
+
+    Returns
+    -------
+    KnapsackSolution
+        ``x`` (int64, shape (m,)), ``value`` and ``weight`` as Python ints, ``status``, ``bound`` and
+        ``wall_time_s``.  Where several selections are optimal, the one returned is a deterministic
+        function of the input (the same input gives the same ``x``), but no particular one of them.
+
+    Raises
+    ------
+    TypeError
+        Arrays that are not numbers, or booleans.
+    ValueError
+        Arrays of different lengths or not one-dimensional; an entry negative, not an integer or
+        above 2^52 (naming the array, the index and the value); a negative or non-integral capacity;
+        the total of the values, or of the weights of the copies that fit, above 2^52 (beyond
+        exact float64 sums); ``time_limit_s`` or ``memory_limit_mb`` not positive.
+    SolverError
+        The answer failed the integer check (never seen; a bug to report).
+
+    Examples
+    --------
+    >>> from subsel import solve_knapsack
+    >>> sol = solve_knapsack([10, 7, 6], [5, 4, 3], 8)
+    >>> sol.x.tolist(), sol.value, sol.weight, sol.status.value
+    ([1, 0, 1], 16, 8, 'optimal')
+    >>> solve_knapsack([10, 7, 6], [5, 4, 3], 9, counts=[1, 1, 3]).x.tolist()
+    [0, 0, 3]
+    """
+    start = time.perf_counter()
+    options = Exact(time_limit_s=time_limit_s, memory_limit_mb=memory_limit_mb)  # the one check of both
+    v = _as_int_array(values, "values")
+    w = _as_int_array(weights, "weights")
+    if v.size != w.size:
+        raise ValueError(f"values has {v.size} entries but weights has {w.size}; arrays must have the same length")
+    cap = _as_int(capacity, "capacity")
+    if counts is None:
+        k = np.ones(v.size, dtype=np.int64)
+    else:
+        k = _as_int_array(counts, "counts")
+        if k.size != v.size:
+            raise ValueError(f"counts has {k.size} entries but values has {v.size}; arrays must have the "
+                             "same length")
+    # Copies that can be taken at all: those that fit (a capacity beyond int64 fits more copies of
+    # every item than a total of 2^52 allows: refused below); items of no value are never needed.
+    room = min(cap, 2 ** 63 - 1)
+    fit = np.where(v > 0, np.where(w > 0, np.minimum(k, room // np.maximum(w, 1)), k), 0)
+    for name, arr in (("values", v), ("weights", w)):
+        total = _total(arr, fit)
+        if total > MAX_KNAPSACK_TOTAL:
+            raise ValueError(f"the {name} of the items (times the copies that fit) sum to {total} > 2^52 = "
+                             f"{MAX_KNAPSACK_TOTAL}, beyond exact float64 sums: divide the {name} by a "
+                             "common factor or split the instance")
+    cap = min(cap, _total(w, fit))
+    deadline = None if options.time_limit_s is None else start + options.time_limit_s
+    memory = None if options.memory_limit_mb is None else int(options.memory_limit_mb * 2 ** 20)
+    items = np.flatnonzero(fit > 0)
+    owner, size = _binary_pieces(fit[items])
+    res = _solve_core((v[items][owner] * size).astype(float), (w[items][owner] * size).astype(float),
+                      float(cap), deadline, memory)
+    x = np.zeros(v.size, dtype=np.int64)
+    np.add.at(x, items[owner[res.take]], size[res.take])
+    value, weight = int((x * v).sum()), int((x * w).sum())
+    if weight > cap or np.any(x > k):
+        raise SolverError(f"solve_knapsack: the answer weighs {weight} > capacity {cap} (a bug; please report)")
+    optimal = res.optimal and float(value) == res.value
+    bound = value if optimal else max(value, math.floor(res.bound + 1e-6))
+    return KnapsackSolution(readonly(x, copy=False), value, weight,
+                            Status.OPTIMAL if optimal else Status.TIME_LIMIT, bound,
+                            time.perf_counter() - start)
