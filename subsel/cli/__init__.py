@@ -18,6 +18,7 @@ from .._text import counted  # noqa: F401  (the commands' modules import it from
 #: solve`` never loads the bandit, EMSCO or experiment code; ``subsel --help`` loads them all.
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "subsel.cli.core": ("generate", "solve", "export", "solvers"),
+    "subsel.cli.knapsack": ("knapsack",),
     "subsel.cli.experiments": ("reproduce", "compare"),
     "subsel.cli.bandit": ("bandit",),
     "subsel.cli.emsco": ("emsco",),

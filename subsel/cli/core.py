@@ -175,7 +175,13 @@ def _read_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
             raise CLIError("--alpha does not apply with --knapsack: the conversion sets alpha")
         instances = read_knapsack(sys.stdin if args.file == "-" else args.file, args.optimum)
         inst = _pick_instance(instances, args.instance, args.file)
-        problem = inst.to_problem()
+        try:
+            problem = inst.to_problem()
+        except ValueError as exc:
+            if "2^29" not in str(exc):
+                raise
+            raise CLIError(f"{args.file} ({inst.name}): {exc}; 'subsel knapsack {args.file}' solves it in "
+                           "exact integers") from None
         if ext:
             problem = problem.with_changes(**ext)
         return problem, inst.optimum, f"{args.file} ({inst.name}, {inst.m} items)"

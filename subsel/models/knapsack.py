@@ -104,12 +104,13 @@ def _number(token: str, path: Path | _Stream, line: int, what: str) -> float:
     return v
 
 
-def _check_exact_range(path: Any, lines: list[int], p: np.ndarray, w: np.ndarray, W: float,
-                       W_line: int, W_column: str) -> None:
-    """Integer data: refuse what :meth:`SubsetSelectionProblem.from_knapsack` cannot encode exactly,
-    naming the line (a running sum of profits or weights above 2^53; ``W + 3 max w > 2^29``)."""
-    if not (all(float(v).is_integer() for v in p) and all(float(v).is_integer() for v in w)
-            and float(W).is_integer()):
+def _check_exact_range(path: Any, lines: list[int], p: np.ndarray, w: np.ndarray) -> None:
+    """Integer data: refuse a running sum of profits or weights above 2^53 (beyond exact float64
+    arithmetic), naming the line where it crosses.  The limits of the subset-selection encoding
+    (``W + 3 max w <= 2^29``) are checked when an instance is encoded
+    (:meth:`KnapsackInstance.to_problem`), not here: :func:`subsel.solvers.solve_knapsack` solves
+    larger integer instances directly."""
+    if not (all(float(v).is_integer() for v in p) and all(float(v).is_integer() for v in w)):
         return  # real-valued data: encoded as floats (documented tolerance)
     for column, values in (("p", p), ("w", w)):
         total = 0
@@ -119,11 +120,6 @@ def _check_exact_range(path: Any, lines: list[int], p: np.ndarray, w: np.ndarray
                 raise ValueError(f"{path}: line {line}, column '{column}': the {column} values up to this "
                                  f"line sum to {total} > 2^53 = {MAX_EXACT_INT}, beyond exact float64 "
                                  "arithmetic")
-    span = min(W, float(w.sum())) + 3.0 * float(w.max(initial=0.0))
-    if span > 2 ** 29:
-        raise ValueError(f"{path}: line {W_line}, {W_column}: capacity + 3 * max weight = {span:.17g} exceeds "
-                         f"2^29 = {2 ** 29}: one unit of weight would fall below subsel's feasibility "
-                         "tolerance 1e-9 (divide the weights and the capacity by a common factor)")
 
 
 class _Stream:
@@ -215,7 +211,7 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
         if float(w @ solution) > W * (1 + 1e-12) + 1e-9:
             raise ValueError(f"{path}: line {i}: the 0/1 vector weighs {float(w @ solution):g} > W = {W:g}")
         optimum = float(p @ solution)
-    _check_exact_range(path, [i for i, _ in lines[1:n + 1]], p, w, W, ln, "column 'W'")
+    _check_exact_range(path, [i for i, _ in lines[1:n + 1]], p, w)
     return KnapsackInstance(path.stem, p, w, W, optimum, solution)
 
 
@@ -284,7 +280,7 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
                 x[j] = int(t[3])
             else:
                 have_x = False
-        _check_exact_range(path, [i for i, _ in rows], p, w, W, keys["c"][0], "'c' (capacity)")
+        _check_exact_range(path, [i for i, _ in rows], p, w)
         instances.append(KnapsackInstance(name or f"{path.stem}_{len(instances)}", p, w, W, optimum,
                                           x if have_x else None))
     if not instances:
