@@ -51,6 +51,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_exact import run_ortools_knapsack  # noqa: E402  (this folder is on the path)
+
 from subsel import solve_knapsack  # noqa: E402
 from subsel.models.instances import KNAPSACK_CLASSES, knapsack_instance  # noqa: E402
 
@@ -146,15 +148,8 @@ def run_subsel(p: np.ndarray, w: np.ndarray, c: int, runs: int, time_limit: floa
 
 def run_ortools(p: np.ndarray, w: np.ndarray, c: int, time_limit: float) -> Run:
     """OR-Tools' knapsack branch and bound on the integer data (init + solve)."""
-    from ortools.algorithms.python import knapsack_solver
-
-    start = time.perf_counter()
-    solver = knapsack_solver.KnapsackSolver(
-        knapsack_solver.SolverType.KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER, "bench")
-    solver.set_time_limit(time_limit)
-    solver.init([int(v) for v in p], [[int(v) for v in w]], [int(c)])
-    value = solver.solve()
-    return Run(time.perf_counter() - start, int(value), bool(solver.is_solution_optimal()))
+    seconds, value, proven = run_ortools_knapsack(p, w, c, time_limit)
+    return Run(seconds, None if value is None else int(value), proven)
 
 
 def run_cbc(p: np.ndarray, w: np.ndarray, c: int, time_limit: float) -> Run:
