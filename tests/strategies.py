@@ -227,10 +227,11 @@ def large_capacity_pairs(draw) -> tuple[SubsetSelectionProblem, int]:
 @st.composite
 def integer_knapsacks(draw, m_max: int = 12, bounded: bool = False, copies_max: int = 3):
     """Integer knapsacks ``(values, weights, capacity, counts)`` as Python ints: small numbers (many
-    ties), or numbers times a large scale plus a small offset (totals up to about 2^52), and
-    ``counts`` (``None`` for the 0-1 knapsack).  At most 2^12 selections, for :func:`int_brute_force`."""
+    ties), or numbers times a large scale plus a small offset (totals up to about 2^62), and
+    ``counts`` (``None`` for the 0-1 knapsack).  At most 4^8 selections, for :func:`int_brute_force`."""
     m = draw(st.integers(0, m_max if not bounded else 8))
-    scale = draw(st.sampled_from([1, 1, 2 ** 20, 3 ** 25, 2 ** 45]))  # 12 * 8 * 2^45 < 2^52
+    # Totals below 2^52 (float64 state lists) and up to 2^62 (int64 state lists): 12 * 8 * 2^55 < 2^62.
+    scale = draw(st.sampled_from([1, 1, 2 ** 20, 3 ** 25, 2 ** 45, 3 ** 34 + 1, 2 ** 55]))
     small = st.integers(0, 6)
     values = [a * scale + b for a, b in zip(draw(st.lists(small, min_size=m, max_size=m)),
                                             draw(st.lists(st.integers(0, 2), min_size=m, max_size=m)))]

@@ -2,8 +2,9 @@
 
 ``subsel knapsack FILE`` reads the formats of :func:`subsel.models.read_knapsack` (``n W`` lines or
 Pisinger's generator output; ``-`` for stdin) and solves one instance with
-:func:`subsel.solvers.solve_knapsack` in exact integer arithmetic, whatever the magnitude of the
-numbers (totals up to 2^52), printing value, weight, status and time.
+:func:`subsel.solvers.solve_knapsack` in exact integer arithmetic, without the limits of the
+subset-selection encoding (the file reader takes numbers and sums up to 2^53), printing value,
+weight, status and time.
 
 selection CSV (``-o``)
     Header ``name,units``, one row per item (``item_0``, ``item_1``, ... as in

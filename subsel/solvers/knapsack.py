@@ -10,8 +10,10 @@ split into binary pieces of 1, 2, 4, ... units (Martello and Toth, *Knapsack Pro
 Section 3.2), each unit count first capped at what fits.
 
 Arithmetic is exact: the data are integers, and every sum the dynamic program forms (a sum of values
-or of weights of distinct pieces) is an integer of at most :data:`MAX_KNAPSACK_TOTAL`, which float64
-holds exactly; the answer's value and weight are summed again in integers and checked.
+or of weights of distinct pieces) is an integer of at most :data:`MAX_KNAPSACK_TOTAL` = 2^62.  Up to
+:data:`FLOAT_EXACT_TOTAL` = 2^52 the state lists are float64 (exact there, and the faster path);
+above it they are int64, with the bounds widened by their rounding error.  The answer's value and
+weight are summed again in integers and checked.
 """
 from __future__ import annotations
 
@@ -23,16 +25,18 @@ from typing import Any
 import numpy as np
 
 from .._validation import _entry_error, _reject_booleans, check_number, readonly
+from ._knapsack import int_tolerance
 from ._knapsack import solve_knapsack as _solve_core
 from .base import SolverError, Status
 from .exact import DEFAULT_MEMORY_LIMIT_MB, Exact, _binary_pieces
 
 __all__ = ["MAX_KNAPSACK_TOTAL", "KnapsackSolution", "solve_knapsack"]
 
-#: Largest total of the values (and of the weights that can fit) :func:`solve_knapsack` accepts:
-#: every integer up to 2^52 and every sum of such integers up to it is exact in float64, the number
-#: type of the dynamic program's state lists.
-MAX_KNAPSACK_TOTAL = 2 ** 52
+#: Largest total of the values (and of the weights of the copies that can fit) :func:`solve_knapsack`
+#: accepts: every sum then fits in int64 with room for the dynamic program's differences.
+MAX_KNAPSACK_TOTAL = 2 ** 62
+#: Up to this total every sum is exact in float64, and the dynamic program runs on floats.
+FLOAT_EXACT_TOTAL = 2 ** 52
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,7 +75,7 @@ class KnapsackSolution:
 
 
 def _as_int_array(value: Any, field_name: str) -> np.ndarray:
-    """``value`` as a fresh one-dimensional int64 array of integers in ``[0, 2^52]``.
+    """``value`` as a fresh one-dimensional int64 array of integers in ``[0, 2^62]``.
 
     Integral floats are accepted; Python ints are checked before any conversion (never rounded).
 
@@ -80,7 +84,7 @@ def _as_int_array(value: Any, field_name: str) -> np.ndarray:
     TypeError
         Not numbers, or booleans.
     ValueError
-        Not one-dimensional; an entry negative, not an integer, not finite or above 2^52 (naming
+        Not one-dimensional; an entry negative, not an integer, not finite or above 2^62 (naming
         the first such index and its value).
     """
     _reject_booleans(value, field_name)
@@ -96,7 +100,7 @@ def _as_int_array(value: Any, field_name: str) -> np.ndarray:
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
                 raise TypeError(f"{field_name}[{i}] must be an integer; got {v!r}")
             if isinstance(v, (int, np.integer)) and not 0 <= int(v) <= limit:
-                rule = "must be >= 0" if v < 0 else f"must be at most 2^52 = {limit}"
+                rule = "must be >= 0" if v < 0 else f"must be at most 2^62 = {limit}"
                 raise _entry_error(field_name, np.arange(raw.size) == i, raw, rule, int(v))
         raw = np.array([float(v) if isinstance(v, (float, np.floating)) else int(v) for v in raw.tolist()],
                        dtype=float if any(isinstance(v, (float, np.floating)) for v in raw.tolist())
@@ -115,7 +119,7 @@ def _as_int_array(value: Any, field_name: str) -> np.ndarray:
         if raw.max() > limit:
             big = raw > limit
             got = raw[big][0]
-            raise _entry_error(field_name, big, raw, f"must be at most 2^52 = {limit}",
+            raise _entry_error(field_name, big, raw, f"must be at most 2^62 = {limit}",
                                int(got) if raw.dtype.kind in "iu" else got)
     return raw.astype(np.int64)
 
@@ -152,8 +156,8 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     of combo (Martello, Pisinger, Toth, Management Science 45(3), 1999); a bounded item (``counts``)
     is capped at the copies that fit (``C // w_j``) and split into binary pieces of 1, 2, 4, ...
     copies (Martello and Toth, *Knapsack Problems*, 1990, Section 3.2), so a count of 10^12 costs
-    about 40 items.  The arithmetic is exact (see :data:`MAX_KNAPSACK_TOTAL`) and the answer is
-    checked in integers before it is returned.
+    about 40 items.  The arithmetic is exact for totals up to 2^62 (float64 state lists up to 2^52,
+    int64 above) and the answer is checked in integers before it is returned.
 
     Parameters
     ----------
@@ -185,9 +189,9 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         Arrays that are not numbers, or booleans.
     ValueError
         Arrays of different lengths or not one-dimensional; an entry negative, not an integer or
-        above 2^52 (naming the array, the index and the value); a negative or non-integral capacity;
-        the total of the values, or of the weights of the copies that fit, above 2^52 (beyond
-        exact float64 sums); ``time_limit_s`` or ``memory_limit_mb`` not positive.
+        above 2^62 (naming the array, the index and the value); a negative or non-integral capacity;
+        the total of the values, or of the weights of the copies that fit, above 2^62;
+        ``time_limit_s`` or ``memory_limit_mb`` not positive.
     SolverError
         The answer failed the integer check (never seen; a bug to report).
 
@@ -214,30 +218,37 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         if k.size != v.size:
             raise ValueError(f"counts has {k.size} entries but values has {v.size}; arrays must have the "
                              "same length")
-    # Copies that can be taken at all: those that fit (a capacity beyond int64 fits more copies of
-    # every item than a total of 2^52 allows: refused below); items of no value are never needed.
-    room = min(cap, 2 ** 63 - 1)
-    fit = np.where(v > 0, np.where(w > 0, np.minimum(k, room // np.maximum(w, 1)), k), 0)
+    # Copies that can be taken at all: those that fit; items of no value are never needed.
+    if cap < 2 ** 63:
+        fit = np.where(w > 0, np.minimum(k, cap // np.maximum(w, 1)), k)
+    else:  # a capacity beyond int64: in Python ints
+        fit = np.array([min(a, cap // b) if b else a for a, b in zip(k.tolist(), w.tolist())], dtype=np.int64)
+    fit[v == 0] = 0
+    totals = []
     for name, arr in (("values", v), ("weights", w)):
-        total = _total(arr, fit)
-        if total > MAX_KNAPSACK_TOTAL:
-            raise ValueError(f"the {name} of the items (times the copies that fit) sum to {total} > 2^52 = "
-                             f"{MAX_KNAPSACK_TOTAL}, beyond exact float64 sums: divide the {name} by a "
+        totals.append(_total(arr, fit))
+        if totals[-1] > MAX_KNAPSACK_TOTAL:
+            raise ValueError(f"the {name} of the items (times the copies that fit) sum to {totals[-1]} > 2^62 "
+                             f"= {MAX_KNAPSACK_TOTAL}, beyond 64-bit integer sums: divide the {name} by a "
                              "common factor or split the instance")
-    cap = min(cap, _total(w, fit))
+    cap = min(cap, totals[1])
+    floats = max(totals) <= FLOAT_EXACT_TOTAL
     deadline = None if options.time_limit_s is None else start + options.time_limit_s
     memory = None if options.memory_limit_mb is None else int(options.memory_limit_mb * 2 ** 20)
     items = np.flatnonzero(fit > 0)
     owner, size = _binary_pieces(fit[items])
-    res = _solve_core((v[items][owner] * size).astype(float), (w[items][owner] * size).astype(float),
-                      float(cap), deadline, memory)
+    pv, pw = v[items][owner] * size, w[items][owner] * size
+    if floats:
+        res = _solve_core(pv.astype(float), pw.astype(float), float(cap), deadline, memory)
+    else:
+        res = _solve_core(pv, pw, cap, deadline, memory)
     x = np.zeros(v.size, dtype=np.int64)
     np.add.at(x, items[owner[res.take]], size[res.take])
     value, weight = int((x * v).sum()), int((x * w).sum())
     if weight > cap or np.any(x > k):
         raise SolverError(f"solve_knapsack: the answer weighs {weight} > capacity {cap} (a bug; please report)")
-    optimal = res.optimal and float(value) == res.value
-    bound = value if optimal else max(value, math.floor(res.bound + 1e-6))
+    optimal = res.optimal and value == res.value
+    bound = value if optimal else max(value, math.floor(res.bound + (1e-6 if floats else int_tolerance(pv))))
     return KnapsackSolution(readonly(x, copy=False), value, weight,
                             Status.OPTIMAL if optimal else Status.TIME_LIMIT, bound,
                             time.perf_counter() - start)

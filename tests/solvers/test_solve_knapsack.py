@@ -125,8 +125,9 @@ def test_time_limit_gives_a_feasible_answer_and_a_bound():
     (dict(values=[1, -2], weights=[1, 1], capacity=1), ValueError, r"values\[1\] must be >= 0; got -2"),
     (dict(values=[1, 2], weights=[1, 1.5], capacity=1), ValueError, r"weights\[1\] must be an integer.*1\.5"),
     (dict(values=[1, float("nan")], weights=[1, 1], capacity=1), ValueError, r"values\[1\] must be a finite"),
-    (dict(values=[1, 2 ** 53], weights=[1, 1], capacity=1), ValueError, r"values\[1\] must be at most 2\^52"),
-    (dict(values=[1, 2 ** 70], weights=[1, 1], capacity=1), ValueError, r"values\[1\] must be at most 2\^52"),
+    (dict(values=[1, 2 ** 62 + 1], weights=[1, 1], capacity=1), ValueError, r"values\[1\] must be at most 2\^62"),
+    (dict(values=[1, 2 ** 70], weights=[1, 1], capacity=1), ValueError, r"values\[1\] must be at most 2\^62"),
+    (dict(values=[1, 2.0 ** 63], weights=[1, 1], capacity=1), ValueError, r"values\[1\] must be at most 2\^62"),
     (dict(values=[1, True], weights=[1, 1], capacity=1), TypeError, r"values\[1\] must be a number, not a boolean"),
     (dict(values=["a"], weights=[1], capacity=1), TypeError, r"values must be an array of integers"),
     (dict(values=[[1]], weights=[1], capacity=1), ValueError, r"values must be one-dimensional"),
@@ -136,10 +137,12 @@ def test_time_limit_gives_a_feasible_answer_and_a_bound():
     (dict(values=[1], weights=[1], capacity=True), TypeError, r"capacity must be a number"),
     (dict(values=[1], weights=[1], capacity=1, counts=[-1]), ValueError, r"counts\[0\] must be >= 0"),
     (dict(values=[1], weights=[1], capacity=1, counts=[1, 2]), ValueError, r"counts has 2 entries"),
-    (dict(values=[2 ** 51, 2 ** 51, 1], weights=[1, 1, 1], capacity=3), ValueError,
-     r"the values of the items .* sum to 4503599627370497 > 2\^52"),
-    (dict(values=[1, 1], weights=[2 ** 52, 1], capacity=2 ** 60, counts=[1, 1]), ValueError,
-     r"the weights of the items .* sum to 4503599627370497 > 2\^52"),
+    (dict(values=[2 ** 61, 2 ** 61, 1], weights=[1, 1, 1], capacity=3), ValueError,
+     r"the values of the items .* sum to 4611686018427387905 > 2\^62"),
+    (dict(values=[1, 1], weights=[2 ** 62, 1], capacity=2 ** 70, counts=[1, 1]), ValueError,
+     r"the weights of the items .* sum to 4611686018427387905 > 2\^62"),
+    (dict(values=[1], weights=[2 ** 40], capacity=2 ** 70, counts=[2 ** 23]), ValueError,
+     r"the weights of the items .* sum to 9223372036854775808 > 2\^62"),
     (dict(values=[1], weights=[1], capacity=1, time_limit_s=0), ValueError, r"time_limit_s must be a positive"),
     (dict(values=[1], weights=[1], capacity=1, memory_limit_mb=-1), ValueError, r"memory_limit_mb must be"),
 ])
@@ -149,7 +152,20 @@ def test_bad_input_is_named(kwargs, error, match):
 
 
 def test_totals_count_only_copies_that_fit():
-    # A huge weight that can never fit does not count against the 2^52 total.
-    sol = solve_knapsack([1, 3], [2 ** 52, 1], 5, counts=[1, 10 ** 15])
+    # A huge weight that can never fit does not count against the 2^62 total.
+    sol = solve_knapsack([1, 3], [2 ** 62, 1], 5, counts=[1, 10 ** 15])
     assert sol.x.tolist() == [0, 5] and sol.value == 15
-    assert MAX_KNAPSACK_TOTAL == 2 ** 52
+    assert MAX_KNAPSACK_TOTAL == 2 ** 62
+
+
+@pytest.mark.parametrize("kind", sorted(KNAPSACK_CLASSES))
+def test_64_bit_path_is_the_float_path_scaled(kind):
+    # Values, weights and capacity times K = 3^27 (totals near 2^60, beyond float64): the optimum
+    # is K times the optimum of the unscaled instance, found on the float64 path.
+    values, weights, capacity = knapsack_instance(kind, n=300, R=1000, rng=np.random.default_rng(5))
+    K = 3 ** 27
+    small = solve_knapsack(values, weights, capacity)
+    big = solve_knapsack([int(v) * K for v in values], [int(v) * K for v in weights], int(capacity) * K)
+    assert small.optimal and big.optimal
+    assert big.value == K * small.value and big.weight <= int(capacity) * K
+    assert sum(int(v) * K for v in values) > 2 ** 53
