@@ -142,7 +142,8 @@ def _as_int(value: Any, field_name: str) -> int:
 def _total(arr: np.ndarray, copies: np.ndarray) -> int:
     """The exact ``sum arr * copies`` of non-negative int64 arrays (in Python ints when int64 could
     overflow)."""
-    if float(np.dot(arr.astype(float), copies.astype(float))) < 2.0 ** 61:
+    # Elementwise products, not a BLAS dot product (slow when a multi-threaded BLAS shares the machine).
+    if float((arr.astype(float) * copies).sum()) < 2.0 ** 61:
         return int((arr * copies).sum())
     return sum(a * b for a, b in zip(arr.tolist(), copies.tolist()))
 
@@ -236,14 +237,21 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     deadline = None if options.time_limit_s is None else start + options.time_limit_s
     memory = None if options.memory_limit_mb is None else int(options.memory_limit_mb * 2 ** 20)
     items = np.flatnonzero(fit > 0)
-    owner, size = _binary_pieces(fit[items])
-    pv, pw = v[items][owner] * size, w[items][owner] * size
+    single = not items.size or int(fit.max()) == 1    # one copy each: the items are the pieces
+    if single:
+        pv, pw = v[items], w[items]
+    else:
+        owner, size = _binary_pieces(fit[items])
+        pv, pw = v[items][owner] * size, w[items][owner] * size
     if floats:
         res = _solve_core(pv.astype(float), pw.astype(float), float(cap), deadline, memory)
     else:
         res = _solve_core(pv, pw, cap, deadline, memory)
     x = np.zeros(v.size, dtype=np.int64)
-    np.add.at(x, items[owner[res.take]], size[res.take])
+    if single:
+        x[items[res.take]] = 1
+    else:
+        np.add.at(x, items[owner[res.take]], size[res.take])
     value, weight = int((x * v).sum()), int((x * w).sum())
     if weight > cap or np.any(x > k):
         raise SolverError(f"solve_knapsack: the answer weighs {weight} > capacity {cap} (a bug; please report)")
