@@ -225,13 +225,14 @@ def large_capacity_pairs(draw) -> tuple[SubsetSelectionProblem, int]:
 
 
 @st.composite
-def integer_knapsacks(draw, m_max: int = 12, bounded: bool = False, copies_max: int = 3):
+def integer_knapsacks(draw, m_max: int = 12, bounded: bool = False):
     """Integer knapsacks ``(values, weights, capacity, counts)`` as Python ints: small numbers (many
     ties), or numbers times a large scale plus a small offset (totals up to about 2^62), and
     ``counts`` (``None`` for the 0-1 knapsack).  At most 4^8 selections, for :func:`int_brute_force`."""
     m = draw(st.integers(0, m_max if not bounded else 8))
-    # Totals below 2^52 (float64 state lists) and up to 2^62 (int64 state lists): 12 * 8 * 2^55 < 2^62.
-    scale = draw(st.sampled_from([1, 1, 2 ** 20, 3 ** 25, 2 ** 45, 3 ** 34 + 1, 2 ** 55]))
+    # Totals below 2^52 (float64 state lists) and above (int64 state lists), never above 2^62:
+    # at most 12 items * 8 * 2^54 (0-1) or 8 items * 3 copies * 8 * 2^54 (bounded).
+    scale = draw(st.sampled_from([1, 1, 2 ** 20, 3 ** 25, 2 ** 45, 3 ** 33 + 1, 2 ** 54]))
     small = st.integers(0, 6)
     values = [a * scale + b for a, b in zip(draw(st.lists(small, min_size=m, max_size=m)),
                                             draw(st.lists(st.integers(0, 2), min_size=m, max_size=m)))]
@@ -239,7 +240,7 @@ def integer_knapsacks(draw, m_max: int = 12, bounded: bool = False, copies_max: 
                                              draw(st.lists(st.integers(0, 2), min_size=m, max_size=m)))]
     counts = None
     if bounded:
-        counts = draw(st.lists(st.integers(0, copies_max), min_size=m, max_size=m))
+        counts = draw(st.lists(st.integers(0, 3), min_size=m, max_size=m))
     total = sum(w * (1 if counts is None else k) for w, k in zip(weights, counts or [1] * m))
     capacity = draw(st.integers(0, total + 2))
     return values, weights, capacity, counts

@@ -169,3 +169,12 @@ def test_64_bit_path_is_the_float_path_scaled(kind):
     assert small.optimal and big.optimal
     assert big.value == K * small.value and big.weight <= int(capacity) * K
     assert sum(int(v) * K for v in values) > 2 ** 53
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from subsel.solvers import knapsack
+
+    result = doctest.testmod(knapsack)
+    assert result.attempted >= 3 and result.failed == 0
