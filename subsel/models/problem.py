@@ -958,7 +958,8 @@ class SubsetSelectionProblem:
             # would pass the feasibility rule: s >= 2^-29 > 1e-9, i.e. W + 3 max w <= 2^29.
             raise ValueError(f"capacity + 3 * max(weights) = {span:.17g} exceeds 2^29 = {2 ** 29}: one unit "
                              f"of weight would fall below the feasibility tolerance {FEASIBILITY_TOL:g} "
-                             "of the encoding (divide the weights and the capacity by a common factor)")
+                             "of the encoding (divide the weights and the capacity by a common factor, or solve the "
+                             "integer knapsack directly with subsel.solve_knapsack)")
         alpha = 2.0 * wmax * s if wmax > 0 else 0.5
         q = np.empty(p.size + 1)
         q[0] = alpha + W * s  # the anchor
