@@ -57,9 +57,9 @@ is below ``z + 1`` (Pisinger's rule); otherwise when it is ``<= z``.
 64-bit integer data
 -------------------
 Given int64 arrays (totals up to 2^62, beyond exact float64), the state lists hold int64 sums, so
-dominance and feasibility stay exact; the bounds are computed in floats and widened by
-:func:`int_tolerance` before a state is dropped, and the surrogate relaxation (float arithmetic) is
-left out.
+dominance and feasibility stay exact; the global Dantzig bound is computed in integers, the bounds of
+the states in floats widened by :func:`int_tolerance` before a state is dropped, and the surrogate
+relaxation uses integer multipliers and solves its knapsack on this same path.
 
 This module is longer than 600 lines because the dynamic program, its bounds and its history are
 one algorithm whose pieces share the state-list representation.
@@ -241,8 +241,8 @@ def _surrogate_bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int
     """
     ws = w + s
     always = ws <= 0
-    cs = c + s * card - float(ws[always].sum())
-    p0 = float(p[always].sum())
+    cs = c + s * card - ws[always].sum().item()     # (exact ints on the 64-bit integer path)
+    p0 = p[always].sum().item()
     if cs < 0:
         return -np.inf, -np.inf, p0, always
     rest = ~always
@@ -254,8 +254,8 @@ def _surrogate_bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int
 
 
 def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: float, integer: bool,
-                          unit: float, deadline: float | None, memory_limit: int | None
-                          ) -> tuple[float, float, np.ndarray | None, bool]:
+                          unit: float, deadline: float | None, memory_limit: int | None,
+                          margin: float = _INT_MARGIN) -> tuple[float, float, np.ndarray | None, bool]:
     """The surrogate relaxation of the cardinality bounds (Martello, Pisinger, Toth 1999, Section 3).
 
     The maximum cardinality ``card1`` (the most light items that fit) and the minimum cardinality
@@ -265,6 +265,10 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
     multiplier ``s`` (``>= 0``, resp. ``<= 0``) chosen to minimise the Dantzig bound of the sum, and the
     surrogate knapsack is solved exactly: its optimum bounds every (improving) solution, and an optimal
     surrogate solution of the right cardinality is feasible, often optimal.
+
+    On the 64-bit integer path (int64 data, ``unit`` the weights' common divisor, ``margin`` from
+    :func:`int_tolerance`) the multiplier and the surrogate knapsack are integers, solved exactly;
+    the float Dantzig bounds are widened by ``margin``.
 
     Returns
     -------
@@ -300,21 +304,21 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
                 k_lo = k + 1
         u = best_u
         if integer:
-            u = np.floor(u + _INT_MARGIN)
+            u = np.floor(u + margin)
         if u <= z or best_k == 0:
             ub = max(ub, max(u, z) if improving_only else u)
             continue
         s = best_k * unit
         _, _, p0, always = _surrogate_bound(p, w, c, s, card)
         rest = np.flatnonzero(~always)
-        cs = c + s * card - float((w[always] + s).sum())
+        cs = c + s * card - (w[always] + s).sum().item()
         res = solve_knapsack(p[rest], w[rest] + s, cs, deadline, memory_limit, _relax=False)
         z1 = p0 + res.value
-        bound1 = z1 if res.optimal else p0 + res.bound
+        bound1 = z1 if res.optimal else p0 + res.bound + (margin if p.dtype.kind != "f" else 0.0)
         exhausted = exhausted or not res.optimal
         picked = always.copy()
         picked[rest[res.take]] = True
-        if int(picked.sum()) == card and z1 > z and float(w[picked].sum()) <= c:
+        if int(picked.sum()) == card and z1 > z and w[picked].sum().item() <= c:
             z, take = z1, picked
         ub = max(ub, max(bound1, z) if improving_only else bound1)
     return max(ub, z), z, take, exhausted
@@ -352,12 +356,13 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         return KnapsackResult(np.zeros(0, dtype=bool), 0.0, 0.0, 0.0, True, 0)
     if m <= _MAX_ENUMERATE:
         return _enumerate(p, w, int(capacity) if exact_int else float(capacity))
+    int_unit = 1
     if exact_int:
         # Integer data of up to 62 bits: the states are exact int64 sums, the bounds floats widened
         # by int_tolerance; the capacity is rounded down to the weights' common divisor.
         d = int(np.gcd.reduce(w[w > 0])) if (w > 0).any() else 1
         capacity = int(capacity) - int(capacity) % d
-        unit = None
+        unit, int_unit = None, d     # (the surrogate multiplier moves on the weights' grid too)
     else:
         unit = _weight_grid(w)
     if unit is not None and not capacity / unit < 2.0 ** 62:  # (subnormal weights: no usable grid)
@@ -385,7 +390,10 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     Pb = p[:b].sum().item()
     Wb = cw[b - 1].item() if b > 0 else 0
     lp = Pb + (capacity - Wb) * float(e[b])
-    ub_global = np.floor(lp + margin) if integer else lp
+    if exact_int:  # the Dantzig bound, rounded down, in exact integers
+        ub_global = Pb + (capacity - Wb) * int(p[b]) // int(w[b])
+    else:
+        ub_global = np.floor(lp + margin) if integer else lp
     # Reduced costs against the break efficiency: flipping item j (out of the break solution for
     # j < b, into it for j >= b) leaves at most lp - |rc_j| (Dembo-Hammer; Martello-Toth reduction).
     flip_bound = lp - np.abs(p - float(e[b]) * w)
@@ -419,7 +427,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     optimal = False
     stopped = ""
     saved = 0                                                 # bytes of the saved history
-    relax_done = not _relax or exact_int  # (the surrogate relaxation works in floats)
+    # (64-bit integers: only while the surrogate weights, up to twice the largest, cannot overflow)
+    relax_done = not _relax or (exact_int and float(w.sum()) + m * float(w.max()) >= 2.0 ** 62)
     next_pairing = _MIN_PAIRING
     side = 1
     # Next unprocessed free item on each side (-1 / m when exhausted).
@@ -442,9 +451,10 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
             relax_done = True
             room_left = None if memory_limit is None else \
                 memory_limit - saved - W.size * _BYTES_PER_STATE
-            u, z_new, take_new, _ = _surrogate_relaxation(p, w, capacity, b, z, integer,
-                                                          unit if unit is not None else _real_unit(w),
-                                                          deadline, room_left)
+            u, z_new, take_new, _ = _surrogate_relaxation(
+                p, w, capacity, b, z, integer,
+                int_unit if exact_int else unit if unit is not None else _real_unit(w),
+                deadline, room_left, margin)
             ub_global = min(ub_global, u)
             if take_new is not None and z_new > z:
                 z, z_ref, z_take = z_new, None, take_new

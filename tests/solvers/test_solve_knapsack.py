@@ -11,17 +11,22 @@ from subsel.models import KNAPSACK_CLASSES, knapsack_instance
 from subsel.solvers import MAX_KNAPSACK_TOTAL, KnapsackSolution, Status, _knapsack, solve_knapsack
 from tests.strategies import int_brute_force, integer_knapsacks, knapsack_dp
 
-#: The paths of the knapsack core: the dynamic program (no enumeration) and, for small knapsacks,
-#: the enumeration of every subset, in two halves or (the smallest) directly.
-PATHS = pytest.mark.parametrize("path", ["dp", "halves", "direct"])
+#: The paths of the knapsack core: the dynamic program (no enumeration), the same with combo's
+#: surrogate relaxation and pairing from the first step ("dp-relax"), and for small knapsacks the
+#: enumeration of every subset, in two halves or (the smallest) directly.
+PATHS = pytest.mark.parametrize("path", ["dp", "dp-relax", "halves", "direct"])
 
 
 def solve_on(path, *args, **kwargs) -> KnapsackSolution:
-    """``solve_knapsack`` with the core's enumeration limits set so that ``path`` answers."""
-    most, direct = {"dp": (0, 0), "halves": (_knapsack._MAX_ENUMERATE, 0),
-                    "direct": (_knapsack._MAX_ENUMERATE, _knapsack._DIRECT_ENUMERATE)}[path]
+    """``solve_knapsack`` with the core's limits set so that ``path`` answers."""
+    most, direct, relax = {"dp": (0, 0, _knapsack._MIN_RELAX), "dp-relax": (0, 0, 0),
+                           "halves": (_knapsack._MAX_ENUMERATE, 0, _knapsack._MIN_RELAX),
+                           "direct": (_knapsack._MAX_ENUMERATE, _knapsack._DIRECT_ENUMERATE,
+                                      _knapsack._MIN_RELAX)}[path]
     with mock.patch.object(_knapsack, "_MAX_ENUMERATE", most), \
-            mock.patch.object(_knapsack, "_DIRECT_ENUMERATE", direct):
+            mock.patch.object(_knapsack, "_DIRECT_ENUMERATE", direct), \
+            mock.patch.object(_knapsack, "_MIN_RELAX", relax), \
+            mock.patch.object(_knapsack, "_MIN_PAIRING", relax or _knapsack._MIN_PAIRING):
         return solve_knapsack(*args, **kwargs)
 
 
