@@ -293,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--table", choices=["classes", "small"], default="classes")
     ap.add_argument("--classes", nargs="+", default=list(KNAPSACK_CLASSES), choices=KNAPSACK_CLASSES)
     ap.add_argument("--n", nargs="+", type=int, default=[1000, 10000], help="items (default 1000 10000)")
-    ap.add_argument("--R", nargs="+", type=int, default=[1000, 10000], help="data ranges (default 1000 10000)")
+    ap.add_argument("--R", nargs="*", type=int, default=[1000, 10000],
+                    help="data ranges of the classic rows (default 1000 10000; none: skip them)")
     ap.add_argument("--large-R", nargs="*", type=int, default=[10 ** 6, 10 ** 7],
                     help="data ranges of the large-coefficient rows (default 10^6 10^7; none: skip them)")
     ap.add_argument("--reps", type=int, default=2, help="instances per cell (default 2)")
