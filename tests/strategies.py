@@ -246,6 +246,14 @@ def integer_knapsacks(draw, m_max: int = 12, bounded: bool = False):
     return values, weights, capacity, counts
 
 
+def int_lex_optimum(values, weights, capacity, counts=None) -> list[int]:
+    """The lexicographically greatest optimal ``x`` of an integer 0-1 or bounded knapsack (the rule
+    among equal optima), by listing every selection (Python ints)."""
+    ranges = [range(k + 1) for k in (counts if counts is not None else [1] * len(values))]
+    fits = (x for x in itertools.product(*ranges) if sum(a * b for a, b in zip(x, weights)) <= capacity)
+    return list(max(fits, key=lambda x: (sum(a * b for a, b in zip(x, values)), x)))
+
+
 def int_brute_force(values, weights, capacity, counts=None) -> int:
     """The optimum of an integer 0-1 or bounded knapsack by listing every selection (Python ints)."""
     ranges = [range(k + 1) for k in (counts if counts is not None else [1] * len(values))]

@@ -27,6 +27,7 @@ import numpy as np
 from .._validation import _entry_error, _reject_booleans, check_number, readonly
 from ._knapsack import int_tolerance
 from ._knapsack import solve_knapsack as _solve_core
+from ._ties import SubSolver, lex_greatest
 from .base import SolverError, Status
 from .exact import DEFAULT_MEMORY_LIMIT_MB, Exact, _binary_pieces
 
@@ -148,9 +149,19 @@ def _total(arr: np.ndarray, copies: np.ndarray) -> int:
     return sum(a * b for a, b in zip(arr.tolist(), copies.tolist()))
 
 
+def _core(memory: int | None) -> SubSolver:
+    """The exact sub-solver of the rule among equal optima: the knapsack core, without a deadline
+    (the rule's questions are small next to the search that found the optimum)."""
+    def solve(p: np.ndarray, w: np.ndarray, c: Any) -> tuple[Any, np.ndarray, bool]:
+        res = _solve_core(p, w, c, None, memory)
+        return res.value, res.take, res.optimal
+    return solve
+
+
 def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = None,
                    time_limit_s: float | None = None,
-                   memory_limit_mb: float | None = DEFAULT_MEMORY_LIMIT_MB) -> KnapsackSolution:
+                   memory_limit_mb: float | None = DEFAULT_MEMORY_LIMIT_MB,
+                   lexicographic: bool = True) -> KnapsackSolution:
     """Solve an integer 0-1 or bounded knapsack exactly: ``max v.x`` s.t. ``w.x <= C``.
 
     The expanding-core dynamic program of Pisinger (Operations Research 45(5), 1997) with the bounds
@@ -176,18 +187,25 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     memory_limit_mb : float or None, default 1024
         Most memory (MiB) the state lists may take; when the next step would pass it, the search
         stops with the best selection found (status ``time_limit``).  ``None``: no limit.
+    lexicographic : bool, default True
+        Where several selections are optimal, return the lexicographically greatest ``x`` (item 0
+        first, more copies greater): a fixed order on selections, independent of values and
+        weights, so raising an item's value never removes a copy of it from the answer.  Deciding
+        it costs little on most instances but may cost many times the search itself where ties
+        abound (strongly correlated classes): ``False`` returns the first optimum found instead
+        (a deterministic function of the input, but no particular optimal selection).
 
     Returns
     -------
     KnapsackSolution
         ``x`` (int64, shape (m,)), ``value`` and ``weight`` as Python ints, ``status``, ``bound`` and
-        ``wall_time_s``.  Where several selections are optimal, the one returned is a deterministic
-        function of the input (the same input gives the same ``x``), but no particular one of them.
+        ``wall_time_s``.  Where several selections are optimal and ``lexicographic``, the
+        lexicographically greatest of them (proven only with status ``optimal``).
 
     Raises
     ------
     TypeError
-        Arrays that are not numbers, or booleans.
+        Arrays that are not numbers, or booleans; ``lexicographic`` not a bool.
     ValueError
         Arrays of different lengths or not one-dimensional; an entry negative, not an integer or
         above 2^62 (naming the array, the index and the value); a negative or non-integral capacity;
@@ -206,7 +224,8 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     [0, 0, 3]
     """
     start = time.perf_counter()
-    options = Exact(time_limit_s=time_limit_s, memory_limit_mb=memory_limit_mb)  # the one check of both
+    options = Exact(time_limit_s=time_limit_s, memory_limit_mb=memory_limit_mb,   # the one check of all
+                    lexicographic=lexicographic, jit=False)
     v = _as_int_array(values, "values")
     w = _as_int_array(weights, "weights")
     if v.size != w.size:
@@ -219,12 +238,11 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         if k.size != v.size:
             raise ValueError(f"counts has {k.size} entries but values has {v.size}; arrays must have the "
                              "same length")
-    # Copies that can be taken at all: those that fit; items of no value are never needed.
+    # Copies that can be taken at all: those that fit.
     if cap < 2 ** 63:
         fit = np.where(w > 0, np.minimum(k, cap // np.maximum(w, 1)), k)
     else:  # a capacity beyond int64: in Python ints
         fit = np.array([min(a, cap // b) if b else a for a, b in zip(k.tolist(), w.tolist())], dtype=np.int64)
-    fit[v == 0] = 0
     totals = []
     for name, arr in (("values", v), ("weights", w)):
         totals.append(_total(arr, fit))
@@ -237,25 +255,30 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     deadline = None if options.time_limit_s is None else start + options.time_limit_s
     memory = None if options.memory_limit_mb is None else int(options.memory_limit_mb * 2 ** 20)
     items = np.flatnonzero(fit > 0)
-    single = not items.size or int(fit.max()) == 1    # one copy each: the items are the pieces
-    if single:
-        pv, pw = v[items], w[items]
+    if not items.size or int(fit.max()) == 1:    # one copy each: the items are the pieces
+        owner, size = np.arange(items.size), np.ones(items.size, dtype=np.int64)
     else:
         owner, size = _binary_pieces(fit[items])
-        pv, pw = v[items][owner] * size, w[items][owner] * size
+        # The rule's order: by item, the larger pieces of an item first (more copies rank higher).
+        rank = np.lexsort((-size, owner))
+        owner, size = owner[rank], size[rank]
+    pv, pw = v[items][owner] * size, w[items][owner] * size
     if floats:
-        res = _solve_core(pv.astype(float), pw.astype(float), float(cap), deadline, memory)
-    else:
-        res = _solve_core(pv, pw, cap, deadline, memory)
+        pv, pw = pv.astype(float), pw.astype(float)
+    core = _core(memory)
+    useful = pv > 0                                  # pieces of no value are never needed ...
+    res = _solve_core(pv[useful], pw[useful], float(cap) if floats else cap, deadline, memory)
+    take = np.zeros(pv.size, dtype=bool)
+    take[useful] = res.take
+    if res.optimal and lexicographic:                # ... but the rule takes them when they fit
+        take = lex_greatest(pv, pw, float(cap) if floats else cap, take, np.ones(pv.size, dtype=bool), core,
+                            0.0 if floats else int_tolerance(pv))
     x = np.zeros(v.size, dtype=np.int64)
-    if single:
-        x[items[res.take]] = 1
-    else:
-        np.add.at(x, items[owner[res.take]], size[res.take])
+    np.add.at(x, items[owner[take]], size[take])
     value, weight = int((x * v).sum()), int((x * w).sum())
     if weight > cap or np.any(x > k):
         raise SolverError(f"solve_knapsack: the answer weighs {weight} > capacity {cap} (a bug; please report)")
-    optimal = res.optimal and value == res.value
+    optimal = res.optimal and value >= res.value
     bound = value if optimal else max(value, math.floor(res.bound + (1e-6 if floats else int_tolerance(pv))))
     return KnapsackSolution(readonly(x, copy=False), value, weight,
                             Status.OPTIMAL if optimal else Status.TIME_LIMIT, bound,

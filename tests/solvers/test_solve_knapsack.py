@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import subsel
 from subsel.models import KNAPSACK_CLASSES, knapsack_instance
 from subsel.solvers import MAX_KNAPSACK_TOTAL, KnapsackSolution, Status, _knapsack, solve_knapsack
-from tests.strategies import int_brute_force, integer_knapsacks, knapsack_dp
+from tests.strategies import int_brute_force, int_lex_optimum, integer_knapsacks, knapsack_dp
 
 #: The paths of the knapsack core: the dynamic program (no enumeration), the same with combo's
 #: surrogate relaxation and pairing from the first step ("dp-relax"), and for small knapsacks the
@@ -51,6 +51,8 @@ def test_zero_one_against_brute_force(path, data):
     values, weights, capacity, _ = data
     sol = solve_on(path, values, weights, capacity)
     check_answer(sol, values, weights, capacity, None, int_brute_force(values, weights, capacity))
+    # The rule among equal optima: the lexicographically greatest optimal x, whichever path ran.
+    assert sol.x.tolist() == int_lex_optimum(values, weights, capacity)
 
 
 @PATHS
@@ -60,6 +62,7 @@ def test_bounded_against_brute_force(path, data):
     values, weights, capacity, counts = data
     sol = solve_on(path, values, weights, capacity, counts=counts)
     check_answer(sol, values, weights, capacity, counts, int_brute_force(values, weights, capacity, counts))
+    assert sol.x.tolist() == int_lex_optimum(values, weights, capacity, counts)
 
 
 @given(st.integers(1, 10 ** 12), st.integers(1, 50), st.integers(1, 50), st.integers(0, 10 ** 6))
@@ -68,6 +71,17 @@ def test_large_counts_are_capped_at_what_fits(count, value, weight, capacity):
     sol = solve_knapsack([value], [weight], capacity, counts=[count])
     assert sol.x.tolist() == [min(count, capacity // weight)]
     assert sol.optimal and sol.value == value * sol.x[0]
+
+
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=5), st.lists(st.integers(1, 4), min_size=5, max_size=5),
+       st.lists(st.integers(0, 11), min_size=5, max_size=5), st.integers(0, 40))
+def test_bounded_rule_with_many_copies(values, weights, counts, capacity):
+    """Counts whose binary pieces end in a remainder (1, 2, 4, 4 for 11): the rule still maximises
+    the copies of the first item, then of the second, ..."""
+    m = len(values)
+    weights, counts = weights[:m], counts[:m]
+    sol = solve_knapsack(values, weights, capacity, counts=counts)
+    assert sol.optimal and sol.x.tolist() == int_lex_optimum(values, weights, capacity, counts)
 
 
 @pytest.mark.parametrize("kind", sorted(KNAPSACK_CLASSES))
@@ -87,6 +101,8 @@ def test_large_coefficients_are_exact():
     capacity = 5 * base + 4
     sol = solve_on("dp", values, weights, capacity)
     check_answer(sol, values, weights, capacity, None, int_brute_force(values, weights, capacity))
+    # The rule among equal optima: the lexicographically greatest optimal x, whichever path ran.
+    assert sol.x.tolist() == int_lex_optimum(values, weights, capacity)
 
 
 def test_inputs_of_every_integer_kind_agree():
