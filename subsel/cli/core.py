@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..models import SubsetSelectionProblem, read_knapsack, write_lp, write_mps
+from ..models import KnapsackInstance, SubsetSelectionProblem, read_knapsack, write_lp, write_mps
 from ..models.io import InputError, atomic_write_text
 from ..solvers import SOLVERS, SolverError, get_solver, solver_info
 from . import CLIError, counted
@@ -163,6 +163,14 @@ def _load_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
         raise _with_options(exc) from None
 
 
+class _IntegerKnapsack(Exception):
+    """A knapsack too large for the subset-selection encoding: ``solve`` answers it in integers."""
+
+    def __init__(self, inst: KnapsackInstance) -> None:
+        super().__init__(inst.name)
+        self.inst = inst
+
+
 def _read_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, float | None, str]:
     ext = dict(budget=args.budget, demand=args.demand, must_take=_names(args.must_take, "--must-take"),
                must_not_take=_names(args.must_not_take, "--must-not-take"))
@@ -180,6 +188,8 @@ def _read_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
         except ValueError as exc:
             if "2^29" not in str(exc):
                 raise
+            if not ext and args.solver in (None, "exact"):
+                raise _IntegerKnapsack(inst) from None
             raise CLIError(f"{args.file} ({inst.name}): {exc}; 'subsel knapsack {args.file}' solves it in "
                            "exact integers") from None
         if ext:
@@ -258,7 +268,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if args.solver is not None and not args.solver.strip():
         raise CLIError("--solver must name a backend (see 'subsel solvers'); got ''")
     check_paths(_problem_inputs(args), [("--output", args.output)])
-    problem, optimum, label = _load_problem(args)
+    try:
+        problem, optimum, label = _load_problem(args)
+    except _IntegerKnapsack as big:
+        from .knapsack import solve_instance  # (the knapsack command imports this module)
+
+        return solve_instance(args, big.inst, agents=True)
     name = args.solver if args.solver is not None else default_solver(problem)
     options = {}
     if args.time_limit is not None:

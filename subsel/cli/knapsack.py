@@ -23,7 +23,7 @@ import io
 import json
 import sys
 
-from ..models import read_knapsack
+from ..models import KnapsackInstance, read_knapsack
 from ..solvers import solve_knapsack
 from . import CLIError, counted
 from .core import _emit, _pick_instance
@@ -36,7 +36,16 @@ def _cmd_knapsack(args: argparse.Namespace) -> int:
     check_paths([("FILE", args.file), ("--optimum", args.optimum)], [("--output", args.output)])
     solve_knapsack([], [], 0, time_limit_s=args.time_limit)  # the option's check, before any reading
     instances = read_knapsack(sys.stdin if args.file == "-" else args.file, args.optimum)
-    inst = _pick_instance(instances, args.instance, args.file)
+    return solve_instance(args, _pick_instance(instances, args.instance, args.file))
+
+
+def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: bool = False) -> int:
+    """Solve one knapsack instance read from ``args.file`` and report it as ``subsel knapsack`` does.
+
+    ``agents``: the selection CSV also has the row ``anchor,1`` first, as the agents of
+    :meth:`SubsetSelectionProblem.from_knapsack` (``subsel solve --knapsack`` answering a knapsack too
+    large for that encoding in exact integers).
+    """
     try:
         sol = solve_knapsack(inst.values, inst.weights, inst.capacity, time_limit_s=args.time_limit)
     except ValueError as exc:
@@ -51,6 +60,8 @@ def _cmd_knapsack(args: argparse.Namespace) -> int:
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(["name", "units"])
+        if agents:
+            writer.writerow(["anchor", 1])
         writer.writerows((f"item_{j}", int(u)) for j, u in enumerate(sol.x))
         _emit(buf.getvalue(), args.output)
     if code:
@@ -73,6 +84,9 @@ def _cmd_knapsack(args: argparse.Namespace) -> int:
         f"items        {int(sol.x.sum())} taken",
         f"wall_time_s  {sol.wall_time_s:.4f}",
     ]
+    if agents:
+        lines.insert(1, "solver       exact integer knapsack (capacity + 3 max(weights) > 2^29: beyond the "
+                        "subset-selection encoding)")
     if not sol.optimal:
         lines.insert(2, f"bound        {sol.bound}")
     if optimum is not None:

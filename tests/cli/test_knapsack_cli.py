@@ -50,8 +50,19 @@ def test_large_coefficients_solved_exactly(tmp_path, capsys):
     assert d["value"] == int_brute_force(BIG_VALUES, BIG_WEIGHTS, BIG_CAPACITY)
     assert d["weight"] == sum(a * b for a, b in zip(d["x"], BIG_WEIGHTS)) <= BIG_CAPACITY
     assert set(d) == {"instance", "items", "capacity", "status", "value", "weight", "bound", "x", "wall_time_s"}
-    # The subset-selection encoding refuses it, and says where to go.
-    assert main(["solve", str(f), "--knapsack"]) == 2
+    # Too large for the subset-selection encoding: `solve --knapsack` answers it in integers too ...
+    out = tmp_path / "sel.csv"
+    assert main(["solve", str(f), "--knapsack", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "status       optimal" in text and f"value        {d['value']}" in text
+    assert "exact integer knapsack" in text
+    assert out.read_text() == "name,units\nanchor,1\n" + "".join(f"item_{j},{u}\n" for j, u in enumerate(d["x"]))
+    assert main(["solve", str(f), "--knapsack", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["x"] == d["x"]
+    # ... but another backend, or extensions, need the encoding: refused, saying where to go.
+    assert main(["solve", str(f), "--knapsack", "--solver", "gss"]) == 2
+    assert "subsel knapsack" in one_error_line(capsys)
+    assert main(["solve", str(f), "--knapsack", "--must-take", "item_0"]) == 2
     assert "subsel knapsack" in one_error_line(capsys)
 
 
