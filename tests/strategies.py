@@ -254,6 +254,25 @@ def int_lex_optimum(values, weights, capacity, counts=None) -> list[int]:
     return list(max(fits, key=lambda x: (sum(a * b for a, b in zip(x, values)), x)))
 
 
+def int_lex_dp(values, weights, capacity) -> list[int]:
+    """The lexicographically greatest optimal ``x`` of an integer 0-1 knapsack by the textbook table
+    (best value of items ``j..`` for every capacity, then items taken in order whenever an optimum
+    allows it): for knapsacks too large to list, ``O(m * capacity)``."""
+    m = len(values)
+    best = np.zeros((m + 1, capacity + 1), dtype=np.int64)
+    for j in range(m - 1, -1, -1):
+        best[j] = best[j + 1]
+        if weights[j] <= capacity:
+            cand = best[j + 1][:capacity + 1 - weights[j]] + values[j]
+            best[j][weights[j]:] = np.maximum(best[j + 1][weights[j]:], cand)
+    x, c = [], capacity
+    for j in range(m):
+        take = weights[j] <= c and values[j] + best[j + 1][c - weights[j]] == best[j][c]
+        x.append(int(take))
+        c -= weights[j] * int(take)
+    return x
+
+
 def int_brute_force(values, weights, capacity, counts=None) -> int:
     """The optimum of an integer 0-1 or bounded knapsack by listing every selection (Python ints)."""
     ranges = [range(k + 1) for k in (counts if counts is not None else [1] * len(values))]

@@ -326,7 +326,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
 
 def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
                    deadline: float | None = None, memory_limit: int | None = None,
-                   _relax: bool = True) -> KnapsackResult:
+                   _relax: bool = True, target: float | None = None) -> KnapsackResult:
     """Solve ``max p.y  s.t.  w.y <= c, y in {0,1}^m`` exactly (minknap core DP with combo's bounds).
 
     Parameters
@@ -343,6 +343,11 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     memory_limit : int or None
         Bytes the state lists (and the saved solution history) may take; when the next core step
         would need more, the best solution found is returned with ``optimal=False``.
+    target : float or None
+        Only ask whether a selection of value ``>= target`` exists: the search prunes every state
+        that cannot reach it and stops at the first such selection (``optimal=True`` then means
+        "decided": ``take`` is such a selection, or the break solution when none exists, which the
+        caller tells apart by its value).
 
     Returns
     -------
@@ -420,6 +425,10 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     anc = np.zeros(1, dtype=np.int64)
     bits = np.zeros(1, dtype=np.uint64)
     z = z_fresh = Pb
+    if target is not None:   # only selections of value >= target count: better than target - 1
+        floor = target - 1 if integer else float(np.nextafter(float(target), -np.inf))
+        if floor > z:
+            z = z_fresh = floor
     z_ref: tuple[int, int, int, int] | None = None            # (block, ancestor, bits, extra item)
     z_take: np.ndarray | None = None                          # or the whole solution (surrogate)
     free_idx, min_left, min_right = refresh(z)
@@ -437,7 +446,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     k = int(np.searchsorted(free_idx, b, side="left"))
     t = int(free_idx[k]) if k < free_idx.size else m
     while True:
-        if W.size == 0 or (s < 0 and t >= m) or z >= ub_global:
+        if W.size == 0 or (s < 0 and t >= m) or z >= ub_global \
+                or (target is not None and (z_ref is not None or z_take is not None)):
             optimal = True
             break
         if deadline is not None and time.perf_counter() > deadline:

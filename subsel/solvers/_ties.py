@@ -23,12 +23,14 @@ item, or else by solving the knapsack of the later items exactly.  On data whose
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
-#: Solves ``max p.y, w.y <= c`` exactly: returns (value, take, proven) for the arrays and capacity.
-SubSolver = Callable[[np.ndarray, np.ndarray, float], tuple[float, np.ndarray, bool]]
+#: Decides whether ``p.y >= target, w.y <= c`` has a 0-1 solution ``y``: returns (take, decided), where
+#: ``take`` is such a solution when one exists (checked by the caller) and ``decided`` is False when
+#: the search could not finish.
+SubSolver = Callable[[np.ndarray, np.ndarray, Any, Any], tuple[np.ndarray, bool]]
 
 
 def _exact_sum(a: np.ndarray) -> float | int:
@@ -55,7 +57,8 @@ def lex_greatest(p: np.ndarray, w: np.ndarray, c: float, take: np.ndarray, prefe
     prefer : ndarray of bool, shape (m,)
         The preferred state of each item (True: taken).
     solve : callable
-        Exact solver of a 0-1 knapsack ``(p, w, c) -> (value, take, proven)``.
+        ``(p, w, c, target) -> (take, decided)``: a 0-1 selection of value ``>= target`` and weight
+        ``<= c`` when one exists (an exact search).
     margin : float
         How far float bounds may be off (the reduced-cost test is trusted only beyond it).
 
@@ -111,7 +114,7 @@ def _decide(p: np.ndarray, w: np.ndarray, c: float, y: np.ndarray, prefer: np.nd
         if better is None:
             base_w = _exact_sum(w[:pos][cand[:pos]])
             if base_w <= c:
-                value, sub, proven = solve(p[pos:], w[pos:], c - base_w)
+                sub, proven = solve(p[pos:], w[pos:], c - base_w, z - _exact_sum(p[:pos][cand[:pos]]))
                 if proven:
                     trial = cand.copy()
                     trial[pos:] = sub

@@ -99,9 +99,9 @@ def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None
         return x
     capacity = float((x0 * margin).sum()) + FEASIBILITY_TOL
 
-    def solve(p: np.ndarray, w: np.ndarray, c: float) -> tuple[float, np.ndarray, bool]:
-        res = solve_knapsack(p, w, c, None, memory)
-        return res.value, res.take, res.optimal
+    def solve(p: np.ndarray, w: np.ndarray, c: float, target: float) -> tuple[np.ndarray, bool]:
+        res = solve_knapsack(p, w, c, None, memory, target=target)
+        return res.take, res.optimal
 
     y = lex_greatest(np.abs(r[agents]), np.abs(margin[agents]), capacity, x[agents] != x0[agents],
                      add[agents], solve)

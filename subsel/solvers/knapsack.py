@@ -152,9 +152,9 @@ def _total(arr: np.ndarray, copies: np.ndarray) -> int:
 def _core(memory: int | None) -> SubSolver:
     """The exact sub-solver of the rule among equal optima: the knapsack core, without a deadline
     (the rule's questions are small next to the search that found the optimum)."""
-    def solve(p: np.ndarray, w: np.ndarray, c: Any) -> tuple[Any, np.ndarray, bool]:
-        res = _solve_core(p, w, c, None, memory)
-        return res.value, res.take, res.optimal
+    def solve(p: np.ndarray, w: np.ndarray, c: Any, target: Any) -> tuple[np.ndarray, bool]:
+        res = _solve_core(p, w, c, None, memory, target=target)
+        return res.take, res.optimal
     return solve
 
 

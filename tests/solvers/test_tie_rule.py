@@ -8,10 +8,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from subsel import SubsetSelectionProblem
+from subsel import SubsetSelectionProblem, solve_knapsack
+from subsel.models import KNAPSACK_CLASSES, knapsack_instance
 from subsel.solvers import Status, _knapsack, get_solver
 from subsel.solvers._ties import lex_greatest
-from tests.strategies import brute_force_rule, int_lex_optimum, problems
+from tests.strategies import brute_force_rule, int_lex_dp, int_lex_optimum, problems
 
 pytest.importorskip("numba")
 
@@ -77,9 +78,11 @@ def test_rule_is_monotone_in_an_items_value():
             assert solve_on("dp", problem).x[1 + j] == 1
 
 
+@pytest.mark.parametrize("enumerate_up_to", [0, _knapsack._MAX_ENUMERATE])
 @given(st.lists(st.integers(0, 4), min_size=1, max_size=9), st.data())
-def test_lex_greatest_from_any_optimal_selection(values, data):
-    """Whichever optimal selection goes in, the rule's selection comes out."""
+def test_lex_greatest_from_any_optimal_selection(enumerate_up_to, values, data):
+    """Whichever optimal selection goes in, the rule's selection comes out (the questions answered
+    by the dynamic program with a target, or by enumeration)."""
     m = len(values)
     weights = data.draw(st.lists(st.integers(0, 4), min_size=m, max_size=m))
     capacity = data.draw(st.integers(0, sum(weights) + 1))
@@ -90,9 +93,23 @@ def test_lex_greatest_from_any_optimal_selection(values, data):
     start = data.draw(st.sampled_from(optima))
     p, w = np.array(values, dtype=np.int64), np.array(weights, dtype=np.int64)
 
-    def solve(pp, ww, cc):
-        res = _knapsack.solve_knapsack(pp, ww, cc, None, None)
-        return res.value, res.take, res.optimal
+    def solve(pp, ww, cc, target):
+        res = _knapsack.solve_knapsack(pp, ww, cc, None, None, target=target)
+        return res.take, res.optimal
 
-    out = lex_greatest(p, w, capacity, np.array(start, dtype=bool), np.ones(m, dtype=bool), solve)
+    with mock.patch.object(_knapsack, "_MAX_ENUMERATE", enumerate_up_to):
+        out = lex_greatest(p, w, capacity, np.array(start, dtype=bool), np.ones(m, dtype=bool), solve)
     assert out.astype(int).tolist() == target
+
+
+@pytest.mark.parametrize("kind", sorted(KNAPSACK_CLASSES))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rule_on_the_classic_classes(kind, seed):
+    """Knapsacks beyond enumeration (ties abound in the correlated classes and subset sum): the rule's
+    selection, from solve_knapsack and from exact on the encoded problem (both paths)."""
+    v, w, c = knapsack_instance(kind, n=60, R=100, rng=np.random.default_rng(seed))
+    target = int_lex_dp(v.tolist(), w.tolist(), int(c))
+    assert solve_knapsack(v, w, c).x.tolist() == target
+    problem = SubsetSelectionProblem.from_knapsack(v, w, c)
+    for path in ("dp", "jit"):
+        assert solve_on(path, problem).x[1:].tolist() == target
