@@ -8,8 +8,10 @@ Two tables (``--table``):
     R in {10^3, 10^4} and ``--reps`` instances each (48 with the defaults), then the large
     coefficients: R in {10^6, 10^7} for the uncorrelated, weakly and strongly correlated classes
     (``--large-R``; ``--large-R`` with no value skips them).  Per instance the time of
-    ``solve_knapsack`` (best of ``--runs`` calls), of combo (Martello, Pisinger, Toth, Management
-    Science 45(3), 1999; median of ``--combo-runs`` calls inside one process, timed in C), of OR-Tools'
+    ``solve_knapsack`` (best of ``--runs`` calls; ``subsel_s`` the default call, ``lex_s`` with the
+    rule among equal optima, ``lexicographic=True``), of combo (Martello,
+    Pisinger, Toth, Management Science 45(3), 1999; median of ``--combo-runs`` calls inside one
+    process, timed in C), of OR-Tools'
     knapsack branch and bound (``KnapsackSolver``, init + solve) and of CBC (PuLP's bundled CBC on the
     0-1 model, gap 0), the ratios to subsel, and whether every solver that proved its answer found the
     same optimum.  A solver stopped by ``--time-limit`` shows ``>limit`` (its ratio is a lower bound); combo
@@ -133,12 +135,14 @@ def run_combo(exe: Path, p: np.ndarray, w: np.ndarray, c: int, runs: int, time_l
     return Run(statistics.median(float(t) for t in fields[:-1]), int(fields[-1]), True)
 
 
-def run_subsel(p: np.ndarray, w: np.ndarray, c: int, runs: int, time_limit: float) -> Run:
-    """``solve_knapsack``: the best of ``runs`` calls (milliseconds: one preemption would dominate)."""
+def run_subsel(p: np.ndarray, w: np.ndarray, c: int, runs: int, time_limit: float,
+               lexicographic: bool = False) -> Run:
+    """``solve_knapsack``: the best of ``runs`` calls (milliseconds: one preemption would dominate);
+    ``lexicographic=True``: with the rule among equal optima."""
     best = None
     for _ in range(runs):
         start = time.perf_counter()
-        sol = solve_knapsack(p, w, c, time_limit_s=time_limit)
+        sol = solve_knapsack(p, w, c, time_limit_s=time_limit, lexicographic=lexicographic)
         t = time.perf_counter() - start
         if best is None or t < best.seconds:
             best = Run(t, sol.value, sol.optimal)
@@ -220,25 +224,29 @@ def _classes(args: argparse.Namespace, exe: Path | None) -> int:
           f"({'built from ' + os.environ[COMBO_ENV] if exe else 'not measured: set ' + COMBO_ENV}), "
           f"OR-Tools and CBC one run; time limit {args.time_limit:g} s; load {os.getloadavg()[0]:.1f}")
     print(f"{'class':<28} {'n':>6} {'R':>9} {'rep':>3} {'subsel_s':>9} {'combo_s':>9} {'ortools_s':>10} "
-          f"{'cbc_s':>9} {'sub/combo':>10} {'ort/sub':>9} {'cbc/sub':>9} {'agree':>6}")
+          f"{'cbc_s':>9} {'sub/combo':>10} {'ort/sub':>9} {'cbc/sub':>9} {'agree':>6} {'lex_s':>9} "
+          f"{'lex/combo':>10}")
     rows = []
     for kind, n, R, rep, p, w, c in instances(args):
         mine = run_subsel(p, w, c, args.runs, args.time_limit)
+        search = run_subsel(p, w, c, args.runs, args.time_limit, lexicographic=True)
         combo = run_combo(exe, p, w, c, args.combo_runs, args.time_limit) if exe else None
         ort = None if "ortools" in args.skip else run_ortools(p, w, c, args.time_limit)
         cbc = None if "cbc" in args.skip else run_cbc(p, w, c, args.time_limit)
-        proven = [r.value for r in (mine, combo, ort, cbc) if r is not None and r.proven]
+        proven = [r.value for r in (mine, search, combo, ort, cbc) if r is not None and r.proven]
         agree = len(set(proven)) <= 1
         vs_combo = None if combo is None or not combo.proven else ratio(mine, combo)
-        rows.append((kind, n, R, mine, combo, ort, cbc, vs_combo, agree))
+        search_vs = None if combo is None or not combo.proven else ratio(search, combo)
+        rows.append((kind, n, R, mine, combo, ort, cbc, vs_combo, agree, search_vs))
         print(f"{kind:<28} {n:>6} {R:>9} {rep:>3} {fmt_time(mine):>9} {fmt_time(combo):>9} {fmt_time(ort):>10} "
               f"{fmt_time(cbc):>9} {fmt_ratio(vs_combo, not mine.proven):>10} "
               f"{fmt_ratio(ratio(ort, mine), ort is not None and not ort.proven):>9} "
               f"{fmt_ratio(ratio(cbc, mine), cbc is not None and not cbc.proven):>9} "
-              f"{'yes' if agree else 'NO':>6}", flush=True)
+              f"{'yes' if agree else 'NO':>6} {fmt_time(search):>9} "
+              f"{fmt_ratio(search_vs, not search.proven):>10}", flush=True)
     print("\n## summary per class and data range (medians over its instances)")
     print(f"{'class':<28} {'R':>9} {'solved':>7} {'sub_med_s':>10} {'sub_max_s':>10} {'sub/combo':>10} "
-          f"{'worst':>8} {'ort/sub':>8} {'cbc/sub':>8} {'agree':>6}")
+          f"{'worst':>8} {'ort/sub':>8} {'cbc/sub':>8} {'agree':>6} {'lex/combo':>10} {'worst':>8}")
     groups: dict[tuple[str, str], list] = {}
     for row in rows:
         groups.setdefault((row[0], "classic" if row[2] in args.R else str(row[2])), []).append(row)
@@ -247,6 +255,7 @@ def _classes(args: argparse.Namespace, exe: Path | None) -> int:
         solved = sum(r[3].proven for r in mine)
         times = [r[3].seconds for r in mine]
         vs = [r[7] for r in mine if r[7] is not None]
+        svs = [r[9] for r in mine if r[9] is not None]
         med = {k: [x for x in (ratio(r[i], r[3]) for r in mine) if x is not None] for k, i in (("ort", 5), ("cbc", 6))}
         # A median over ratios some of which are lower bounds (a time limit struck) is a lower bound.
         low = {k: any(r[i] is not None and not r[i].proven for r in mine) for k, i in (("ort", 5), ("cbc", 6))}
@@ -256,7 +265,8 @@ def _classes(args: argparse.Namespace, exe: Path | None) -> int:
               f"{fmt_ratio(statistics.median(vs) if vs else None):>10} {fmt_ratio(max(vs) if vs else None):>8} "
               f"{fmt_ratio(statistics.median(med['ort']) if med['ort'] else None, low['ort']):>8} "
               f"{fmt_ratio(statistics.median(med['cbc']) if med['cbc'] else None, low['cbc']):>8} "
-              f"{'yes' if agree else 'NO':>6}")
+              f"{'yes' if agree else 'NO':>6} {fmt_ratio(statistics.median(svs) if svs else None):>10} "
+              f"{fmt_ratio(max(svs) if svs else None):>8}")
     print("\nevery instance proved by subsel and every proven answer equal:", "yes" if ok else "NO")
     return 0 if ok else 1
 

@@ -33,10 +33,14 @@ import numpy as np
 SubSolver = Callable[[np.ndarray, np.ndarray, Any, Any], tuple[np.ndarray, bool]]
 
 
-def _exact_sum(a: np.ndarray) -> float | int:
-    """Sum independent of the order of the terms: Python ints on integer arrays, ``math.fsum`` else."""
+def _exact_sum(a: np.ndarray) -> Any:
+    """Sum independent of the order of the terms: numpy's on integer arrays (every total here is at
+    most 2^62) and on floats that are integers with a total below 2^53 (exact), ``math.fsum`` else."""
     if a.dtype.kind in "iu":
-        return sum(a.tolist())
+        return int(a.sum())
+    total = a.sum()
+    if abs(total) < 2.0 ** 53 and not np.fmod(a, 1.0).any():
+        return float(total)
     return math.fsum(a.tolist())
 
 

@@ -161,7 +161,7 @@ def _core(memory: int | None) -> SubSolver:
 def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = None,
                    time_limit_s: float | None = None,
                    memory_limit_mb: float | None = DEFAULT_MEMORY_LIMIT_MB,
-                   lexicographic: bool = True) -> KnapsackSolution:
+                   lexicographic: bool = False) -> KnapsackSolution:
     """Solve an integer 0-1 or bounded knapsack exactly: ``max v.x`` s.t. ``w.x <= C``.
 
     The expanding-core dynamic program of Pisinger (Operations Research 45(5), 1997) with the bounds
@@ -187,20 +187,21 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     memory_limit_mb : float or None, default 1024
         Most memory (MiB) the state lists may take; when the next step would pass it, the search
         stops with the best selection found (status ``time_limit``).  ``None``: no limit.
-    lexicographic : bool, default True
-        Where several selections are optimal, return the lexicographically greatest ``x`` (item 0
-        first, more copies greater): a fixed order on selections, independent of values and
-        weights, so raising an item's value never removes a copy of it from the answer.  Deciding
-        it costs little on most instances but may cost many times the search itself where ties
-        abound (strongly correlated classes): ``False`` returns the first optimum found instead
-        (a deterministic function of the input, but no particular optimal selection).
+    lexicographic : bool, default False
+        ``True``: where several selections are optimal, return the lexicographically greatest ``x``
+        (item 0 first, more copies greater), the rule ``exact`` applies: a fixed order on
+        selections, independent of values and weights, so raising an item's value never removes a
+        copy of it from the answer.  Deciding it costs little where ties are few but up to a
+        thousand times the search where they abound (subset sum, the strongly correlated classes at
+        10^4 items: seconds).  ``False``: the first optimum the search reaches (a deterministic
+        function of the input, but no particular optimal selection).
 
     Returns
     -------
     KnapsackSolution
         ``x`` (int64, shape (m,)), ``value`` and ``weight`` as Python ints, ``status``, ``bound`` and
-        ``wall_time_s``.  Where several selections are optimal and ``lexicographic``, the
-        lexicographically greatest of them (proven only with status ``optimal``).
+        ``wall_time_s``.  Where several selections are optimal: with ``lexicographic``, the
+        lexicographically greatest of them (decided only with status ``optimal``).
 
     Raises
     ------

@@ -49,7 +49,9 @@ def check_answer(sol, values, weights, capacity, counts, optimum):
 @example(([5], [0], 0, None))                                               # weightless item
 def test_zero_one_against_brute_force(path, data):
     values, weights, capacity, _ = data
-    sol = solve_on(path, values, weights, capacity)
+    optimum = int_brute_force(values, weights, capacity)
+    check_answer(solve_on(path, values, weights, capacity), values, weights, capacity, None, optimum)
+    sol = solve_on(path, values, weights, capacity, lexicographic=True)
     check_answer(sol, values, weights, capacity, None, int_brute_force(values, weights, capacity))
     # The rule among equal optima: the lexicographically greatest optimal x, whichever path ran.
     assert sol.x.tolist() == int_lex_optimum(values, weights, capacity)
@@ -60,7 +62,7 @@ def test_zero_one_against_brute_force(path, data):
 @example(([6, 10], [3, 5], 9, [3, 1]))
 def test_bounded_against_brute_force(path, data):
     values, weights, capacity, counts = data
-    sol = solve_on(path, values, weights, capacity, counts=counts)
+    sol = solve_on(path, values, weights, capacity, counts=counts, lexicographic=True)
     check_answer(sol, values, weights, capacity, counts, int_brute_force(values, weights, capacity, counts))
     assert sol.x.tolist() == int_lex_optimum(values, weights, capacity, counts)
 
@@ -80,8 +82,13 @@ def test_bounded_rule_with_many_copies(values, weights, counts, capacity):
     the copies of the first item, then of the second, ..."""
     m = len(values)
     weights, counts = weights[:m], counts[:m]
-    sol = solve_knapsack(values, weights, capacity, counts=counts)
+    sol = solve_knapsack(values, weights, capacity, counts=counts, lexicographic=True)
     assert sol.optimal and sol.x.tolist() == int_lex_optimum(values, weights, capacity, counts)
+
+
+def test_lexicographic_option_is_checked():
+    with pytest.raises(TypeError, match="lexicographic must be True or False; got 'yes'"):
+        solve_knapsack([1], [1], 1, lexicographic="yes")
 
 
 @pytest.mark.parametrize("kind", sorted(KNAPSACK_CLASSES))
@@ -99,7 +106,7 @@ def test_large_coefficients_are_exact():
     values = [base + int(v) for v in rng.integers(0, 3, 12)]
     weights = [base + int(v) for v in rng.integers(0, 3, 12)]
     capacity = 5 * base + 4
-    sol = solve_on("dp", values, weights, capacity)
+    sol = solve_on("dp", values, weights, capacity, lexicographic=True)
     check_answer(sol, values, weights, capacity, None, int_brute_force(values, weights, capacity))
     # The rule among equal optima: the lexicographically greatest optimal x, whichever path ran.
     assert sol.x.tolist() == int_lex_optimum(values, weights, capacity)

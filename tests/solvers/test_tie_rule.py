@@ -109,7 +109,7 @@ def test_rule_on_the_classic_classes(kind, seed):
     selection, from solve_knapsack and from exact on the encoded problem (both paths)."""
     v, w, c = knapsack_instance(kind, n=60, R=100, rng=np.random.default_rng(seed))
     target = int_lex_dp(v.tolist(), w.tolist(), int(c))
-    assert solve_knapsack(v, w, c).x.tolist() == target
+    assert solve_knapsack(v, w, c, lexicographic=True).x.tolist() == target
     problem = SubsetSelectionProblem.from_knapsack(v, w, c)
     for path in ("dp", "jit"):
         assert solve_on(path, problem).x[1:].tolist() == target
