@@ -255,27 +255,37 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     floats = max(totals) <= FLOAT_EXACT_TOTAL
     deadline = None if options.time_limit_s is None else start + options.time_limit_s
     memory = None if options.memory_limit_mb is None else int(options.memory_limit_mb * 2 ** 20)
-    items = np.flatnonzero(fit > 0)
-    if not items.size or int(fit.max()) == 1:    # one copy each: the items are the pieces
-        owner, size = np.arange(items.size), np.ones(items.size, dtype=np.int64)
+    # Items that can be taken; without the rule, pieces of no value are never needed (with it, the
+    # rule takes them where they fit).
+    items = np.flatnonzero((fit > 0) & (v > 0) if not lexicographic else fit > 0)
+    single = not items.size or int(fit[items].max()) == 1    # one copy each: the items are the pieces
+    if single:
+        pv, pw = v[items], w[items]
     else:
         owner, size = _binary_pieces(fit[items])
         # The rule's order: by item, the larger pieces of an item first (more copies rank higher).
         rank = np.lexsort((-size, owner))
         owner, size = owner[rank], size[rank]
-    pv, pw = v[items][owner] * size, w[items][owner] * size
+        pv, pw = v[items][owner] * size, w[items][owner] * size
     if floats:
         pv, pw = pv.astype(float), pw.astype(float)
-    core = _core(memory)
-    useful = pv > 0                                  # pieces of no value are never needed ...
-    res = _solve_core(pv[useful], pw[useful], float(cap) if floats else cap, deadline, memory)
-    take = np.zeros(pv.size, dtype=bool)
-    take[useful] = res.take
-    if res.optimal and lexicographic:                # ... but the rule takes them when they fit
-        take = lex_greatest(pv, pw, float(cap) if floats else cap, take, np.ones(pv.size, dtype=bool), core,
+    c_core = float(cap) if floats else cap
+    useful = pv > 0
+    if useful.all():
+        res = _solve_core(pv, pw, c_core, deadline, memory)
+        take = res.take
+    else:
+        res = _solve_core(pv[useful], pw[useful], c_core, deadline, memory)
+        take = np.zeros(pv.size, dtype=bool)
+        take[useful] = res.take
+    if res.optimal and lexicographic:
+        take = lex_greatest(pv, pw, c_core, take, np.ones(pv.size, dtype=bool), _core(memory),
                             0.0 if floats else int_tolerance(pv))
     x = np.zeros(v.size, dtype=np.int64)
-    np.add.at(x, items[owner[take]], size[take])
+    if single:
+        x[items[take]] = 1
+    else:
+        np.add.at(x, items[owner[take]], size[take])
     value, weight = int((x * v).sum()), int((x * w).sum())
     if weight > cap or np.any(x > k):
         raise SolverError(f"solve_knapsack: the answer weighs {weight} > capacity {cap} (a bug; please report)")
