@@ -34,14 +34,26 @@ SubSolver = Callable[[np.ndarray, np.ndarray, Any, Any], tuple[np.ndarray, bool]
 
 
 def _exact_sum(a: np.ndarray) -> Any:
-    """Sum independent of the order of the terms: numpy's on integer arrays (every total here is at
-    most 2^62) and on floats that are integers with a total below 2^53 (exact), ``math.fsum`` else."""
+    """Sum independent of the order of the terms: numpy's on integer arrays (every total here is
+    below 2^62: exact), ``math.fsum`` on floats."""
     if a.dtype.kind in "iu":
         return int(a.sum())
-    total = a.sum()
-    if abs(total) < 2.0 ** 53 and not np.fmod(a, 1.0).any():
-        return float(total)
     return math.fsum(a.tolist())
+
+
+def _as_integers(a: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """``a`` (floats ``>= 0``) as int64 multiples of a power of two ``u`` (exact) when all its
+    entries lie on that grid with a total below 2^61; ``(a / u, u)`` or ``None``."""
+    pos = a[a > 0]
+    if pos.size == 0:
+        return np.zeros(a.size, dtype=np.int64), 1.0
+    _, expo = np.frexp(pos)
+    mant = np.frexp(pos)[0] * 2.0 ** 53                       # integers below 2^53
+    low = np.frexp((mant.astype(np.int64) & -mant.astype(np.int64)).astype(float))[1] - 1
+    u = 2.0 ** int((expo - 53 + low).min())
+    if not u > 0 or not float(pos.sum()) / u < 2.0 ** 61:
+        return None
+    return (a / u).astype(np.int64), u
 
 
 def lex_greatest(p: np.ndarray, w: np.ndarray, c: float, take: np.ndarray, prefer: np.ndarray,
@@ -75,6 +87,12 @@ def lex_greatest(p: np.ndarray, w: np.ndarray, c: float, take: np.ndarray, prefe
     out = take.copy()
     if m == 0:
         return out
+    if p.dtype.kind == "f":
+        # Floats on a power-of-two grid (integers, the scaled knapsack encoding) become exact int64
+        # multiples of it: exact sums at numpy's speed (others are summed by math.fsum).
+        ip, iw = _as_integers(p), _as_integers(w)
+        if ip is not None and iw is not None and float(c) / iw[1] < 2.0 ** 62:   # (not inf: denormals)
+            p, w, c = ip[0], iw[0], math.floor(float(c) / iw[1])
     # Items no optimal selection flips (Dembo-Hammer): the LP bound with the item flipped is below z.
     pf, wf = p.astype(float), w.astype(float)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):

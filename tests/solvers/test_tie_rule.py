@@ -52,7 +52,7 @@ def test_knapsack_problems_follow_the_rule(path, data):
 
 
 @settings(max_examples=150)
-@given(problems(n_max=8, cap_max=1, grid=True))
+@given(st.booleans().flatmap(lambda grid: problems(n_max=8, cap_max=1, grid=grid)))
 def test_numpy_path_and_kernel_return_the_same_selection(problem):
     numpy_sol = solve_on("dp", problem)
     kernel_sol = solve_on("jit", problem)
