@@ -123,6 +123,11 @@ def _decide(p: np.ndarray, w: np.ndarray, c: float, y: np.ndarray, prefer: np.nd
     """:func:`lex_greatest` on the free items: each in rank order in its preferred state when some
     optimal selection agrees with the items decided before it."""
     z = _exact_sum(p[y])
+    # The items in decreasing efficiency (as the knapsack core sorts them): each question passes the
+    # later items in this order, which the core's stable sort then leaves as it is, in linear time.
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        e = np.minimum(p.astype(float) / w.astype(float), 1e300)
+    by_efficiency = np.argsort(-e, kind="stable")
     pos = 0
     while True:
         todo = np.flatnonzero(y[pos:] != prefer[pos:])
@@ -136,10 +141,11 @@ def _decide(p: np.ndarray, w: np.ndarray, c: float, y: np.ndarray, prefer: np.nd
         if better is None:
             base_w = _exact_sum(w[:pos][cand[:pos]])
             if base_w <= c:
-                sub, proven = solve(p[pos:], w[pos:], c - base_w, z - _exact_sum(p[:pos][cand[:pos]]))
+                later = by_efficiency[by_efficiency >= pos]
+                sub, proven = solve(p[later], w[later], c - base_w, z - _exact_sum(p[:pos][cand[:pos]]))
                 if proven:
                     trial = cand.copy()
-                    trial[pos:] = sub
+                    trial[later] = sub
                     if _exact_sum(p[trial]) >= z and _exact_sum(w[trial]) <= c:
                         better = trial
         if better is not None:
