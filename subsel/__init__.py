@@ -4,12 +4,13 @@ Pick which agents (suppliers, sellers, features) to use when each has a quality 
 average quality of what is picked must stay above a threshold.  Subpackages:
 
 - :mod:`subsel.models` — the known-quality integer program and its formulations;
-- :mod:`subsel.solvers` — one :class:`~subsel.solvers.Solver` interface and its backends;
+- :mod:`subsel.solvers` — one :class:`~subsel.solvers.Solver` interface and its backends, and
+  :func:`~subsel.solvers.solve_knapsack`, an exact integer knapsack solver;
 - :mod:`subsel.decisions` — :func:`frontier`, :func:`alternatives` and :func:`payments`, loaded when
   first used.
 """
 from .models import SubsetSelectionProblem
-from .solvers import Solution, Solver, Status, available_solvers, get_solver
+from .solvers import KnapsackSolution, Solution, Solver, Status, available_solvers, get_solver, solve_knapsack
 
 #: Names loaded from :mod:`subsel.decisions` when first used (``import subsel`` does not load it).
 _LAZY = {"frontier": "decisions", "alternatives": "decisions", "payments": "decisions"}
@@ -17,12 +18,14 @@ _LAZY = {"frontier": "decisions", "alternatives": "decisions", "payments": "deci
 __version__ = "0.1.0"
 
 __all__ = [
+    "KnapsackSolution",
     "Solution",
     "Solver",
     "Status",
     "SubsetSelectionProblem",
     "available_solvers",
     "get_solver",
+    "solve_knapsack",
     "__version__",
     "alternatives",
     "frontier",

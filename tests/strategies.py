@@ -243,6 +243,9 @@ def cstc_trees(draw) -> dict:
     return {"depth": depth, "Xb": Xb, "y": y, "V": V, "W": W, "costs": costs,
             "lam": draw(st.sampled_from([0.0, 0.05, 1.0])), "rho": draw(st.sampled_from([1e-3, 0.5])),
             "eps": draw(st.sampled_from([1e-2, 1e-1]))}
+
+
+@st.composite
 def planner_problems(draw, n_max: int = 5, cap_max: int = 4) -> SubsetSelectionProblem:
     """Small instances with any combination of the planner's fields (minimum orders, lot sizes,
     fixed costs, groups with limits) and of the extensions, near-threshold qualities included.
@@ -294,3 +297,62 @@ def planner_problems(draw, n_max: int = 5, cap_max: int = 4) -> SubsetSelectionP
         if limits:
             changes["group_limits"] = limits
     return base.with_changes(**changes)
+
+
+@st.composite
+def integer_knapsacks(draw, m_max: int = 12, bounded: bool = False):
+    """Integer knapsacks ``(values, weights, capacity, counts)`` as Python ints: small numbers (many
+    ties), or numbers times a large scale plus a small offset (totals up to about 2^62), and
+    ``counts`` (``None`` for the 0-1 knapsack).  At most 4^8 selections, for :func:`int_brute_force`."""
+    m = draw(st.integers(0, m_max if not bounded else 8))
+    # Totals below 2^52 (float64 state lists) and above (int64 state lists), never above 2^62:
+    # at most 12 items * 8 * 2^54 (0-1) or 8 items * 3 copies * 8 * 2^54 (bounded).
+    scale = draw(st.sampled_from([1, 1, 2 ** 20, 3 ** 25, 2 ** 45, 3 ** 33 + 1, 2 ** 54]))
+    small = st.integers(0, 6)
+    values = [a * scale + b for a, b in zip(draw(st.lists(small, min_size=m, max_size=m)),
+                                            draw(st.lists(st.integers(0, 2), min_size=m, max_size=m)))]
+    weights = [a * scale + b for a, b in zip(draw(st.lists(small, min_size=m, max_size=m)),
+                                             draw(st.lists(st.integers(0, 2), min_size=m, max_size=m)))]
+    counts = None
+    if bounded:
+        counts = draw(st.lists(st.integers(0, 3), min_size=m, max_size=m))
+    total = sum(w * (1 if counts is None else k) for w, k in zip(weights, counts or [1] * m))
+    capacity = draw(st.integers(0, total + 2))
+    return values, weights, capacity, counts
+
+
+def int_lex_optimum(values, weights, capacity, counts=None) -> list[int]:
+    """The lexicographically greatest optimal ``x`` of an integer 0-1 or bounded knapsack (the rule
+    among equal optima), by listing every selection (Python ints)."""
+    ranges = [range(k + 1) for k in (counts if counts is not None else [1] * len(values))]
+    fits = (x for x in itertools.product(*ranges) if sum(a * b for a, b in zip(x, weights)) <= capacity)
+    return list(max(fits, key=lambda x: (sum(a * b for a, b in zip(x, values)), x)))
+
+
+def int_lex_dp(values, weights, capacity) -> list[int]:
+    """The lexicographically greatest optimal ``x`` of an integer 0-1 knapsack by the textbook table
+    (best value of items ``j..`` for every capacity, then items taken in order whenever an optimum
+    allows it): for knapsacks too large to list, ``O(m * capacity)``."""
+    m = len(values)
+    best = np.zeros((m + 1, capacity + 1), dtype=np.int64)
+    for j in range(m - 1, -1, -1):
+        best[j] = best[j + 1]
+        if weights[j] <= capacity:
+            cand = best[j + 1][:capacity + 1 - weights[j]] + values[j]
+            best[j][weights[j]:] = np.maximum(best[j + 1][weights[j]:], cand)
+    x, c = [], capacity
+    for j in range(m):
+        take = weights[j] <= c and values[j] + best[j + 1][c - weights[j]] == best[j][c]
+        x.append(int(take))
+        c -= weights[j] * int(take)
+    return x
+
+
+def int_brute_force(values, weights, capacity, counts=None) -> int:
+    """The optimum of an integer 0-1 or bounded knapsack by listing every selection (Python ints)."""
+    ranges = [range(k + 1) for k in (counts if counts is not None else [1] * len(values))]
+    best = 0
+    for x in itertools.product(*ranges):
+        if sum(a * b for a, b in zip(x, weights)) <= capacity:
+            best = max(best, sum(a * b for a, b in zip(x, values)))
+    return best

@@ -19,6 +19,7 @@ from .._text import counted  # noqa: F401  (the commands' modules import it from
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "subsel.cli.core": ("generate", "solve", "export", "solvers"),
     "subsel.cli.decisions": ("frontier", "payments"),
+    "subsel.cli.knapsack": ("knapsack",),
     "subsel.cli.experiments": ("reproduce", "compare"),
     "subsel.cli.bandit": ("bandit",),
     "subsel.cli.emsco": ("emsco",),

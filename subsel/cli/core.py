@@ -35,6 +35,7 @@ from ..models import (
     MAX_EXACT_INT,
     PLANNER_EXTENSIONS,
     InputError,
+    KnapsackInstance,
     SubsetSelectionProblem,
     atomic_write_text,
     exact_total,
@@ -178,6 +179,14 @@ def _load_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
         raise _with_options(exc) from None
 
 
+class _IntegerKnapsack(Exception):
+    """A knapsack too large for the subset-selection encoding: ``solve`` answers it in integers."""
+
+    def __init__(self, inst: KnapsackInstance) -> None:
+        super().__init__(inst.name)
+        self.inst = inst
+
+
 def _read_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, float | None, str]:
     ext = dict(budget=args.budget, demand=args.demand, must_take=_names(args.must_take, "--must-take"),
                must_not_take=_names(args.must_not_take, "--must-not-take"))
@@ -197,7 +206,15 @@ def _read_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
             raise CLIError("--alpha does not apply with --knapsack: the conversion sets alpha")
         instances = read_knapsack(sys.stdin if args.file == "-" else args.file, args.optimum)
         inst = _pick_instance(instances, args.instance, args.file)
-        problem = inst.to_problem()
+        try:
+            problem = inst.to_problem()
+        except ValueError as exc:
+            if "2^29" not in str(exc):
+                raise
+            if not ext and args.solver in (None, "exact"):
+                raise _IntegerKnapsack(inst) from None
+            raise CLIError(f"{args.file} ({inst.name}): {exc}; 'subsel knapsack {args.file}' solves it in "
+                           "exact integers") from None
         if ext:
             problem = problem.with_changes(**ext)
         return problem, inst.optimum, f"{args.file} ({inst.name}, {inst.m} items)"
@@ -306,7 +323,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if args.solver is not None and not args.solver.strip():
         raise CLIError("--solver must name a backend (see 'subsel solvers'); got ''")
     check_paths(_problem_inputs(args), [("--output", args.output)])
-    problem, optimum, label = _load_problem(args)
+    try:
+        problem, optimum, label = _load_problem(args)
+    except _IntegerKnapsack as big:
+        from .knapsack import solve_instance  # (the knapsack command imports this module)
+
+        return solve_instance(args, big.inst, agents=True)
     name = args.solver if args.solver is not None else _default_solver(problem)
     options = {}
     if args.time_limit is not None:

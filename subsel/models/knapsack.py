@@ -115,12 +115,13 @@ def _count(token: str, path: Path | _Stream, line: int, what: str) -> int:
     return n
 
 
-def _check_exact_range(path: Any, lines: list[int], p: np.ndarray, w: np.ndarray, W: float,
-                       W_line: int, W_column: str) -> None:
-    """Integer data: refuse what :meth:`SubsetSelectionProblem.from_knapsack` cannot encode exactly,
-    naming the line (a running sum of profits or weights above 2^53; ``W + 3 max w > 2^29``)."""
-    if not (all(float(v).is_integer() for v in p) and all(float(v).is_integer() for v in w)
-            and float(W).is_integer()):
+def _check_exact_range(path: Any, lines: list[int], p: np.ndarray, w: np.ndarray) -> None:
+    """Integer data: refuse a running sum of profits or weights above 2^53 (beyond exact float64
+    arithmetic), naming the line where it crosses.  The limits of the subset-selection encoding
+    (``W + 3 max w <= 2^29``) are checked when an instance is encoded
+    (:meth:`KnapsackInstance.to_problem`), not here: :func:`subsel.solvers.solve_knapsack` solves
+    larger integer instances directly."""
+    if not (all(float(v).is_integer() for v in p) and all(float(v).is_integer() for v in w)):
         return  # real-valued data: encoded as floats (documented tolerance)
     for column, values in (("p", p), ("w", w)):
         total = 0
@@ -130,11 +131,6 @@ def _check_exact_range(path: Any, lines: list[int], p: np.ndarray, w: np.ndarray
                 raise ValueError(f"{path}: line {line}, column '{column}': the {column} values up to this "
                                  f"line sum to {total} > 2^53 = {MAX_EXACT_INT}, beyond exact float64 "
                                  "arithmetic")
-    span = min(W, float(w.sum())) + 3.0 * float(w.max(initial=0.0))
-    if span > 2 ** 29:
-        raise ValueError(f"{path}: line {W_line}, {W_column}: capacity + 3 * max weight = {span:.17g} exceeds "
-                         f"2^29 = {2 ** 29}: one unit of weight would fall below subsel's feasibility "
-                         "tolerance 1e-9 (divide the weights and the capacity by a common factor)")
 
 
 class _Stream:
@@ -223,7 +219,7 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
         if float(w @ solution) > W * (1 + 1e-12) + 1e-9:
             raise ValueError(f"{path}: line {i}: the 0/1 vector weighs {float(w @ solution):g} > W = {W:g}")
         optimum = float(p @ solution)
-    _check_exact_range(path, [i for i, _ in lines[1:n + 1]], p, w, W, ln, "column 'W'")
+    _check_exact_range(path, [i for i, _ in lines[1:n + 1]], p, w)
     return KnapsackInstance(path.stem, p, w, W, optimum, solution)
 
 
@@ -289,7 +285,7 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
                 x[j] = int(t[3])
             else:
                 have_x = False
-        _check_exact_range(path, [i for i, _ in rows], p, w, W, keys["c"][0], "'c' (capacity)")
+        _check_exact_range(path, [i for i, _ in rows], p, w)
         instances.append(KnapsackInstance(name or f"{path.stem}_{len(instances)}", p, w, W, optimum,
                                           x if have_x else None))
     if not instances:
@@ -405,7 +401,8 @@ def encode_knapsack(cls: type, values: Any, weights: Any, capacity: float) -> Su
         # would pass the feasibility rule: s >= 2^-29 > 1e-9, i.e. W + 3 max w <= 2^29.
         raise ValueError(f"capacity + 3 * max(weights) = {span:.17g} exceeds 2^29 = {2 ** 29}: one unit "
                          f"of weight would fall below the feasibility tolerance {FEASIBILITY_TOL:g} "
-                         "of the encoding (divide the weights and the capacity by a common factor)")
+                         "of the encoding (divide the weights and the capacity by a common factor, or solve the "
+                         "integer knapsack directly with subsel.solve_knapsack)")
     alpha = 2.0 * wmax * s if wmax > 0 else 0.5
     q = np.empty(p.size + 1)
     q[0] = alpha + W * s  # the anchor

@@ -6,6 +6,7 @@ on this machine.  Every backend returns a :class:`Solution` checked by ``problem
 """
 from .base import RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
 from .explain import Conflict, explain_infeasible
+from .knapsack import MAX_KNAPSACK_TOTAL, KnapsackSolution, solve_knapsack
 from .registry import (
     DEFAULT_SOLVER_PREFERENCE,
     ENTRY_POINT_GROUP,
@@ -23,6 +24,8 @@ __all__ = [
     "explain_infeasible",
     "DEFAULT_SOLVER_PREFERENCE",
     "ENTRY_POINT_GROUP",
+    "MAX_KNAPSACK_TOTAL",
+    "KnapsackSolution",
     "SOLVERS",
     "RawResult",
     "Solution",
@@ -36,4 +39,5 @@ __all__ = [
     "get_solver",
     "register_solver",
     "solver_info",
+    "solve_knapsack",
 ]

@@ -54,8 +54,16 @@ a state with any slack stays above ``z`` until every item has been processed.  A
 On integer data (integer profits, weights on a power-of-two grid) a state is dropped when its bound
 is below ``z + 1`` (Pisinger's rule); otherwise when it is ``<= z``.
 
+64-bit integer data
+-------------------
+Given int64 arrays (totals up to 2^62, beyond exact float64), the state lists hold int64 sums, so
+dominance and feasibility stay exact; the global Dantzig bound is computed in integers, the bounds of
+the states in floats widened by :func:`int_tolerance` before a state is dropped, and the surrogate
+relaxation uses integer multipliers and solves its knapsack on this same path.
+
 Longer than 600 lines on purpose: the core expansion, the bounds and the dynamic program of
-*minknap* / *combo* are one algorithm whose invariants span all of them.
+*minknap* / *combo* are one algorithm whose invariants span all of them, and they share the
+state-list representation.
 """
 from __future__ import annotations
 
@@ -133,8 +141,8 @@ def _merge(W: np.ndarray, P: np.ndarray, W2: np.ndarray, P2: np.ndarray
     pos2 = np.searchsorted(W, W2, side="right") + np.arange(m)
     from2 = np.zeros(2 * m, dtype=bool)
     from2[pos2] = True
-    Wm = np.empty(2 * m)
-    Pm = np.empty(2 * m)
+    Wm = np.empty(2 * m, dtype=W.dtype)
+    Pm = np.empty(2 * m, dtype=P.dtype)
     src = np.empty(2 * m, dtype=np.int64)
     Wm[pos2] = W2
     Pm[pos2] = P2
@@ -147,11 +155,18 @@ def _merge(W: np.ndarray, P: np.ndarray, W2: np.ndarray, P2: np.ndarray
     return Wm[idx], Pm[idx], src[idx], from2[idx]
 
 
+def int_tolerance(values: np.ndarray) -> float:
+    """How far a float bound may be off on the 64-bit integer path (int64 ``values``, total ``T <=
+    2^62``): a few ulps of ``T`` per operation and of the efficiency order, far below
+    ``1 + 2^-40 T``.  Bounds are widened by it, so a rounding error never cuts an optimal state."""
+    return 1.0 + 2.0 ** -40 * float(values.sum())
+
+
 def _pareto(Wm: np.ndarray, Pm: np.ndarray) -> np.ndarray:
     """Indices of the Pareto front of a weight-sorted state list (ties in weight in any order)."""
     # Dominance: keep a state when its profit beats every lighter-or-equal state before it ...
-    best_before = np.empty(Wm.size)
-    best_before[0] = -np.inf
+    best_before = np.empty(Wm.size, dtype=Pm.dtype)
+    best_before[0] = -np.inf if Pm.dtype.kind == "f" else np.iinfo(Pm.dtype).min
     np.maximum.accumulate(Pm[:-1], out=best_before[1:])
     idx = np.flatnonzero(Pm > best_before)
     # ... and, among kept states of equal weight, only the last (most profitable) one.
@@ -169,9 +184,9 @@ def _expand(W: np.ndarray, P: np.ndarray, batch: np.ndarray, b: int, w: np.ndarr
     Returns the new ``W, P``, each state's source index and its subset as a bit mask (uint64).
     """
     k = batch.size
-    sign = np.where(batch >= b, 1.0, -1.0)
+    sign = np.where(batch >= b, 1, -1).astype(w.dtype)
     combos = np.arange(1 << k, dtype=np.int64)
-    chosen = ((combos[:, None] >> np.arange(k)) & 1).astype(float)
+    chosen = ((combos[:, None] >> np.arange(k)) & 1).astype(w.dtype)
     dW, dP = chosen @ (sign * w[batch]), chosen @ (sign * p[batch])
     Wn = (W[:, None] + dW[None, :]).ravel()
     Pn = (P[:, None] + dP[None, :]).ravel()
@@ -227,8 +242,8 @@ def _surrogate_bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int
     """
     ws = w + s
     always = ws <= 0
-    cs = c + s * card - float(ws[always].sum())
-    p0 = float(p[always].sum())
+    cs = c + s * card - ws[always].sum().item()     # (exact ints on the 64-bit integer path)
+    p0 = p[always].sum().item()
     if cs < 0:
         return -np.inf, -np.inf, p0, always
     rest = ~always
@@ -240,8 +255,8 @@ def _surrogate_bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int
 
 
 def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: float, integer: bool,
-                          unit: float, deadline: float | None, memory_limit: int | None
-                          ) -> tuple[float, float, np.ndarray | None, bool]:
+                          unit: float, deadline: float | None, memory_limit: int | None,
+                          margin: float = _INT_MARGIN) -> tuple[float, float, np.ndarray | None, bool]:
     """The surrogate relaxation of the cardinality bounds (Martello, Pisinger, Toth 1999, Section 3).
 
     The maximum cardinality ``card1`` (the most light items that fit) and the minimum cardinality
@@ -251,6 +266,10 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
     multiplier ``s`` (``>= 0``, resp. ``<= 0``) chosen to minimise the Dantzig bound of the sum, and the
     surrogate knapsack is solved exactly: its optimum bounds every (improving) solution, and an optimal
     surrogate solution of the right cardinality is feasible, often optimal.
+
+    On the 64-bit integer path (int64 data, ``unit`` the weights' common divisor, ``margin`` from
+    :func:`int_tolerance`) the multiplier and the surrogate knapsack are integers, solved exactly;
+    the float Dantzig bounds are widened by ``margin``.
 
     Returns
     -------
@@ -286,21 +305,21 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
                 k_lo = k + 1
         u = best_u
         if integer:
-            u = np.floor(u + _INT_MARGIN)
+            u = np.floor(u + margin)
         if u <= z or best_k == 0:
             ub = max(ub, max(u, z) if improving_only else u)
             continue
         s = best_k * unit
         _, _, p0, always = _surrogate_bound(p, w, c, s, card)
         rest = np.flatnonzero(~always)
-        cs = c + s * card - float((w[always] + s).sum())
+        cs = c + s * card - (w[always] + s).sum().item()
         res = solve_knapsack(p[rest], w[rest] + s, cs, deadline, memory_limit, _relax=False)
         z1 = p0 + res.value
-        bound1 = z1 if res.optimal else p0 + res.bound
+        bound1 = z1 if res.optimal else p0 + res.bound + (margin if p.dtype.kind != "f" else 0.0)
         exhausted = exhausted or not res.optimal
         picked = always.copy()
         picked[rest[res.take]] = True
-        if int(picked.sum()) == card and z1 > z and float(w[picked].sum()) <= c:
+        if int(picked.sum()) == card and z1 > z and w[picked].sum().item() <= c:
             z, take = z1, picked
         ub = max(ub, max(bound1, z) if improving_only else bound1)
     return max(ub, z), z, take, exhausted
@@ -308,7 +327,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
 
 def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
                    deadline: float | None = None, memory_limit: int | None = None,
-                   _relax: bool = True) -> KnapsackResult:
+                   _relax: bool = True, target: float | None = None) -> KnapsackResult:
     """Solve ``max p.y  s.t.  w.y <= c, y in {0,1}^m`` exactly (minknap core DP with combo's bounds).
 
     Parameters
@@ -325,19 +344,33 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     memory_limit : int or None
         Bytes the state lists (and the saved solution history) may take; when the next core step
         would need more, the best solution found is returned with ``optimal=False``.
+    target : float or None
+        Only ask whether a selection of value ``>= target`` exists: the search prunes every state
+        that cannot reach it and stops at the first such selection (``optimal=True`` then means
+        "decided": ``take`` is such a selection, or the break solution when none exists, which the
+        caller tells apart by its value).
 
     Returns
     -------
     KnapsackResult
     """
-    p = np.asarray(values, dtype=float)
-    w = np.asarray(weights, dtype=float)
+    exact_int = isinstance(values, np.ndarray) and values.dtype == np.int64  # the 64-bit integer path
+    p = values if exact_int else np.asarray(values, dtype=float)
+    w = np.asarray(weights, dtype=np.int64) if exact_int else np.asarray(weights, dtype=float)
     m = p.size
     if m == 0:
         return KnapsackResult(np.zeros(0, dtype=bool), 0.0, 0.0, 0.0, True, 0)
     if m <= _MAX_ENUMERATE:
-        return _enumerate(p, w, float(capacity))
-    unit = _weight_grid(w)
+        return _enumerate(p, w, int(capacity) if exact_int else float(capacity))
+    int_unit = 1
+    if exact_int:
+        # Integer data of up to 62 bits: the states are exact int64 sums, the bounds floats widened
+        # by int_tolerance; the capacity is rounded down to the weights' common divisor.
+        d = int(np.gcd.reduce(w[w > 0])) if (w > 0).any() else 1
+        capacity = int(capacity) - int(capacity) % d
+        unit, int_unit = None, d     # (the surrogate multiplier moves on the weights' grid too)
+    else:
+        unit = _weight_grid(w)
     if unit is not None and not capacity / unit < 2.0 ** 62:  # (subnormal weights: no usable grid)
         unit = None
     if unit is not None:
@@ -353,34 +386,38 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     p, w, e = p[order], w[order], e[order]
     cw = np.cumsum(w)
     b = int(np.searchsorted(cw, capacity, side="right"))  # first item that does not fit
-    integer = bool(unit is not None and np.all(p == np.round(p)) and p.sum() < _INT_EXACT)
+    integer = exact_int or bool(unit is not None and np.all(p == np.round(p)) and p.sum() < _INT_EXACT)
+    margin = int_tolerance(p) if exact_int else _INT_MARGIN
     take_sorted = np.zeros(m, dtype=bool)
     take_sorted[:b] = True
     if b == m:  # everything fits
-        val = float(p.sum())
+        val = p.sum().item()
         return KnapsackResult(_unsort(take_sorted, order), val, val, val, True, 0)
-    Pb = float(p[:b].sum())
-    Wb = float(cw[b - 1]) if b > 0 else 0.0
+    Pb = p[:b].sum().item()
+    Wb = cw[b - 1].item() if b > 0 else 0
     lp = Pb + (capacity - Wb) * float(e[b])
-    ub_global = np.floor(lp + _INT_MARGIN) if integer else lp
+    if exact_int:  # the Dantzig bound, rounded down, in exact integers
+        ub_global = Pb + (capacity - Wb) * int(p[b]) // int(w[b])
+    else:
+        ub_global = np.floor(lp + margin) if integer else lp
     # Reduced costs against the break efficiency: flipping item j (out of the break solution for
     # j < b, into it for j >= b) leaves at most lp - |rc_j| (Dembo-Hammer; Martello-Toth reduction).
     flip_bound = lp - np.abs(p - float(e[b]) * w)
 
     def improving(bound: np.ndarray | float, z: float) -> np.ndarray | bool:
         """Whether a bound still allows a solution strictly better than ``z``."""
-        return bound >= z + 1.0 - _INT_MARGIN if integer else bound > z
+        return bound >= z + 1.0 - margin if integer else bound > z
 
     def refresh(z: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Free items (those an improving solution may flip) and their weight prefix/suffix minima."""
         free = improving(flip_bound, z)
-        wf = np.where(free, w, np.inf)
+        wf = np.where(free, w, np.iinfo(np.int64).max if exact_int else np.inf)
         return (np.flatnonzero(free), np.minimum.accumulate(wf),
                 np.minimum.accumulate(wf[::-1])[::-1])
 
     # State list: weights ascending, profits strictly ascending (Pareto front).
-    W = np.array([Wb])
-    P = np.array([Pb])
+    W = np.array([Wb], dtype=w.dtype)
+    P = np.array([Pb], dtype=p.dtype)
     # Solution history, Pisinger-style partial vectors: each state carries the flips of the current
     # block of _BLOCK core steps as bits, and the index of its ancestor in the list saved at the start
     # of the block; the lists of (ancestor, bits) are saved once per block.
@@ -389,6 +426,10 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     anc = np.zeros(1, dtype=np.int64)
     bits = np.zeros(1, dtype=np.uint64)
     z = z_fresh = Pb
+    if target is not None:   # only selections of value >= target count: better than target - 1
+        floor = target - 1 if integer else float(np.nextafter(float(target), -np.inf))
+        if floor > z:
+            z = z_fresh = floor
     z_ref: tuple[int, int, int, int] | None = None            # (block, ancestor, bits, extra item)
     z_take: np.ndarray | None = None                          # or the whole solution (surrogate)
     free_idx, min_left, min_right = refresh(z)
@@ -396,7 +437,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     optimal = False
     stopped = ""
     saved = 0                                                 # bytes of the saved history
-    relax_done = not _relax
+    # (64-bit integers: only while the surrogate weights, up to twice the largest, cannot overflow)
+    relax_done = not _relax or (exact_int and float(w.sum()) + m * float(w.max()) >= 2.0 ** 62)
     next_pairing = _MIN_PAIRING
     side = 1
     # Next unprocessed free item on each side (-1 / m when exhausted).
@@ -405,7 +447,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     k = int(np.searchsorted(free_idx, b, side="left"))
     t = int(free_idx[k]) if k < free_idx.size else m
     while True:
-        if W.size == 0 or (s < 0 and t >= m) or z >= ub_global:
+        if W.size == 0 or (s < 0 and t >= m) or z >= ub_global \
+                or (target is not None and (z_ref is not None or z_take is not None)):
             optimal = True
             break
         if deadline is not None and time.perf_counter() > deadline:
@@ -419,9 +462,10 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
             relax_done = True
             room_left = None if memory_limit is None else \
                 memory_limit - saved - W.size * _BYTES_PER_STATE
-            u, z_new, take_new, _ = _surrogate_relaxation(p, w, capacity, b, z, integer,
-                                                          unit if unit is not None else _real_unit(w),
-                                                          deadline, room_left)
+            u, z_new, take_new, _ = _surrogate_relaxation(
+                p, w, capacity, b, z, integer,
+                int_unit if exact_int else unit if unit is not None else _real_unit(w),
+                deadline, room_left, margin)
             ub_global = min(ub_global, u)
             if take_new is not None and z_new > z:
                 z, z_ref, z_take = z_new, None, take_new
@@ -457,7 +501,7 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         shift = np.uint64(len(items) % _BLOCK)
         if len(batch) == 1:
             j = batch[0]
-            sign = 1.0 if j >= b else -1.0
+            sign = 1 if j >= b else -1
             W, P, src, flipped = _merge(W, P, W + sign * w[j], P + sign * p[j])
             combo = flipped.astype(np.uint64)
         else:
@@ -468,7 +512,7 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         # Incumbent: the heaviest feasible state is the most profitable one.
         k = int(np.searchsorted(W, capacity, side="right")) - 1
         if k >= 0 and P[k] > z:
-            z = float(P[k])
+            z = P[k].item()
             z_ref, z_take = (len(blocks), int(anc[k]), int(bits[k]), -1), None
         # Bounds of the states against every free item outside the core.
         ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m)
@@ -510,14 +554,15 @@ def _enumerate(p: np.ndarray, w: np.ndarray, c: float) -> KnapsackResult:
     bound.
     """
     m = p.size
+    none = -np.inf if p.dtype.kind == "f" else np.iinfo(p.dtype).min   # no subset fits
     if m <= _DIRECT_ENUMERATE:
-        S = _subsets(m)
-        total = np.where(S @ w <= c, S @ p, -np.inf)
+        S = _subsets(m).astype(p.dtype, copy=False)
+        total = np.where(S @ w <= c, S @ p, none)
         a = int(np.argmax(total))
-        take = S[a] > 0 if total[a] > -np.inf else np.zeros(m, dtype=bool)
+        take = S[a] > 0 if total[a] > none else np.zeros(m, dtype=bool)
         return _enumerated(p, w, c, take)
     h = m // 2
-    SA, SB = _subsets(h), _subsets(m - h)
+    SA, SB = _subsets(h).astype(p.dtype, copy=False), _subsets(m - h).astype(p.dtype, copy=False)
     WA, PA = SA @ w[:h], SA @ p[:h]
     WB, PB = SB @ w[h:], SB @ p[h:]
     ob = np.argsort(WB, kind="stable")
@@ -525,10 +570,10 @@ def _enumerate(p: np.ndarray, w: np.ndarray, c: float) -> KnapsackResult:
     best_p = np.maximum.accumulate(PBs)
     best_at = np.maximum.accumulate(np.where(PBs >= best_p, np.arange(PBs.size), 0))
     k = np.searchsorted(WBs, c - WA, side="right") - 1
-    total = np.where(k >= 0, PA + best_p[np.maximum(k, 0)], -np.inf)
+    total = np.where(k >= 0, PA + best_p[np.maximum(k, 0)], none)
     a = int(np.argmax(total))
     take = np.zeros(m, dtype=bool)
-    if total[a] > -np.inf:
+    if total[a] > none:
         take[:h] = SA[a] > 0
         take[h:] = SB[ob[best_at[k[a]]]] > 0
     return _enumerated(p, w, c, take)
@@ -537,7 +582,7 @@ def _enumerate(p: np.ndarray, w: np.ndarray, c: float) -> KnapsackResult:
 def _enumerated(p: np.ndarray, w: np.ndarray, c: float, take: np.ndarray) -> KnapsackResult:
     """The answer of :func:`_enumerate` for the optimal items ``take``, with the Dantzig bound."""
     m = p.size
-    value = float(p[take].sum())
+    value = p[take].sum().item()
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         e = np.minimum(p / w, _MAX_EFFICIENCY)
     order = np.argsort(-e, kind="stable")
@@ -563,7 +608,7 @@ def _pair_states(W: np.ndarray, P: np.ndarray, c: float, free_idx: np.ndarray, s
     ``(value, state, item)`` of the best pairing, or ``None``.
     """
     best: tuple[float, int, int] | None = None
-    for items, sign in ((free_idx[free_idx >= t], 1.0), (free_idx[(free_idx <= s) & (s >= 0)], -1.0)):
+    for items, sign in ((free_idx[free_idx >= t], 1), (free_idx[(free_idx <= s) & (s >= 0)], -1)):
         if items.size == 0:
             continue
         idx = np.searchsorted(W, c - sign * w[items], side="right") - 1
@@ -574,7 +619,7 @@ def _pair_states(W: np.ndarray, P: np.ndarray, c: float, free_idx: np.ndarray, s
         cand = P[idx] + sign * p[items]
         j = int(np.argmax(cand))
         if best is None or cand[j] > best[0]:
-            best = (float(cand[j]), int(idx[j]), int(items[j]))
+            best = (cand[j].item(), int(idx[j]), int(items[j]))
     return best
 
 
@@ -588,10 +633,10 @@ def _state_bounds(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.
     has_left, has_right = s >= 0, t < m
     eL = float(e[s]) if has_left else np.inf
     eR = float(e[t]) if has_right else 0.0
-    mL = float(min_left[s]) if has_left else np.inf
-    mR = float(min_right[t]) if has_right else np.inf
+    mL = min_left[s].item() if has_left else np.inf     # (exact: an int on the 64-bit integer path)
+    mR = min_right[t].item() if has_right else np.inf
     slack = c - W
-    ub = np.empty_like(P)
+    ub = np.empty(P.shape)
     under = slack >= 0
     sl = slack[under]
     if has_right:

@@ -14,6 +14,9 @@ Toth, Management Science 45(3), 1999; :mod:`subsel.solvers._knapsack`).
 """
 from __future__ import annotations
 
+import functools
+import importlib.util
+import math
 import time
 import warnings
 from typing import Any, Callable
@@ -24,6 +27,7 @@ from .._extras import require
 from .._validation import check_scalar
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, partition_masks
 from ._knapsack import solve_knapsack
+from ._ties import lex_greatest
 from .base import RawResult, Solver, Status, rounded_up
 
 #: Default of ``memory_limit_mb``: the state lists of the dynamic program stay below 1 GiB.
@@ -67,6 +71,47 @@ def _jit_kernel() -> Callable[..., Any] | None:
             return None
         state.kernel = unit_selection
     return state.kernel
+
+
+@functools.lru_cache(maxsize=1)
+def _numba_installed() -> bool:
+    """Whether numba can be imported (looked up, not imported)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None) -> np.ndarray:
+    """The optimal selection the rule among equal optima picks (:mod:`subsel.solvers._ties`), given
+    the optimal selection ``x`` of a problem with unit capacities and no must lists.
+
+    The rule: the lexicographically greatest optimal ``x`` by agent index (agent 0 most significant,
+    selected greater than not selected).  The knapsack of the reduction (Deva et al., AAMAS 2021,
+    Section 3) has the S3 agents of ``r >= 0`` as items to add (preferred: added) and the S2 agents
+    as items to remove (preferred: kept).  Ties are exact on data whose sums are exact and within
+    the rounding of float sums otherwise; the answer is kept only when it passes the model's
+    feasibility rule and its objective is not below that of ``x`` (else ``x`` is returned).
+    """
+    r, margin = problem.utility, problem.quality_margin
+    gain = r >= 0
+    s2 = (margin > 0) & ~gain
+    add = (margin < 0) & gain
+    x0 = ((margin >= 0) & gain | s2).astype(np.int64)
+    agents = np.flatnonzero(add | s2)
+    if agents.size == 0:
+        return x
+    capacity = float((x0 * margin).sum()) + FEASIBILITY_TOL
+
+    def solve(p: np.ndarray, w: np.ndarray, c: float, target: float) -> tuple[np.ndarray, bool]:
+        res = solve_knapsack(p, w, c, None, memory, target=target)
+        return res.take, res.optimal
+
+    y = lex_greatest(np.abs(r[agents]), np.abs(margin[agents]), capacity, x[agents] != x0[agents],
+                     add[agents], solve)
+    out = x0.copy()
+    out[agents] ^= y
+    if np.array_equal(out, x) or not problem.evaluate(out).feasible \
+            or math.fsum((out * r).tolist()) < math.fsum((x * r).tolist()):
+        return x
+    return out
 
 
 def _binary_pieces(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -215,21 +260,32 @@ class Exact(Solver):
         Most memory (MiB) the dynamic program's state lists may take.  When the next step would pass
         it, the search stops with the best selection found, status ``time_limit`` and a proven bound,
         instead of growing further; ``None`` means no limit.
-    jit : bool, default False
-        ``True``: problems with unit capacities, no must lists and at most :data:`JIT_MAX_N` agents
-        are solved by a compiled branch and bound (numba, from ``pip install "subsel[fast]"``),
-        which answers in microseconds where the numpy path takes tens to a hundred: worth it for
-        loops of many small solves.  The first call in a process compiles it (seconds) or loads it
-        from numba's disk cache (about half a second with numba's import).  Off by default because
-        where several selections are optimal (ties, common with integer data) the two paths may
-        return different ones; a solver's answer never depends on what else the process solved.
+    jit : bool or None, default None
+        Problems with unit capacities, no must lists and at most :data:`JIT_MAX_N` agents are solved
+        by a compiled branch and bound (numba, from ``pip install "subsel[fast]"``), which answers in
+        microseconds where the numpy path takes tens to a hundred.  ``None``: whenever numba is
+        installed and ``lexicographic`` is on; ``True``: always (an error without numba);
+        ``False``: never.  The first call in a process compiles the kernel (seconds) or loads it
+        from numba's disk cache (about half a second with numba's import).
+    lexicographic : bool, default False
+        Opt-in (it is off by default because of its cost on tie-heavy knapsacks, see below, and
+        because numba's import adds about half a second to a one-off command).  The rule among equal optima, on problems with unit capacities and no must lists: the
+        lexicographically greatest optimal ``x`` by agent index (agent 0 first, selected greater
+        than not), whichever path found an optimum, so the kernel and the numpy path return the same
+        ``x``.  A fixed order on selections that does not depend on costs or qualities, so lowering
+        an agent's cost never drops it from the answer (the monotone allocation of Myerson,
+        "Optimal auction design", Mathematics of Operations Research 6(1), 1981).  Ties are decided
+        exactly where the sums of the data are exact (integer knapsacks) and within the rounding of
+        float sums otherwise.  Deciding it may cost many times the search on knapsacks where ties
+        abound (strongly correlated classes); ``False`` skips it (the first optimum found is
+        returned, and ``jit=None`` then means the numpy path only).
 
     Raises
     ------
     ValueError
         ``memory_limit_mb`` not a positive number (and as :class:`~subsel.solvers.base.Solver`).
     TypeError
-        ``jit`` not a bool.
+        ``jit`` not a bool or None; ``lexicographic`` not a bool.
     ImportError
         ``jit=True`` without numba installed (a ``MissingExtraError`` naming ``pip install "subsel[fast]"``).
 
@@ -257,14 +313,17 @@ class Exact(Solver):
 
     def __init__(self, time_limit_s: float | None = None, threads: int | None = None,
                  verbose: bool = False, memory_limit_mb: float | None = DEFAULT_MEMORY_LIMIT_MB,
-                 jit: bool = False):
+                 jit: bool | None = None, lexicographic: bool = False):
         super().__init__(time_limit_s=time_limit_s, threads=threads, verbose=verbose)
-        if not isinstance(jit, (bool, np.bool_)):
-            raise TypeError(f"jit must be True or False; got {jit!r}")
-        jit = bool(jit)
+        if jit is not None and not isinstance(jit, (bool, np.bool_)):
+            raise TypeError(f"jit must be True, False or None; got {jit!r}")
+        if not isinstance(lexicographic, (bool, np.bool_)):
+            raise TypeError(f"lexicographic must be True or False; got {lexicographic!r}")
+        self.lexicographic = bool(lexicographic)
         if jit:
             require("numba", extra="fast", feature="exact's compiled kernel (jit=True)")
-        self.jit = jit
+        #: As given (None: the kernel when numba is installed and the rule among equal optima is on).
+        self.jit = None if jit is None else bool(jit)
         if memory_limit_mb is not None:
             memory_limit_mb = check_scalar(memory_limit_mb, "memory_limit_mb", min_val=0,
                                            include_boundaries="right", unit="MiB")
@@ -275,13 +334,31 @@ class Exact(Solver):
         if self.memory_limit_mb != DEFAULT_MEMORY_LIMIT_MB:
             limit = self.memory_limit_mb
             opts.append(f"memory_limit_mb={'None' if limit is None else format(limit, 'g')}")
-        if self.jit:
-            opts.append("jit=True")
+        if self.jit is not None:
+            opts.append(f"jit={self.jit}")
+        if self.lexicographic:
+            opts.append("lexicographic=True")
         return opts
 
+    def _use_kernel(self) -> bool:
+        """Whether the compiled kernel may answer: asked for, or by default when numba is installed
+        and the rule among equal optima makes its answers those of the numpy path."""
+        if self.jit is None:
+            return self.lexicographic and _numba_installed()
+        return self.jit
+
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
-        if self.jit and problem.n <= JIT_MAX_N and not problem.must_take.size and not problem.must_not_take.size \
-                and problem._max_capacity == 1 and (self.time_limit_s is None or self.time_limit_s >= 0.1):
+        raw = self._solve_any(problem)
+        if self.lexicographic and raw.status is Status.OPTIMAL and raw.x is not None and problem._max_capacity == 1 \
+                and not problem.must_take.size and not problem.must_not_take.size:
+            memory = None if self.memory_limit_mb is None else int(self.memory_limit_mb * 2 ** 20)
+            raw = raw._replace(x=_tie_rule(problem, np.asarray(raw.x, dtype=np.int64), memory))
+        return raw
+
+    def _solve_any(self, problem: SubsetSelectionProblem) -> RawResult:
+        if problem.n <= JIT_MAX_N and self._use_kernel() and not problem.must_take.size \
+                and not problem.must_not_take.size and problem._max_capacity == 1 \
+                and (self.time_limit_s is None or self.time_limit_s >= 0.1):
             kernel = _jit_kernel()
             if kernel is not None:
                 quick = self._solve_compiled(problem, kernel)

@@ -117,16 +117,18 @@ def test_the_kernel_hands_over_when_it_gives_up(spy, monkeypatch):
     assert sol.objective == knapsack_dp(v, w, c)
 
 
-def test_the_default_never_uses_the_compiled_kernel(spy):
-    """A solver's answer must not depend on what else the process solved: the default path is the
-    numpy one however many problems were solved before (ties would otherwise change selections)."""
+def test_the_rule_uses_the_compiled_kernel_and_answers_as_the_numpy_path(spy):
+    """With the rule among equal optima on (and numba installed) the kernel answers; its answer is
+    the numpy path's, however many problems the process solved before.  The default (no rule)
+    never loads the kernel."""
     p = SubsetSelectionProblem.random(8, 0.7, 0)
-    solver = get_solver("exact")
-    answers = [solver.solve(p) for _ in range(50)]
-    assert len(spy) == 0
+    answers = [get_solver("exact", lexicographic=True).solve(p) for _ in range(5)]
+    assert len(spy) == 5
     assert all(np.array_equal(a.x, answers[0].x) for a in answers)
-    get_solver("exact", jit=True).solve(p)
-    assert len(spy) == 1
+    assert np.array_equal(get_solver("exact", jit=False, lexicographic=True).solve(p).x, answers[0].x)
+    assert len(spy) == 5
+    get_solver("exact").solve(p)   # the default, without the rule: the numpy path only
+    assert len(spy) == 5
 
 
 def test_tie_choices_do_not_depend_on_the_history_of_the_process():
@@ -180,10 +182,10 @@ def test_other_problems_take_the_numpy_path(spy):
 
 
 def test_jit_option_is_checked(monkeypatch):
-    with pytest.raises(TypeError, match="jit must be True or False; got 'yes'"):
+    with pytest.raises(TypeError, match="jit must be True, False or None; got 'yes'"):
         get_solver("exact", jit="yes")
-    with pytest.raises(TypeError, match="jit must be True or False; got None"):
-        get_solver("exact", jit=None)
+    with pytest.raises(TypeError, match="lexicographic must be True or False; got None"):
+        get_solver("exact", lexicographic=None)
     import sys
 
     from subsel._extras import MissingExtraError
@@ -242,9 +244,9 @@ def test_a_selection_that_fails_the_rule_tightens_the_capacity(spy, monkeypatch)
     assert sol.status is Status.OPTIMAL and close(sol.objective, brute_force_rule(p)[0])
 
 
-def test_numba_is_not_imported_by_import_subsel_nor_by_default_solves():
-    """The compiled kernel is loaded only with jit=True: importing subsel, its CLI, and solving
-    problems never imports numba (start-up stays that of numpy)."""
+def test_numba_is_not_imported_by_import_subsel_nor_by_numpy_path_solves():
+    """The compiled kernel is loaded only when a solve uses it: importing subsel, its CLI, and
+    solving problems with jit=False never imports numba (start-up stays that of numpy)."""
     import os
     import subprocess
     import sys
@@ -253,7 +255,7 @@ def test_numba_is_not_imported_by_import_subsel_nor_by_default_solves():
     code = ("import sys, subsel, subsel.cli\n"
             "from subsel import SubsetSelectionProblem, get_solver\n"
             "for seed in range(20):\n"
-            "    get_solver('exact').solve(SubsetSelectionProblem.random(8, 0.7, seed))\n"
+            "    get_solver('exact', jit=False).solve(SubsetSelectionProblem.random(8, 0.7, seed))\n"
             "print('numba' in sys.modules)\n")
     root = str(Path(__file__).resolve().parents[2])
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -1,0 +1,116 @@
+"""The ``knapsack`` command: solve an integer 0-1 knapsack file exactly.
+
+``subsel knapsack FILE`` reads the formats of :func:`subsel.models.read_knapsack` (``n W`` lines or
+Pisinger's generator output; ``-`` for stdin) and solves one instance with
+:func:`subsel.solvers.solve_knapsack` in exact integer arithmetic, without the limits of the
+subset-selection encoding (the file reader takes numbers and sums up to 2^53), printing value,
+weight, status and time.
+
+selection CSV (``-o``)
+    Header ``name,units``, one row per item (``item_0``, ``item_1``, ... as in
+    :meth:`SubsetSelectionProblem.from_knapsack`), 0 or 1 units, in input order; ``-o -`` writes it
+    to stdout (the summary then goes to stderr).
+
+Exit codes: 0 success (a time-limited answer included: it carries a selection and a bound), 1 an
+answer called optimal that differs from the known optimum (``--optimum`` or the file's ``z``); 2 bad
+input (one line on stderr).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+
+from ..models import KnapsackInstance, read_knapsack
+from ..solvers import solve_knapsack
+from . import CLIError, counted
+from .core import _emit, _pick_instance
+from .guards import check_paths
+
+
+def _cmd_knapsack(args: argparse.Namespace) -> int:
+    if args.json and args.output == "-":
+        raise CLIError("--json and -o - would both write to stdout; give -o a file name")
+    check_paths([("FILE", args.file), ("--optimum", args.optimum)], [("--output", args.output)])
+    solve_knapsack([], [], 0, time_limit_s=args.time_limit)  # the option's check, before any reading
+    instances = read_knapsack(sys.stdin if args.file == "-" else args.file, args.optimum)
+    return solve_instance(args, _pick_instance(instances, args.instance, args.file))
+
+
+def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: bool = False) -> int:
+    """Solve one knapsack instance read from ``args.file`` and report it as ``subsel knapsack`` does.
+
+    ``agents``: the selection CSV also has the row ``anchor,1`` first, as the agents of
+    :meth:`SubsetSelectionProblem.from_knapsack` (``subsel solve --knapsack`` answering a knapsack too
+    large for that encoding in exact integers).
+    """
+    try:
+        sol = solve_knapsack(inst.values, inst.weights, inst.capacity, time_limit_s=args.time_limit)
+    except ValueError as exc:
+        hint = (" (for real-valued data use 'subsel solve --knapsack')" if "must be an integer" in str(exc)
+                else "")
+        raise CLIError(f"{args.file} ({inst.name}): {exc}{hint}") from None
+    optimum = None if inst.optimum is None else int(inst.optimum) if float(inst.optimum).is_integer() \
+        else inst.optimum
+    matches = None if optimum is None else sol.value == optimum
+    code = 1 if matches is False and sol.optimal else 0
+    if args.output is not None:
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(["name", "units"])
+        if agents:
+            writer.writerow(["anchor", 1])
+        writer.writerows((f"item_{j}", int(u)) for j, u in enumerate(sol.x))
+        _emit(buf.getvalue(), args.output)
+    if code:
+        print(f"subsel: value {sol.value} called optimal differs from the known optimum {optimum}",
+              file=sys.stderr)
+    if args.json:
+        out = {"instance": inst.name, "items": inst.m, "capacity": int(inst.capacity),
+               "status": sol.status.value, "value": sol.value, "weight": sol.weight, "bound": sol.bound,
+               "x": sol.x.tolist(), "wall_time_s": sol.wall_time_s}
+        if optimum is not None:
+            out["known_optimum"] = optimum
+            out["known_optimum_matches"] = matches
+        print(json.dumps(out, allow_nan=False))
+        return code
+    lines = [
+        f"knapsack     {args.file} ({inst.name}, {counted(inst.m, 'item')}, capacity {int(inst.capacity)})",
+        f"status       {sol.status.value}",
+        f"value        {sol.value}",
+        f"weight       {sol.weight}",
+        f"items        {int(sol.x.sum())} taken",
+        f"wall_time_s  {sol.wall_time_s:.4f}",
+    ]
+    if agents:
+        lines.insert(1, "solver       exact integer knapsack (capacity + 3 max(weights) > 2^29: beyond the "
+                        "subset-selection encoding)")
+    if not sol.optimal:
+        lines.insert(2, f"bound        {sol.bound}")
+    if optimum is not None:
+        lines.append(f"known_optimum {optimum} ({'matches' if matches else 'DIFFERS'})")
+    if args.output is not None and args.output != "-":
+        lines.append(f"wrote        {args.output} (name,units for all {counted(inst.m, 'item')})")
+    print("\n".join(lines), file=sys.stderr if args.output == "-" else sys.stdout)
+    return code
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``knapsack`` sub-command to the ``subsel`` parser."""
+    p = sub.add_parser("knapsack", help="solve an integer 0-1 knapsack file exactly",
+                       description="Solve one instance of a 0-1 knapsack file (format 'n W' or Pisinger's "
+                                   "generator output) in exact integer arithmetic.")
+    p.add_argument("file", metavar="FILE", help="knapsack file, or '-' for stdin")
+    p.add_argument("--optimum", metavar="FILE", help="a file holding the known optimum (checked against)")
+    p.add_argument("--instance", metavar="NAME|INDEX",
+                   help="which instance of a multi-instance file, by name or by 0-based index (0 = the "
+                        "first, the default)")
+    p.add_argument("--time-limit", type=float, metavar="S",
+                   help="stop after S seconds with the best selection found (status time_limit)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object: instance, items, capacity, status, value, weight, bound, "
+                        "x, wall_time_s (+ known_optimum, known_optimum_matches)")
+    p.add_argument("-o", "--output", help="write the selection as CSV name,units ('-' = stdout)")
+    p.set_defaults(func=_cmd_knapsack)

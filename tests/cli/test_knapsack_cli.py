@@ -1,0 +1,130 @@
+"""``subsel knapsack``: outputs, exit codes and errors, on both knapsack file formats."""
+import io
+import json
+import sys
+
+import pytest
+
+from subsel.cli import main
+from tests.strategies import int_brute_force
+
+#: Weights of 10^8 (beyond Pisinger's large coefficients): refused by the subset-selection encoding.
+BIG_VALUES, BIG_WEIGHTS, BIG_CAPACITY = [100000000, 400000003, 300000000, 500000000], \
+    [100000000, 100000001, 150000000, 99999999], 300000001
+BIG = f"4 {BIG_CAPACITY}\n".encode() + b"".join(f"{p} {w}\n".encode() for p, w in zip(BIG_VALUES, BIG_WEIGHTS))
+PISINGER = b"""knapPI_1_4_1000_1
+n 4
+c 10
+z 90
+time 0.00
+1,10,5,0
+2,40,4,1
+3,30,6,0
+4,50,3,1
+-----
+
+second
+n 2
+c 3
+z 7
+1,7,3,1
+2,5,3,0
+-----
+"""
+
+
+def one_error_line(capsys) -> str:
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1, captured.err
+    assert err[0].startswith("subsel: error: ")
+    return err[0]
+
+
+def test_large_coefficients_solved_exactly(tmp_path, capsys):
+    f = tmp_path / "big.txt"
+    f.write_bytes(BIG)
+    assert main(["knapsack", str(f), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["status"] == "optimal" and d["bound"] == d["value"]
+    assert d["value"] == int_brute_force(BIG_VALUES, BIG_WEIGHTS, BIG_CAPACITY)
+    assert d["weight"] == sum(a * b for a, b in zip(d["x"], BIG_WEIGHTS)) <= BIG_CAPACITY
+    assert set(d) == {"instance", "items", "capacity", "status", "value", "weight", "bound", "x", "wall_time_s"}
+    # Too large for the subset-selection encoding: `solve --knapsack` answers it in integers too ...
+    out = tmp_path / "sel.csv"
+    assert main(["solve", str(f), "--knapsack", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "status       optimal" in text and f"value        {d['value']}" in text
+    assert "exact integer knapsack" in text
+    assert out.read_text() == "name,units\nanchor,1\n" + "".join(f"item_{j},{u}\n" for j, u in enumerate(d["x"]))
+    assert main(["solve", str(f), "--knapsack", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["x"] == d["x"]
+    # ... but another backend, or extensions, need the encoding: refused, saying where to go.
+    assert main(["solve", str(f), "--knapsack", "--solver", "gss"]) == 2
+    assert "subsel knapsack" in one_error_line(capsys)
+    assert main(["solve", str(f), "--knapsack", "--must-take", "item_0"]) == 2
+    assert "subsel knapsack" in one_error_line(capsys)
+
+
+def test_text_summary_and_selection_csv(tmp_path, capsys):
+    f = tmp_path / "kp.txt"
+    f.write_bytes(PISINGER)
+    out = tmp_path / "sel.csv"
+    assert main(["knapsack", str(f), "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    for line in ("status       optimal", "value        90", "weight       7", "known_optimum 90 (matches)",
+                 f"wrote        {out} (name,units for all 4 items)"):
+        assert line in text
+    assert out.read_text() == "name,units\nitem_0,0\nitem_1,1\nitem_2,0\nitem_3,1\n"
+    # -o -: the CSV alone on stdout, the summary on stderr.
+    assert main(["knapsack", str(f), "--instance", "second", "-o", "-"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "name,units\nitem_0,1\nitem_1,0\n"
+    assert "value        7" in captured.err
+
+
+def test_stdin_and_optimum_file(tmp_path, monkeypatch, capsys):
+    o = tmp_path / "opt"
+    o.write_text("40000003\n")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"2 10000001\n40000003 10000001\n"
+                                                                  b"30000000 10000000\n")))
+    assert main(["knapsack", "-", "--optimum", str(o), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["value"] == 40000003 and d["known_optimum"] == 40000003 and d["known_optimum_matches"] is True
+
+
+def test_wrong_optimum_exits_1(tmp_path, capsys):
+    f = tmp_path / "kp.txt"
+    f.write_bytes(PISINGER.replace(b"z 90", b"z 91"))
+    assert main(["knapsack", str(f)]) == 1
+    captured = capsys.readouterr()
+    assert "known_optimum 91 (DIFFERS)" in captured.out
+    assert "value 90 called optimal differs from the known optimum 91" in captured.err
+
+
+@pytest.mark.parametrize("content, argv, fragment", [
+    (b"2 5\n1.5 2\n3 4\n", [], "values[0] must be an integer (a float is accepted only when integral); got 1.5 "
+                              "(for real-valued data use 'subsel solve --knapsack')"),
+    (b"2 5\n1 2\n3 x\n", [], "line 3: column 'w' must be a number"),
+    (PISINGER, ["--instance", "7"], "no instance '7'"),
+    (PISINGER, ["--time-limit", "0"], "--time-limit must be a number > 0 (seconds)"),
+    (PISINGER, ["--json", "-o", "-"], "--json and -o - would both write to stdout"),
+])
+def test_bad_input_one_line_exit_2_no_output(tmp_path, capsys, content, argv, fragment):
+    f = tmp_path / "kp.txt"
+    f.write_bytes(content)
+    out = tmp_path / "sel.csv"
+    args = ["knapsack", str(f), *argv]
+    if "-o" not in argv:
+        args += ["-o", str(out)]
+    assert main(args) == 2
+    assert fragment in one_error_line(capsys)
+    assert not out.exists()
+
+
+def test_output_over_input_refused(tmp_path, capsys):
+    f = tmp_path / "kp.txt"
+    f.write_bytes(PISINGER)
+    assert main(["knapsack", str(f), "-o", str(f)]) == 2
+    assert "would write over the input" in one_error_line(capsys)
+    assert f.read_bytes() == PISINGER
