@@ -268,8 +268,9 @@ class Exact(Solver):
         ``False``: never.  The first call in a process compiles the kernel (seconds) or loads it
         from numba's disk cache (about half a second with numba's import).
     lexicographic : bool, default False
-        Opt-in (it is off by default because of its cost on tie-heavy knapsacks, see below, and
-        because numba's import adds about half a second to a one-off command).  The rule among equal optima, on problems with unit capacities and no must lists: the
+        Opt-in: off by default because of its cost on tie-heavy knapsacks (below) and because
+        numba's import adds about half a second to a one-off command.  The rule among equal optima,
+        on problems with unit capacities and no must lists: the
         lexicographically greatest optimal ``x`` by agent index (agent 0 first, selected greater
         than not), whichever path found an optimum, so the kernel and the numpy path return the same
         ``x``.  A fixed order on selections that does not depend on costs or qualities, so lowering
