@@ -404,14 +404,16 @@ def fig4(config: ExperimentConfig) -> list[Path]:
 
     config.out_dir.mkdir(parents=True, exist_ok=True)
     table, size, elapsed = _run(config, "fig4")
-    plt, (fig, axes) = new_figure(1, len(ORACLES), figsize=(11, 4.0), sharey=True)
+    # constrained layout keeps the suptitle clear of the panel titles
+    plt, (fig, axes) = new_figure(1, len(ORACLES), figsize=(11, 4.4), sharey=True, layout="constrained")
     for ax, oracle in zip(np.atleast_1d(axes), ORACLES):
         for eps in size["epsilon"]:
             part = table[(table["oracle"] == oracle) & (table["epsilon"] == eps)]
             tau = int(part["tau"].iloc[0])
             line, = ax.plot(part["round"], part["correct_fraction"], label=f"ε = {eps:g}")
             if tau <= horizon(size, eps):
-                ax.axvline(tau, ls=":", color=line.get_color(), label=f"τ = {tau:,}")
+                ax.axvline(tau, ls=(0, (4, 2)), lw=1.4, color=line.get_color(), zorder=3,  # over the curves
+                           label=f"τ = {tau:,}")
         ax.set_xscale("log")
         ax.set_xlabel("round t")
         ax.set_title(f"{oracle.upper()}-UCB")
