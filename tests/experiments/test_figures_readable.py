@@ -107,3 +107,8 @@ def test_fig4_title_clear_of_panel_titles_and_tau_lines_over_curves(tmp_path, fi
         taus = [line for line in ax.get_lines() if line.get_label().startswith("τ")]
         assert curves and taus
         assert min(t.get_zorder() for t in taus) > max(c.get_zorder() for c in curves)
+        # the curves jump at τ: the τ line itself is dark (not the curve's colour) and drawn over them
+        dashed = [line for line in ax.get_lines() if line.get_label().startswith("_") and line.get_linestyle() == "--"]
+        assert len(dashed) == len(taus)
+        assert all(line.get_color() == "0.15" and line.get_zorder() > max(c.get_zorder() for c in curves)
+                   for line in dashed)
