@@ -111,6 +111,36 @@ def _read_split(path: str, label: str, what: str) -> tuple[pd.DataFrame, np.ndar
     return pd.DataFrame(X, columns=features), _labels(y_cells)
 
 
+def check_split_labels(args: argparse.Namespace, y_tr: np.ndarray, y_va: np.ndarray,
+                       y_te: np.ndarray) -> None:
+    """The labels of ``--train/--val/--test`` as classes: refused in one line naming the file and
+    the option when they are continuous numbers (a wrong ``--label-column``), of one class only,
+    or when the validation or test file has labels the training file lacks."""
+    def file(path: str) -> str:
+        return "<stdin>" if path == "-" else path
+
+    label = args.label_column
+    for what, option, path, y in (("train", "--train", args.train, y_tr), ("validation", "--val", args.val, y_va),
+                                  ("test", "--test", args.test, y_te)):
+        if y.dtype.kind == "f":
+            fractional = y[y != np.round(y)]
+            if fractional.size:
+                raise ValueError(f"{what} file {file(path)} ({option}): label column {label!r} holds "
+                                 f"continuous numbers (e.g. {float(fractional[0])!r}), not class labels; "
+                                 "choose the class column with --label-column")
+    classes = np.unique(y_tr)
+    if classes.size < 2:
+        only = classes[0].item() if hasattr(classes[0], "item") else classes[0]
+        raise ValueError(f"train file {file(args.train)} (--train): label column {label!r} has only "
+                         f"one class ({only!r}); EMSCO needs at least 2 classes")
+    for what, option, path, y in (("validation", "--val", args.val, y_va), ("test", "--test", args.test, y_te)):
+        unseen = np.setdiff1d(np.unique(y), classes)
+        if unseen.size:
+            shown = [v.item() if hasattr(v, "item") else v for v in unseen[:5]]
+            raise ValueError(f"{what} file {file(path)} ({option}): label column {label!r} has labels "
+                             f"not in the train file (--train {file(args.train)}): {shown}")
+
+
 def parse_costs(spec: str, features: list[str]) -> np.ndarray:
     """Feature costs from ``--costs``: a file or an inline list.
 
@@ -343,12 +373,7 @@ def _fit(args: argparse.Namespace) -> int:
         X_tr, y_tr = _read_split(args.train, args.label_column, "train")
         X_va, y_va = _read_split(args.val, args.label_column, "validation")
         X_te, y_te = _read_split(args.test, args.label_column, "test")
-        classes = np.unique(y_tr)
-        if classes.size < 2:
-            only = classes[0].item() if hasattr(classes[0], "item") else classes[0]
-            raise ValueError(f"train file {'<stdin>' if args.train == '-' else args.train} "
-                             f"(--train): label column {args.label_column!r} has only one class "
-                             f"({only!r}); EMSCO needs at least 2 classes")
+        check_split_labels(args, y_tr, y_va, y_te)
         names = list(X_tr.columns)
         for what, option, path, X in (("validation", "--val", args.val, X_va), ("test", "--test", args.test, X_te)):
             if list(X.columns) != names:

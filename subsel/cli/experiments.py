@@ -100,6 +100,9 @@ def _datasets(args: argparse.Namespace, name: str) -> list[str] | None:
     if name != "all" and name not in DATASET_EXPERIMENTS:
         raise CLIError(f"experiment {name!r} takes no {option} (only "
                        f"{', '.join(sorted(DATASET_EXPERIMENTS))} do)")
+    if option == "--dataset" and name != "emsco-sweep":  # the sweep's one data set
+        raise CLIError(f"experiment {name!r} takes no --dataset (emsco-sweep's option); "
+                       f"use --datasets NAMES")
     from ..experiments.emsco import check_datasets
 
     names = check_datasets(_split(text, str, option))
@@ -149,10 +152,11 @@ def _user_data(args: argparse.Namespace, name: str):
     if len(stdin) > 1:
         raise CLIError(f"only one input can be read from stdin ('-'); got {' and '.join(stdin)}")
     from ..evolution.datasets import Dataset
-    from .emsco import _read_split, parse_costs
+    from .emsco import _read_split, check_split_labels, parse_costs
 
     splits = [_read_split(getattr(args, a), args.label_column, what)
               for a, what in (("train", "train"), ("val", "validation"), ("test", "test"))]
+    check_split_labels(args, *(y for _, y in splits))
     names = [str(c) for c in splits[0][0].columns]
     costs = parse_costs(args.costs, names)
     label = "stdin" if args.train == "-" else Path(args.train).stem

@@ -404,14 +404,19 @@ def fig4(config: ExperimentConfig) -> list[Path]:
 
     config.out_dir.mkdir(parents=True, exist_ok=True)
     table, size, elapsed = _run(config, "fig4")
-    plt, (fig, axes) = new_figure(1, len(ORACLES), figsize=(11, 4.0), sharey=True)
+    # constrained layout keeps the suptitle clear of the panel titles
+    plt, (fig, axes) = new_figure(1, len(ORACLES), figsize=(11, 4.4), sharey=True, layout="constrained")
     for ax, oracle in zip(np.atleast_1d(axes), ORACLES):
         for eps in size["epsilon"]:
             part = table[(table["oracle"] == oracle) & (table["epsilon"] == eps)]
             tau = int(part["tau"].iloc[0])
             line, = ax.plot(part["round"], part["correct_fraction"], label=f"ε = {eps:g}")
             if tau <= horizon(size, eps):
-                ax.axvline(tau, ls=":", color=line.get_color(), label=f"τ = {tau:,}")
+                # the curve jumps at τ, so a line in its colour would vanish into it: a dark dashed
+                # line over the curves, and a marker in the curve's colour on the top edge
+                ax.axvline(tau, ls=(0, (4, 2)), lw=1.0, color="0.15", zorder=3)
+                ax.plot([tau], [1.0], ls="none", marker="v", ms=8, color=line.get_color(), zorder=4,
+                        clip_on=False, transform=ax.get_xaxis_transform(), label=f"τ = {tau:,}")
         ax.set_xscale("log")
         ax.set_xlabel("round t")
         ax.set_title(f"{oracle.upper()}-UCB")

@@ -150,6 +150,12 @@ def plot_comparison(summary: pd.DataFrame, times: pd.DataFrame, path: str | os.P
     plt, (fig, (ax1, ax2)) = new_figure(1, 2, figsize=(11, 4.2))
     solvers = list(dict.fromkeys(list(times["solver"]) + list(summary["solver"])))
     colors = {s: f"C{i % 10}" for i, s in enumerate(solvers)}
+    # Exact solvers share ratio 1.0 and often the same times: each solver gets its own marker, markers
+    # shrink down the list (the later ones drawn on top) and the points are spread a little along n,
+    # so that every colour shows where the curves coincide.
+    markers = {s: "osD^vPX<>h"[i % 10] for i, s in enumerate(solvers)}
+    sizes = {s: max(4.5, 10.0 - 1.3 * i) for i, s in enumerate(solvers)}
+    spread = {s: 1.0 + 0.04 * (i - (len(solvers) - 1) / 2) for i, s in enumerate(solvers)}
     alphas = sorted(set(times["alpha"]) | set(summary["alpha"]))
     styles = {a: ("-", "--", ":", "-.")[i % 4] for i, a in enumerate(alphas)}
     ns = sorted(set(times["n"]))
@@ -157,7 +163,8 @@ def plot_comparison(summary: pd.DataFrame, times: pd.DataFrame, path: str | os.P
     def draw(ax, table, column):
         for (solver, alpha), g in table.groupby(["solver", "alpha"], sort=True):
             g = g.sort_values("n")
-            ax.plot(g["n"], g[column], marker="o", color=colors[solver], ls=styles[alpha],
+            ax.plot(g["n"] * spread[solver], g[column], marker=markers[solver], ms=sizes[solver],
+                    color=colors[solver], ls=styles[alpha], zorder=2 + solvers.index(solver) / len(solvers),
                     label=f"{solver}, α = {alpha:g}")
         ax.set_xscale("log")
         ax.set_xticks(ns, [str(v) for v in ns])
@@ -177,7 +184,7 @@ def plot_comparison(summary: pd.DataFrame, times: pd.DataFrame, path: str | os.P
     # One legend beside the panels (inside, it covered the data): colour = solver, line style = α.
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], color=colors[s], marker="o", label=s) for s in solvers]
+    handles = [Line2D([], [], color=colors[s], marker=markers[s], label=s) for s in solvers]
     if len(alphas) > 1:
         handles += [Line2D([], [], color="0.3", ls=styles[a], label=f"α = {a:g}") for a in alphas]
     fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False,

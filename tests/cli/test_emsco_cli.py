@@ -171,6 +171,39 @@ def test_single_class_names_the_file_and_label_column(tmp_path, capsys):
     assert f"train file {tr} (--train): label column 'label' has only one class (1)" in err
 
 
+def _own_data_commands(tmp_path):
+    """``emsco fit`` and ``reproduce emsco-sweep``: both read --train/--val/--test the same way."""
+    tr, va, te = write_splits(tmp_path)
+    files = ["--train", tr, "--val", va, "--test", te, "--costs", "1,1,1"]
+    return [["emsco", "fit", *files, "--confidence", "0.8", "--out", str(tmp_path / "o"), *FAST],
+            ["reproduce", "emsco-sweep", "--scale", "tiny", *files, "--out", str(tmp_path / "r")]]
+
+
+@pytest.mark.parametrize("which", [0, 1])
+@pytest.mark.parametrize("option, what", [("--val", "validation"), ("--test", "test")])
+def test_labels_unseen_in_training_name_the_file_and_option(tmp_path, capsys, which, option, what):
+    argv = _own_data_commands(tmp_path)[which]
+    path = argv[argv.index(option) + 1]
+    df = pd.read_csv(path)
+    df.loc[3, "label"] = 7
+    df.to_csv(path, index=False)
+    code, _, err = run_cli(capsys, argv)
+    tr = argv[argv.index("--train") + 1]
+    assert code == 2 and err.count("\n") == 1, err
+    assert (f"{what} file {path} ({option}): label column 'label' has labels not in the train file "
+            f"(--train {tr}): [7]") in err
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_a_continuous_label_column_names_the_option(tmp_path, capsys, which):
+    argv = _own_data_commands(tmp_path)[which] + ["--label-column", "noise1"]
+    code, _, err = run_cli(capsys, argv)
+    tr = argv[argv.index("--train") + 1]
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"train file {tr} (--train): label column 'noise1' holds continuous numbers" in err
+    assert "--label-column" in err and "Unknown label type" not in err
+
+
 @pytest.mark.parametrize("option, value, match", [
     ("--seed", "-1", r"--seed must be a non-negative integer; got -1"),
     ("--generations", "-1", r"--max-iter \(--generations\) must be an integer >= 0 .*; got -1"),

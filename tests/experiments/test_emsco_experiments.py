@@ -154,6 +154,8 @@ def run(capsys, *argv):
     (["reproduce", "emsco-table2", "--datasets", "pima,iris"], "unknown data set 'iris'"),
     (["reproduce", "emsco-table2", "--datasets", "pima,pima"], "data set 'pima' is listed twice"),
     (["reproduce", "emsco-sweep", "--dataset", "pima,heart"], "emsco-sweep takes one data set"),
+    (["reproduce", "emsco-table2", "--dataset", "pima"], "experiment 'emsco-table2' takes no --dataset"),
+    (["reproduce", "all", "--dataset", "pima"], "experiment 'all' takes no --dataset"),
 ])
 def test_cli_bad_data_sets_exit_2_and_write_nothing(tmp_path, capsys, argv, message):
     out = tmp_path / "out"
