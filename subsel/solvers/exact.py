@@ -224,12 +224,16 @@ def _unit_ranges(value: np.ndarray, weight: np.ndarray, free: np.ndarray, capaci
     tie = (lo == 0) & (hi == free) & (free > 1) & (weight > 0)
     if tie.any():
         rest = ~tie
-        A = capacity - G / eb - float((weight[rest] * hi[rest]).sum())
-        B = capacity - float((weight[rest] * lo[rest]).sum())
-        wt, kt = weight[tie], kf[tie]
-        others = float((wt * kt).sum()) - wt * kt
-        top = np.floor(B / wt) + 1.0
-        bottom = np.ceil((A - others) / wt) - 1.0
+        # The quotients overflow to inf when the break efficiency or a tied weight is tiny
+        # (subnormal values or weights): then A = -inf (no lower limit) and top = inf (no upper
+        # limit but the item's units), which is what the bounds say; no warning.
+        with np.errstate(over="ignore"):
+            A = capacity - G / eb - float((weight[rest] * hi[rest]).sum())
+            B = capacity - float((weight[rest] * lo[rest]).sum())
+            wt, kt = weight[tie], kf[tie]
+            others = float((wt * kt).sum()) - wt * kt
+            top = np.floor(B / wt) + 1.0
+            bottom = np.ceil((A - others) / wt) - 1.0
         hi[tie] = np.minimum(np.maximum(top, 0.0), kt).astype(np.int64)
         lo[tie] = np.minimum(np.maximum(bottom, 0.0), hi[tie]).astype(np.int64)
     return lo, hi, greedy
