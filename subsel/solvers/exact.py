@@ -300,10 +300,15 @@ class Exact(Solver):
 
     The answer is optimal among the selections that pass ``problem.evaluate`` (quality surplus
     ``>= -FEASIBILITY_TOL``): the tolerance is added to the knapsack capacity once, the data are never
-    rounded, and the final selection is checked (and the capacity tightened, should rounding of the
-    sums ever push it over).  Ties in utility within floating-point rounding of the sums may resolve to
-    either selection.  On integer data (``SubsetSelectionProblem.from_knapsack`` with its power-of-two
-    scale) every sum is exact and so is the optimum.
+    rounded, and the final selection is checked.  Should the float sums accept a selection the rule
+    refuses (a hair over its bound), the capacity is tightened and the knapsack solved again, the
+    best selection the rule accepts among those seen (the start included) is kept, and ``optimal``
+    is claimed only when proven: by the knapsack solved again in the rule's exact integer arithmetic
+    (the stored floats are dyadic rationals; when their integers fit), or by reaching the first
+    solve's optimum; otherwise the answer is ``feasible`` with the bound.  Ties in utility within
+    floating-point rounding of the sums may resolve to either selection.  On integer data
+    (``SubsetSelectionProblem.from_knapsack`` with its power-of-two scale) every sum is exact and so
+    is the optimum.
 
     Agents with several units are bounded-knapsack items.  Their unit counts are first confined to the
     range an optimal selection can use (:func:`_unit_ranges`: reduced costs against the LP solution,
