@@ -219,8 +219,9 @@ def mirrored_tolerance_problems(draw, n_max: int = 6) -> SubsetSelectionProblem:
     for _ in range(n):
         if draw(st.booleans()):  # above alpha by a gap
             q.append(min(1.0, alpha + draw(st.sampled_from(gaps))))
-        else:  # below by a gap and a hair, then moved by a few ulps (across the rule's bound)
-            below = max(0.0, alpha - draw(st.sampled_from(gaps)) + draw(grid | st.floats(-1e-8, 1e-8)))
+        else:  # the mirror of an agent above, a hair lower, moved by a few ulps (across the bound)
+            below = max(0.0, 2 * alpha - min(1.0, alpha + draw(st.sampled_from(gaps)))
+                        + draw(grid | st.floats(-1e-8, 1e-8)))
             for _ in range(draw(st.integers(0, 3))):
                 below = float(np.nextafter(below, draw(st.sampled_from([0.0, 1.0]))))
             q.append(below)

@@ -32,7 +32,7 @@ def test_a_selection_a_hair_over_the_bound_is_not_returned_as_optimal():
     assert sol.status is Status.OPTIMAL and sol.objective == best[0] == 0.0
 
 
-@settings(max_examples=200)
+@settings(max_examples=300)
 @given(mirrored_tolerance_problems())
 @example(BUG)
 def test_exact_equals_brute_force_a_hair_from_the_bound(problem):
