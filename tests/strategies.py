@@ -206,6 +206,33 @@ def tolerance_hard_problems(draw, n_max: int = 10) -> SubsetSelectionProblem:
 
 
 @st.composite
+def mirrored_tolerance_problems(draw, n_max: int = 6) -> SubsetSelectionProblem:
+    """Instances whose selections land a hair from the rule's bound -1e-9 with agents on both sides
+    of alpha: qualities ``alpha +- d`` for a few gaps ``d`` (so units above and below alpha cancel),
+    those below moved by up to 1e-8 (often on a 1e-9 grid) and a few ulps, costs that make some utilities negative,
+    capacities 1-3 (at most 2^12 selections)."""
+    n = draw(st.integers(2, n_max))
+    alpha = draw(st.sampled_from([0.5, 0.7, 0.3]) | st.floats(0.05, 0.95))
+    gaps = draw(st.lists(st.floats(0.0, 0.5), min_size=1, max_size=2))
+    grid = st.sampled_from([-1e-9, 0.0, 1e-9]) | st.integers(-3, 3).map(lambda k: k * 1e-9)
+    q = []
+    for _ in range(n):
+        if draw(st.booleans()):  # above alpha by a gap
+            q.append(min(1.0, alpha + draw(st.sampled_from(gaps))))
+        else:  # the mirror of an agent above, a hair lower, moved by a few ulps (across the bound)
+            below = max(0.0, 2 * alpha - min(1.0, alpha + draw(st.sampled_from(gaps)))
+                        + draw(grid | st.floats(-1e-8, 1e-8)))
+            for _ in range(draw(st.integers(0, 3))):
+                below = float(np.nextafter(below, draw(st.sampled_from([0.0, 1.0]))))
+            q.append(below)
+    cost = draw(st.lists(st.sampled_from([0.0, 1.0]) | st.floats(0.0, 1.0), min_size=n, max_size=n))
+    caps = draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))
+    while np.prod(np.array(caps) + 1.0) > 2 ** 12:
+        caps[int(np.argmax(caps))] -= 1
+    return SubsetSelectionProblem(quality=q, cost=cost, alpha=alpha, capacity=caps)
+
+
+@st.composite
 def large_capacity_pairs(draw) -> tuple[SubsetSelectionProblem, int]:
     """Two agents at zero cost, one above alpha (``k_a`` units) and one below (``k_b``), with
     capacities up to 1e12, and the closed-form optimum of the second agent's units:

@@ -461,7 +461,18 @@ class MILPSolver(Solver):
                         if raw3.status is Status.INFEASIBLE:
                             return RawResult(None, Status.INFEASIBLE)
                         if raw3.x is not None:
-                            offer(integral(raw3.x, exact_form, self.name)[:n])
+                            x3 = integral(raw3.x, exact_form, self.name)[:n]
+                            offer(x3)
+                            fixed3 = None if best is not None else repair(problem, x3)
+                            if fixed3 is not None:
+                                offer(fixed3)
+                        if best is None and raw3.status is Status.OPTIMAL:
+                            # The tightened model has no selection and the unchanged one only
+                            # selections the exact rule refuses, by less than the solver's float
+                            # arithmetic resolves (its tolerance lies 2^20 times below the rule's):
+                            # no selection passes the rule, and the answer is the problem's
+                            # infeasibility, not an error.
+                            return RawResult(None, Status.INFEASIBLE)
                 else:
                     timed_out = True
 

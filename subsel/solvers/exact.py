@@ -25,8 +25,9 @@ import numpy as np
 
 from .._extras import require
 from .._validation import check_scalar
-from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, partition_masks
-from ._knapsack import solve_knapsack
+from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, SubsetSelectionProblem, partition_masks
+from ..models.rules import _dyadic
+from ._knapsack import KnapsackResult, solve_knapsack
 from ._ties import lex_greatest
 from .base import RawResult, Solver, Status, rounded_up
 
@@ -34,6 +35,9 @@ from .base import RawResult, Solver, Status, rounded_up
 DEFAULT_MEMORY_LIMIT_MB = 1024.0
 #: How many times the capacity is tightened when a solution fails the final check (rounding).
 _MAX_REPAIRS = 5
+
+#: Pieces up to which the exact-rule fallback enumerates every subset when its integers pass 2^53.
+_EXACT_ENUMERATE = 16
 
 #: The compiled kernel (:mod:`subsel.solvers._knapsack_jit`, ``Exact(jit=True)``) serves problems of
 #: unit capacities, no must lists and at most this many agents.
@@ -144,7 +148,7 @@ def _binary_pieces(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _unit_ranges(value: np.ndarray, weight: np.ndarray, free: np.ndarray, capacity: float
-                 ) -> tuple[np.ndarray, np.ndarray]:
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The unit counts an optimal selection can take of each bounded-knapsack item.
 
     Item ``i`` offers ``free[i]`` units of value ``value[i] > 0`` and weight ``weight[i] >= 0``
@@ -172,8 +176,11 @@ def _unit_ranges(value: np.ndarray, weight: np.ndarray, free: np.ndarray, capaci
 
     Returns
     -------
-    (lo, hi) : two ndarrays of int64, shape (m,)
-        ``lo <= y* <= hi`` for an optimal ``y*``; ``0 <= lo <= hi <= free``.
+    (lo, hi, greedy) : three ndarrays of int64, shape (m,)
+        ``lo <= y* <= hi`` for an optimal ``y*``; ``0 <= lo <= hi <= free``.  ``greedy`` is the
+        greedy selection the ranges are measured against (items before the break item, the break
+        item rounded down): the ranges hold only when it is feasible, which the caller checks by
+        the model's exact rule (the float sums here may accept it a hair over the bound).
     """
     m = value.size
     kf = free.astype(float)
@@ -185,13 +192,16 @@ def _unit_ranges(value: np.ndarray, weight: np.ndarray, free: np.ndarray, capaci
     cum = np.cumsum((weight * kf)[order])
     pos = int(np.searchsorted(cum, capacity, side="right"))
     if pos == m:  # everything fits
-        return free.copy(), free.copy()
+        return free.copy(), free.copy(), free.copy()
     b = int(order[pos])
     left = order[:pos]
     w_before = float(cum[pos - 1]) if pos else 0.0
     v_before = float((value[left] * kf[left]).sum())
     f = min(max((capacity - w_before) / float(weight[b]), 0.0), float(free[b]))
     eb = float(value[b] / weight[b])
+    greedy = np.zeros(m, dtype=np.int64)
+    greedy[left] = free[left]
+    greedy[b] = int(np.floor(f))
     U = v_before + f * float(value[b])
     # Gap to the greedy selection (break item rounded down), widened for the rounding of the sums.
     scale = abs(U) + eb * abs(capacity) + float(value.max())
@@ -214,15 +224,69 @@ def _unit_ranges(value: np.ndarray, weight: np.ndarray, free: np.ndarray, capaci
     tie = (lo == 0) & (hi == free) & (free > 1) & (weight > 0)
     if tie.any():
         rest = ~tie
-        A = capacity - G / eb - float((weight[rest] * hi[rest]).sum())
-        B = capacity - float((weight[rest] * lo[rest]).sum())
-        wt, kt = weight[tie], kf[tie]
-        others = float((wt * kt).sum()) - wt * kt
-        top = np.floor(B / wt) + 1.0
-        bottom = np.ceil((A - others) / wt) - 1.0
+        # The quotients overflow to inf when the break efficiency or a tied weight is tiny
+        # (subnormal values or weights): then A = -inf (no lower limit) and top = inf (no upper
+        # limit but the item's units), which is what the bounds say; no warning.
+        with np.errstate(over="ignore"):
+            A = capacity - G / eb - float((weight[rest] * hi[rest]).sum())
+            B = capacity - float((weight[rest] * lo[rest]).sum())
+            wt, kt = weight[tie], kf[tie]
+            others = float((wt * kt).sum()) - wt * kt
+            top = np.floor(B / wt) + 1.0
+            bottom = np.ceil((A - others) / wt) - 1.0
         hi[tie] = np.minimum(np.maximum(top, 0.0), kt).astype(np.int64)
         lo[tie] = np.minimum(np.maximum(bottom, 0.0), hi[tie]).astype(np.int64)
-    return lo, hi
+    return lo, hi, greedy
+
+
+def _exact_rule_knapsack(problem: SubsetSelectionProblem, x0: np.ndarray, agents: np.ndarray,
+                         sign: np.ndarray, free: np.ndarray, deadline: float | None, memory: int | None
+                         ) -> tuple[np.ndarray, Any] | None:
+    """The reduced knapsack solved against the model's exact rule, when its weights allow.
+
+    The rule (:func:`subsel.models.rules.linear_at_least`) compares the exact real sum
+    ``sum_i x_i (q_i - alpha) >= -FEASIBILITY_TOL`` of the stored floats.  Every float is a dyadic
+    rational, so the weights ``|q_i - alpha|`` and the capacity (the start's surplus plus the
+    tolerance, rounded down) are integers on a common grid; divided by their common divisor, and
+    when every sum of them stays below ``2**53``, float sums of them are exact and the knapsack
+    decides the rule itself.  Used when the float sums of the margins and the rule disagree on a
+    selection a hair from the bound (Deva et al., AAMAS 2021, Section 3, the reduction).
+
+    Returns
+    -------
+    (x, result) or None
+        The selection and the knapsack's answer; ``None`` when the integers do not fit.
+    """
+    alpha = _dyadic(problem.alpha)
+    dq = [_dyadic(v) - alpha for v in problem.quality.tolist()]
+    start = sum(int(k) * dq[i] for i, k in zip(np.flatnonzero(x0).tolist(), x0[x0 != 0].tolist()))
+    cap = start + _dyadic(FEASIBILITY_TOL)
+    if cap < 0:
+        return None
+    w_int = [abs(dq[i]) for i in agents.tolist()]
+    g = functools.reduce(math.gcd, w_int, 0) or 1
+    w_small = [v // g for v in w_int]
+    total = sum(v * int(k) for v, k in zip(w_small, free.tolist()))
+    owner, size = _binary_pieces(free.copy())
+    values = np.abs(problem.utility[agents])[owner] * size
+    if total < 2 ** 53:  # float sums of these integers are exact: the core dynamic program decides
+        weights = np.array(w_small, dtype=float)[owner] * size
+        res = solve_knapsack(values, weights, float(min(cap // g, 2 ** 53)), deadline, memory)
+        take = res.take
+    elif total < 2 ** 62 and owner.size <= _EXACT_ENUMERATE:  # every subset, in exact int64 sums
+        subsets = (np.arange(1 << owner.size)[:, None] >> np.arange(owner.size)) & 1
+        w64 = np.array(w_small, dtype=np.int64)[owner] * size
+        fits = subsets @ w64 <= min(cap // g, 2 ** 62)
+        worth = np.where(fits, subsets.astype(float) @ values, -np.inf)
+        take = subsets[int(np.argmax(worth))] > 0
+        value = float(values[take].sum())
+        res = KnapsackResult(take, value, max(value, float(values.sum())), value, True, owner.size)
+    else:
+        return None
+    units = np.bincount(owner[take], weights=size[take], minlength=agents.size).astype(np.int64)
+    x = x0.copy()
+    x[agents] += sign * units
+    return x, res
 
 
 class Exact(Solver):
@@ -236,10 +300,15 @@ class Exact(Solver):
 
     The answer is optimal among the selections that pass ``problem.evaluate`` (quality surplus
     ``>= -FEASIBILITY_TOL``): the tolerance is added to the knapsack capacity once, the data are never
-    rounded, and the final selection is checked (and the capacity tightened, should rounding of the
-    sums ever push it over).  Ties in utility within floating-point rounding of the sums may resolve to
-    either selection.  On integer data (``SubsetSelectionProblem.from_knapsack`` with its power-of-two
-    scale) every sum is exact and so is the optimum.
+    rounded, and the final selection is checked.  Should the float sums accept a selection the rule
+    refuses (a hair over its bound), the capacity is tightened and the knapsack solved again, the
+    best selection the rule accepts among those seen (the start included) is kept, and ``optimal``
+    is claimed only when proven: by the knapsack solved again in the rule's exact integer arithmetic
+    (the stored floats are dyadic rationals; when their integers fit), or by reaching the first
+    solve's optimum; otherwise the answer is ``feasible`` with the bound.  Ties in utility within
+    floating-point rounding of the sums may resolve to either selection.  On integer data
+    (``SubsetSelectionProblem.from_knapsack`` with its power-of-two scale) every sum is exact and so
+    is the optimum.
 
     Agents with several units are bounded-knapsack items.  Their unit counts are first confined to the
     range an optimal selection can use (:func:`_unit_ranges`: reduced costs against the LP solution,
@@ -371,21 +440,18 @@ class Exact(Solver):
     def _solve_compiled(problem: SubsetSelectionProblem, kernel: Any) -> RawResult | None:
         """The compiled branch and bound; ``None`` when it gave up (the numpy path then runs)."""
         margin, r = problem.quality_margin, problem.utility
-        shift = 0.0
-        for _ in range(_MAX_REPAIRS):
-            x, done, bound, capacity = kernel(margin, r, FEASIBILITY_TOL, shift, _JIT_NODES)
-            if not done:
-                return None
-            xf = x.astype(float)
-            # done == 1: clear of the bound by more than the float sum's rounding (checked in the
-            # kernel; Solver.solve checks the answer again by the exact rule).  Else decide here.
-            if done == 1 or problem.evaluate(x).feasible:
-                # The kernel's bound is a float sum of at most 2n terms of |r|: round it up.
-                bound = rounded_up(bound, float(np.abs(r).sum()), 2 * r.size)
-                return RawResult(x, Status.OPTIMAL, max(bound, float(xf.dot(r))))
-            slack = float(problem.quality_surplus(xf)) + FEASIBILITY_TOL
-            shift += min(slack, 0.0) - 1e-15 * max(1.0, abs(capacity))  # rounding pushed it over: tighten
-        return None  # pragma: no cover - never seen
+        x, done, bound, _ = kernel(margin, r, FEASIBILITY_TOL, 0.0, _JIT_NODES)
+        if not done:
+            return None
+        # done == 1: clear of the bound by more than the float sum's rounding (checked in the
+        # kernel; Solver.solve checks the answer again by the exact rule).  Else decide here.
+        if done == 1 or problem.evaluate(x).feasible:
+            # The kernel's bound is a float sum of at most 2n terms of |r|: round it up.
+            bound = rounded_up(bound, float(np.abs(r).sum()), 2 * r.size)
+            return RawResult(x, Status.OPTIMAL, max(bound, float(x.astype(float).dot(r))))
+        # The float sums accepted a selection the exact rule refuses (a hair over its bound): the
+        # numpy path searches again and keeps the best selection the rule accepts.
+        return None
 
     def _solve_numpy(self, problem: SubsetSelectionProblem) -> RawResult:
         start = time.perf_counter()
@@ -426,6 +492,7 @@ class Exact(Solver):
         unit_weight = np.abs(margin[agents])
         capacity = surplus0 + FEASIBILITY_TOL
         multi = bool(free.size and free.max() > 1)
+        greedy_x: np.ndarray | None = None  # the selection the unit ranges are measured against
         if multi:
             # Bounded-knapsack items.  Agents that are the same item (same unit value and weight, of
             # either sign) form one item with the units of all; an answer is spread back over them.
@@ -447,15 +514,20 @@ class Exact(Solver):
                 return out
 
             # Fix the units every optimal selection takes, keep the range.
-            fixed, top = _unit_ranges(g_value, g_weight, g_free, capacity)
+            fixed, top, greedy = _unit_ranges(g_value, g_weight, g_free, capacity)
             x1 = x0.copy()
             x1[agents] += sign * spread(fixed)
             capacity1 = float(problem.quality_surplus(x1)) + FEASIBILITY_TOL
-            # The fixed units fit (rounding of sums of ~10^12 units aside: then keep the full ranges).
-            if capacity1 >= 0:
+            xg = x0.copy()
+            xg[agents] += sign * spread(greedy)
+            # The fixed units fit (rounding of sums of ~10^12 units aside) and the greedy selection
+            # they are measured against passes the exact rule; else keep the full ranges.
+            if capacity1 >= 0 and problem.evaluate(xg).feasible:
+                greedy_x = xg
                 g_fixed, capacity, g_left = fixed, capacity1, top - fixed
             else:
                 g_fixed, g_left = np.zeros_like(g_free), g_free
+                capacity1 = -1.0
             items = np.flatnonzero(g_left > 0)
             owner, size = _binary_pieces(g_left[items])
             values = g_value[items][owner] * size
@@ -465,8 +537,13 @@ class Exact(Solver):
             owner, size = np.arange(free.size), np.ones(free.size, dtype=np.int64)
             values, weights = unit_value, unit_weight
             base = float((x0 * r).sum())
+        first_solve: Any = None  # (result, base, values) of the first solve: the bound and the optimum it proves
+        x = x0
+        repaired = False
         for _ in range(_MAX_REPAIRS):
             res = solve_knapsack(values, weights, capacity, deadline, memory)
+            if first_solve is None:
+                first_solve = (res, base, values)
             x = x0.copy()
             if multi:
                 units = g_fixed.copy()
@@ -476,17 +553,52 @@ class Exact(Solver):
             else:
                 x[agents] += sign * res.take
             slack = float(problem.quality_surplus(x)) + FEASIBILITY_TOL
-            if slack >= 0:
+            if slack >= 0 and problem.evaluate(x).feasible:
                 break
-            capacity += slack - 1e-15 * max(1.0, abs(capacity))  # rounding pushed it over: tighten
-        else:  # pragma: no cover - never seen: fall back to the start, which is feasible
-            return RawResult(x0, Status.TIME_LIMIT if deadline else Status.FEASIBLE, None)
+            # The float sums accepted a selection the exact rule refuses (a hair over its bound):
+            # tighten the capacity and solve again.  The unit ranges were derived at the capacity
+            # the rule disagrees with, so they are dropped first (they may cut the true optimum).
+            repaired = True
+            slack = min(slack, -1e-15 * max(1.0, abs(capacity)))
+            if multi and g_fixed.any():
+                g_fixed, g_left = np.zeros_like(g_free), g_free
+                items = np.flatnonzero(g_left > 0)
+                owner, size = _binary_pieces(g_left[items])
+                values = g_value[items][owner] * size
+                weights = g_weight[items][owner] * size
+                base = float((x0 * r).sum())
+                capacity = surplus0 + FEASIBILITY_TOL
+            capacity += slack - 1e-15 * max(1.0, abs(capacity))
+        else:
+            x = None
+        # Keep the best selection the exact rule accepts among those seen (the start included).
+        found = x
+        candidates = [c for c in (x, x0, greedy_x) if c is not None and problem.evaluate(c).feasible]
+        if not candidates:  # pragma: no cover - the start is feasible whenever the problem is
+            return RawResult(None, Status.TIME_LIMIT if deadline else Status.FEASIBLE, None)
+        x = max(candidates, key=lambda c: math.fsum((c * r).tolist()))
+        # A candidate better than the knapsack's answer means the float sums lost a selection.
+        repaired = repaired or x is not found
+        res0, base0, values0 = first_solve
+        if repaired and res0.optimal:
+            # Search again with the rule's exact arithmetic (when its integers fit).
+            again = _exact_rule_knapsack(problem, x0, agents, sign, free, deadline, memory)
+            if again is not None and again[1].optimal and problem.evaluate(again[0]).feasible:
+                xe = again[0]
+                if math.fsum((xe * r).tolist()) >= math.fsum((x * r).tolist()):
+                    x, repaired = xe, False
         objective = float((x * r).sum())
         # The bound is a float sum of the start's utilities and of the knapsack's values: rounded
         # up by the most that rounding can lose, it is a true upper bound (Solver.solve also keeps
         # it at least the objective).
-        magnitude = float(np.abs(x0 * r).sum()) + float(np.abs(x * r).sum()) + float(values.sum())
-        terms = 2 * (r.size + values.size)
-        if res.optimal:
-            return RawResult(x, Status.OPTIMAL, max(rounded_up(base + res.lp_bound, magnitude, terms), objective))
-        return RawResult(x, Status.TIME_LIMIT, max(rounded_up(base + res.bound, magnitude, terms), objective))
+        magnitude = float(np.abs(x0 * r).sum()) + float(np.abs(x * r).sum()) + float(values0.sum())
+        terms = 2 * (r.size + values0.size)
+        if not res0.optimal:
+            return RawResult(x, Status.TIME_LIMIT, max(rounded_up(base0 + res0.bound, magnitude, terms), objective))
+        bound = max(rounded_up(base0 + res0.lp_bound, magnitude, terms), objective)
+        # Optimal is a promise: the first solve's optimum bounds every selection the rule accepts;
+        # after a repair, the answer is optimal only when it reaches that optimum.
+        proven = rounded_up(base0 + res0.value, magnitude, terms)
+        if repaired and objective < proven - OPTIMALITY_RTOL * max(1.0, abs(proven)):
+            return RawResult(x, Status.FEASIBLE, bound)
+        return RawResult(x, Status.OPTIMAL, bound)

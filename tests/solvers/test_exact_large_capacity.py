@@ -42,7 +42,7 @@ def bounded_knapsacks(draw, m_max: int = 4, k_max: int = 6, grid: bool = False):
 def test_unit_ranges_hold_every_optimal_selection(data):
     """Every optimal unit vector (brute force) lies inside the ranges of the reduction."""
     value, weight, free, capacity = data
-    lo, hi = _unit_ranges(value, weight, free, capacity)
+    lo, hi, _ = _unit_ranges(value, weight, free, capacity)
     assert np.all((0 <= lo) & (lo <= hi) & (hi <= free))
     best, optimal = -np.inf, []
     for y in itertools.product(*(range(int(k) + 1) for k in free)):

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from subsel import SubsetSelectionProblem
 from subsel.solvers import Status, available_solvers, get_solver
 from subsel.solvers._milp import repair
+from tests.strategies import brute_force
 
 MILP = [n for n in ("cbc", "highs", "ortools-scip") if n in available_solvers()]
 
@@ -41,3 +42,41 @@ def test_repair_drops_only_what_the_rule_needs(d, k):
     problem = SubsetSelectionProblem(quality=[0.7 - d], cost=[0.1], capacity=[k], alpha=0.7)
     fixed = repair(problem, np.array([k]))
     assert fixed is not None and fixed.tolist() == [most_units(problem)]
+
+
+DEMAND_BACKENDS = [n for n in ("cbc", "highs", "ortools-scip", "ortools-cpsat") if n in available_solvers()]
+_PAIR = dict(quality=[0.9, 0.6], cost=[0.1, 0.1], demand=2)
+
+
+@pytest.mark.parametrize("name", DEMAND_BACKENDS)
+@pytest.mark.parametrize("alpha", [float(np.nextafter(0.75, 1.0)), 0.75 + 1e-12, 0.75 + 1e-10, 0.75 + 5e-10,
+                                   0.75 + 9e-10, 0.75 + 1e-9, 0.75 + 2e-9])
+def test_demand_a_hair_past_the_rule_is_infeasible_not_an_error(name, alpha):
+    # demand 2 forces both agents; their average quality 0.75 passes the rule up to 0.75 + 5e-10
+    problem = SubsetSelectionProblem(alpha=alpha, **_PAIR)
+    ref = brute_force(problem)
+    sol = get_solver(name).solve(problem)
+    if ref is None:
+        assert sol.status is Status.INFEASIBLE
+    else:
+        assert sol.status is Status.OPTIMAL and sol.objective == pytest.approx(ref[0], abs=1e-12)
+
+
+@pytest.mark.parametrize("name", DEMAND_BACKENDS)
+@settings(max_examples=15, deadline=None)
+@given(q=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=4), hair=st.integers(-3, 3),
+       ulps=st.integers(-3, 3))
+def test_forced_selections_at_the_rules_bound_match_brute_force(name, q, hair, ulps):
+    # demand n forces every agent; alpha sits at their average quality moved by hairs and ulps
+    alpha = float(np.mean(q)) + hair * 5e-10 / len(q)
+    for _ in range(abs(ulps)):
+        alpha = float(np.nextafter(alpha, 1.0 if ulps > 0 else 0.0))
+    alpha = min(1.0, max(0.0, alpha))
+    problem = SubsetSelectionProblem(quality=q, cost=[0.1] * len(q), alpha=alpha, demand=len(q))
+    ref = brute_force(problem)
+    sol = get_solver(name).solve(problem)
+    if ref is None:
+        assert sol.status is Status.INFEASIBLE
+    else:  # (ortools-cpsat leaves some answers on qualities near 1e-22 unproven: feasible)
+        assert sol.status in (Status.OPTIMAL, Status.FEASIBLE)
+        assert sol.objective == pytest.approx(ref[0], abs=1e-9)
