@@ -9,6 +9,7 @@ average quality of what is picked must stay above a threshold.  Subpackages:
 - :mod:`subsel.decisions` — :func:`frontier`, :func:`alternatives` and :func:`payments`, loaded when
   first used.
 """
+from ._extras import lazy_attribute
 from .models import SubsetSelectionProblem
 from .solvers import KnapsackSolution, Solution, Solver, Status, available_solvers, get_solver, solve_knapsack
 
@@ -35,10 +36,4 @@ __all__ = [
 
 def __getattr__(name: str) -> object:
     """Load :func:`frontier`, :func:`alternatives` and :func:`payments` on first use (PEP 562)."""
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return lazy_attribute(__name__, _LAZY, globals(), name)

@@ -17,9 +17,11 @@ Code that needs an optional library calls :func:`require` before any work; a mis
 """
 from __future__ import annotations
 
+import importlib
 import importlib.util
+from typing import Any
 
-__all__ = ["MODULE_EXTRA", "MissingExtraError", "install_hint", "missing_modules", "require"]
+__all__ = ["MODULE_EXTRA", "MissingExtraError", "install_hint", "lazy_attribute", "missing_modules", "require"]
 
 #: Top-level module of an optional library -> (its distribution name, the extra that installs it).
 #: Used to name the right ``pip install`` in an error when no call site said which extra it wanted.
@@ -104,3 +106,31 @@ def require(*modules: str, extra: str, feature: str) -> None:
         verb = "is" if len(missing) == 1 else "are"
         raise MissingExtraError(f"{feature} needs {names}, which {verb} not installed: {install_hint(extra)}",
                                 name=missing[0])
+
+
+def lazy_attribute(package: str, lazy: dict[str, str], namespace: dict[str, Any], name: str) -> object:
+    """A package face's name loaded from its module on first use (the body of a PEP 562 ``__getattr__``).
+
+    Parameters
+    ----------
+    package : str
+        The package's ``__name__``.
+    lazy : dict of str to str
+        Exported name -> the module of ``package`` that defines it (relative, without the dot).
+    namespace : dict
+        The package's ``globals()``: the names of the loaded module are stored there, so the next
+        access is a plain lookup (and a submodule named as one of them, as ``compare``, does not shadow it).
+    name : str
+        The attribute asked for.
+
+    Raises
+    ------
+    AttributeError
+        ``name`` is not one of ``lazy``.
+    """
+    if name not in lazy:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    module = importlib.import_module(f".{lazy[name]}", package)
+    # Every name of that module at once: importing it bound the module itself to its name in the package.
+    namespace.update({other: getattr(module, other) for other, home in lazy.items() if home == lazy[name]})
+    return namespace[name]

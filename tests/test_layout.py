@@ -1,6 +1,8 @@
 """The package's layout rules that the import graph alone does not show: a light ``import subsel``,
-file handling below the model, one home for the rules."""
+file handling below the model, one home for the rules, a face for each layer."""
 import ast
+import importlib
+import inspect
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +25,46 @@ def _imports(path: Path, top_level_only: bool = False) -> list[tuple[int, str]]:
         elif isinstance(node, ast.Import):
             out.extend((0, alias.name) for alias in node.names)
     return out
+
+
+def _absolute_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, dotted module) of every import of ``path``, relative ones resolved against its package."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    package = list(parts[:-1])
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            out.append((node.lineno, ".".join(base + (node.module.split(".") if node.module else []))))
+        elif isinstance(node, ast.Import):
+            out.extend((node.lineno, alias.name) for alias in node.names)
+    return out
+
+
+def test_other_layers_import_a_package_through_its_face():
+    """A module outside ``subsel.<package>`` imports ``subsel.<package>``, never its inner modules (at
+    load or inside a function); private helpers shared across layers live at the package root."""
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    reaching = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        own = path.relative_to(PACKAGE).parts[0]
+        for line, module in _absolute_imports(path):
+            names = module.split(".")
+            if len(names) > 2 and names[0] == "subsel" and names[1] in packages and names[1] != own:
+                reaching.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {module}")
+    assert reaching == []
+
+
+@pytest.mark.parametrize("package", ["subsel", "subsel.decisions", "subsel.evolution", "subsel.experiments"])
+def test_lazy_names_of_a_face_load_and_keep_their_value(package):
+    """Every name a face loads on first use exists; importing a module whose name is one of its
+    functions (``subsel.experiments.compare``) does not shadow the function."""
+    face = importlib.import_module(package)
+    for name in face._LAZY:
+        first = getattr(face, name)
+        importlib.import_module(f"{package}.{face._LAZY[name]}")
+        assert getattr(face, name) is first and not inspect.ismodule(first), name
+        assert name in face.__all__, name
 
 
 @pytest.mark.parametrize("module", ["subsel", "subsel.bandits"])

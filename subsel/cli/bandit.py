@@ -181,7 +181,7 @@ def _simulate(args: argparse.Namespace, out: Path) -> int:
 
 
 def _plot_run(result, args: argparse.Namespace, path: Path, oracle: str, fixed=None) -> None:
-    from ..experiments.plots import new_figure, save_figure
+    from ..experiments import new_figure, save_figure
 
     _, (fig, (ax1, ax2)) = new_figure(1, 2, figsize=(10, 3.8))
     t = result.rounds

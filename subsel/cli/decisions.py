@@ -80,7 +80,7 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
     if args.plot is not None:
-        from ..decisions.plots import plot_frontier
+        from ..decisions import plot_frontier
 
         plot_frontier(df, args.plot, title=f"The price of quality: {label}")
     _write_table(df, args.output, "breakpoints" if args.breakpoints else "thresholds")

@@ -222,7 +222,7 @@ def parse_costs(spec: str, features: list[str]) -> np.ndarray:
         if costs[i] < 0:
             raise ValueError(f"{shown}: cost of feature {features[i]!r} must be >= 0; "
                              f"got {float(costs[i])!r}")
-    from ..evolution.staged import check_cost_total
+    from ..evolution import check_cost_total
 
     check_cost_total(costs, shown)
     return costs
@@ -238,7 +238,7 @@ def _is_number(v) -> bool:
 
 def _plot_front(front: pd.DataFrame, test: pd.DataFrame, select: str, title: str, path: Path) -> None:
     """Validation and test objectives of every front member; the selected design starred."""
-    from ..experiments.plots import new_figure, save_figure
+    from ..experiments import new_figure, save_figure
 
     _, (fig, ax) = new_figure(figsize=(6.4, 4.4))
     both = pd.concat([front["g1"], test["g1"]])
@@ -361,8 +361,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
 
 def _fit(args: argparse.Namespace) -> int:
-    from ..evolution import EMSCOClassifier
-    from ..evolution.datasets import load_dataset
+    from ..evolution import EMSCOClassifier, load_dataset
 
     if args.dataset is not None:
         data = load_dataset(args.dataset, seed=args.seed, data_home=args.data_home)

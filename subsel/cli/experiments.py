@@ -46,7 +46,7 @@ def _run_in(path: str, work):
     """Run ``work(out)`` in the ``--out`` folder; on any failure or interruption, remove the
     folders this run created if they are still empty.  A lost Dask worker is one line on stderr
     and exit code 1 (the work ran but failed), the checkpoint kept."""
-    from ..experiments.runner import WorkerLostError
+    from ..experiments import WorkerLostError
 
     created = CreatedFiles()
     out = _out_dir(path, created)
@@ -91,7 +91,7 @@ def _say(line: str) -> None:
 
 def _datasets(args: argparse.Namespace, name: str) -> list[str] | None:
     """``--datasets`` / ``--dataset`` checked against the experiment (before touching ``--out``)."""
-    from ..experiments.registry import DATASET_EXPERIMENTS
+    from ..experiments import DATASET_EXPERIMENTS
 
     text = args.datasets if args.datasets is not None else args.dataset
     if text is None:
@@ -103,7 +103,7 @@ def _datasets(args: argparse.Namespace, name: str) -> list[str] | None:
     if option == "--dataset" and name != "emsco-sweep":  # the sweep's one data set
         raise CLIError(f"experiment {name!r} takes no --dataset (emsco-sweep's option); "
                        f"use --datasets NAMES")
-    from ..experiments.emsco import check_datasets
+    from ..experiments import check_datasets
 
     names = check_datasets(_split(text, str, option))
     if name == "emsco-sweep" and len(names) != 1:
@@ -114,17 +114,17 @@ def _datasets(args: argparse.Namespace, name: str) -> list[str] | None:
 def _check_data_files(names: list[str], scale: str, datasets: list[str] | None,
                       data_home: str | None = None) -> None:
     """Load the real data sets the chosen experiments need, before touching ``--out``."""
-    from ..experiments.registry import DATASET_EXPERIMENTS
+    from ..experiments import DATASET_EXPERIMENTS
 
     needed: list[str] = []
     for exp in names:
         if exp in DATASET_EXPERIMENTS:
-            from ..experiments.emsco import experiment_datasets
+            from ..experiments import experiment_datasets
 
             chosen = None if datasets is None else (datasets[:1] if exp == "emsco-sweep" else datasets)
             needed += [d for d in experiment_datasets(exp, scale, chosen) if d not in needed]
     if needed:
-        from ..experiments.emsco import check_data_files
+        from ..experiments import check_data_files
 
         check_data_files(needed, data_home=data_home)
 
@@ -151,7 +151,7 @@ def _user_data(args: argparse.Namespace, name: str):
     stdin = [o for o, a in SPLIT_OPTIONS if getattr(args, a) == "-"]
     if len(stdin) > 1:
         raise CLIError(f"only one input can be read from stdin ('-'); got {' and '.join(stdin)}")
-    from ..evolution.datasets import Dataset
+    from ..evolution import Dataset
     from .emsco import _read_split, check_split_labels, parse_costs
 
     splits = [_read_split(getattr(args, a), args.label_column, what)
@@ -195,8 +195,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
 def _reproduce(args: argparse.Namespace, names: list[str], datasets: list[str] | None, backend: dict,
                out: Path, data=None) -> int:
-    from ..experiments import run_experiment
-    from ..experiments.registry import DATASET_EXPERIMENTS
+    from ..experiments import DATASET_EXPERIMENTS, run_experiment
 
     total = time.perf_counter()
     for exp in names:
@@ -217,7 +216,7 @@ def _reproduce(args: argparse.Namespace, names: list[str], datasets: list[str] |
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from ..experiments.compare import check_comparison
+    from ..experiments import check_comparison
 
     solvers = _split(args.solvers, str, "--solvers")
     n = _split(args.n, int, "--n")
@@ -239,7 +238,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace, solvers: list[str], n: list[int], alpha: list[float],
              backend: dict, out: Path) -> int:
-    from ..experiments.compare import compare
+    from ..experiments import compare
 
     start = time.perf_counter()
     files = compare(solvers, n, alpha, args.instances, out_dir=out, reference=args.reference,
@@ -287,7 +286,7 @@ def _add_backend_options(p: argparse.ArgumentParser) -> None:
 
 
 def _experiment_list() -> str:
-    from ..experiments.registry import DESCRIPTIONS, EXPERIMENTS
+    from ..experiments import DESCRIPTIONS, EXPERIMENTS
 
     width = max(map(len, EXPERIMENTS)) + 2
     lines = [f"  {name:<{width}}{DESCRIPTIONS.get(name, '')}" for name in EXPERIMENTS]
@@ -297,7 +296,7 @@ def _experiment_list() -> str:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``reproduce`` and ``compare`` to the ``subsel`` parser."""
-    from ..experiments.registry import EXPERIMENTS
+    from ..experiments import EXPERIMENTS
 
     p = sub.add_parser(
         "reproduce", help=f"reproduce the papers' experiments ({', '.join(EXPERIMENTS)}, all)",

@@ -13,8 +13,17 @@ extensions; the exactness claims need an exact one):
 
 pandas is imported inside the functions that build a table, so importing this package stays light.
 """
+from .._extras import lazy_attribute
 from .mechanism import payments, unit_steps
 from .pricing import frontier, frontier_breakpoints
 from .ranking import alternatives
 
-__all__ = ["alternatives", "frontier", "frontier_breakpoints", "payments", "unit_steps"]
+#: Loaded on first use: the figure needs matplotlib.
+_LAZY = {"plot_frontier": "plots"}
+
+__all__ = ["alternatives", "frontier", "frontier_breakpoints", "payments", "unit_steps", "plot_frontier"]
+
+
+def __getattr__(name: str) -> object:
+    """Load :func:`plot_frontier` on first use (PEP 562)."""
+    return lazy_attribute(__name__, _LAZY, globals(), name)

@@ -13,16 +13,25 @@
   (Xu, Kusner, Weinberger, Chen, Chapelle, ICML 2013), and :mod:`subsel.evolution.cstc_sweep`, its
   λ sweep (two budgeted baselines of the paper's Table II: this one and GreedyMiser).
 """
-from .._extras import require
+from .._extras import lazy_attribute, require
 
 # Before anything is imported: a missing library is one line naming `pip install "subsel[evolution]"`.
 require("sklearn", "scipy", "threadpoolctl", "joblib", extra="evolution", feature="EMSCO (subsel.evolution)")
 
 from .cstc import CSTCClassifier  # noqa: E402
-from .cstc_sweep import CSTCSweep, sweep_lambda  # noqa: E402
+from .cstc_sweep import DEFAULT_LAMBDAS, CSTCSweep, sweep_lambda  # noqa: E402
 from .engine import EvolutionProblem, EvolutionResult, GeneticEngine, StageAssignmentProblem  # noqa: E402
-from .estimator import EMSCOClassifier  # noqa: E402
-from .staged import StagedClassificationProblem, StagedClassifier  # noqa: E402
+from .estimator import EMSCOClassifier, default_max_stages  # noqa: E402
+from .operators import nondominated_sort  # noqa: E402
+from .staged import StagedClassificationProblem, StagedClassifier, check_cost_total, staged_objectives  # noqa: E402
+
+#: Names loaded from their module when first used: the data sets load pandas, GreedyMiser LightGBM.
+_LAZY = {
+    "DATASETS": "datasets", "Dataset": "datasets", "load_dataset": "datasets",
+    "GreedyMiserClassifier": "greedymiser",
+    "run_nsga2": "nsga2",
+    "feature_quality": "seeding", "ilp_feature_subsets": "seeding", "seed_chromosomes": "seeding",
+}
 
 __all__ = [
     "CSTCClassifier",
@@ -35,4 +44,15 @@ __all__ = [
     "StagedClassificationProblem",
     "StagedClassifier",
     "sweep_lambda",
+    "DEFAULT_LAMBDAS",
+    "check_cost_total",
+    "default_max_stages",
+    "nondominated_sort",
+    "staged_objectives",
+    *_LAZY,
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Load the names of ``_LAZY`` on first use (PEP 562)."""
+    return lazy_attribute(__name__, _LAZY, globals(), name)

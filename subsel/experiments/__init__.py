@@ -8,8 +8,34 @@ nothing in ``models``, ``solvers``, ``bandits`` or ``evolution`` imports it.
   Dask; resumable; CSV/Parquet);
 - :mod:`subsel.experiments.registry` — :data:`EXPERIMENTS`, the ``subsel reproduce`` table.
 """
-from .registry import EXPERIMENTS, SCALES, ExperimentConfig, get_experiment, run_experiment
-from .runner import Task, TaskError, TaskFileNotFoundError, TaskInputError, checkpoint_path, grid, run_grid, write_table
+from .._extras import lazy_attribute
+from .registry import (
+    DATASET_EXPERIMENTS,
+    DESCRIPTIONS,
+    EXPERIMENTS,
+    SCALES,
+    ExperimentConfig,
+    get_experiment,
+    run_experiment,
+)
+from .runner import (
+    Task,
+    TaskError,
+    TaskFileNotFoundError,
+    TaskInputError,
+    WorkerLostError,
+    checkpoint_path,
+    grid,
+    run_grid,
+    write_table,
+)
+
+#: Names loaded from their module when first used (the command line needs them for one command each).
+_LAZY = {
+    "check_data_files": "emsco", "check_datasets": "emsco", "experiment_datasets": "emsco",
+    "check_comparison": "compare", "compare": "compare",
+    "new_figure": "plots", "save_figure": "plots",
+}
 
 __all__ = [
     "EXPERIMENTS",
@@ -25,4 +51,13 @@ __all__ = [
     "run_experiment",
     "run_grid",
     "write_table",
+    "DATASET_EXPERIMENTS",
+    "DESCRIPTIONS",
+    "WorkerLostError",
+    *_LAZY,
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Load the names of ``_LAZY`` on first use (PEP 562)."""
+    return lazy_attribute(__name__, _LAZY, globals(), name)

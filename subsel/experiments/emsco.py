@@ -91,7 +91,7 @@ def check_datasets(names) -> list[str]:
     ValueError
         An unknown or repeated name (the message lists the known ones).
     """
-    from ..evolution.datasets import DATASETS
+    from ..evolution import DATASETS
 
     out = []
     for raw in names:
@@ -151,7 +151,7 @@ def check_data_files(names, seed: int = 0, data_home: str | None = None) -> None
     ValueError
         Unknown data set, or a file that cannot be read as that data set.
     """
-    from ..evolution.datasets import load_dataset
+    from ..evolution import load_dataset
 
     for name in check_datasets(names):
         if name not in SYNTHETIC and name != "breast_cancer":
@@ -167,9 +167,7 @@ def _data_home_param(config: ExperimentConfig) -> dict:
 def _setup(dataset: str, data_seed: int, confidence: float | None = None, data_home: str | None = None,
            data=None):
     """Load (or take ``data``), split and wrap a data set in a :class:`StagedClassificationProblem`."""
-    from ..evolution import StagedClassificationProblem
-    from ..evolution.datasets import load_dataset
-    from ..evolution.estimator import default_max_stages
+    from ..evolution import StagedClassificationProblem, default_max_stages, load_dataset
 
     ds = load_dataset(dataset, seed=data_seed, data_home=data_home) if data is None else data
     X_tr, X_va, X_te, y_tr, y_va, y_te = ds.split()
@@ -183,7 +181,7 @@ def _setup(dataset: str, data_seed: int, confidence: float | None = None, data_h
 
 
 def _test_scores(problem, stages, test, confidence=None) -> dict:
-    from ..evolution.staged import staged_objectives
+    from ..evolution import staged_objectives
 
     clf = problem.classifier_for_stages(stages, confidence)
     r = clf.route(test[0])
@@ -199,7 +197,7 @@ def _greedy_miser(ds, problem, test, seed: int) -> dict | None:
         import lightgbm  # noqa: F401
     except ImportError:
         return None
-    from ..evolution.greedymiser import GreedyMiserClassifier
+    from ..evolution import GreedyMiserClassifier
 
     start = time.perf_counter()
     gm = GreedyMiserClassifier(ds.costs, random_state=seed).fit(
@@ -211,7 +209,7 @@ def _greedy_miser(ds, problem, test, seed: int) -> dict | None:
 
 
 def _ilp_subsets(problem) -> list[dict]:
-    from ..evolution.seeding import feature_quality, ilp_feature_subsets
+    from ..evolution import feature_quality, ilp_feature_subsets
 
     singles = [problem.set_key([i]) for i in range(problem.n_features)]
     problem.ensure_fitted(singles)
@@ -228,7 +226,7 @@ def _run_emsco(problem, population: int, generations: int, crossover_rate: float
 
 
 def _run_nsga2(problem, population: int, n_eval: int, crossover_rate: float, seed: int):
-    from ..evolution.nsga2 import run_nsga2
+    from ..evolution import run_nsga2
 
     return run_nsga2(problem, population, n_eval, crossover_rate, seed)
 
@@ -251,7 +249,7 @@ def table2_task(task: Task) -> list[dict]:
     """
     from threadpoolctl import threadpool_limits
 
-    from ..evolution.seeding import seed_chromosomes
+    from ..evolution import seed_chromosomes
 
     p = task.params
     with threadpool_limits(limits=1, user_api="blas"):

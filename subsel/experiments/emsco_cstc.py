@@ -72,8 +72,7 @@ def cstc_row(ds, problem, test, scale: str, seed: int) -> dict:
         ``wall_time_s`` (the whole sweep), ``cstc_lambda``, ``cstc_depth``, ``cstc_features``,
         ``cstc_val_accuracy``, ``cstc_val_cost``.
     """
-    from ..evolution import CSTCClassifier, sweep_lambda
-    from ..evolution.cstc_sweep import DEFAULT_LAMBDAS
+    from ..evolution import DEFAULT_LAMBDAS, CSTCClassifier, sweep_lambda
 
     s = CSTC_SCALES[scale]
     start = time.perf_counter()

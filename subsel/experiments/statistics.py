@@ -68,7 +68,7 @@ def nondominated_methods(summary: pd.DataFrame, by: str = "dataset") -> pd.Serie
     pandas.Series of bool
         Indexed like ``summary``.
     """
-    from ..evolution.operators import nondominated_sort
+    from ..evolution import nondominated_sort
 
     out = pd.Series(False, index=summary.index)
     for _, g in summary.groupby(by, sort=False):

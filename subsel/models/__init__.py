@@ -9,7 +9,7 @@ the callers that read agents files.
 from .._files import CSVTable, InputError, atomic_write_text, atomic_write_with, read_csv
 from .agents import problem_from_table, problem_to_csv_text, read_agents, read_group_limits, selection_csv_text
 from .batch import BatchEvaluation, BatchPartition, ProblemBatch
-from .checks import EXTENSIONS
+from .checks import EXTENSIONS, check_names, default_names
 from .formulations import (
     LinearForm,
     LinearRow,
@@ -33,6 +33,7 @@ from .rules import (
     OPTIMALITY_RTOL,
     R_RANGE,
     Partition,
+    dyadic,
     exact_total,
     linear_at_least,
     partition_masks,
@@ -43,6 +44,8 @@ from .rules import (
 
 __all__ = [
     "EXTENSIONS",
+    "check_names",
+    "default_names",
     "GROUP_LIMIT_KEYS",
     "PLANNER_EXTENSIONS",
     "FEASIBILITY_TOL",
@@ -54,6 +57,7 @@ __all__ = [
     "Partition",
     "SubsetSelectionProblem",
     "exact_total",
+    "dyadic",
     "weighted_sum",
     "linear_at_least",
     "partition_masks",

@@ -22,9 +22,10 @@ import numpy as np
 
 from .._validation import as_float_array, check_array_range, check_capacity, check_scalar
 from .checks import _used_extensions, check_extensions
+from .feasibility import rows_violations
 from .planner import PLANNER_EXTENSIONS
 from .problem import SubsetSelectionProblem
-from .rules import FEASIBILITY_TOL, MAX_EXACT_INT, exact_total, partition_masks, rounding_error_bound, rowdot
+from .rules import MAX_EXACT_INT, exact_total, partition_masks, rowdot
 
 __all__ = ["BatchEvaluation", "BatchPartition", "ProblemBatch"]
 
@@ -546,52 +547,13 @@ class ProblemBatch:
             if xa.size and not np.isfinite(xa).all():
                 bad = np.argwhere(~np.isfinite(xa))[0]
                 raise ValueError(f"x[{bad[0]}, {bad[1]}] must be a finite number; got {xa[tuple(bad)]}")
-            bad_rows = (xa != np.round(xa)).any(axis=1)
-        else:
-            bad_rows = np.zeros(self.m, dtype=bool)
         k = self._given.get("capacity")
         # k_sum in floats: int64 sums of capacities up to 2^53 would wrap past 2^63
         k_min, k_sum = (1, float(self.n)) if k is None else (int(k.min()), float(k.sum(axis=-1, dtype=float).max()))
-        if xa.size and (xa.min() < 0 or (xa.max() > k_min and not (xa <= self.capacity).all())):
-            bad_rows |= ((xa < 0) | (xa > self.capacity)).any(axis=1)
-        if self.must_take.size:
-            bad_rows |= (xa[:, self.must_take] < 1).any(axis=1)
-        if self.must_not_take.size:
-            bad_rows |= (xa[:, self.must_not_take] != 0).any(axis=1)
-        # The float sums decide unless they lie within their rounding error of the rule's bound
-        # (rounding_error_bound, the bound linear_at_least uses); those rows (and every bad one) are
-        # decided exactly by the one-problem evaluate below.  Within the bounds the magnitude
-        # sum_i |x_i| |q_i - alpha| is at most sum_i k_i (|q_i - alpha| <= 1): one number for all
-        # rows while its bound is tiny next to FEASIBILITY_TOL, else the rows' own sums.
-        n = self.n
-        margin = self.quality_margin
-        xf = xa if xa.dtype == np.float64 else xa.astype(np.float64)
-        surplus = np.multiply(xf, margin) @ np.ones(n)
-        near = rounding_error_bound(n, k_sum, FEASIBILITY_TOL)
-        if near > 1e-12:
-            near = rounding_error_bound(n, rowdot(np.abs(xf), np.abs(margin)), FEASIBILITY_TOL)
-        bad_rows |= surplus + FEASIBILITY_TOL < near
-        if self.budget is not None:
-            spent = rowdot(xa, self.cost)
-            near = rounding_error_bound(n, spent, self.budget + FEASIBILITY_TOL)
-            bad_rows |= spent - self.budget - FEASIBILITY_TOL > -near
-        if self.demand is not None:
-            # In floats, then exactly (Python ints past 2^53) for the rows near the demand.
-            units = np.asarray(xa, dtype=float).sum(axis=1)
-            demand = float(self.demand)
-            near_demand = np.abs(units - demand) <= rounding_error_bound(n, np.abs(units), demand) + 1.0
-            bad_rows |= ~near_demand & (units < demand)
-            rows = np.flatnonzero(near_demand & ~bad_rows)
-            if rows.size:
-                short = exact_total(np.asarray(xa)[rows], axis=1) < self.demand
-                bad_rows[rows] |= np.asarray(short, dtype=bool)
-        if bad_rows.any():  # the messages come from the one-problem evaluate, row by row
-            violations = tuple(self.row(j).evaluate(xa[j]).violations if bad else ()
-                               for j, bad in enumerate(bad_rows))
-            feasible = np.array([not v for v in violations], dtype=bool)
-        else:
-            violations = ((),) * self.m
-            feasible = ~bad_rows
+        feasible, violations = rows_violations(
+            xa, margin=self.quality_margin, capacity=self.capacity, k_min=k_min, k_sum=k_sum, cost=self.cost,
+            budget=self.budget, demand=self.demand, must_take=self.must_take, must_not_take=self.must_not_take,
+            row=self.row)
         return BatchEvaluation(self, xa, feasible, violations)
 
     def __repr__(self) -> str:

@@ -9,9 +9,10 @@ Agents ``i = 0..n-1`` have a quality ``q_i`` in [0, 1], a per-unit cost ``c_i >=
 plus the optional extensions budget, demand and must-take / must-not-take lists, and the planner's
 fields (minimum orders, lot sizes, fixed costs, groups with limits; :mod:`subsel.models.planner`).
 
-This module is above 600 lines (about 660): the planner's five fields must be declared on the
-dataclass, with their parameters documented and their hooks in ``evaluate``; their checks and
-their evaluation live in :mod:`subsel.models.planner`.  The linear quality
+This module is above 600 lines (about 615): the planner's five fields must be declared on the
+dataclass, with their parameters documented; their checks and their evaluation live in
+:mod:`subsel.models.planner`, their hooks in the feasibility rule in :mod:`subsel.models.feasibility`.
+The linear quality
 constraint is written once, here (:meth:`SubsetSelectionProblem.quality_surplus`), decided by the
 rules of :mod:`subsel.models.rules`, and every answer of every solver is checked by
 :meth:`SubsetSelectionProblem.evaluate`.
@@ -32,7 +33,8 @@ from .._validation import check_array_range, check_capacity
 from .._validation import check_scalar as _check_scalar
 from .._validation import readonly as _readonly
 from .checks import _check_constraints, _Names, _unit_capacities, _used_extensions, check_names, default_names
-from .planner import PlannerFields, check_planner, planner_violations
+from .feasibility import selection_violations
+from .planner import PlannerFields, check_planner
 from .rules import (
     _BLAS_DOT_MAX_N,
     FEASIBILITY_TOL,
@@ -40,7 +42,6 @@ from .rules import (
     MAX_EXACT_INT,
     R_RANGE,
     Partition,
-    exact_total,
     linear_at_least,
     partition_masks,
     weighted_sum,
@@ -393,52 +394,7 @@ class SubsetSelectionProblem:
         if not integral and not np.all(np.isfinite(xa)):
             i = int(np.flatnonzero(~np.isfinite(xa))[0])
             raise ValueError(f"x[{i}] must be a finite number; got {xa[i]}")
-        violations: list[str] = []
-        frac = np.zeros(0, dtype=np.intp) if integral else np.flatnonzero(xa != np.round(xa))
-        if frac.size:
-            i = int(frac[0])
-            violations.append(f"integrality: x[{i}] = {xa[i]} is not an integer")
-        low, high = float(xa.min()), float(xa.max())
-        if low < 0:
-            for i in np.flatnonzero(xa < 0)[:3]:
-                violations.append(f"bounds: x[{int(i)}] = {xa[i]:g} is below 0")
-        if high > 1:  # every capacity is at least 1
-            for i in np.flatnonzero(xa > self.capacity)[:3]:
-                violations.append(f"capacity: x[{int(i)}] = {xa[i]:g} exceeds capacity {self.capacity[i]}")
-        for i in self.must_take[xa[self.must_take] < 1]:
-            violations.append(f"must_take: agent {int(i)} ({self.names[i]!r}) has x = {xa[i]:g}")
-        for i in self.must_not_take[xa[self.must_not_take] != 0]:
-            violations.append(f"must_not_take: agent {int(i)} ({self.names[i]!r}) has x = {xa[i]:g}")
-        largest = max(-low, high)  # max |x_i|
-        # Scratch space for the products of the sums below (one array, not one per product).
-        work = np.empty(xa.size) if xa.size > _BLAS_DOT_MAX_N else None
-        if not frac.size and largest <= MAX_EXACT_INT:
-            # The one feasibility rule, decided exactly (see FEASIBILITY_TOL).
-            surplus = float(weighted_sum(xa, self.quality_margin, out=work))  # = quality_surplus(x)
-            if not linear_at_least(xa, self.quality, self.alpha, (-FEASIBILITY_TOL,), estimate=surplus,
-                                   shifted=self.quality_margin, nonnegative=low >= 0, work=work):
-                violations.append(f"quality: sum (q - alpha) x = {surplus:.3g} < -{FEASIBILITY_TOL:g}")
-            if self._planner is not None and low >= 0 and high <= self._max_capacity:
-                violations += planner_violations(self._planner, xa, self.names.__getitem__)
-            if self.budget is not None:
-                # sum c x + sum f [x > 0] <= B: one row over the units and the used indicators.
-                xb, cb = xa, self.cost
-                if self._planner is not None and "fixed_cost" in self._planner.used:
-                    xb = np.concatenate((xa, (xa != 0).astype(float)))
-                    cb = np.concatenate((self.cost, self.fixed_cost))
-                if not linear_at_least(xb, -cb, 0.0, (-self.budget, -FEASIBILITY_TOL)):
-                    spent = float(weighted_sum(xb, cb))
-                    violations.append(f"budget: sum c x{' + sum f [x > 0]' if xb is not xa else ''} = "
-                                      f"{spent:.6g} > budget {self.budget:g}")
-        if not frac.size and largest * self.n < 2.0 ** 62:
-            # exact: every partial sum stays below 2**62
-            units = int(xa.astype(np.int64).sum())
-        elif frac.size:
-            units = int(round(math.fsum(xa)))  # not a valid selection anyway
-        else:
-            units = exact_total(xa)  # exact, in Python integers past 2^63
-        if self.demand is not None and units < self.demand:
-            violations.append(f"demand: sum x = {units} < demand {self.demand}")
+        violations, units, work = selection_violations(self, xa, integral)
         utility = float(weighted_sum(xa, self.utility, out=work))
         if self._planner is not None and "fixed_cost" in self._planner.used:
             utility -= math.fsum(self.fixed_cost[xa != 0].tolist())

@@ -34,6 +34,7 @@ __all__ = [
     "linear_at_least",
     "rounding_error_bound",
     "exact_total",
+    "dyadic",
 ]
 
 #: The one feasibility rule: an absolute tolerance on the left side of the linear constraints.
@@ -177,10 +178,17 @@ class Partition(NamedTuple):
 _DYADIC_SHIFT = 1074
 
 
-def _dyadic(v: float) -> int:
-    """``v * 2**1074`` as a Python int, exactly (every finite float64 is a dyadic rational)."""
+def dyadic(v: float) -> int:
+    """``v * 2**1074`` as a Python int, exactly (every finite float64 is a dyadic rational).
+
+    The exact arithmetic of the feasibility rule: sums of these integers are the exact sums of the
+    stored floats (scaled by ``2**1074``), whatever their magnitudes.
+    """
     num, den = float(v).as_integer_ratio()
     return num * ((1 << _DYADIC_SHIFT) // den)
+
+
+_dyadic = dyadic
 
 
 def rounding_error_bound(n: int, magnitude: Any, rhs: Any = 0.0) -> Any:

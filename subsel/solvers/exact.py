@@ -25,8 +25,7 @@ import numpy as np
 
 from .._extras import require
 from .._validation import check_scalar
-from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, SubsetSelectionProblem, partition_masks
-from ..models.rules import _dyadic
+from ..models import FEASIBILITY_TOL, MAX_EXACT_INT, OPTIMALITY_RTOL, SubsetSelectionProblem, dyadic, partition_masks
 from ._knapsack import KnapsackResult, solve_knapsack
 from ._ties import lex_greatest
 from .base import RawResult, Solver, Status, rounded_up
@@ -257,10 +256,10 @@ def _exact_rule_knapsack(problem: SubsetSelectionProblem, x0: np.ndarray, agents
     (x, result) or None
         The selection and the knapsack's answer; ``None`` when the integers do not fit.
     """
-    alpha = _dyadic(problem.alpha)
-    dq = [_dyadic(v) - alpha for v in problem.quality.tolist()]
+    alpha = dyadic(problem.alpha)
+    dq = [dyadic(v) - alpha for v in problem.quality.tolist()]
     start = sum(int(k) * dq[i] for i, k in zip(np.flatnonzero(x0).tolist(), x0[x0 != 0].tolist()))
-    cap = start + _dyadic(FEASIBILITY_TOL)
+    cap = start + dyadic(FEASIBILITY_TOL)
     if cap < 0:
         return None
     w_int = [abs(dq[i]) for i in agents.tolist()]
@@ -269,9 +268,9 @@ def _exact_rule_knapsack(problem: SubsetSelectionProblem, x0: np.ndarray, agents
     total = sum(v * int(k) for v, k in zip(w_small, free.tolist()))
     owner, size = _binary_pieces(free.copy())
     values = np.abs(problem.utility[agents])[owner] * size
-    if total < 2 ** 53:  # float sums of these integers are exact: the core dynamic program decides
+    if total < MAX_EXACT_INT:  # float sums of these integers are exact: the core dynamic program decides
         weights = np.array(w_small, dtype=float)[owner] * size
-        res = solve_knapsack(values, weights, float(min(cap // g, 2 ** 53)), deadline, memory)
+        res = solve_knapsack(values, weights, float(min(cap // g, MAX_EXACT_INT)), deadline, memory)
         take = res.take
     elif total < 2 ** 62 and owner.size <= _EXACT_ENUMERATE:  # every subset, in exact int64 sums
         subsets = (np.arange(1 << owner.size)[:, None] >> np.arange(owner.size)) & 1

@@ -307,11 +307,11 @@ def test_init_warns_when_tau_covers_the_horizon(tmp_path, capsys):
 
 
 def test_simulate_title_names_the_oracle_of_an_alias(tmp_path, monkeypatch):
-    import subsel.experiments.plots as plots
+    import subsel.experiments as experiments  # the command imports the figure helpers from the face
 
     titles = []
-    real = plots.save_figure
-    monkeypatch.setattr(plots, "save_figure", lambda fig, path: (titles.append(fig._suptitle.get_text()),
+    real = experiments.save_figure
+    monkeypatch.setattr(experiments, "save_figure", lambda fig, path: (titles.append(fig._suptitle.get_text()),
                                                                  real(fig, path))[1])
     assert main(["bandit", "simulate", "--policy", "gss-ucb", "--n", "3", "--T", "5", "--runs", "2",
                  "--epsilon", "0.5", "--out", str(tmp_path / "o")]) == 0

@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 @pytest.fixture
 def figures(monkeypatch):
     """Capture the figures passed to ``save_figure`` (they are still written)."""
+    import subsel.experiments as experiments
     from subsel.experiments import plots
 
     captured = []
@@ -21,6 +22,7 @@ def figures(monkeypatch):
         return real(fig, path)
 
     monkeypatch.setattr(plots, "save_figure", keep)
+    monkeypatch.setattr(experiments, "save_figure", keep)  # the face, where the command line takes it
     return captured
 
 
