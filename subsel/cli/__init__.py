@@ -41,6 +41,20 @@ def integer(text: str) -> int:
 integer.__name__ = "int"  # argparse names the type in its message: "invalid int value: '1.5'"
 
 
+def number(text: str) -> float:
+    """argparse ``type`` of every real-valued option: a decimal number as a data file writes it.
+
+    Python's ``float()`` also reads ``1_0`` (as 10) and ``0_9``; an option is not Python source, so
+    those are refused (argparse then reports ``invalid float value``).
+    """
+    from .._files import parse_float
+
+    return parse_float(text)
+
+
+number.__name__ = "float"
+
+
 class CLIError(Exception):
     """An error the user can fix (bad input, missing file); printed as one line, exit code 2."""
 

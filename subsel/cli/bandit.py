@@ -53,7 +53,7 @@ from ..bandits import (
     simulate,
 )
 from ..models import exact_total
-from . import CLIError, counted, integer
+from . import CLIError, counted, integer, number
 from .guards import check_memory, check_paths
 
 #: Seconds a command waits for another command's lock on the same state before refusing.
@@ -474,20 +474,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--policy", required=True, help=f"one of: {names}")
     s.add_argument("--oracle", default=None, help="solver name for the oracle (default dpss)")
     s.add_argument("--n", type=integer, default=10, help="agents (default 10)")
-    s.add_argument("--alpha", type=float, default=0.7,
+    s.add_argument("--alpha", type=number, default=0.7,
                    help="quality threshold alpha: the average quality bought must stay at least alpha "
                         "(default 0.7)")
-    s.add_argument("--epsilon", type=float, default=0.05,
+    s.add_argument("--epsilon", type=number, default=0.05,
                    help="tolerance eps: a round is correct when its true average quality is at least "
                         "alpha - eps; exploration lasts tau = ceil(3 ln T / (2 eps^2)) rounds "
                         "(default 0.05)")
     s.add_argument("--T", type=integer, default=10_000, help="rounds (default 10000)")
     s.add_argument("--runs", type=integer, default=100, help="independent runs (default 100)")
-    s.add_argument("--R", type=float, default=1.0, help="revenue per good unit (default 1)")
+    s.add_argument("--R", type=number, default=1.0, help="revenue per good unit (default 1)")
     s.add_argument("--seed", type=integer, default=0, help="seed of instances, outcomes, policy draws")
     s.add_argument("--out", required=True, help="output folder")
     s.add_argument("--progress", action="store_true", help="show a progress bar")
-    s.add_argument("--availability", type=float, default=None, metavar="P",
+    s.add_argument("--availability", type=number, default=None, metavar="P",
                    help="sleeping agents: each agent is available in a round with probability P (the "
                         "fixed-pool run on the same instances is simulated and plotted beside it)")
     s.add_argument("--lead-time", type=integer, default=0, metavar="L",
@@ -507,10 +507,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "'subsel bandit feedback', once per round.")
     i.add_argument("--agents", required=True, metavar="CSV",
                    help="CSV with columns name, cost[, capacity] (no quality: it is what is learnt)")
-    i.add_argument("--alpha", type=float, required=True, metavar="A",
+    i.add_argument("--alpha", type=number, required=True, metavar="A",
                    help="quality threshold alpha in [0, 1]: the average quality of the units bought "
                         "must stay at least alpha")
-    i.add_argument("--epsilon", type=float, required=True, metavar="EPS",
+    i.add_argument("--epsilon", type=number, required=True, metavar="EPS",
                    help="tolerance eps > 0: a round is correct when its true average quality is at "
                         "least alpha - eps; a smaller eps means a longer exploration tau")
     i.add_argument("--horizon", type=integer, required=True, metavar="T",
@@ -518,7 +518,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     i.add_argument("--policy", default="ss-ucb", help=f"one of: {names} (default ss-ucb)")
     i.add_argument("--oracle", default=None, metavar="SOLVER",
                    help="solver that picks each round's selection (default dpss; see 'subsel solvers')")
-    i.add_argument("--R", type=float, default=1.0,
+    i.add_argument("--R", type=number, default=1.0,
                    help="revenue R per good unit (default 1): a unit of agent i is worth R*q_i - c_i")
     i.add_argument("--seed", type=integer, default=None, help="seed of a randomised policy (cts)")
     i.add_argument("--state", required=True, help="state file to create (JSON)")

@@ -50,7 +50,7 @@ from ..models import (
     write_mps,
 )
 from ..solvers import DEFAULT_SOLVER_PREFERENCE, SolverError, Status, default_solver, get_solver, solver_info
-from . import CLIError, counted, integer
+from . import CLIError, counted, integer, number
 from .guards import check_memory, check_paths
 
 
@@ -250,9 +250,9 @@ def _add_problem_args(p: argparse.ArgumentParser, knapsack: bool = True, alpha: 
     p.add_argument("file", metavar="FILE", help="agents CSV (name,quality,cost,capacity) or '-' for stdin"
                    + ("; a knapsack file with --knapsack" if knapsack else ""))
     if alpha:
-        p.add_argument("--alpha", type=float, help="quality threshold in [0, 1] (required for agents CSV)")
-    p.add_argument("--R", type=float, default=1.0, help="revenue per good unit (default 1)")
-    p.add_argument("--budget", type=float, help="extension: total cost sum c x <= B")
+        p.add_argument("--alpha", type=number, help="quality threshold in [0, 1] (required for agents CSV)")
+    p.add_argument("--R", type=number, default=1.0, help="revenue per good unit (default 1)")
+    p.add_argument("--budget", type=number, help="extension: total cost sum c x <= B")
     p.add_argument("--demand", type=integer, help="extension: at least D units")
     p.add_argument("--must-take", metavar="NAMES", action="append",
                    help="extension: agents with x >= 1, as comma-separated names; quote a name "
@@ -442,7 +442,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "6.1). alpha is not stored in the CSV; --alpha is only checked "
                                    "and echoed in the hint of the next command.")
     p.add_argument("--n", type=integer, required=True, help="number of agents")
-    p.add_argument("--alpha", type=float, help="optional: the threshold you plan to solve with")
+    p.add_argument("--alpha", type=number, help="optional: the threshold you plan to solve with")
     p.add_argument("--seed", type=integer, default=None, help="random seed (default: fresh entropy)")
     p.add_argument("--capacity-max", type=integer, default=1,
                    help="capacities drawn uniformly from 1..K (default 1)")
@@ -454,7 +454,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_problem_args(p)
     p.add_argument("--solver", help="backend name (see 'subsel solvers'); default: the first available "
                    f"of {', '.join(DEFAULT_SOLVER_PREFERENCE)}")
-    p.add_argument("--time-limit", type=float, metavar="S",
+    p.add_argument("--time-limit", type=number, metavar="S",
                    help="time limit in seconds (gss, a one-pass heuristic, ignores it)")
     p.add_argument("--threads", type=integer,
                    help="threads for backends that use several, 1..64 (single-threaded ones ignore it)")

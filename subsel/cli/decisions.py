@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 from ..solvers import Solver, SolverError
-from . import CLIError, counted, integer
+from . import CLIError, counted, integer, number
 from .core import (
     _add_problem_args,
     _default_solver,
@@ -159,8 +159,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "--alpha-max (Deva et al., AAMAS 2021, Section 3), or find the exact "
                                    "thresholds where the optimal selection changes (--breakpoints).")
     _add_problem_args(p, knapsack=False, alpha=False)
-    p.add_argument("--alpha-min", type=float, required=True, metavar="A", help="smallest threshold, in [0, 1]")
-    p.add_argument("--alpha-max", type=float, required=True, metavar="B", help="largest threshold, in [0, 1]")
+    p.add_argument("--alpha-min", type=number, required=True, metavar="A", help="smallest threshold, in [0, 1]")
+    p.add_argument("--alpha-max", type=number, required=True, metavar="B", help="largest threshold, in [0, 1]")
     p.add_argument("--points", type=integer, metavar="K", help="thresholds on an even grid (default 21)")
     p.add_argument("--breakpoints", action="store_true",
                    help="instead of a grid, one row per optimal selection with the range of thresholds "

@@ -27,7 +27,7 @@ import pandas as pd
 
 from .._extras import require
 from .._files import CSVTable, InputError, atomic_write_text, read_csv, read_text
-from . import counted, integer
+from . import counted, integer, number
 from .guards import CreatedFiles, check_memory, check_paths
 
 #: ``--select`` rules: the keys of ``subsel.evolution.selection.SELECT_RULES`` (spelled out here so
@@ -51,7 +51,7 @@ def _labels(cells: list[str]) -> np.ndarray:
     """Label cells as integers when all are integers, else floats when all are numbers, else
     strings (what a classifier sees as the classes)."""
     try:
-        as_float = np.array(cells, dtype=float)
+        as_float = np.array(cells, dtype=number)
     except ValueError:
         return np.array(cells, dtype=object)
     if np.all(np.isfinite(as_float)) and np.all(as_float == np.round(as_float)) \
@@ -90,7 +90,7 @@ def _read_split(path: str, label: str, what: str) -> tuple[pd.DataFrame, np.ndar
     for j, c in enumerate(features):
         cells = list(by_column[c])
         try:
-            X[:, j] = np.array(cells, dtype=float)
+            X[:, j] = np.array(cells, dtype=number)
             continue
         except ValueError:
             pass

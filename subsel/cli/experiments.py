@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import CLIError, integer
+from . import CLIError, integer, number
 from .guards import CreatedFiles, check_memory, check_paths
 
 
@@ -352,7 +352,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--reference", metavar="NAME",
                    help="solver in the ratios' denominator (default: the first exact solver listed, else "
                         "'exact', added automatically)")
-    c.add_argument("--time-limit", type=float, metavar="SECONDS", help="per-solve time limit")
+    c.add_argument("--time-limit", type=number, metavar="SECONDS", help="per-solve time limit")
     c.add_argument("--format", choices=("csv", "parquet"), default="csv", help="table format")
     c.add_argument("--out", default="results/compare", metavar="DIR",
                    help="output folder (default results/compare)")

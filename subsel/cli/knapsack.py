@@ -25,7 +25,7 @@ import sys
 
 from ..models import KnapsackInstance, read_knapsack
 from ..solvers import solve_knapsack
-from . import CLIError, counted
+from . import CLIError, counted, number
 from .core import _emit, _pick_instance
 from .guards import check_paths
 
@@ -107,7 +107,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--instance", metavar="NAME|INDEX",
                    help="which instance of a multi-instance file, by name or by 0-based index (0 = the "
                         "first, the default)")
-    p.add_argument("--time-limit", type=float, metavar="S",
+    p.add_argument("--time-limit", type=number, metavar="S",
                    help="stop after S seconds with the best selection found (status time_limit)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object: instance, items, capacity, status, value, weight, bound, "

@@ -90,7 +90,7 @@ def unit_steps(problem: SubsetSelectionProblem, agent: int | str, solver: str | 
         A budget; an infeasible problem; a solver that is not exact or stops without a proven optimum;
         an agent index or name that does not exist.
     """
-    problem = check_problem(problem)
+    problem = check_problem(problem, "payments", planner=False)
     solver = as_solver(solver, need_exact=True, what="payments")
     _check_monotone_model(problem)
     i = _agent_index(problem, agent)
@@ -209,7 +209,7 @@ def payments(problem: SubsetSelectionProblem, solver: str | Solver = "exact") ->
     """
     import pandas as pd
 
-    problem = check_problem(problem)
+    problem = check_problem(problem, "payments", planner=False)
     solver = as_solver(solver, need_exact=True, what="payments")
     _check_monotone_model(problem)
     base = _optimal(solver, problem, "the problem")

@@ -118,7 +118,7 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver =
     """
     import pandas as pd
 
-    problem = check_problem(problem)
+    problem = check_problem(problem, "alternatives", planner=False)
     solver = as_solver(solver)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}")

@@ -96,7 +96,8 @@ def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
             continue
         if column == "fixed_cost":  # an empty cell: the default 0
             values = table.numbers(column, allow_empty=True)
-            planner[column] = np.where(np.isnan(values), default, values)
+            empty = np.array([not cell.strip() for cell in table.column(column)], dtype=bool)
+            planner[column] = np.where(empty, default, values)  # a written 'nan' stays NaN: refused
         else:  # integers read exactly (never through a float); an empty cell: the default 1
             planner[column] = [int(default) if not cell.strip() else _exact_integer(table, row, column, cell)
                                for row, cell in enumerate(table.column(column))]
