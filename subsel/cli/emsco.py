@@ -51,7 +51,7 @@ def _labels(cells: list[str]) -> np.ndarray:
     """Label cells as integers when all are integers, else floats when all are numbers, else
     strings (what a classifier sees as the classes)."""
     try:
-        as_float = np.array(cells, dtype=number)
+        as_float = np.array(cells, dtype=float)
     except ValueError:
         return np.array(cells, dtype=object)
     if np.all(np.isfinite(as_float)) and np.all(as_float == np.round(as_float)) \
@@ -90,7 +90,7 @@ def _read_split(path: str, label: str, what: str) -> tuple[pd.DataFrame, np.ndar
     for j, c in enumerate(features):
         cells = list(by_column[c])
         try:
-            X[:, j] = np.array(cells, dtype=number)
+            X[:, j] = np.array(cells, dtype=float)
             continue
         except ValueError:
             pass
