@@ -27,7 +27,7 @@ import pandas as pd
 
 from .._extras import require
 from .._files import CSVTable, InputError, atomic_write_text, read_csv, read_text
-from . import counted, integer, number
+from . import counted, integer
 from .guards import CreatedFiles, check_memory, check_paths
 
 #: ``--select`` rules: the keys of ``subsel.evolution.selection.SELECT_RULES`` (spelled out here so
