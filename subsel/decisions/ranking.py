@@ -103,7 +103,7 @@ def _by_cuts(problem: SubsetSelectionProblem, k: int, solver: Solver) -> list[tu
 
 
 def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver = "exact",
-                 method: str = "partition") -> "pd.DataFrame":
+                 method: str | None = None) -> "pd.DataFrame":
     """The ``k`` best distinct selections, in non-increasing utility.
 
     Lawler (Management Science 18(7), 1972) and Murty (Operations Research 16(3), 1968) ranking on
@@ -126,13 +126,15 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver =
     solver : str or Solver, default "exact"
         Name or instance; it must support ``must_take`` and ``must_not_take`` and the problem's
         extensions.  With a solver that does not prove optimality the status column says ``feasible``.
-    method : {"partition", "cuts"}, default "partition"
+    method : {"partition", "cuts"} or None, default None
         ``partition``: Lawler and Murty's partition of the search space, with any solver and any
         capacities.  ``cuts``: one solve per selection (or per tie) with every selection found
         before excluded by a no-good cut (Balas and Jeroslow, SIAM J. Appl. Math. 23(1), 1972); only
         for solvers with ``no_good_cuts`` (the MILP backends: cbc, highs, ortools-scip,
         ortools-cpsat) and unit capacities, since a no-good cut on general integers needs
-        auxiliary binaries per agent.  The selections and their order are the same.
+        auxiliary binaries per agent.  The selections and their order are the same.  ``None``:
+        ``cuts`` where it applies (about ``k`` solves instead of about ``2 k n``), else
+        ``partition`` (always with ``exact``, whose solves are cheap and know no cuts).
 
     Returns
     -------
@@ -170,6 +172,8 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver =
     solver = as_solver(solver)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}")
+    if method is None:
+        method = "cuts" if solver.no_good_cuts and int(problem.capacity.max()) <= 1 else "partition"
     if method not in ("partition", "cuts"):
         raise ValueError(f"method must be 'partition' or 'cuts'; got {method!r}")
     if method == "cuts":
