@@ -11,6 +11,11 @@ The best of all boxes not yet split is the next selection.  The boxes reach the 
 model's own fields (a bound ``x_i <= hi_i`` is a capacity or must-not-take, ``x_i >= lo_i`` is
 ``lo_i - 1`` must-take single units plus a must-take agent), so any solver that supports must lists
 works, with the problem's budget and demand kept.
+
+With a MILP backend and unit capacities the default is instead one solve per selection with every
+selection found before excluded by its canonical no-good cut (Balas and Jeroslow, "Canonical cuts
+on the unit hypercube", SIAM Journal on Applied Mathematics 23(1), 1972), through
+:meth:`subsel.solvers.Solver.solve_excluding`: about ``k`` solves instead of about ``2 k n``.
 """
 from __future__ import annotations
 
