@@ -114,3 +114,63 @@ def test_qualities_a_hair_from_alpha(problem, k):
     assert all(problem.evaluate(x).feasible for x in df.x)
     want = np.array([float(v) for v, _ in ranked[:len(df)]])
     assert np.allclose(df.objective.to_numpy(), want, rtol=1e-9, atol=0)
+
+
+# ---------------------------------------------------------------------------- the no-good-cut path
+@settings(max_examples=25)
+@given(dyadic_problems(n_max=5, cap_max=1, extensions=True), st.integers(1, 20))
+def test_cuts_match_brute_force_ranking_and_tie_rule(problem, k):
+    """method='cuts' (no-good cuts, unit capacities): the brute-force ranking in the tie order."""
+    ranked = feasible_selections(problem)
+    df = alternatives(problem, k, solver="highs", method="cuts")
+    assert list(df.columns) == COLUMNS and len(df) == min(k, len(ranked))
+    for row, (value, x) in zip(df.itertuples(), ranked):
+        assert row.x.tolist() == x.tolist()
+        assert row.objective == pytest.approx(float(value), abs=1e-12) and row.status == "optimal"
+
+
+@settings(max_examples=20)
+@given(must_list_problems(n_max=5, cap_max=1), st.integers(1, 20))
+def test_cuts_on_float_data_match_the_partition(problem, k):
+    """Random real data: the cut path lists the partition's utilities, distinct and feasible."""
+    ranked = feasible_selections(problem)
+    df = alternatives(problem, k, solver="highs", method="cuts")
+    assert len(df) == min(k, len(ranked))
+    want = np.array([float(v) for v, _ in ranked[:len(df)]])
+    assert np.allclose(df.objective.to_numpy(), want, rtol=1e-9, atol=1e-9)
+    assert len({tuple(x) for x in df.x}) == len(df)
+    assert all(problem.evaluate(x).feasible for x in df.x)
+
+
+@pytest.mark.parametrize("solver", ["cbc", "highs", "ortools-scip", "ortools-cpsat"])
+def test_cuts_on_every_milp_backend(solver):
+    p = SubsetSelectionProblem(quality=[0.5, 0.5, 0.75, 1.0, 0.25], cost=[0.25, 0.25, 0.5, 0.75, 0.0],
+                               alpha=0.625, budget=1.5)
+    ranked = feasible_selections(p)
+    df = alternatives(p, 12, solver=solver, method="cuts")
+    assert [x.tolist() for x in df.x] == [x.tolist() for _, x in ranked[:12]]
+
+
+def test_cuts_refused_where_they_do_not_apply():
+    p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.1, 0.1], alpha=0.7, capacity=[2, 1])
+    with pytest.raises(ValueError, match=r"method 'cuts' needs unit capacities; capacity\[0\] is 2"):
+        alternatives(p, 2, solver="highs", method="cuts")
+    with pytest.raises(ValueError, match="method 'cuts' needs a solver with no-good cuts.*'exact'"):
+        alternatives(p.with_changes(capacity=None), 2, method="cuts")
+    with pytest.raises(ValueError, match="method must be 'partition' or 'cuts'; got 'x'"):
+        alternatives(p, 2, method="x")
+
+
+def test_solve_excluding_checks_its_input():
+    from subsel import get_solver
+
+    p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.1, 0.1], alpha=0.7)
+    highs = get_solver("highs")
+    with pytest.raises(ValueError, match=r"excluded must have shape \(m, 2\); got \(3,\)"):
+        highs.solve_excluding(p, np.zeros(3, dtype=int))
+    with pytest.raises(ValueError, match=r"excluded\[0, 1\] must be 0 or 1; got 2"):
+        highs.solve_excluding(p, [[0, 2]])
+    with pytest.raises(ValueError, match="solver 'exact' has no no-good cuts"):
+        get_solver("exact").solve_excluding(p, [[1, 0]])
+    sol = highs.solve_excluding(p, [[1, 0], [0, 0]])
+    assert sol.status.value == "optimal" and sol.x.tolist() not in ([1, 0], [0, 0])
