@@ -155,8 +155,8 @@ class AgentPool:
         cap = np.ones(k, dtype=np.int64) if capacity is None else check_capacity(capacity, limit=MAX_EXACT_INT)
         if cap.shape != (k,):
             raise ValueError(f"capacity has {cap.size} entries but cost has {k} new agents")
-        new = check_names(k, names) if names is not None else self._free_names(k)
-        assert new is not None
+        checked = check_names(k, names)  # None only when names is None
+        new = checked if checked is not None else self._free_names(k)
         clash = [s for s in new if s in self.names]
         if clash:
             raise ValueError(f"agent {clash[0]!r} is already in the pool")

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..models import MAX_COST, OPTIMALITY_RTOL, SubsetSelectionProblem
-from ..solvers import Solution, Solver, Status
+from ..solvers import Solution, Solver, SolverError, Status
 from ._common import as_solver, check_problem
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -131,7 +131,9 @@ def _steps(problem: SubsetSelectionProblem, i: int, solver: Solver, base: Soluti
                              f"subsel handles ({MAX_COST:g}); rescale the money unit")
         cost[i] = z
         sol = _optimal(solver, problem.with_changes(cost=cost), f"agent {problem.names[i]!r} reporting {z!r}")
-        assert sol is not None  # the feasible set does not depend on the costs
+        if sol is None:  # the feasible set does not depend on the costs: the solver contradicts itself
+            raise SolverError(f"solver {solver.name!r} calls the problem infeasible with agent "
+                              f"{problem.names[i]!r} reporting {z!r}, but feasible at its reported cost")
         return sol
 
     # Lines of V(z) = v - s (z - z0), as (z0, v, s); left point at c_i, right the optimum without i.

@@ -105,9 +105,8 @@ def frontier(problem: SubsetSelectionProblem, alphas: Any, solver: str | Solver 
     last: Solution | None = None
     for j in np.argsort(a, kind="stable"):
         alpha = float(a[j])
-        if not _carries_over(last, solver, problem, alpha):
+        if last is None or not _carries_over(last, solver, problem, alpha):
             last = solver.solve(problem.with_changes(alpha=alpha))
-        assert last is not None
         rows[j] = dict(alpha=alpha, **summary(last))
     return pd.DataFrame(rows, columns=list(FRONTIER_COLUMNS))
 
