@@ -272,10 +272,14 @@ def _exact_rule_knapsack(problem: SubsetSelectionProblem, x0: np.ndarray, agents
         weights = np.array(w_small, dtype=float)[owner] * size
         res = solve_knapsack(values, weights, float(min(cap // g, MAX_EXACT_INT)), deadline, memory)
         take = res.take
-    elif total < 2 ** 62 and owner.size <= _EXACT_ENUMERATE:  # every subset, in exact int64 sums
+    elif owner.size <= _EXACT_ENUMERATE:  # every subset, in exact integer sums
         subsets = (np.arange(1 << owner.size)[:, None] >> np.arange(owner.size)) & 1
-        w64 = np.array(w_small, dtype=np.int64)[owner] * size
-        fits = subsets @ w64 <= min(cap // g, 2 ** 62)
+        if total < 2 ** 62:  # int64 sums
+            w64 = np.array(w_small, dtype=np.int64)[owner] * size
+            fits = subsets @ w64 <= min(cap // g, 2 ** 62)
+        else:  # Python integers (weights of very different magnitudes: 1 against 1e-176)
+            w_py = [w_small[o] * s for o, s in zip(owner.tolist(), size.tolist())]
+            fits = np.array([sum(w for w, t in zip(w_py, row) if t) <= cap // g for row in subsets.tolist()])
         worth = np.where(fits, subsets.astype(float) @ values, -np.inf)
         take = subsets[int(np.argmax(worth))] > 0
         value = float(values[take].sum())
