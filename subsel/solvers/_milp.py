@@ -40,7 +40,6 @@ itself.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import math
 import os
 import sys
@@ -200,16 +199,6 @@ def solver_form(problem: SubsetSelectionProblem, delta: float, boost: float = 1.
     return LinearForm(objective, base.lower, base.upper, tuple(rows), base.aux_of, base.aux_lot), obj_scale
 
 
-def no_good_rows(excluded: np.ndarray) -> tuple[LinearRow, ...]:
-    """The canonical cut of each 0-1 selection ``x*`` (a row of ``excluded``, shape (m, n)):
-    ``sum_i (1 - 2 x*_i) x_i >= 1 - sum_i x*_i``, i.e. ``x`` differs from ``x*`` in some agent
-    (Balas and Jeroslow, SIAM J. Appl. Math. 23(1), 1972).  Integer data: no scaling or tolerance."""
-    n = excluded.shape[1]
-    index = np.arange(n)
-    return tuple(LinearRow(f"no_good_{j}", (1 - 2 * x).astype(float), float(1 - int(x.sum())), np.inf, index)
-                 for j, x in enumerate(excluded))
-
-
 def integral(x: np.ndarray, form: LinearForm, solver: str) -> np.ndarray:
     """A solver's values as int64, refusing values off an integer or outside the bounds.
 
@@ -348,7 +337,6 @@ class MILPSolver(Solver):
     """
 
     exact: ClassVar[bool] = True
-    no_good_cuts: ClassVar[bool] = True
     supports: ClassVar[frozenset[str]] = frozenset({"budget", "demand", "must_take", "must_not_take",
                                                     *PLANNER_EXTENSIONS})
 
@@ -404,27 +392,10 @@ class MILPSolver(Solver):
         raw = self._pipeline(problem, clock)
         return raw._replace(backend_time_s=clock.seconds)
 
-    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> RawResult:
-        clock = BackendClock()
-        raw = self._pipeline(problem, clock, excluded)
-        return raw._replace(backend_time_s=clock.seconds)
-
-    def _pipeline(self, problem: SubsetSelectionProblem, clock: BackendClock,
-                  excluded: np.ndarray | None = None) -> RawResult:
-        """Solve ``problem`` (without the 0-1 selections of ``excluded``, by no-good cuts)."""
+    def _pipeline(self, problem: SubsetSelectionProblem, clock: BackendClock) -> RawResult:
         start = time.perf_counter()
-        cuts = () if excluded is None else no_good_rows(excluded)
-
-        def allowed(x: np.ndarray) -> bool:
-            return excluded is None or not bool((excluded == x).all(axis=1).any())
-
-        def with_cuts(form: LinearForm) -> LinearForm:
-            return dataclasses.replace(form, rows=form.rows + cuts) if cuts else form
-
         deadline = None if self.time_limit_s is None else start + self.time_limit_s
         best: np.ndarray | None = self._warm_start(problem)
-        if best is not None and not allowed(best):
-            best = None
         best_util = -math.inf if best is None else problem.evaluate(best).utility
         bound: float | None = None
         claimed = False  # the MILP claims the relaxation optimal
@@ -434,11 +405,10 @@ class MILPSolver(Solver):
         def offer(x: np.ndarray) -> None:
             nonlocal best, best_util
             ev = problem.evaluate(x)
-            if ev.feasible and ev.utility > best_util and allowed(x):
+            if ev.feasible and ev.utility > best_util:
                 best, best_util = x, ev.utility
 
         relaxed, obj_scale = solver_form(problem, -RELAX)
-        relaxed = with_cuts(relaxed)
         n = problem.n  # the form's first n variables are the units; the planner's follow
         raw = clock.call(self._run, relaxed, self._left(deadline), None if best is None else relaxed.full(best))
         if raw.status is Status.INFEASIBLE:
@@ -472,7 +442,6 @@ class MILPSolver(Solver):
             if claimed and not rel_feasible:
                 # The relaxation's optimum breaks the exact rule: solve the tightened model.
                 tight, _ = solver_form(problem, RELAX)
-                tight = with_cuts(tight)
                 left = self._left(deadline)
                 if left is None or left > 0:
                     raw2 = clock.call(self._run, tight, left, None if best is None else tight.full(best))
@@ -488,7 +457,6 @@ class MILPSolver(Solver):
                         # decides; its infeasibility is the problem's (a tolerance only widens
                         # what a solver accepts).
                         exact_form, _ = solver_form(problem, 0.0, boost=2.0 ** 20)
-                        exact_form = with_cuts(exact_form)
                         raw3 = clock.call(self._run, exact_form, left, None)
                         if raw3.status is Status.INFEASIBLE:
                             return RawResult(None, Status.INFEASIBLE)
@@ -508,8 +476,7 @@ class MILPSolver(Solver):
                 else:
                     timed_out = True
 
-        # ``exact`` knows no cuts: with cuts the relaxation's claim is the proof.
-        certificate = None if cuts else self._certify_with_exact(problem, self._left(deadline))
+        certificate = self._certify_with_exact(problem, self._left(deadline))
         proven = False
         if certificate is not None:
             _, value, bound = certificate

@@ -400,8 +400,6 @@ class Solver:
         True when an ``optimal`` answer is proven optimal (gap 0).
     supports : frozenset of str
         Extensions handled (subset of ``subsel.models.EXTENSIONS``).
-    no_good_cuts : bool
-        True when :meth:`solve_excluding` works (the MILP backends).
     complexity : str
         Human-readable worst-case cost, for the solver table.
 
@@ -414,7 +412,6 @@ class Solver:
     name: ClassVar[str] = "solver"
     exact: ClassVar[bool] = False
     supports: ClassVar[frozenset[str]] = frozenset()
-    no_good_cuts: ClassVar[bool] = False
     complexity: ClassVar[str] = ""
 
     def __init__(self, time_limit_s: float | None = None, threads: int | None = None,
@@ -468,66 +465,6 @@ class Solver:
         if sol.status is Status.INFEASIBLE:  # explained when first asked (Solution.explanation)
             sol.__dict__["_explain"] = (self, problem)
         return sol
-
-    def solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> Solution:
-        """The best selection of ``problem`` other than the rows of ``excluded`` (no-good cuts).
-
-        Each excluded 0-1 selection ``x*`` adds the canonical cut of Balas and Jeroslow ("Canonical
-        cuts on the unit hypercube", SIAM J. Appl. Math. 23(1), 1972)
-        ``sum_{i: x*_i = 1} (1 - x_i) + sum_{i: x*_i = 0} x_i >= 1``, which removes ``x*`` and
-        nothing else.  Only for unit capacities: on general integers a no-good cut needs auxiliary
-        binaries per agent, and the partition of :func:`subsel.decisions.alternatives` serves there.
-
-        Parameters
-        ----------
-        problem : SubsetSelectionProblem
-            Every capacity 1 (``x`` is a 0-1 vector).
-        excluded : array-like of int, shape (m, n)
-            0-1 selections to exclude (``m`` may be 0).
-
-        Returns
-        -------
-        Solution
-            Checked as by :meth:`solve` (the model's rule), and never one of the excluded rows.
-
-        Raises
-        ------
-        TypeError
-            ``problem`` is not a :class:`SubsetSelectionProblem`.
-        ValueError
-            The solver has no no-good cuts (``no_good_cuts`` false), a capacity above 1, or
-            ``excluded`` not of shape (m, n) with values 0 and 1 (naming the row and agent).
-        UnsupportedExtensionError, SolverError
-            As :meth:`solve`.
-        """
-        if not isinstance(problem, SubsetSelectionProblem):
-            raise TypeError(f"problem must be a SubsetSelectionProblem; got {type(problem).__name__}")
-        if not self.no_good_cuts:
-            raise ValueError(f"solver {self.name!r} has no no-good cuts (see Solver.no_good_cuts)")
-        n = problem.n
-        if int(problem.capacity.max()) > 1:
-            i = int(np.argmax(problem.capacity))
-            raise ValueError(f"no-good cuts need unit capacities; capacity[{i}] is {int(problem.capacity[i])}")
-        ex = np.asarray(excluded)
-        if ex.ndim != 2 or ex.shape[1] != n:
-            raise ValueError(f"excluded must have shape (m, {n}); got {ex.shape}")
-        bad = np.argwhere((ex != 0) & (ex != 1))
-        if bad.size:
-            j, i = (int(v) for v in bad[0])
-            raise ValueError(f"excluded[{j}, {i}] must be 0 or 1; got {ex[j, i].item()!r}")
-        ex = ex.astype(np.int64)
-        self.check_supported(problem)
-        start = time.perf_counter()
-        if _demand_exceeds_supply(problem):
-            return self._finish(problem, RawResult(None, Status.INFEASIBLE, None, 0.0), start)
-        sol = self._finish(problem, self._solve_excluding(problem, ex), start)
-        if sol.is_feasible and ex.size and bool((ex == np.asarray(sol.x)).all(axis=1).any()):
-            raise SolverError(f"{self.name}: returned an excluded selection")
-        return sol
-
-    def _solve_excluding(self, problem: SubsetSelectionProblem,
-                         excluded: np.ndarray) -> RawResult:  # pragma: no cover - no_good_cuts is False
-        raise NotImplementedError(f"{type(self).__name__} must implement _solve_excluding")
 
     def _explain(self, problem: SubsetSelectionProblem) -> tuple[str, Conflict]:
         """Why ``problem`` is infeasible, decided with this solver's checked answers on its parts."""

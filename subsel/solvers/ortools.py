@@ -7,7 +7,6 @@ exact (scaling by 1e6 instead left CP-SAT up to 5e-7 short of the optimum).
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 from fractions import Fraction
@@ -18,12 +17,11 @@ from ..models import (
     FEASIBILITY_TOL,
     PLANNER_EXTENSIONS,
     LinearForm,
-    LinearRow,
     SubsetSelectionProblem,
     linear_form,
     weighted_sum,
 )
-from ._milp import BackendClock, MILPSolver, captured_output, no_good_rows, report_printed, within_tolerance
+from ._milp import BackendClock, MILPSolver, captured_output, report_printed, within_tolerance
 from .base import RawResult, Solver, SolverError, Status
 
 #: SCIP's ``numerics/epsilon`` (values at most this are zero to SCIP; its default is 1e-9).
@@ -220,7 +218,6 @@ class ORToolsCPSAT(Solver):
 
     name = "ortools-cpsat"
     exact = False
-    no_good_cuts = True
     supports = frozenset({"budget", "demand", "must_take", "must_not_take", *PLANNER_EXTENSIONS})
     complexity = "CP-SAT search (exp. worst case)"
 
@@ -240,19 +237,11 @@ class ORToolsCPSAT(Solver):
         raw = self._certified(problem, clock)
         return raw._replace(backend_time_s=clock.seconds)
 
-    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> RawResult:
-        clock = BackendClock()
-        raw = self._certified(problem, clock, no_good_rows(excluded))
-        return raw._replace(backend_time_s=clock.seconds)
-
-    def _certified(self, problem: SubsetSelectionProblem, clock: BackendClock,
-                   cuts: tuple[LinearRow, ...] = ()) -> RawResult:
+    def _certified(self, problem: SubsetSelectionProblem, clock: BackendClock) -> RawResult:
         start = time.perf_counter()
-        raw = self._solve_scaled(problem, clock, cuts)
+        raw = self._solve_scaled(problem, clock)
         if raw.status is not Status.OPTIMAL or raw.x is None:
             return raw
-        if cuts:  # ``exact`` knows no cuts: only an integer model that is the problem itself proves
-            return raw if _margins_exact(problem) else RawResult(raw.x, Status.FEASIBLE, raw.bound)
         # Certify the claim: by the exact solver where the problem is in its scope; otherwise the
         # exactly scaled model is the problem itself only when every margin q_i - alpha is a
         # float64 (the model's coefficients are the rounded margins).
@@ -265,11 +254,8 @@ class ORToolsCPSAT(Solver):
             return RawResult(raw.x, Status.FEASIBLE, raw.bound)
         return raw
 
-    def _solve_scaled(self, problem: SubsetSelectionProblem, clock: BackendClock,
-                      cuts: tuple[LinearRow, ...] = ()) -> RawResult:
+    def _solve_scaled(self, problem: SubsetSelectionProblem, clock: BackendClock) -> RawResult:
         form = linear_form(problem)
-        if cuts:
-            form = dataclasses.replace(form, rows=form.rows + cuts)
         raw, exact = self._units(problem, *clock.call(self._run, form, relaxed=False))
         if raw.status is Status.INFEASIBLE and not exact:
             # Rounding the quality row down may cut off every feasible selection; a relaxation
