@@ -11,10 +11,12 @@ average quality of what is picked must stay above a threshold.  Subpackages:
 """
 from ._extras import lazy_attribute
 from .models import SubsetSelectionProblem
-from .solvers import KnapsackSolution, Solution, Solver, Status, available_solvers, get_solver, solve_knapsack
+from .solvers import Solution, Solver, Status, available_solvers, get_solver
 
-#: Names loaded from :mod:`subsel.decisions` when first used (``import subsel`` does not load it).
-_LAZY = {"frontier": "decisions", "alternatives": "decisions", "payments": "decisions"}
+#: Names loaded when first used: :mod:`subsel.decisions` (``import subsel`` does not load it), and the
+#: knapsack API through the solvers' face (it loads its module then).
+_LAZY = {"frontier": "decisions", "alternatives": "decisions", "payments": "decisions",
+         "KnapsackSolution": "solvers", "solve_knapsack": "solvers"}
 
 __version__ = "0.1.0"
 

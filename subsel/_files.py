@@ -38,8 +38,6 @@ import io
 import math
 import os
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
@@ -656,6 +654,8 @@ def atomic_write_with(path: str | os.PathLike[str], writer: Callable[[str], obje
         if parent.exists():
             raise NotADirectoryError(errno.ENOTDIR, f"cannot write: {parent} is not a folder", raw)
         raise FileNotFoundError(errno.ENOENT, f"cannot write: folder {parent} does not exist", raw)
+    import tempfile  # here, not at load: only a write needs it (start-up of a command that reads)
+
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix or ".tmp",
                                    dir=parent)
@@ -703,6 +703,9 @@ def _fsync(path: str | os.PathLike[str], folder: bool = False) -> None:
 
 def _write_through(path: Path, writer: Callable[[str], object]) -> None:
     """Write to a special file (device, named pipe) in place: render to a temporary file, copy."""
+    import shutil
+    import tempfile
+
     with tempfile.TemporaryDirectory() as folder:
         tmp = os.path.join(folder, "out" + (path.suffix or ".tmp"))
         writer(tmp)

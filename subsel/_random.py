@@ -5,14 +5,15 @@ subsel never touches numpy's global random state: every random function takes a 
 """
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
-__all__ = ["SeedLike", "as_generator", "check_seed"]
+__all__ = ["as_generator", "check_seed"]
 
-#: What a public ``seed`` argument may be.
-SeedLike = Union[int, np.integer, np.random.Generator, np.random.SeedSequence, None]
+if TYPE_CHECKING:  # for annotations only: at load it would import numpy.random, a fifth of numpy's import
+    #: What a public ``seed`` argument may be.
+    SeedLike = Union[int, np.integer, np.random.Generator, np.random.SeedSequence, None]
 
 
 def check_seed(seed: Any, name: str = "seed", random_state: bool = False) -> None:

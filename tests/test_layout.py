@@ -55,7 +55,8 @@ def test_other_layers_import_a_package_through_its_face():
     assert reaching == []
 
 
-@pytest.mark.parametrize("package", ["subsel", "subsel.decisions", "subsel.evolution", "subsel.experiments"])
+@pytest.mark.parametrize("package", ["subsel", "subsel.models", "subsel.solvers", "subsel.decisions",
+                                     "subsel.evolution", "subsel.experiments"])
 def test_lazy_names_of_a_face_load_and_keep_their_value(package):
     """Every name a face loads on first use exists; importing a module whose name is one of its
     functions (``subsel.experiments.compare``) does not shadow the function."""
@@ -75,6 +76,22 @@ def test_import_loads_neither_pandas_nor_a_backend(module):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=PACKAGE.parent)
     assert out.stdout.strip() == ""
+
+
+def test_a_solve_on_the_command_line_loads_only_what_it_uses(tmp_path):
+    """``subsel solve`` on an agents CSV loads neither the batch, the LP/MPS formulations, the
+    knapsack files, the knapsack API, the explanation of infeasibility nor ``numpy.random`` (start-up)."""
+    agents = tmp_path / "two.csv"
+    agents.write_text("name,quality,cost\na,0.9,0.5\nb,0.4,0.2\n")
+    unused = ["subsel.models.batch", "subsel.models.formulations", "subsel.models.knapsack",
+              "subsel.models.instances", "subsel.solvers.knapsack", "subsel.solvers.explain", "numpy.random",
+              "tempfile", "pandas"]
+    code = ("import sys; from subsel.cli import main; "
+            f"code = main(['solve', {str(agents)!r}, '--alpha', '0.5']); "
+            f"print(code, [m for m in {unused!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=PACKAGE.parent)
+    assert out.stdout.strip().splitlines()[-1] == "0 []"
 
 
 @pytest.mark.parametrize("module", ["_files.py", "models/rules.py"])

@@ -28,6 +28,7 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,23 +36,19 @@ from ..models import (
     MAX_EXACT_INT,
     PLANNER_EXTENSIONS,
     InputError,
-    KnapsackInstance,
     SubsetSelectionProblem,
     atomic_write_text,
     exact_total,
-    linear_form,
-    lp_text,
-    mps_text,
     problem_to_csv_text,
     read_group_limits,
-    read_knapsack,
     selection_csv_text,
-    write_lp,
-    write_mps,
 )
 from ..solvers import DEFAULT_SOLVER_PREFERENCE, SolverError, Status, default_solver, get_solver, solver_info
 from . import CLIError, counted, integer, number
 from .guards import check_memory, check_paths
+
+if TYPE_CHECKING:  # the knapsack files and the LP/MPS writers are loaded by the commands that use them
+    from ..models import KnapsackInstance
 
 
 def _default_solver(problem: SubsetSelectionProblem) -> str:
@@ -204,6 +201,8 @@ def _read_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
     if args.knapsack:
         if args.alpha is not None:
             raise CLIError("--alpha does not apply with --knapsack: the conversion sets alpha")
+        from ..models import read_knapsack
+
         instances = read_knapsack(sys.stdin if args.file == "-" else args.file, args.optimum)
         inst = _pick_instance(instances, args.instance, args.file)
         try:
@@ -421,6 +420,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
         if args.format is not None and suffix != "." + args.format:
             raise CLIError(f"--format {args.format} contradicts the extension of {args.output}")
     check_paths(_problem_inputs(args), [("--output", args.output)])
+    from ..models import linear_form, lp_text, mps_text, write_lp, write_mps
+
     problem, _, label = _load_problem(args)
     if args.output == "-":  # the text the writers render, straight to stdout
         sys.stdout.write(lp_text(problem) if suffix == ".lp" else mps_text(problem))

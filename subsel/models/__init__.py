@@ -6,24 +6,12 @@ private helpers at the package root that sit below it (file handling, argument c
 File handling (:class:`InputError`, :func:`read_csv`, the atomic writers) is re-exported here for
 the callers that read agents files.
 """
+from typing import TYPE_CHECKING
+
+from .._extras import lazy_attribute
 from .._files import CSVTable, InputError, atomic_write_text, atomic_write_with, read_csv
 from .agents import problem_from_table, problem_to_csv_text, read_agents, read_group_limits, selection_csv_text
-from .batch import BatchEvaluation, BatchPartition, ProblemBatch
 from .checks import EXTENSIONS, check_names, default_names
-from .formulations import (
-    LinearForm,
-    LinearRow,
-    linear_form,
-    lp_text,
-    mps_text,
-    to_ortools,
-    to_pulp,
-    variable_names,
-    write_lp,
-    write_mps,
-)
-from .instances import KNAPSACK_CLASSES, knapsack_instance
-from .knapsack import KnapsackInstance, read_knapsack, read_optimum
 from .planner import GROUP_LIMIT_KEYS, PLANNER_EXTENSIONS
 from .problem import Evaluation, SubsetSelectionProblem
 from .rules import (
@@ -41,6 +29,34 @@ from .rules import (
     rowdot,
     weighted_sum,
 )
+
+#: Names loaded from their module when first used: a one-problem solve needs neither the batch of
+#: problems, nor the LP/MPS formulations, nor the knapsack files and instance classes (start-up).
+_LAZY = {
+    "BatchEvaluation": "batch", "BatchPartition": "batch", "ProblemBatch": "batch",
+    "LinearForm": "formulations", "LinearRow": "formulations", "linear_form": "formulations",
+    "lp_text": "formulations", "mps_text": "formulations", "to_ortools": "formulations", "to_pulp": "formulations",
+    "variable_names": "formulations", "write_lp": "formulations", "write_mps": "formulations",
+    "KNAPSACK_CLASSES": "instances", "knapsack_instance": "instances",
+    "KnapsackInstance": "knapsack", "read_knapsack": "knapsack", "read_optimum": "knapsack",
+}
+
+if TYPE_CHECKING:  # the type checkers' and the API reference's view of the names above
+    from .batch import BatchEvaluation, BatchPartition, ProblemBatch
+    from .formulations import (
+        LinearForm,
+        LinearRow,
+        linear_form,
+        lp_text,
+        mps_text,
+        to_ortools,
+        to_pulp,
+        variable_names,
+        write_lp,
+        write_mps,
+    )
+    from .instances import KNAPSACK_CLASSES, knapsack_instance
+    from .knapsack import KnapsackInstance, read_knapsack, read_optimum
 
 __all__ = [
     "EXTENSIONS",
@@ -69,3 +85,8 @@ __all__ = [
     "InputError", "CSVTable", "read_csv", "read_agents", "read_group_limits", "atomic_write_text", "atomic_write_with",
     "problem_from_table", "problem_to_csv_text", "selection_csv_text", "lp_text", "mps_text",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Load the names of ``_LAZY`` on first use (PEP 562)."""
+    return lazy_attribute(__name__, _LAZY, globals(), name)

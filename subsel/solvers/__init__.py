@@ -4,9 +4,10 @@
 Use :func:`get_solver` to create a backend by name and :func:`available_solvers` to list what works
 on this machine.  Every backend returns a :class:`Solution` checked by ``problem.evaluate``.
 """
+from typing import TYPE_CHECKING
+
+from .._extras import lazy_attribute
 from .base import RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
-from .explain import Conflict, explain_infeasible
-from .knapsack import MAX_KNAPSACK_TOTAL, KnapsackSolution, solve_knapsack
 from .registry import (
     DEFAULT_SOLVER_PREFERENCE,
     ENTRY_POINT_GROUP,
@@ -18,6 +19,17 @@ from .registry import (
     register_solver,
     solver_info,
 )
+
+#: Names loaded from their module when first used: a solve needs neither the knapsack API nor the
+#: explanation of an infeasible answer until asked (start-up of ``subsel solve``).
+_LAZY = {
+    "Conflict": "explain", "explain_infeasible": "explain",
+    "MAX_KNAPSACK_TOTAL": "knapsack", "KnapsackSolution": "knapsack", "solve_knapsack": "knapsack",
+}
+
+if TYPE_CHECKING:  # the type checkers' and the API reference's view of the names above
+    from .explain import Conflict, explain_infeasible
+    from .knapsack import MAX_KNAPSACK_TOTAL, KnapsackSolution, solve_knapsack
 
 __all__ = [
     "Conflict",
@@ -41,3 +53,8 @@ __all__ = [
     "solver_info",
     "solve_knapsack",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Load the names of ``_LAZY`` on first use (PEP 562)."""
+    return lazy_attribute(__name__, _LAZY, globals(), name)

@@ -22,13 +22,16 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, overload
 
 import numpy as np
 
 from .._validation import check_scalar
-from ..models import BatchEvaluation, ProblemBatch, SubsetSelectionProblem, exact_total, weighted_sum
-from .explain import Conflict, explain_infeasible
+from ..models import SubsetSelectionProblem, exact_total, weighted_sum
+
+if TYPE_CHECKING:  # loaded where used: a one-problem solve needs neither (start-up of ``subsel solve``)
+    from ..models import BatchEvaluation, ProblemBatch
+    from .explain import Conflict
 
 #: Most threads a backend may be given (SCIP's own limit; HiGHS aborts on far larger pools).
 MAX_THREADS = 64
@@ -468,6 +471,8 @@ class Solver:
 
     def _explain(self, problem: SubsetSelectionProblem) -> tuple[str, Conflict]:
         """Why ``problem`` is infeasible, decided with this solver's checked answers on its parts."""
+        from .explain import explain_infeasible
+
         def feasible(p: SubsetSelectionProblem) -> bool:
             try:
                 return self._solve_checked(p).status is not Status.INFEASIBLE
@@ -530,6 +535,8 @@ class Solver:
         SolverError
             The backend failed, or an answer does not pass ``batch.evaluate`` (naming the row).
         """
+        from ..models import ProblemBatch
+
         if not isinstance(batch, ProblemBatch):
             raise TypeError(f"batch must be a ProblemBatch; got {type(batch).__name__}")
         self.check_supported(batch)
