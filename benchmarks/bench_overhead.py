@@ -28,7 +28,8 @@ are asserted equal, so the comparison is between equal work):
    OR-Tools' B&B takes seconds to minutes on some correlated instances from n = 50: an instance it
    does not solve within ``--or-limit`` seconds is listed as skipped.  ``exact`` runs with
    ``jit=True`` (its compiled kernel, ``pip install "subsel[fast]"``); the numpy path (``jit=False``,
-   the default) is reported in the solver-work framing too.
+   the default) is reported in the solver-work framing too.  With ``--skip jit`` no compiled kernel
+   is used: ``exact`` runs its numpy path in both framings.
 4. The compiled kernel's first call in a fresh process: compiling it (empty numba cache) and
    loading it from the disk cache, next to the time of importing numba.
 
@@ -208,8 +209,9 @@ def bench_loop(runs: int, repeat: int, seed: int) -> None:
           f"(ratio {t_batch / t_plain:.3f}x)")
 
 
-def bench_exact(repeat: int, seed: int, sizes: list[int], or_limit_s: float) -> None:
-    """``exact`` against OR-Tools' knapsack B&B in two framings (module docstring, part 3)."""
+def bench_exact(repeat: int, seed: int, sizes: list[int], or_limit_s: float, jit: bool = True) -> None:
+    """``exact`` against OR-Tools' knapsack B&B in two framings (module docstring, part 3); with
+    ``jit=False`` the numpy path stands for ``exact`` (no compiled kernel)."""
     try:
         from ortools.algorithms.python import knapsack_solver
     except ImportError:  # pragma: no cover - OR-Tools is a core dependency
@@ -217,9 +219,9 @@ def bench_exact(repeat: int, seed: int, sizes: list[int], or_limit_s: float) -> 
         return
     kind_bb = knapsack_solver.SolverType.KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER
     # The compiled kernel (jit=True, opt-in).  The numpy path (jit=False, the default) is timed too,
-    # in the solver-work framing.
-    exact = get_solver("exact", jit=True)
+    # in the solver-work framing; without the kernel (--skip jit) it is the one timed.
     exact_numpy = get_solver("exact", jit=False)
+    exact = get_solver("exact", jit=True) if jit else exact_numpy
     numpy_work: dict[int, list[float]] = {n: [] for n in sizes}
     work: dict[int, list[float]] = {n: [] for n in sizes}
     e2e: dict[int, list[float]] = {n: [] for n in sizes}
@@ -259,7 +261,7 @@ def bench_exact(repeat: int, seed: int, sizes: list[int], or_limit_s: float) -> 
             reps = repeat if t_first < 0.05 else 1
             t_or = best_of(or_work, reps)
             t_ex = best_of(lambda: exact.solve(p), reps)
-            t_np = best_of(lambda: exact_numpy.solve(p), reps)
+            t_np = best_of(lambda: exact_numpy.solve(p), reps) if jit else t_ex
             numpy_work[n].append(t_np / t_or)
             t_or2 = best_of(or_e2e, reps)
             t_ex2 = best_of(ex_e2e, reps)
@@ -268,16 +270,18 @@ def bench_exact(repeat: int, seed: int, sizes: list[int], or_limit_s: float) -> 
             rows.append(f"   {kind:<28} n={n:<4} solver work: exact {t_ex * 1e6:7.0f} us, OR-Tools "
                         f"{t_or * 1e6:7.0f} us, ratio {t_ex / t_or:6.2f}x | end to end: exact "
                         f"{t_ex2 * 1e6:7.0f} us, OR-Tools {t_or2 * 1e6:7.0f} us, ratio {t_ex2 / t_or2:6.2f}x")
-    print("3. exact (jit=True) vs OR-Tools' knapsack branch and bound (R = 1000, the six classes), two framings:\n"
+    kernel = "jit=True" if jit else "jit=False, its numpy path: --skip jit"
+    print(f"3. exact ({kernel}) vs OR-Tools' knapsack branch and bound (R = 1000, the six classes), two framings:\n"
           "   solver work = exact.solve(problem built beforehand) vs KnapsackSolver.init + solve on Python\n"
           "   lists built beforehand; end to end = from_knapsack(arrays) + solve + reading x vs constructing\n"
           "   the KnapsackSolver, converting the arrays to lists, init + solve + best_solution_contains.")
     for n in sizes:
         if work[n]:
+            numpy_path = (f"; numpy path jit=False, solver work: median {float(np.median(numpy_work[n])):6.2f}x"
+                          if jit else "")
             print(f"   n={n:<4} solver work: median ratio {float(np.median(work[n])):6.2f}x, worst "
                   f"{max(work[n]):6.2f}x | end to end: median ratio {float(np.median(e2e[n])):6.2f}x, worst "
-                  f"{max(e2e[n]):6.2f}x  ({len(work[n])} classes; numpy path jit=False, solver work: median "
-                  f"{float(np.median(numpy_work[n])):6.2f}x)")
+                  f"{max(e2e[n]):6.2f}x  ({len(work[n])} classes{numpy_path})")
     print("\n".join(rows))
     for s in skipped:
         print(f"   skipped: {s}")
@@ -333,7 +337,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds OR-Tools' B&B may take per instance (it takes seconds to minutes on some "
                          "correlated instances from n = 50); instances it does not solve within it are skipped")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--skip", default="", help="comma-separated parts to skip (gss, loop, exact, jit)")
+    ap.add_argument("--skip", default="", help="comma-separated parts to skip (gss, loop, exact, jit); jit also "
+                    "runs part 3 without the compiled kernel")
     args = ap.parse_args(argv)
     skip = set(filter(None, args.skip.split(",")))
     if "gss" not in skip:
@@ -341,7 +346,8 @@ def main(argv: list[str] | None = None) -> int:
     if "loop" not in skip:
         bench_loop(args.runs, args.repeat, args.seed)
     if "exact" not in skip:
-        bench_exact(args.repeat, args.seed, [int(v) for v in args.sizes.split(",")], args.or_limit)
+        bench_exact(args.repeat, args.seed, [int(v) for v in args.sizes.split(",")], args.or_limit,
+                    jit="jit" not in skip)
     if "jit" not in skip:
         bench_jit_start(args.repeat)
     print(f"load average during the run: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")

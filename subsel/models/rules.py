@@ -10,7 +10,9 @@ this module holds what deciding it needs, once for the whole package:
   (:data:`R_RANGE`, :data:`MAX_COST`);
 - the partition of the agents into the classes S1..S4 of Section 5.1 (:func:`partition_masks`);
 - the float sums of the problem and of a batch, rounded alike (:func:`weighted_sum`,
-  :func:`rowdot`), and the exact decision of a linear row (:func:`linear_at_least`).
+  :func:`rowdot`), the bound on their rounding (:func:`rounding_error`, used by
+  :func:`rounding_error_bound` and :func:`rounded_up`), and the exact decision of a linear row
+  (:func:`linear_at_least`).
 
 It imports nothing of subsel.
 """
@@ -32,7 +34,9 @@ __all__ = [
     "partition_masks",
     "Partition",
     "linear_at_least",
+    "rounding_error",
     "rounding_error_bound",
+    "rounded_up",
     "exact_total",
     "dyadic",
 ]
@@ -52,6 +56,9 @@ OPTIMALITY_RTOL = 1e-9
 #: exactly a float64, so unit counts, their sums of at most ``2**53`` and integer knapsack data stay
 #: exact.  Larger values are refused (a silent wrap or rounding would change the problem).
 MAX_EXACT_INT = 2 ** 53
+
+#: The unit roundoff's double, ``2^-52``: the spacing of float64 numbers in [1, 2).
+_EPS = 2.0 ** -52
 
 
 #: Accepted range of ``R`` (revenue per good unit) and upper limit of every cost: wide enough for
@@ -191,15 +198,41 @@ def dyadic(v: float) -> int:
 _dyadic = dyadic
 
 
+def rounding_error(n: Any, magnitude: Any) -> Any:
+    """The most a float sum of ``n`` rounded terms can differ from the exact sum of the exact terms.
+
+    A float sum of ``n`` terms whose absolute values add up to ``A`` is within ``(n + 4) 2^-52 A`` of
+    the exact sum of the exact terms (the bound ``gamma_n`` of recursive and pairwise summation, plus
+    the rounding of each term; Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed.,
+    Sections 3.1 and 4.2); the factor 1.01 covers the rounding of this product itself.  The one
+    formula behind :func:`rounding_error_bound` (deciding a row) and :func:`rounded_up` (making a
+    float upper bound a true one).
+
+    Parameters
+    ----------
+    n : int or ndarray of int
+        Number of terms.
+    magnitude : float or ndarray of shape (m,)
+        ``sum_i |term_i|`` (or an upper bound of it, >= 0), per row for a batch.
+
+    Returns
+    -------
+    float or ndarray of shape (m,)
+        ``(n + 4) 2^-52 magnitude 1.01``.
+    """
+    return (n + 4) * _EPS * magnitude * 1.01
+
+
 def rounding_error_bound(n: int, magnitude: Any, rhs: Any = 0.0) -> Any:
     """A proven bound on the rounding error of a float sum ``sum_i x_i (coef_i - shift)`` against ``rhs``.
 
     Covers the rounding of ``coef_i - shift`` (one ulp), of each product and of any summation order
-    (``n`` ulps), of the right side (one ulp), plus an absolute floor for subnormal underflow:
-    ``(n + 4) 2^-52 1.01 magnitude + 2^-51 |rhs| + 1e-300`` (Higham, *Accuracy and Stability of
-    Numerical Algorithms*, 2nd ed., Section 3.1, the bound ``gamma_n`` of a dot product).  The
-    float sum decides the rule when it lies farther than this from the right side; the one problem
-    (:func:`linear_at_least`) and the batch (:meth:`subsel.models.ProblemBatch.evaluate`) use it.
+    (``n`` ulps: :func:`rounding_error`), of the right side (one ulp), plus an absolute floor for
+    subnormal underflow: ``(n + 4) 2^-52 1.01 magnitude + 2^-51 |rhs| + 1e-300`` (Higham, *Accuracy
+    and Stability of Numerical Algorithms*, 2nd ed., Section 3.1, the bound ``gamma_n`` of a dot
+    product).  The float sum decides the rule when it lies farther than this from the right side; the
+    one problem (:func:`linear_at_least`) and the batch (:meth:`subsel.models.ProblemBatch.evaluate`)
+    use it.
 
     Parameters
     ----------
@@ -214,8 +247,40 @@ def rounding_error_bound(n: int, magnitude: Any, rhs: Any = 0.0) -> Any:
     -------
     float or ndarray of shape (m,)
     """
-    eps = 2.0 ** -52
-    return (n + 4) * eps * magnitude * 1.01 + 2 * eps * abs(rhs) + 1e-300
+    return rounding_error(n, magnitude) + 2 * _EPS * abs(rhs) + 1e-300
+
+
+def rounded_up(value: Any, magnitude: Any, terms: Any) -> Any:
+    """``value``, a float sum of ``terms`` rounded terms, raised by the most its rounding can lose.
+
+    ``value + rounding_error(terms, |magnitude|)``, rounded up to the next float (:func:`rounding_error`):
+    at least the exact sum of the exact terms, so an upper bound computed in floating point is made a
+    true one.  Vectorised: a batch raises its rows' bounds with the same formula as one problem.
+
+    Parameters
+    ----------
+    value : float or ndarray of shape (m,)
+        The float sum (per row for a batch).
+    magnitude : float or ndarray of shape (m,)
+        At least the sum of the absolute values of the terms.
+    terms : int
+        Number of terms (and of roundings per term) that went into ``value``.
+
+    Returns
+    -------
+    float or ndarray of shape (m,)
+        At least the exact value ``value`` approximates (``inf`` stays ``inf``); a float for a
+        scalar ``value`` and ``magnitude``.
+
+    Examples
+    --------
+    >>> rounded_up(1.5499999999999998, 1.55, 4) > 1.55
+    True
+    """
+    total = value + rounding_error(terms, abs(magnitude))
+    if isinstance(total, np.ndarray):
+        return np.nextafter(total, np.inf)
+    return math.nextafter(total, math.inf)
 
 
 def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence[float],

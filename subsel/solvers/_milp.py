@@ -61,9 +61,10 @@ from ..models import (
     SubsetSelectionProblem,
     linear_at_least,
     linear_form,
+    rounded_up,
     weighted_sum,
 )
-from .base import RawResult, Solver, SolverError, Status, rounded_up
+from .base import RawResult, Solver, SolverError, Status
 
 #: Loosening / tightening of the scaled rows between the relaxation and the tightened model (ten
 #: times the solvers' tight feasibility tolerance of 1e-9).

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, overload
 import numpy as np
 
 from .._validation import check_scalar
-from ..models import SubsetSelectionProblem, exact_total, weighted_sum
+from ..models import SubsetSelectionProblem, exact_total, rounded_up, weighted_sum
 
 if TYPE_CHECKING:  # loaded where used: a one-problem solve needs neither (start-up of ``subsel solve``)
     from ..models import BatchEvaluation, ProblemBatch
@@ -690,44 +690,13 @@ def _infeasible(solver: str, violations: tuple[str, ...], row: int | None = None
     """The answer check's error for a selection the feasibility rule refuses (naming the batch row)."""
     where = "" if row is None else f" for batch row {row}"
     return SolverError(f"{solver}: returned an infeasible selection{where} ({'; '.join(violations)})")
-def rounded_up(value: float, magnitude: float, terms: int) -> float:
-    """``value``, a float sum of ``terms`` rounded terms, raised by the most its rounding can lose.
-
-    A float sum of ``t`` terms whose absolute values add up to ``A`` is within ``(t + 4) 2^-52 A``
-    of the exact sum of the exact terms (the standard bound of recursive and pairwise summation,
-    plus the rounding of each term; Higham, *Accuracy and Stability of Numerical Algorithms*, 2002,
-    Section 4.2).  An upper bound computed in floating point is made a true one this way.
-
-    Parameters
-    ----------
-    value : float
-        The float sum.
-    magnitude : float
-        A float at least the sum of the absolute values of the terms (>= 0).
-    terms : int
-        Number of terms (and of roundings per term) that went into ``value``.
-
-    Returns
-    -------
-    float
-        At least the exact value ``value`` approximates (``inf`` stays ``inf``).
-
-    Examples
-    --------
-    >>> rounded_up(1.5499999999999998, 1.55, 4) > 1.55
-    True
-    """
-    err = (terms + 4) * 2.0 ** -52 * abs(magnitude) * 1.01
-    return math.nextafter(value + err, math.inf)
-
-
 def bound_at_least(bound: float | None, objective: float, x: np.ndarray, r: np.ndarray) -> float | None:
     """``bound``, raised where needed to a true upper bound of the exact utility of ``x``.
 
     A backend's bound is computed in floating point (an LP value, a MILP's dual bound, a sum of
     utilities); rounding can leave it an ulp, or a tolerance, below the utility of the selection it
     came with, which then disproves it.  The answer is the larger of ``bound`` and ``objective``
-    rounded up by :func:`rounded_up` (at least the exact ``sum_i x_i r_i``, which an optimal
+    rounded up by :func:`~subsel.models.rounded_up` (at least the exact ``sum_i x_i r_i``, which an optimal
     selection attains), so it is never below ``objective``.
 
     Parameters
@@ -765,8 +734,7 @@ def _batch_bounds(bound: float | str | Sequence[float | None], status: Status | 
         b = np.full(m, float(bound))
     else:
         b = np.array([np.nan if v is None else float(v) for v in bound], dtype=float)
-    magnitude = (np.abs(x) * np.abs(r)).sum(axis=1)
-    up = np.nextafter(objective + (n + 4) * 2.0 ** -52 * 1.01 * magnitude, np.inf)
+    up = rounded_up(objective, (np.abs(x) * np.abs(r)).sum(axis=1), n)
     raise_ = found & ~np.isnan(b)
     b[raise_] = np.maximum(b[raise_], up[raise_])
     return b

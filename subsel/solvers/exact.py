@@ -25,10 +25,18 @@ import numpy as np
 
 from .._extras import require
 from .._validation import check_scalar
-from ..models import FEASIBILITY_TOL, MAX_EXACT_INT, OPTIMALITY_RTOL, SubsetSelectionProblem, dyadic, partition_masks
+from ..models import (
+    FEASIBILITY_TOL,
+    MAX_EXACT_INT,
+    OPTIMALITY_RTOL,
+    SubsetSelectionProblem,
+    dyadic,
+    partition_masks,
+    rounded_up,
+)
 from ._knapsack import KnapsackResult, solve_knapsack
 from ._ties import lex_greatest
-from .base import RawResult, Solver, Status, rounded_up
+from .base import RawResult, Solver, Status
 
 #: Default of ``memory_limit_mb``: the state lists of the dynamic program stay below 1 GiB.
 DEFAULT_MEMORY_LIMIT_MB = 1024.0

@@ -10,11 +10,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from subsel import SubsetSelectionProblem
-from subsel.models import ProblemBatch
+from subsel.models import ProblemBatch, rounded_up
 from subsel.solvers import Status, available_solvers, get_solver
-from subsel.solvers.base import bound_at_least, rounded_up
+from subsel.solvers.base import bound_at_least
 from tests.strategies import problem_batches, problems_with_must_lists
 
 EXACT = [name for name in ("exact", "dpss", "cbc", "highs", "ortools-scip", "ortools-cpsat")
@@ -81,6 +82,24 @@ def test_rounded_up_exceeds_the_exact_sum_of_rounded_terms():
     exact = sum((Fraction(t) for t in terms), Fraction(0))
     assert Fraction(rounded_up(value, float(np.sum(np.abs(terms))), len(terms))) >= exact
     assert rounded_up(float("inf"), 1.0, 3) == float("inf")
+
+
+@settings(max_examples=50)
+@given(st.lists(st.lists(st.floats(-1e6, 1e6) | st.sampled_from([0.1, 0.2, 0.3, -0.1, 1e-300, 5e-324]),
+                         min_size=1, max_size=6), min_size=1, max_size=5))
+def test_rounded_up_of_a_batch_is_the_one_problem_formula_row_by_row(rows):
+    """The vectorised form (a batch's bounds) gives each row exactly the scalar result, and each is
+    at least the row's exact sum."""
+    n = max(map(len, rows))
+    terms = np.array([row + [0.0] * (n - len(row)) for row in rows])
+    value = terms.sum(axis=1)
+    magnitude = np.abs(terms).sum(axis=1)
+    up = rounded_up(value, magnitude, n)
+    assert isinstance(up, np.ndarray) and up.shape == value.shape
+    for j, row in enumerate(terms.tolist()):
+        one = rounded_up(float(value[j]), float(magnitude[j]), n)
+        assert isinstance(one, float) and up[j] == one
+        assert Fraction(one) >= sum((Fraction(t) for t in row), Fraction(0))
 
 
 def test_bound_at_least_raises_a_low_bound_to_the_exact_utility_rounded_up():
