@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import math
 import sys
 from pathlib import Path
@@ -365,6 +364,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         print(f"subsel: objective {_fmt(sol.objective)} called optimal differs from the known "
               f"optimum {_fmt(optimum)}", file=sys.stderr)
     if args.json:
+        import json
+
         d = sol.to_dict()
         out = {k: d[k] for k in ("solver", "status", "objective", "avg_quality", "x", "wall_time_s",
                                   "backend_time_s", "overhead_time_s")}

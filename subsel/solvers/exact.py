@@ -35,7 +35,6 @@ from ..models import (
     rounded_up,
 )
 from ._knapsack import KnapsackResult, solve_knapsack
-from ._ties import lex_greatest
 from .base import RawResult, Solver, Status
 
 #: Default of ``memory_limit_mb``: the state lists of the dynamic program stay below 1 GiB.
@@ -101,6 +100,8 @@ def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None
     the rounding of float sums otherwise; the answer is kept only when it passes the model's
     feasibility rule and its objective is not below that of ``x`` (else ``x`` is returned).
     """
+    from ._ties import lex_greatest  # here: only the lexicographic option loads the rule's code
+
     r, margin = problem.utility, problem.quality_margin
     gain = r >= 0
     s2 = (margin > 0) & ~gain
