@@ -583,12 +583,21 @@ class Exact(Solver):
             capacity += slack - 1e-15 * max(1.0, abs(capacity))
         else:
             x = None
-        # Keep the best selection the exact rule accepts among those seen (the start included).
+        # Keep the best selection the exact rule accepts among those seen (the start included): the
+        # first of the largest utility, as max() over the accepted ones; the rule is asked only about
+        # a candidate that would beat the best so far (the loop's answer already passed it).
         found = x
-        candidates = [c for c in (x, x0, greedy_x) if c is not None and problem.evaluate(c).feasible]
-        if not candidates:  # pragma: no cover - the start is feasible whenever the problem is
+        best: np.ndarray | None = None
+        best_value = -math.inf
+        for c in (x, x0, greedy_x):
+            if c is None:
+                continue
+            value = math.fsum((c * r).tolist())
+            if (best is None or value > best_value) and (c is found or problem.evaluate(c).feasible):
+                best, best_value = c, value
+        if best is None:  # pragma: no cover - the start is feasible whenever the problem is
             return RawResult(None, Status.TIME_LIMIT if deadline else Status.FEASIBLE, None)
-        x = max(candidates, key=lambda c: math.fsum((c * r).tolist()))
+        x = best
         # A candidate better than the knapsack's answer means the float sums lost a selection.
         repaired = repaired or x is not found
         res0, base0, values0 = first_solve
@@ -597,7 +606,7 @@ class Exact(Solver):
             again = _exact_rule_knapsack(problem, x0, agents, sign, free, deadline, memory)
             if again is not None and again[1].optimal and problem.evaluate(again[0]).feasible:
                 xe = again[0]
-                if math.fsum((xe * r).tolist()) >= math.fsum((x * r).tolist()):
+                if math.fsum((xe * r).tolist()) >= best_value:
                     x, repaired = xe, False
         objective = float((x * r).sum())
         # The bound is a float sum of the start's utilities and of the knapsack's values: rounded
