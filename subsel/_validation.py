@@ -206,34 +206,36 @@ def check_scalar(value: Any, name: str, target_type: type[int] | type[float] = f
         ``value`` is NaN or infinite, or outside the range.
     """
     integer = target_type is int
-
-    def bound(b: float) -> str:
-        return str(b) if isinstance(b, int) else f"{b:g}"
-
     left = include_boundaries in ("both", "left")
     right = include_boundaries in ("both", "right")
-    if min_val is not None and max_val is not None:
-        what = f" in {'[' if left else '('}{bound(min_val)}, {bound(max_val)}{']' if right else ')'}"
-    elif min_val is not None:
-        what = f" {'>=' if left else '>'} {bound(min_val)}"
-    elif max_val is not None:
-        what = f" {'<=' if right else '<'} {bound(max_val)}"
-    else:
-        what = ""
-    kind = "an integer" if integer else ("a number" if what else "a finite number")
-    message = f"{name} must be {kind}{what}{f' ({unit})' if unit else ''}; got {_shown(value)}"
+
+    def message() -> str:  # written only for an error: a valid argument costs no formatting
+        def bound(b: float) -> str:
+            return str(b) if isinstance(b, int) else f"{b:g}"
+
+        if min_val is not None and max_val is not None:
+            what = f" in {'[' if left else '('}{bound(min_val)}, {bound(max_val)}{']' if right else ')'}"
+        elif min_val is not None:
+            what = f" {'>=' if left else '>'} {bound(min_val)}"
+        elif max_val is not None:
+            what = f" {'<=' if right else '<'} {bound(max_val)}"
+        else:
+            what = ""
+        kind = "an integer" if integer else ("a number" if what else "a finite number")
+        return f"{name} must be {kind}{what}{f' ({unit})' if unit else ''}; got {_shown(value)}"
+
     number = value if not isinstance(value, (bool, np.bool_)) else None
     if integer and isinstance(number, (int, np.integer)):
         v: float = int(number)
     elif not integer and isinstance(number, (int, float, np.integer, np.floating)):
         v = float(number)
     else:
-        raise TypeError(message.replace("a finite number", "a number"))
+        raise TypeError(message().replace("a finite number", "a number"))
     if not integer and not math.isfinite(v):
-        raise ValueError(message)
+        raise ValueError(message())
     if (min_val is not None and (v < min_val if left else v <= min_val)) \
             or (max_val is not None and (v > max_val if right else v >= max_val)):
-        raise ValueError(message)
+        raise ValueError(message())
     return v
 
 

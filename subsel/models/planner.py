@@ -234,6 +234,8 @@ def check_planner(n: int, capacity: np.ndarray, min_units: Any, lot_size: Any, f
     TypeError
         ``group`` given as one string; ``group_limits`` not a mapping of mappings.
     """
+    if min_units is None and lot_size is None and fixed_cost is None and group is None and group_limits is None:
+        return _unconstrained(n)  # the paper's model: nothing to check (the fixed cost of a small problem)
     used = set()
     m = _counts(min_units, "min_units", n, capacity, None)
     if min_units is not None and (m > 1).any():  # the defaults (None) are not scanned
@@ -269,6 +271,14 @@ def check_planner(n: int, capacity: np.ndarray, min_units: Any, lot_size: Any, f
     if limits:
         used.add("group_limits")
     return PlannerFields(m, lot, f, labels, limits, index, names, frozenset(used))
+
+
+@functools.lru_cache(maxsize=16)
+def _unconstrained(n: int) -> PlannerFields:
+    """The fields of ``n`` agents none of which is given, as :func:`check_planner` makes them (shared:
+    read-only arrays and an immutable mapping)."""
+    return PlannerFields(_constant(n, 1), _constant(n, 1), _constant(n, 0.0), None, _check_limits(None, ()),
+                         _constant(n, -1), (), frozenset())
 
 
 def selection_counts(planner: PlannerFields, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
