@@ -23,10 +23,14 @@ tolerance.  :class:`MILPSolver` therefore
 4. **certifies** ``optimal``: a verified selection is optimal when its utility is within
    ``OPTIMALITY_RTOL`` of a proven bound.  Where the problem is in the scope of the ``exact`` solver
    (no budget, no demand) that bound comes from ``exact``, a cross-check independent of every MILP
-   tolerance; otherwise from the relaxation's optimum, and only while every unit bound is at most
-   :data:`TRUSTED_UPPER_BOUND` (beyond that, integrality tolerances make the solver's own optimality
-   claim unreliable).  An answer without a certificate is ``feasible`` (``time_limit`` when the time
-   ran out), with the best bound known;
+   tolerance, and ``exact``'s selection is offered as a candidate too (the tightened model cuts off
+   selections whose quality surplus lies inside the rule's 1e-9 but below the tightening);
+   otherwise from the relaxation's optimum, and only while every unit bound is at most
+   :data:`TRUSTED_UPPER_BOUND` (beyond that, integrality tolerances make the solver's own
+   optimality claim unreliable).  When that fails, the model neither loosened nor tightened, its
+   quality and budget rows ``2^20`` times larger, decides: it accepts every selection the rule
+   accepts, so its optimum, if the rule accepts it too, is proven.  An answer without a certificate
+   is ``feasible`` (``time_limit`` when the time ran out), with the best bound known;
 5. **honours the time limit** as one deadline for all of this, and warm-starts the solver with the
    best selection at hand (the smallest selection and GSS's answer, when GSS supports the problem),
    which a time-limited answer carries if the solver found nothing better.
@@ -386,6 +390,27 @@ class MILPSolver(Solver):
         bound = float(sol.objective) if sol.bound is None else max(float(sol.bound), float(sol.objective))
         return np.array(sol.x, dtype=np.int64), float(sol.objective), bound
 
+    def _decide_unshifted(self, problem: SubsetSelectionProblem, clock: BackendClock, left: float | None,
+                          warm: np.ndarray) -> tuple[np.ndarray, float] | None:
+        """Solve the model neither loosened nor tightened, its quality and budget rows ``2^20`` times
+        larger: its optimal selection and utility when the rule accepts that selection (it is then
+        the problem's optimum), None otherwise.
+
+        Between the relaxation (rows loosened) and the tightened model lies a band of selections
+        that the rule accepts and the tightened model refuses (a surplus inside the rule's 1e-9),
+        as at a threshold a hair above an optimal selection's average quality.  The unshifted model
+        with its rows boosted has the rule's own bound and a solver tolerance far below it: it
+        accepts every selection the rule accepts, so its optimum, when the rule accepts it too,
+        is the problem's.
+        """
+        form, _ = solver_form(problem, 0.0, boost=2.0 ** 20)
+        raw = clock.call(self._run, form, left, form.full(warm))
+        if raw.status is not Status.OPTIMAL or raw.x is None:
+            return None
+        x = integral(raw.x, form, self.name)[:problem.n]
+        ev = problem.evaluate(x)
+        return (x, ev.utility) if ev.feasible else None
+
     # ------------------------------------------------------------------ the pipeline
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         clock = BackendClock()
@@ -479,13 +504,23 @@ class MILPSolver(Solver):
         certificate = self._certify_with_exact(problem, self._left(deadline))
         proven = False
         if certificate is not None:
-            _, value, bound = certificate
+            x_exact, value, bound = certificate
+            # exact's selection passed the rule; it may be one the tightened model cut off (a
+            # surplus inside the rule's 1e-9 but below the tightening), as at a threshold a hair
+            # above an optimal selection's average quality.
+            offer(x_exact)
             proven = best is not None and within_tolerance(problem, best, value)
         elif claimed and bound is not None and best is not None:
             trusted = float(np.max(relaxed.upper, initial=0.0)) <= TRUSTED_UPPER_BOUND
             proven = trusted and within_tolerance(problem, best, claimed_value)
             if not trusted:
                 bound = None  # the claim is not trusted at this scale: it proves no bound either
+            left = self._left(deadline)
+            if trusted and not proven and (left is None or left > 0):
+                decided = self._decide_unshifted(problem, clock, left, best)
+                if decided is not None:
+                    offer(decided[0])
+                    proven = best is not None and within_tolerance(problem, best, decided[1])
         if best is None:
             if timed_out or (deadline is not None and time.perf_counter() >= deadline):
                 return RawResult(None, Status.NO_SOLUTION_FOUND, bound)
