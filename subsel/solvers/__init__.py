@@ -4,7 +4,7 @@
 Use :func:`get_solver` to create a backend by name and :func:`available_solvers` to list what works
 on this machine.  Every backend returns a :class:`Solution` checked by ``problem.evaluate``.
 """
-from .base import RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
+from .base import MAX_CUT_RANGE, RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
 from .explain import Conflict, explain_infeasible
 from .knapsack import MAX_KNAPSACK_TOTAL, KnapsackSolution, solve_knapsack
 from .registry import (
@@ -24,6 +24,7 @@ __all__ = [
     "explain_infeasible",
     "DEFAULT_SOLVER_PREFERENCE",
     "ENTRY_POINT_GROUP",
+    "MAX_CUT_RANGE",
     "MAX_KNAPSACK_TOTAL",
     "KnapsackSolution",
     "SOLVERS",

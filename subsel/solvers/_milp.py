@@ -67,7 +67,7 @@ from ..models import (
     linear_form,
     weighted_sum,
 )
-from .base import RawResult, Solver, SolverError, Status, rounded_up
+from .base import MAX_CUT_RANGE, RawResult, Solver, SolverError, Status, rounded_up
 
 #: Loosening / tightening of the scaled rows between the relaxation and the tightened model (ten
 #: times the solvers' tight feasibility tolerance of 1e-9).
@@ -201,6 +201,76 @@ def solver_form(problem: SubsetSelectionProblem, delta: float, boost: float = 1.
             rows.append(LinearRow("budget", coef * s, -np.inf, row.upper * s - shift))
     objective = np.where(live, base.objective, 0.0) * obj_scale
     return LinearForm(objective, base.lower, base.upper, tuple(rows), base.aux_of, base.aux_lot), obj_scale
+
+
+def excluding(form: LinearForm, excluded: np.ndarray) -> tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]:
+    """``form`` without the selections ``excluded`` (shape (m, n_agents)), by no-good cuts.
+
+    A 0-1 variable enters a cut itself; an agent whose units range over ``lower..upper`` with
+    ``upper - lower > 1`` is written in binary digits, ``x_i = lower_i + sum_b 2^b z_ib`` (one
+    equation per agent, ``z_ib`` new 0-1 variables: the digits of a unit count are unique).  The
+    canonical cut of each excluded selection on the digits, ``sum_{d* = 1} (1 - d) + sum_{d* = 0} d
+    >= 1`` (Balas and Jeroslow, "Canonical cuts on the unit hypercube", SIAM J. Appl. Math. 23(1),
+    1972), then removes that selection and nothing else.  Agents fixed by their bounds take no part.
+    Integer data: no scaling or tolerance.
+
+    Returns
+    -------
+    (LinearForm, callable)
+        The form (the digits after every variable of ``form``) and a function giving the full
+        vector of values (digits included) of the agents' units ``x``, for a warm start.
+
+    Raises
+    ------
+    ValueError
+        An agent's range wider than :data:`MAX_CUT_RANGE` units (naming it).
+    """
+    na = form.n_agents
+    lo = np.rint(form.lower[:na]).astype(np.int64)
+    width = np.rint(form.upper[:na]).astype(np.int64) - lo
+    wide = np.flatnonzero(width > MAX_CUT_RANGE)
+    if wide.size:
+        i = int(wide[0])
+        raise ValueError(f"no-good cuts need unit ranges of at most {MAX_CUT_RANGE}; agent {i} may take "
+                         f"{int(width[i])} units")
+    bits = np.where(width > 1, np.array([int(w).bit_length() for w in width.tolist()], dtype=np.int64), 0)
+    owner = np.repeat(np.arange(na), bits)
+    power = np.concatenate([2.0 ** np.arange(b) for b in bits.tolist()]) if owner.size else np.zeros(0)
+    first = form.n
+    extra = int(bits.sum())
+    # dense rows get zero coefficients for the digits
+    rows = [row if row.index is not None else LinearRow(row.name, np.r_[row.coef, np.zeros(extra)], row.lower,
+                                                        row.upper) for row in form.rows]
+    col = first
+    for i in np.flatnonzero(bits).tolist():
+        b = int(bits[i])
+        idx = np.r_[i, np.arange(col, col + b)]
+        rows.append(LinearRow(f"digits_{i}", np.r_[1.0, -(2.0 ** np.arange(b))], float(lo[i]), float(lo[i]), idx))
+        col += b
+    binary = np.flatnonzero((width == 1))
+
+    def digits(x: np.ndarray) -> np.ndarray:
+        """The cut's 0-1 values of a selection: the binary agents' units, then the digits."""
+        x = np.asarray(x, dtype=np.int64)
+        d = ((x[owner] - lo[owner]) // power.astype(np.int64)) % 2 if owner.size else np.zeros(0, dtype=np.int64)
+        return np.r_[x[binary] - lo[binary], d]
+
+    index = np.r_[binary, np.arange(first, col)].astype(np.int64)
+    for j, x in enumerate(np.asarray(excluded, dtype=np.int64)):
+        d = digits(x)
+        # sum (1 - 2 d*) v >= 1 - sum d*, on v = x_i - lo_i (binary agents) and the digits
+        shift = float(np.sum((1 - 2 * d[:binary.size]) * lo[binary]))
+        rows.append(LinearRow(f"no_good_{j}", (1 - 2 * d).astype(float), float(1 - int(d.sum())) + shift, np.inf,
+                              index))
+    out = LinearForm(np.r_[form.objective, np.zeros(extra)], np.r_[form.lower, np.zeros(extra)],
+                     np.r_[form.upper, np.ones(extra)], tuple(rows), form.aux_of, form.aux_lot)
+
+    def start(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.int64)
+        d = ((x[owner] - lo[owner]) // power.astype(np.int64)) % 2 if owner.size else np.zeros(0)
+        return np.r_[form.full(x), d.astype(float)]
+
+    return out, start
 
 
 def integral(x: np.ndarray, form: LinearForm, solver: str) -> np.ndarray:
@@ -341,6 +411,7 @@ class MILPSolver(Solver):
     """
 
     exact: ClassVar[bool] = True
+    no_good_cuts: ClassVar[bool] = True
     supports: ClassVar[frozenset[str]] = frozenset({"budget", "demand", "must_take", "must_not_take",
                                                     *PLANNER_EXTENSIONS})
 
@@ -390,8 +461,10 @@ class MILPSolver(Solver):
         bound = float(sol.objective) if sol.bound is None else max(float(sol.bound), float(sol.objective))
         return np.array(sol.x, dtype=np.int64), float(sol.objective), bound
 
-    def _decide_unshifted(self, problem: SubsetSelectionProblem, clock: BackendClock, left: float | None,
-                          warm: np.ndarray) -> tuple[np.ndarray, float] | None:
+    def _decide_unshifted(self, problem: SubsetSelectionProblem, clock: BackendClock, deadline: float | None,
+                          warm: np.ndarray,
+                          with_cuts: Callable[[LinearForm], tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]]
+                          ) -> tuple[np.ndarray, float] | None:
         """Solve the model neither loosened nor tightened, its quality and budget rows ``2^20`` times
         larger: its optimal selection and utility when the rule accepts that selection (it is then
         the problem's optimum), None otherwise.
@@ -403,24 +476,54 @@ class MILPSolver(Solver):
         accepts every selection the rule accepts, so its optimum, when the rule accepts it too,
         is the problem's.
         """
-        form, _ = solver_form(problem, 0.0, boost=2.0 ** 20)
-        raw = clock.call(self._run, form, left, form.full(warm))
-        if raw.status is not Status.OPTIMAL or raw.x is None:
+        form, full = with_cuts(solver_form(problem, 0.0, boost=2.0 ** 20)[0])
+        raw = clock.call(self._run, form, self._left(deadline), full(warm))
+        if self._contradicts(raw, form):  # the warm start answered as optimal below the solver's value
+            raw = clock.call(self._run, form, self._left(deadline), None)
+        if raw.status is not Status.OPTIMAL or raw.x is None or self._contradicts(raw, form):
             return None
         x = integral(raw.x, form, self.name)[:problem.n]
         ev = problem.evaluate(x)
         return (x, ev.utility) if ev.feasible else None
 
+    def _contradicts(self, raw: RawResult, form: LinearForm) -> bool:
+        """Whether an ``optimal`` answer's objective value (``raw.bound``, the form's units) lies above
+        the objective of its own selection, rounded to integers, by more than that rounding and
+        ``OPTIMALITY_RTOL`` can explain."""
+        if raw.status is not Status.OPTIMAL or raw.x is None or raw.bound is None or not math.isfinite(raw.bound):
+            return False
+        xf = np.asarray(raw.x, dtype=float)
+        xr = integral(xf, form, self.name).astype(float)
+        value = float(weighted_sum(xr, form.objective))
+        size = float(weighted_sum(np.abs(xr), np.abs(form.objective)))
+        slack = float(weighted_sum(np.abs(xf - xr), np.abs(form.objective))) + OPTIMALITY_RTOL * max(1.0, size)
+        return float(raw.bound) > value + slack
+
     # ------------------------------------------------------------------ the pipeline
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        return self._solve_excluding(problem, np.zeros((0, problem.n), dtype=np.int64))
+
+    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> RawResult:
         clock = BackendClock()
-        raw = self._pipeline(problem, clock)
+        raw = self._pipeline(problem, clock, excluded)
         return raw._replace(backend_time_s=clock.seconds)
 
-    def _pipeline(self, problem: SubsetSelectionProblem, clock: BackendClock) -> RawResult:
+    def _pipeline(self, problem: SubsetSelectionProblem, clock: BackendClock,
+                  excluded: np.ndarray | None = None) -> RawResult:
+        """Solve ``problem`` (without the selections of ``excluded``, by no-good cuts)."""
         start = time.perf_counter()
+        cuts = excluded is not None and excluded.size > 0
+
+        def allowed(x: np.ndarray) -> bool:
+            return excluded is None or not cuts or not bool((excluded == x).all(axis=1).any())
+
+        def with_cuts(form: LinearForm) -> tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]:
+            return excluding(form, excluded) if cuts and excluded is not None else (form, form.full)
+
         deadline = None if self.time_limit_s is None else start + self.time_limit_s
         best: np.ndarray | None = self._warm_start(problem)
+        if best is not None and not allowed(best):
+            best = None
         best_util = -math.inf if best is None else problem.evaluate(best).utility
         bound: float | None = None
         claimed = False  # the MILP claims the relaxation optimal
@@ -430,12 +533,18 @@ class MILPSolver(Solver):
         def offer(x: np.ndarray) -> None:
             nonlocal best, best_util
             ev = problem.evaluate(x)
-            if ev.feasible and ev.utility > best_util:
+            if ev.feasible and ev.utility > best_util and allowed(x):
                 best, best_util = x, ev.utility
 
         relaxed, obj_scale = solver_form(problem, -RELAX)
+        relaxed, full = with_cuts(relaxed)
         n = problem.n  # the form's first n variables are the units; the planner's follow
-        raw = clock.call(self._run, relaxed, self._left(deadline), None if best is None else relaxed.full(best))
+        raw = clock.call(self._run, relaxed, self._left(deadline), None if best is None else full(best))
+        left = self._left(deadline)
+        if best is not None and self._contradicts(raw, relaxed) and (left is None or left > 0):
+            # HiGHS answered the warm start itself with status optimal and a larger objective
+            # value (seen with no-good cuts): ask again without the warm start.
+            raw = clock.call(self._run, relaxed, left, None)
         if raw.status is Status.INFEASIBLE:
             if best is None:
                 return RawResult(None, Status.INFEASIBLE)
@@ -456,6 +565,10 @@ class MILPSolver(Solver):
                 # bounds the relaxation's optimum from above (the certificate below compares with
                 # the float value itself, within the tolerance).
                 claimed_value = problem.evaluate(x_rel).utility
+                if raw.bound is not None and self._contradicts(raw, relaxed):
+                    # The solver's own objective value lies above its selection's: its claim
+                    # proves only that larger value as a bound.
+                    claimed_value = max(claimed_value, raw.bound / obj_scale)
                 magnitude = float(weighted_sum(xf, np.abs(r)))
                 if problem.fixed_cost is not None:
                     magnitude += float(np.abs(problem.fixed_cost).sum())
@@ -466,10 +579,10 @@ class MILPSolver(Solver):
                     offer(fixed)
             if claimed and not rel_feasible:
                 # The relaxation's optimum breaks the exact rule: solve the tightened model.
-                tight, _ = solver_form(problem, RELAX)
+                tight, full = with_cuts(solver_form(problem, RELAX)[0])
                 left = self._left(deadline)
                 if left is None or left > 0:
-                    raw2 = clock.call(self._run, tight, left, None if best is None else tight.full(best))
+                    raw2 = clock.call(self._run, tight, left, None if best is None else full(best))
                     timed_out |= raw2.status is Status.TIME_LIMIT
                     if raw2.x is not None:
                         offer(integral(raw2.x, tight, self.name)[:n])
@@ -481,7 +594,7 @@ class MILPSolver(Solver):
                         # larger (so that the solver's tolerance lies far below the rule's),
                         # decides; its infeasibility is the problem's (a tolerance only widens
                         # what a solver accepts).
-                        exact_form, _ = solver_form(problem, 0.0, boost=2.0 ** 20)
+                        exact_form, _ = with_cuts(solver_form(problem, 0.0, boost=2.0 ** 20)[0])
                         raw3 = clock.call(self._run, exact_form, left, None)
                         if raw3.status is Status.INFEASIBLE:
                             return RawResult(None, Status.INFEASIBLE)
@@ -501,7 +614,8 @@ class MILPSolver(Solver):
                 else:
                     timed_out = True
 
-        certificate = self._certify_with_exact(problem, self._left(deadline))
+        # ``exact`` knows no cuts: with cuts the relaxation's claim is the proof.
+        certificate = None if cuts else self._certify_with_exact(problem, self._left(deadline))
         proven = False
         if certificate is not None:
             x_exact, value, bound = certificate
@@ -517,7 +631,7 @@ class MILPSolver(Solver):
                 bound = None  # the claim is not trusted at this scale: it proves no bound either
             left = self._left(deadline)
             if trusted and not proven and (left is None or left > 0):
-                decided = self._decide_unshifted(problem, clock, left, best)
+                decided = self._decide_unshifted(problem, clock, deadline, best, with_cuts)
                 if decided is not None:
                     offer(decided[0])
                     proven = best is not None and within_tolerance(problem, best, decided[1])
