@@ -180,7 +180,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("payments", help="truthful (critical) payments to agents who report their costs",
                        description="Pay each selected agent its critical amount c x(c) + integral of x(z) "
                                    "dz above c (Myerson 1981; Archer and Tardos 2001), so that reporting "
-                                   "the true cost is a dominant strategy; no budget.")
+                                   "the true cost is a dominant strategy; no budget (the planner's columns "
+                                   "are kept, with a MILP backend).")
     _add_problem_args(p, knapsack=False)
     p.add_argument("--solver", help="an exact backend (see 'subsel solvers'); default: the first available")
     p.add_argument("-o", "--output", default="-", help="CSV to write ('-' = stdout, the default)")

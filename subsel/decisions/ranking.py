@@ -204,7 +204,7 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
                              f"{int(problem.capacity[i])} (use method='partition')")
         return _rows(problem, _by_cuts(problem, k, solver), k)
     check_problem(problem, "alternatives by the partition (method='partition', or a solver without no-good "
-                  "cuts)", planner=False)
+                  "cuts)", planner=False, hint="use a MILP backend (highs, cbc, ortools-scip) with method='cuts'")
     order = itertools.count()  # a unique last key, so the heap never compares arrays
     heap: list[tuple[Fraction, tuple[int, ...], int, np.ndarray, np.ndarray, np.ndarray]] = []
     proven = [True]

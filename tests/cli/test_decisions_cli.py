@@ -169,3 +169,14 @@ def test_frontier_breakpoints_refuse_an_unprovable_step_in_one_line(tmp_path, ca
     SubsetSelectionProblem(quality=[0.95, 0.8, 0.6], cost=[0.5, 0.2, 0.1], alpha=0.5).to_csv(path)
     _error(capsys, 2, ["frontier", path, "--alpha-min", "0.5", "--alpha-max", "1", "--breakpoints", "--budget",
                        "0.5", "--solver", "highs"], "cannot prove the optimum at alpha")
+
+
+def test_payments_with_the_planner_columns_use_a_milp_backend(tmp_path):
+    f, out = tmp_path / "a.csv", tmp_path / "pay.csv"
+    f.write_text("name,quality,cost,capacity,lot_size,min_units,fixed_cost\n"
+                 "a,0.9,0.1,5,1,3,0.2\nb,0.8,0.2,5,2,1,0\nc,0.6,0.1,3,1,1,0\n")
+    assert main(["payments", str(f), "--alpha", "0.75", "-o", str(out)]) == 0
+    got = pd.read_csv(out)
+    want = payments(SubsetSelectionProblem.from_csv(f, alpha=0.75), solver="highs")
+    assert got.units.tolist() == want.units.tolist() and np.allclose(got.payment, want.payment, rtol=1e-9)
+    assert (got.payment >= got.units * got.reported_cost).all()

@@ -1,5 +1,5 @@
-"""A newcomer's second run: planner fields in the decision tools (alternatives by cuts, payments
-refused by name), a written
+"""A newcomer's second run: planner fields in the decision tools (alternatives by cuts, payments on a
+MILP backend), a written
 ``nan`` is not an empty cell, and real-valued options are decimals, not Python literals."""
 import json
 
@@ -16,7 +16,7 @@ PLANNER = [dict(lot_size=[5, 1]), dict(min_units=[2, 1]), dict(fixed_cost=[1.0, 
 @pytest.mark.parametrize("fields", PLANNER)
 def test_decision_tools_and_planner_fields(fields):
     # alternatives: by no-good cuts on a MILP backend (the partition's extra agents would break
-    # the planner's fields, so it refuses them by name); payments refuse them by name
+    # the planner's fields, so it refuses them by name); payments: with a MILP backend
     p = SubsetSelectionProblem(quality=[0.9, 0.8], cost=[0.1, 0.2], capacity=[10, 10], alpha=0.7, **fields)
     used = sorted(set(p.extensions) - {"group"})
     ranked = feasible_selections(p)
@@ -25,8 +25,8 @@ def test_decision_tools_and_planner_fields(fields):
         assert [x.tolist() for x in df.x] == [x.tolist() for _, x in ranked[:3]]
     with pytest.raises(ValueError, match=f"alternatives by the partition .* does not support the planner's {used[0]}"):
         alternatives(p, 3, solver="highs", method="partition")
-    with pytest.raises(ValueError, match=f"payments does not support the planner's {used[0]}"):
-        payments(p)
+    pay = payments(p, solver="highs")  # truthful with these fields too (tests/decisions/test_payments.py)
+    assert (pay.payment >= pay.units * pay.reported_cost - 1e-9).all()
 
 
 def test_solve_alternatives_with_lot_sizes(tmp_path, capsys):
