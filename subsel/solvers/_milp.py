@@ -211,8 +211,9 @@ def excluding(form: LinearForm, excluded: np.ndarray) -> tuple[LinearForm, Calla
     equation per agent, ``z_ib`` new 0-1 variables: the digits of a unit count are unique).  The
     canonical cut of each excluded selection on the digits, ``sum_{d* = 1} (1 - d) + sum_{d* = 0} d
     >= 1`` (Balas and Jeroslow, "Canonical cuts on the unit hypercube", SIAM J. Appl. Math. 23(1),
-    1972), then removes that selection and nothing else.  Agents fixed by their bounds take no part.
-    Integer data: no scaling or tolerance.
+    1972), then removes that selection and nothing else.  Agents fixed by their bounds take no part,
+    and a selection outside the bounds (no solution of the form) gets no cut.  Integer data: no
+    scaling or tolerance.
 
     Returns
     -------
@@ -256,7 +257,11 @@ def excluding(form: LinearForm, excluded: np.ndarray) -> tuple[LinearForm, Calla
         return np.r_[x[binary] - lo[binary], d]
 
     index = np.r_[binary, np.arange(first, col)].astype(np.int64)
-    for j, x in enumerate(np.asarray(excluded, dtype=np.int64)):
+    ex = np.asarray(excluded, dtype=np.int64).reshape(-1, na)
+    # A selection outside the bounds is no solution of the form anyway, and its digits would be
+    # wrong (negative or beyond the range): no cut for it.
+    ex = ex[((ex >= lo) & (ex <= lo + width)).all(axis=1)]
+    for j, x in enumerate(ex):
         d = digits(x)
         # sum (1 - 2 d*) v >= 1 - sum d*, on v = x_i - lo_i (binary agents) and the digits
         shift = float(np.sum((1 - 2 * d[:binary.size]) * lo[binary]))

@@ -255,6 +255,10 @@ def test_solve_excluding_checks_its_input():
         get_solver("exact").solve_excluding(p, [[1, 0]])
     with pytest.raises(ValueError, match="no-good cuts need capacities of at most 1048576; capacity\\[1\\]"):
         highs.solve_excluding(p.with_changes(capacity=[1, 2 ** 21]), [[1, 0]])
+    # a selection outside the bounds excludes nothing (must-take agent 0 is fixed at 1)
+    fixed = p.with_changes(must_take=[0], capacity=[1, 1])
+    assert highs.solve_excluding(fixed, [[0, 1]]).x.tolist() == [1, 1]
+    assert highs.solve_excluding(fixed, [[1, 1]]).x.tolist() == [1, 0]
     sol = highs.solve_excluding(p, [[1, 0], [0, 0]])
     assert sol.status.value == "optimal" and sol.x.tolist() not in ([1, 0], [0, 0])
     p = p.with_changes(alpha=0.6)  # five feasible selections, utilities 0.8, 1.2, 1.6, 2.0 and 0
