@@ -168,11 +168,12 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
     ------
     ValueError
         Thresholds outside [0, 1] or ``alpha_min > alpha_max``; a solver that is not exact; a solve
-        that ends without a proven optimum (a time limit, or a MILP backend at a threshold a hair
-        above a selection's average quality with a budget, a demand or the planner's fields, where
-        no optimum can be proven in floating point: then use :func:`frontier` on a grid).  Without
-        those fields every exact solver proves each step: the MILP backends take ``exact``'s
-        selection when their tolerances cut it off.
+        that ends without a proven optimum (a time limit, or, rarely, a MILP backend at a threshold
+        a hair above a selection's average quality with a budget, a demand or the planner's fields:
+        then use :func:`frontier` on a grid).  The MILP backends take ``exact``'s selection where
+        their tolerances cut it off and ``exact`` supports the problem, and otherwise decide with
+        their unshifted model, cutting off optima the rule refuses by a hair (see
+        :mod:`subsel.solvers._milp`).
     TypeError
         As :func:`frontier`.
 

@@ -29,8 +29,12 @@ tolerance.  :class:`MILPSolver` therefore
    :data:`TRUSTED_UPPER_BOUND` (beyond that, integrality tolerances make the solver's own
    optimality claim unreliable).  When that fails, the model neither loosened nor tightened, its
    quality and budget rows ``2^20`` times larger, decides: it accepts every selection the rule
-   accepts, so its optimum, if the rule accepts it too, is proven.  An answer without a certificate
-   is ``feasible`` (``time_limit`` when the time ran out), with the best bound known;
+   accepts, so its optimum, if the rule accepts it too, is proven; an optimum the rule refuses (by
+   less than the float arithmetic resolves) is excluded by a no-good cut and the model solved
+   again (:data:`MAX_DECIDE` times at most).  An optimal claim whose objective value lies above
+   its own selection's (HiGHS answering its warm start) proves nothing and is asked again without
+   the warm start.  An answer without a certificate is ``feasible`` (``time_limit`` when the time
+   ran out), with the best bound known;
 5. **honours the time limit** as one deadline for all of this, and warm-starts the solver with the
    best selection at hand (the smallest selection and GSS's answer, when GSS supports the problem),
    which a time-limited answer carries if the solver found nothing better.
@@ -67,11 +71,15 @@ from ..models import (
     linear_form,
     weighted_sum,
 )
+from ._cuts import excluding
 from .base import MAX_CUT_RANGE, RawResult, Solver, SolverError, Status, rounded_up
 
 #: Loosening / tightening of the scaled rows between the relaxation and the tightened model (ten
 #: times the solvers' tight feasibility tolerance of 1e-9).
 RELAX = 1e-8
+
+#: Most solves of the unshifted model, each excluding the optima before it that the rule refused.
+MAX_DECIDE = 8
 
 #: Largest distance of a returned value from an integer; farther is a solver failure.
 INTEGRALITY_TOL = 1e-5
@@ -201,81 +209,6 @@ def solver_form(problem: SubsetSelectionProblem, delta: float, boost: float = 1.
             rows.append(LinearRow("budget", coef * s, -np.inf, row.upper * s - shift))
     objective = np.where(live, base.objective, 0.0) * obj_scale
     return LinearForm(objective, base.lower, base.upper, tuple(rows), base.aux_of, base.aux_lot), obj_scale
-
-
-def excluding(form: LinearForm, excluded: np.ndarray) -> tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]:
-    """``form`` without the selections ``excluded`` (shape (m, n_agents)), by no-good cuts.
-
-    A 0-1 variable enters a cut itself; an agent whose units range over ``lower..upper`` with
-    ``upper - lower > 1`` is written in binary digits, ``x_i = lower_i + sum_b 2^b z_ib`` (one
-    equation per agent, ``z_ib`` new 0-1 variables: the digits of a unit count are unique).  The
-    canonical cut of each excluded selection on the digits, ``sum_{d* = 1} (1 - d) + sum_{d* = 0} d
-    >= 1`` (Balas and Jeroslow, "Canonical cuts on the unit hypercube", SIAM J. Appl. Math. 23(1),
-    1972), then removes that selection and nothing else.  Agents fixed by their bounds take no part,
-    and a selection outside the bounds (no solution of the form) gets no cut.  Integer data: no
-    scaling or tolerance.
-
-    Returns
-    -------
-    (LinearForm, callable)
-        The form (the digits after every variable of ``form``) and a function giving the full
-        vector of values (digits included) of the agents' units ``x``, for a warm start.
-
-    Raises
-    ------
-    ValueError
-        An agent's range wider than :data:`MAX_CUT_RANGE` units (naming it).
-    """
-    na = form.n_agents
-    lo = np.rint(form.lower[:na]).astype(np.int64)
-    width = np.rint(form.upper[:na]).astype(np.int64) - lo
-    wide = np.flatnonzero(width > MAX_CUT_RANGE)
-    if wide.size:
-        i = int(wide[0])
-        raise ValueError(f"no-good cuts need unit ranges of at most {MAX_CUT_RANGE}; agent {i} may take "
-                         f"{int(width[i])} units")
-    bits = np.where(width > 1, np.array([int(w).bit_length() for w in width.tolist()], dtype=np.int64), 0)
-    owner = np.repeat(np.arange(na), bits)
-    power = np.concatenate([2.0 ** np.arange(b) for b in bits.tolist()]) if owner.size else np.zeros(0)
-    first = form.n
-    extra = int(bits.sum())
-    # dense rows get zero coefficients for the digits
-    rows = [row if row.index is not None else LinearRow(row.name, np.r_[row.coef, np.zeros(extra)], row.lower,
-                                                        row.upper) for row in form.rows]
-    col = first
-    for i in np.flatnonzero(bits).tolist():
-        b = int(bits[i])
-        idx = np.r_[i, np.arange(col, col + b)]
-        rows.append(LinearRow(f"digits_{i}", np.r_[1.0, -(2.0 ** np.arange(b))], float(lo[i]), float(lo[i]), idx))
-        col += b
-    binary = np.flatnonzero((width == 1))
-
-    def digits(x: np.ndarray) -> np.ndarray:
-        """The cut's 0-1 values of a selection: the binary agents' units, then the digits."""
-        x = np.asarray(x, dtype=np.int64)
-        d = ((x[owner] - lo[owner]) // power.astype(np.int64)) % 2 if owner.size else np.zeros(0, dtype=np.int64)
-        return np.r_[x[binary] - lo[binary], d]
-
-    index = np.r_[binary, np.arange(first, col)].astype(np.int64)
-    ex = np.asarray(excluded, dtype=np.int64).reshape(-1, na)
-    # A selection outside the bounds is no solution of the form anyway, and its digits would be
-    # wrong (negative or beyond the range): no cut for it.
-    ex = ex[((ex >= lo) & (ex <= lo + width)).all(axis=1)]
-    for j, x in enumerate(ex):
-        d = digits(x)
-        # sum (1 - 2 d*) v >= 1 - sum d*, on v = x_i - lo_i (binary agents) and the digits
-        shift = float(np.sum((1 - 2 * d[:binary.size]) * lo[binary]))
-        rows.append(LinearRow(f"no_good_{j}", (1 - 2 * d).astype(float), float(1 - int(d.sum())) + shift, np.inf,
-                              index))
-    out = LinearForm(np.r_[form.objective, np.zeros(extra)], np.r_[form.lower, np.zeros(extra)],
-                     np.r_[form.upper, np.ones(extra)], tuple(rows), form.aux_of, form.aux_lot)
-
-    def start(x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x, dtype=np.int64)
-        d = ((x[owner] - lo[owner]) // power.astype(np.int64)) % 2 if owner.size else np.zeros(0)
-        return np.r_[form.full(x), d.astype(float)]
-
-    return out, start
 
 
 def integral(x: np.ndarray, form: LinearForm, solver: str) -> np.ndarray:
@@ -468,7 +401,7 @@ class MILPSolver(Solver):
 
     def _decide_unshifted(self, problem: SubsetSelectionProblem, clock: BackendClock, deadline: float | None,
                           warm: np.ndarray,
-                          with_cuts: Callable[[LinearForm], tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]]
+                          with_cuts: Callable[..., tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]]
                           ) -> tuple[np.ndarray, float] | None:
         """Solve the model neither loosened nor tightened, its quality and budget rows ``2^20`` times
         larger: its optimal selection and utility when the rule accepts that selection (it is then
@@ -479,17 +412,28 @@ class MILPSolver(Solver):
         as at a threshold a hair above an optimal selection's average quality.  The unshifted model
         with its rows boosted has the rule's own bound and a solver tolerance far below it: it
         accepts every selection the rule accepts, so its optimum, when the rule accepts it too,
-        is the problem's.
+        is the problem's.  An optimum the rule refuses (by less than the float arithmetic
+        resolves) is excluded by a no-good cut (it is no solution of the problem) and the model
+        solved again, up to :data:`MAX_DECIDE` times, while the capacities allow cuts.
         """
-        form, full = with_cuts(solver_form(problem, 0.0, boost=2.0 ** 20)[0])
-        raw = clock.call(self._run, form, self._left(deadline), full(warm))
-        if self._contradicts(raw, form):  # the warm start answered as optimal below the solver's value
-            raw = clock.call(self._run, form, self._left(deadline), None)
-        if raw.status is not Status.OPTIMAL or raw.x is None or self._contradicts(raw, form):
-            return None
-        x = integral(raw.x, form, self.name)[:problem.n]
-        ev = problem.evaluate(x)
-        return (x, ev.utility) if ev.feasible else None
+        tries = MAX_DECIDE if int(problem.capacity.max()) <= MAX_CUT_RANGE else 1
+        refused: list[np.ndarray] = []
+        for _ in range(tries):
+            left = self._left(deadline)
+            if left is not None and left <= 0:
+                return None
+            form, full = with_cuts(solver_form(problem, 0.0, boost=2.0 ** 20)[0], refused)
+            raw = clock.call(self._run, form, left, full(warm))
+            if self._contradicts(raw, form):  # the warm start answered as optimal below the solver's value
+                raw = clock.call(self._run, form, self._left(deadline), None)
+            if raw.status is not Status.OPTIMAL or raw.x is None or self._contradicts(raw, form):
+                return None
+            x = integral(raw.x, form, self.name)[:problem.n]
+            ev = problem.evaluate(x)
+            if ev.feasible:
+                return x, ev.utility
+            refused.append(x)
+        return None
 
     def _contradicts(self, raw: RawResult, form: LinearForm) -> bool:
         """Whether an ``optimal`` answer's objective value (``raw.bound``, the form's units) lies above
@@ -522,8 +466,11 @@ class MILPSolver(Solver):
         def allowed(x: np.ndarray) -> bool:
             return excluded is None or not cuts or not bool((excluded == x).all(axis=1).any())
 
-        def with_cuts(form: LinearForm) -> tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]:
-            return excluding(form, excluded) if cuts and excluded is not None else (form, form.full)
+        def with_cuts(form: LinearForm, more: list[np.ndarray] | None = None
+                      ) -> tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]:
+            rows = [*(excluded if cuts and excluded is not None else ()), *(more or ())]
+            return excluding(form, np.array(rows, dtype=np.int64).reshape(len(rows), problem.n)) if rows \
+                else (form, form.full)
 
         deadline = None if self.time_limit_s is None else start + self.time_limit_s
         best: np.ndarray | None = self._warm_start(problem)

@@ -21,7 +21,8 @@ from ..models import (
     linear_form,
     weighted_sum,
 )
-from ._milp import BackendClock, MILPSolver, captured_output, excluding, report_printed, within_tolerance
+from ._cuts import excluding
+from ._milp import BackendClock, MILPSolver, captured_output, report_printed, within_tolerance
 from .base import RawResult, Solver, SolverError, Status
 
 #: SCIP's ``numerics/epsilon`` (values at most this are zero to SCIP; its default is 1e-9).

@@ -8,6 +8,7 @@ import pytest
 from subsel import SubsetSelectionProblem, alternatives, frontier, payments
 from subsel.cli import main
 from subsel.decisions import frontier_breakpoints
+from tests.decisions.reference import best
 
 
 @pytest.fixture()
@@ -162,13 +163,21 @@ def test_frontier_plot_refuses_a_name_that_is_no_image(agents, tmp_path, capsys,
     assert not out.exists() and not (tmp_path / name).exists()
 
 
-def test_frontier_breakpoints_refuse_an_unprovable_step_in_one_line(tmp_path, capsys):
-    # with a budget no exact cross-check exists; at 0.7 + 5e-10 HiGHS's float arithmetic cannot
-    # tell the rule's bound apart
-    path = tmp_path / "a.csv"
+def test_frontier_breakpoints_with_a_budget_and_a_milp_backend(tmp_path, capsys):
+    # no exact cross-check with a budget; at 0.7 + 5e-10 the selection of average quality 0.7 misses
+    # the rule by less than HiGHS's float arithmetic resolves: refused by the rule, it is cut off
+    path, out = tmp_path / "a.csv", tmp_path / "f.csv"
     SubsetSelectionProblem(quality=[0.95, 0.8, 0.6], cost=[0.5, 0.2, 0.1], alpha=0.5).to_csv(path)
-    _error(capsys, 2, ["frontier", path, "--alpha-min", "0.5", "--alpha-max", "1", "--breakpoints", "--budget",
-                       "0.5", "--solver", "highs"], "cannot prove the optimum at alpha")
+    assert main(["frontier", str(path), "--alpha-min", "0.5", "--alpha-max", "1", "--breakpoints", "--budget",
+                 "0.5", "--solver", "highs", "-o", str(out)]) == 0
+    got = pd.read_csv(out)  # (thresholds written with 10 digits)
+    p = SubsetSelectionProblem.from_csv(path, alpha=0.5, budget=0.5)
+    want = frontier_breakpoints(p, 0.5, 1.0, solver="highs")
+    assert (got.status == "optimal").all() and got.objective.tolist() == pytest.approx(want.objective.tolist())
+    assert want.objective.tolist() == pytest.approx([1.1, 0.6, 0.45, 0.0])
+    for row in want.itertuples():
+        for alpha in (row.alpha, row.alpha_to):
+            assert row.objective == pytest.approx(best(p.with_changes(alpha=alpha)), abs=1e-9)
 
 
 def test_payments_with_the_planner_columns_use_a_milp_backend(tmp_path):

@@ -187,6 +187,19 @@ def test_breakpoints_with_a_milp_backend_match_exact(problem, name):
                                                                      and _same(row.objective, ref))
 
 
+@settings(max_examples=15, deadline=None)
+@given(problems(n_max=4, cap_max=2, extensions=True))
+def test_breakpoints_with_a_budget_or_demand_on_highs_match_brute_force(problem):
+    # out of exact's scope: each step is proven by the unshifted model, with the selections the
+    # rule refuses by a hair cut off
+    df = frontier_breakpoints(problem, 0.0, 1.0, solver="highs")
+    for row in df.itertuples():
+        for alpha in (row.alpha, (row.alpha + row.alpha_to) / 2, row.alpha_to):
+            ref = best(problem.with_changes(alpha=alpha))
+            assert (ref is None) if row.status == "infeasible" else (row.status == "optimal"
+                                                                     and _same(row.objective, ref))
+
+
 def test_breakpoints_with_highs_where_its_tolerances_cut_off_the_optimum():
     # found by a random search: at this threshold the optimum's surplus lies inside the rule's 1e-9
     # and the tightened model refused it; HiGHS answered 'feasible' before it took exact's selection
