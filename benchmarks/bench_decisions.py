@@ -5,7 +5,11 @@ Section 6.1), seeds from ``SeedSequence(--seed)``:
 
 ``frontier``
     ``subsel.frontier`` on a 50-point grid of alpha in [0.5, 0.95] for n = 10^4 agents, against one
-    `exact` solve at alpha = 0.7 (the median of ``--reps`` solves).  Target: under 50x.
+    `exact` solve at alpha = 0.7 (the fastest of ``--reps`` solves).  Target: under 50x.  Also
+    against the median solve over the grid's thresholds and the sum of the 50 independent solves
+    the frontier replaces: the solves where the quality constraint binds hardest (alpha 0.72 to
+    0.95 here) cost 1.5 to 2.5 times the one at 0.7, so the ratio to the 0.7 solve is mostly
+    the number of solves the frontier cannot skip times that factor.
 ``payments``
     ``subsel.payments`` for every agent of an n = 1,000 instance with unit capacities (alpha = 0.7),
     against one `exact` solve.  Target: at most 2 x (selected agents + 1) times one solve (with unit
@@ -80,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     alphas = np.linspace(0.5, 0.95, args.points)
     # The cost of one solve varies with alpha: also the median over the grid's thresholds.
     at = [p.with_changes(alpha=a) for a in alphas]
-    per_alpha = statistics.median(_best_time(exact.solve, args.reps, lambda q=q: q.with_changes()) for q in at)
+    per = [_best_time(exact.solve, args.reps, lambda q=q: q.with_changes()) for q in at]
+    per_alpha = statistics.median(per)
     counting = _Counting()
     frontier(p, alphas, solver=counting)
     grid = _best_time(lambda _: frontier(p, alphas), args.reps)
@@ -88,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"frontier  n={args.frontier_n} points={args.points}: {counting.calls} solves (the other thresholds "
           f"reuse the previous optimum); one exact solve at alpha 0.7 {one * 1e3:.2f} ms, median over the "
           f"grid's alphas {per_alpha * 1e3:.2f} ms; frontier {grid * 1e3:.1f} ms; ratio {ratio:.1f}x to the "
-          f"alpha-0.7 solve, {grid / per_alpha:.1f}x to the median solve (target < {args.points}x)")
+          f"alpha-0.7 solve, {grid / per_alpha:.1f}x to the median solve (target < {args.points}x); "
+          f"{args.points} independent solves {sum(per) * 1e3:.1f} ms (the frontier takes "
+          f"{grid / sum(per):.0%} of that)")
 
     q = SubsetSelectionProblem.random(args.payments_n, 0.7, rng=np.random.default_rng(seeds[1]))
     exact.solve(q)

@@ -62,12 +62,18 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
     if points < 1:
         raise CLIError(f"--points must be a positive integer; got {points}")
     if args.plot is not None and args.plot == "-":
-        raise CLIError("--plot needs a file name (a PNG), not '-'")
+        raise CLIError("--plot needs a file name (.png, .pdf, .svg, ...), not '-'")
     check_paths(_problem_inputs(args), [("--output", args.output), ("--plot", args.plot)])
     if args.plot is not None:
         from .._extras import require
 
         require("matplotlib", extra="experiments", feature="subsel frontier --plot")
+        from ..decisions import figure_format
+
+        try:
+            figure_format(args.plot)
+        except ValueError as exc:
+            raise CLIError(f"--plot: {exc}") from None
     args.alpha = args.alpha_min  # the problem needs a threshold; every row sets its own
     problem, _, label = _load_problem(args)
     solver = _solver(args, problem)
@@ -167,13 +173,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(alpha to alpha_to) where it is optimal; needs an exact solver")
     p.add_argument("--solver", help="backend name (see 'subsel solvers'); default: the first available exact one")
     p.add_argument("-o", "--output", default="-", help="CSV to write ('-' = stdout, the default)")
-    p.add_argument("--plot", metavar="PNG", help="also draw profit and suppliers used against alpha")
+    p.add_argument("--plot", metavar="FILE", help="also draw profit and suppliers used against alpha, in the "
+                                                 "image format the extension names (.png, .pdf, .svg, ...)")
     p.set_defaults(func=_cmd_frontier)
 
     p = sub.add_parser("payments", help="truthful (critical) payments to agents who report their costs",
                        description="Pay each selected agent its critical amount c x(c) + integral of x(z) "
                                    "dz above c (Myerson 1981; Archer and Tardos 2001), so that reporting "
-                                   "the true cost is a dominant strategy; no budget.")
+                                   "the true cost is a dominant strategy; no budget (the planner's columns "
+                                   "are kept, with a MILP backend).")
     _add_problem_args(p, knapsack=False)
     p.add_argument("--solver", help="an exact backend (see 'subsel solvers'); default: the first available")
     p.add_argument("-o", "--output", default="-", help="CSV to write ('-' = stdout, the default)")

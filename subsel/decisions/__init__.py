@@ -19,11 +19,12 @@ from .pricing import frontier, frontier_breakpoints
 from .ranking import alternatives
 
 #: Loaded on first use: the figure needs matplotlib.
-_LAZY = {"plot_frontier": "plots"}
+_LAZY = {"plot_frontier": "plots", "figure_format": "plots"}
 
-__all__ = ["alternatives", "frontier", "frontier_breakpoints", "payments", "unit_steps", "plot_frontier"]
+__all__ = ["alternatives", "frontier", "frontier_breakpoints", "payments", "unit_steps", "plot_frontier",
+           "figure_format"]
 
 
 def __getattr__(name: str) -> object:
-    """Load :func:`plot_frontier` on first use (PEP 562)."""
+    """Load :func:`plot_frontier` and :func:`figure_format` on first use (PEP 562)."""
     return lazy_attribute(__name__, _LAZY, globals(), name)

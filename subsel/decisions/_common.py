@@ -30,7 +30,7 @@ def as_solver(solver: str | Solver, *, need_exact: bool = False, what: str = "")
     return solver
 
 
-def check_problem(problem: Any, what: str = "", planner: bool = True) -> SubsetSelectionProblem:
+def check_problem(problem: Any, what: str = "", planner: bool = True, hint: str = "") -> SubsetSelectionProblem:
     """``problem`` itself when it is a :class:`~subsel.models.SubsetSelectionProblem`.
 
     Raises
@@ -39,14 +39,15 @@ def check_problem(problem: Any, what: str = "", planner: bool = True) -> SubsetS
         Not a problem.
     ValueError
         ``planner=False`` and the problem uses a planner field (minimum orders, lot sizes, fixed
-        costs, group limits), which ``what`` does not handle: named, rather than answered wrongly.
+        costs, group limits), which ``what`` does not handle: named (with ``hint``, what to do
+        instead), rather than answered wrongly.
     """
     if not isinstance(problem, SubsetSelectionProblem):
         raise TypeError(f"problem must be a SubsetSelectionProblem; got {type(problem).__name__}")
     used = sorted(set(problem.extensions) & set(PLANNER_EXTENSIONS))
     if not planner and used:
-        raise ValueError(f"{what} does not support the planner's {', '.join(used)} yet; "
-                         "solve the problem without them, or solve it directly with a MILP solver")
+        raise ValueError(f"{what} does not support the planner's {', '.join(used)}; "
+                         + (hint or "solve the problem without them, or solve it directly with a MILP solver"))
     return problem
 
 

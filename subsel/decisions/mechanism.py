@@ -20,6 +20,12 @@ lines known on both sides, solve there, and either the optimum lies on the two l
 gives a new line in between.  Each step costs at most two solves; with unit capacities none beyond
 the optimum without agent i (the critical cost is ``c_i + V(c_i) - V_{-i}``).
 
+The planner's fields keep the argument: minimum orders, lot sizes and group limits restrict the
+selections whatever the reports, and a fixed cost of using an agent (public, not reported) only
+shifts each line; ``V`` stays a maximum of lines of slope ``-x_i``, and the search (which needs no
+unit steps of size one: it probes wherever two known slopes differ by more than one) finds every
+step of ``x_i(z)``, also the jump from 0 to a minimum order.
+
 A budget ``sum c_i x_i <= B`` breaks this: the feasible set then depends on the reported costs and
 the selection need not be monotone (a cheaper report can make a selection with fewer of the agent's
 units affordable); :func:`payments` refuses it.
@@ -69,7 +75,8 @@ def unit_steps(problem: SubsetSelectionProblem, agent: int | str, solver: str | 
     Parameters
     ----------
     problem : SubsetSelectionProblem
-        Without a budget.  ``c_i`` is ``problem.cost[i]``, the others' costs stay fixed.
+        Without a budget (the planner's fields allowed).  ``c_i`` is ``problem.cost[i]``, the
+        others' costs stay fixed.
     agent : int or str
         Index or name of agent i.
     solver : str or Solver, default "exact"
@@ -90,7 +97,7 @@ def unit_steps(problem: SubsetSelectionProblem, agent: int | str, solver: str | 
         A budget; an infeasible problem; a solver that is not exact or stops without a proven optimum;
         an agent index or name that does not exist.
     """
-    problem = check_problem(problem, "payments", planner=False)
+    problem = check_problem(problem, "payments")
     solver = as_solver(solver, need_exact=True, what="payments")
     _check_monotone_model(problem)
     i = _agent_index(problem, agent)
@@ -183,9 +190,11 @@ def payments(problem: SubsetSelectionProblem, solver: str | Solver = "exact") ->
     Parameters
     ----------
     problem : SubsetSelectionProblem
-        Reported costs in ``problem.cost``; capacity, demand and must lists allowed; no budget.
+        Reported costs in ``problem.cost``; capacity, demand, must lists and the planner's fields
+        (minimum orders, lot sizes, fixed costs, group limits) allowed; no budget.
     solver : str or Solver, default "exact"
-        An exact solver (``exact = True``) supporting ``must_not_take`` and the problem's extensions.
+        An exact solver (``exact = True``) supporting ``must_not_take`` and the problem's extensions
+        (with the planner's fields a MILP backend: ``exact`` does not take them).
 
     Returns
     -------
@@ -211,7 +220,7 @@ def payments(problem: SubsetSelectionProblem, solver: str | Solver = "exact") ->
     """
     import pandas as pd
 
-    problem = check_problem(problem, "payments", planner=False)
+    problem = check_problem(problem, "payments")
     solver = as_solver(solver, need_exact=True, what="payments")
     _check_monotone_model(problem)
     base = _optimal(solver, problem, "the problem")

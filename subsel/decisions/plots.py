@@ -11,8 +11,40 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 
+def figure_format(path: str | os.PathLike[str]) -> str:
+    """The image format a file name asks for: its extension, when matplotlib can write it.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    str
+        The extension in lower case, without the dot (``png``, ``pdf``, ``svg``, ...).
+
+    Raises
+    ------
+    ImportError
+        matplotlib is not installed.
+    ValueError
+        No extension, or one matplotlib does not write (naming the file and the formats it writes).
+    """
+    require("matplotlib", extra="experiments", feature="the frontier figure")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    supported = sorted(FigureCanvasAgg(Figure()).get_supported_filetypes())
+    ext = os.path.splitext(os.fspath(path))[1].lower().lstrip(".")
+    if ext not in supported:
+        raise ValueError(f"cannot draw the figure {os.fspath(path)!r}: its extension "
+                         f"{'.' + ext if ext else '(none)'} is not an image format; use one of "
+                         f"{', '.join('.' + e for e in supported)}")
+    return ext
+
+
 def plot_frontier(table: "pd.DataFrame", path: str | os.PathLike[str], *, title: str = "") -> None:
-    """Draw a frontier table as a PNG: utility against the quality threshold, agents on a second axis.
+    """Draw a frontier table as an image: utility against the quality threshold, agents on a second axis.
 
     Written for a reader who never saw the model: the axes say "minimum average quality required
     (alpha)", "best total profit" and "suppliers used".  The optimum is a step function of alpha
@@ -25,16 +57,20 @@ def plot_frontier(table: "pd.DataFrame", path: str | os.PathLike[str], *, title:
         A :func:`~subsel.decisions.frontier` table (columns ``alpha``, ``objective``, ``agents``),
         or a :func:`~subsel.decisions.frontier_breakpoints` table (then also ``alpha_to``).
     path : str or path-like
-        The PNG to write, atomically (no half-written file).
+        The image to write, atomically (no half-written file), in the format its extension names
+        (``.png``, ``.pdf``, ``.svg``, ... : see :func:`figure_format`).
     title : str, optional
 
     Raises
     ------
     ImportError
         matplotlib is not installed (the message names the ``pip install`` to run).
+    ValueError
+        The extension of ``path`` is not an image format matplotlib writes.
     OSError
         The file cannot be written.
     """
+    fmt = figure_format(path)
     require("matplotlib", extra="experiments", feature="the frontier figure")
     import matplotlib
 
@@ -62,6 +98,6 @@ def plot_frontier(table: "pd.DataFrame", path: str | os.PathLike[str], *, title:
         lines = ax.get_lines() + ax2.get_lines()
         ax.legend(lines, [ln.get_label() for ln in lines], loc="upper right")
         ax.set_title(title or "The price of quality: a stricter threshold costs profit")
-        atomic_write_with(path, lambda tmp: fig.savefig(tmp, dpi=120, bbox_inches="tight", format="png"))
+        atomic_write_with(path, lambda tmp: fig.savefig(tmp, dpi=120, bbox_inches="tight", format=fmt))
     finally:
         plt.close(fig)

@@ -168,7 +168,12 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
     ------
     ValueError
         Thresholds outside [0, 1] or ``alpha_min > alpha_max``; a solver that is not exact; a solve
-        that ends without a proven optimum (a time limit).
+        that ends without a proven optimum (a time limit, or, rarely, a MILP backend at a threshold
+        a hair above a selection's average quality with a budget, a demand or the planner's fields:
+        then use :func:`frontier` on a grid).  The MILP backends take ``exact``'s selection where
+        their tolerances cut it off and ``exact`` supports the problem, and otherwise decide with
+        their unshifted model, cutting off optima the rule refuses by a hair (see
+        :mod:`subsel.solvers._milp`).
     TypeError
         As :func:`frontier`.
 
@@ -194,8 +199,13 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
         at = problem.with_changes(alpha=alpha)
         sol = solver.solve(at)
         if sol.status is not Status.OPTIMAL and sol.status is not Status.INFEASIBLE:
-            raise ValueError(f"solver {solver.name!r} stopped at alpha {alpha!r} with status {sol.status.value} "
-                             "(no proven optimum); give it more time")
+            if sol.status is not Status.FEASIBLE:
+                raise ValueError(f"solver {solver.name!r} stopped at alpha {alpha!r} with status "
+                                 f"{sol.status.value} (no proven optimum); give it more time")
+            raise ValueError(f"solver {solver.name!r} cannot prove the optimum at alpha {alpha!r}, a hair above "
+                             "a selection's average quality, where selections miss the feasibility rule's bound "
+                             "by less than its floating-point arithmetic resolves; use an evenly spaced grid "
+                             "of thresholds instead")
         row = dict(alpha=alpha, alpha_to=hi, **summary(sol))
         rows.append(row)
         if sol.status is Status.INFEASIBLE or not sol.x.any():

@@ -11,6 +11,11 @@ The best of all boxes not yet split is the next selection.  The boxes reach the 
 model's own fields (a bound ``x_i <= hi_i`` is a capacity or must-not-take, ``x_i >= lo_i`` is
 ``lo_i - 1`` must-take single units plus a must-take agent), so any solver that supports must lists
 works, with the problem's budget and demand kept.
+
+With a MILP backend and unit capacities the default is instead one solve per selection with every
+selection found before excluded by its canonical no-good cut (Balas and Jeroslow, "Canonical cuts
+on the unit hypercube", SIAM Journal on Applied Mathematics 23(1), 1972), through
+:meth:`subsel.solvers.Solver.solve_excluding`: about ``k`` solves instead of about ``2 k n``.
 """
 from __future__ import annotations
 
@@ -22,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..models import SubsetSelectionProblem
-from ..solvers import Solver, Status
+from ..solvers import MAX_CUT_RANGE, Solver, Status, default_solver
 from ._common import as_solver, check_problem
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,19 +64,64 @@ def _box_problem(problem: SubsetSelectionProblem, lo: np.ndarray, hi: np.ndarray
 
 
 def _exact_utility(problem: SubsetSelectionProblem, x: np.ndarray) -> Fraction:
-    """``sum_i r_i x_i`` as an exact rational (the stored floats, no rounding): the ranking key."""
+    """``sum_i r_i x_i`` (minus the fixed cost of each agent used) as an exact rational (the stored
+    floats, no rounding): the ranking key."""
     r = problem.utility
-    return sum((Fraction(float(r[i])) * int(x[i]) for i in np.flatnonzero(x)), Fraction(0))
+    used = np.flatnonzero(x)
+    value = sum((Fraction(float(r[i])) * int(x[i]) for i in used), Fraction(0))
+    if problem.fixed_cost is not None:  # the planner's fixed cost of each agent used
+        value -= sum((Fraction(float(problem.fixed_cost[i])) for i in used), Fraction(0))
+    return value
 
 
-def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver = "exact") -> "pd.DataFrame":
+def _by_cuts(problem: SubsetSelectionProblem, k: int, solver: Solver) -> list[tuple[list[np.ndarray], bool]]:
+    """Groups of selections of one exact utility, best first, each with whether it is proven:
+    each solve excludes every selection found before it by a no-good cut."""
+    n = problem.n
+    found: list[np.ndarray] = []
+    groups: list[tuple[list[np.ndarray], bool]] = []
+    group: list[tuple[Fraction, tuple[int, ...], np.ndarray]] = []
+    proven = True
+    listed = 0
+
+    def flush() -> None:
+        nonlocal listed
+        if group:
+            groups.append(([e[2] for e in sorted(group, key=lambda e: (-e[0], e[1]))], proven))
+            listed += len(group)
+            group.clear()
+
+    while listed < k:
+        sol = solver.solve_excluding(problem, np.array(found, dtype=np.int64).reshape(len(found), n))
+        if sol.status is not Status.INFEASIBLE and (sol.status is not Status.OPTIMAL or not solver.exact):
+            proven = False
+        if not sol.is_feasible:
+            break
+        x = np.array(sol.x, dtype=np.int64)
+        found.append(x)
+        value = _exact_utility(problem, x)
+        # A lower utility ends the group; one above it (within the solver's optimality tolerance)
+        # joins it and is ordered by exact utility first.
+        if group and value < group[0][0]:
+            flush()
+        group.append((value, tuple(-x), x))
+        if len(group) > MAX_TIES:
+            raise ValueError(f"more than {MAX_TIES} selections have utility {float(value)!r}; the tie "
+                             "rule cannot order them")
+    flush()
+    return groups
+
+
+def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver | None = None,
+                 method: str | None = None) -> "pd.DataFrame":
     """The ``k`` best distinct selections, in non-increasing utility.
 
     Lawler (Management Science 18(7), 1972) and Murty (Operations Research 16(3), 1968) ranking on
     the integer program of Deva, Abhishek, Gujar (AAMAS 2021, Section 3): each selection listed is
     the best (by the solver's proof, up to its optimality tolerance) of all feasible selections not
     listed before it.  Every model field the solver supports is kept (capacities, budget, demand,
-    must lists).
+    must lists, and with the no-good cuts of a MILP backend the planner's minimum orders, lot
+    sizes, fixed costs and group limits).
 
     Tie rule: selections are ranked by their utility computed exactly from the stored numbers, and
     among selections of exactly equal utility the one whose unit vector ``x`` is lexicographically
@@ -84,9 +134,24 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver =
     problem : SubsetSelectionProblem
     k : int
         How many selections, ``k >= 1``; fewer rows when fewer feasible selections exist.
-    solver : str or Solver, default "exact"
-        Name or instance; it must support ``must_take`` and ``must_not_take`` and the problem's
-        extensions.  With a solver that does not prove optimality the status column says ``feasible``.
+    solver : str or Solver or None, default None
+        Name or instance; it must support the problem's extensions (and, for ``partition``,
+        ``must_take`` and ``must_not_take``).  ``None``: the registry's default for the problem's
+        extensions (:func:`subsel.solvers.default_solver`: ``exact`` when it supports them, else a
+        MILP backend).  With a solver that does
+        not prove optimality the status column says ``feasible``.
+    method : {"partition", "cuts"} or None, default None
+        ``partition``: Lawler and Murty's partition of the search space, with any solver and any
+        capacities.  ``cuts``: one solve per selection (or per tie) with every selection found
+        before excluded by a no-good cut (Balas and Jeroslow, SIAM J. Appl. Math. 23(1), 1972) on the
+        selection's 0-1 digits (an agent with several units in binary, see
+        :meth:`subsel.solvers.Solver.solve_excluding`); only for solvers with ``no_good_cuts`` (the
+        MILP backends: cbc, highs, ortools-scip, ortools-cpsat) and capacities up to ``2**20``.
+        The selections and their order are the same.  ``None``: ``cuts`` where it applies (about
+        ``k`` solves instead of about ``2 k n``), else ``partition`` (always with ``exact``, whose
+        solves are cheap and know no cuts).  The planner's fields (minimum orders, lot sizes, fixed
+        costs, group limits) need ``cuts``: a box of the partition is spelled with extra agents,
+        which those fields would treat as other suppliers.
 
     Returns
     -------
@@ -98,7 +163,9 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver =
     Raises
     ------
     ValueError
-        ``k`` not a positive integer; more than 100,000 single units fixed by the partition (very
+        ``k`` not a positive integer; an unknown ``method``, or ``cuts`` with a solver without
+        no-good cuts or a capacity above ``2**20``; the planner's fields with ``partition`` (or with
+        a solver without cuts); more than 100,000 single units fixed by the partition (very
         large capacities); more than 10,000 selections of one exact utility (the tie rule cannot be
         applied); an unknown solver or an unsupported extension.
     TypeError
@@ -106,8 +173,10 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver =
 
     Notes
     -----
-    One solve per box: splitting a selection makes up to two boxes per free agent, so the cost is
-    about ``2 k n`` solves of problems the size of ``problem``.
+    ``partition`` makes one solve per box: splitting a selection makes up to two boxes per free
+    agent, so the cost is about ``2 k n`` solves of problems the size of ``problem``.  ``cuts``
+    makes about ``k`` solves (one more per group of equal utility), the ``j``-th with ``j - 1`` cut
+    rows.
 
     Examples
     --------
@@ -116,12 +185,26 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver =
     >>> alternatives(p, 3)[["rank", "objective", "agents"]].round(6).values.tolist()
     [[1.0, 1.05, 2.0], [2.0, 0.6, 1.0], [3.0, 0.45, 1.0]]
     """
-    import pandas as pd
 
-    problem = check_problem(problem, "alternatives", planner=False)
-    solver = as_solver(solver)
+    problem = check_problem(problem, "alternatives")
+    solver = as_solver(default_solver(problem.extensions) if solver is None else solver)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}")
+    if method is None:
+        method = "cuts" if solver.no_good_cuts and int(problem.capacity.max()) <= MAX_CUT_RANGE else "partition"
+    if method not in ("partition", "cuts"):
+        raise ValueError(f"method must be 'partition' or 'cuts'; got {method!r}")
+    if method == "cuts":
+        if not solver.no_good_cuts:
+            raise ValueError(f"method 'cuts' needs a solver with no-good cuts (cbc, highs, ortools-scip, "
+                             f"ortools-cpsat); got {solver.name!r}")
+        if int(problem.capacity.max()) > MAX_CUT_RANGE:
+            i = int(np.argmax(problem.capacity))
+            raise ValueError(f"method 'cuts' needs capacities of at most {MAX_CUT_RANGE}; capacity[{i}] is "
+                             f"{int(problem.capacity[i])} (use method='partition')")
+        return _rows(problem, _by_cuts(problem, k, solver), k)
+    check_problem(problem, "alternatives by the partition (method='partition', or a solver without no-good "
+                  "cuts)", planner=False, hint="use a MILP backend (highs, cbc, ortools-scip) with method='cuts'")
     order = itertools.count()  # a unique last key, so the heap never compares arrays
     heap: list[tuple[Fraction, tuple[int, ...], int, np.ndarray, np.ndarray, np.ndarray]] = []
     proven = [True]
@@ -153,8 +236,9 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver =
             lo[t] = hi[t] = v  # the boxes after this one agree with x on agent t
 
     push(problem.lower_bounds(), problem.upper_bounds())
-    rows: list[dict[str, Any]] = []
-    while heap and len(rows) < k:
+    groups: list[tuple[list[np.ndarray], bool]] = []
+    listed = 0
+    while heap and listed < k:
         value = heap[0][0]
         group = []
         while heap and heap[0][0] == value:  # every selection of this exact utility, then the tie rule
@@ -164,12 +248,22 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver =
                 raise ValueError(f"more than {MAX_TIES} selections have utility {float(-value)!r}; the tie "
                                  "rule cannot order them")
             split(entry[3], entry[4], entry[5])
-        status = "optimal" if proven[0] else "feasible"
-        for entry in sorted(group, key=lambda e: e[1])[:k - len(rows)]:
-            x = entry[3]
+        groups.append(([e[3] for e in sorted(group, key=lambda e: e[1])], proven[0]))
+        listed += len(group)
+    return _rows(problem, groups, k)
+
+
+def _rows(problem: SubsetSelectionProblem, groups: list[tuple[list[np.ndarray], bool]], k: int) -> "pd.DataFrame":
+    """The table of :func:`alternatives`: the first ``k`` selections of ``groups`` (each group in
+    the tie order, with whether it is proven)."""
+    import pandas as pd
+
+    rows: list[dict[str, Any]] = []
+    for xs, proven in groups:
+        for x in xs[:k - len(rows)]:
             x.setflags(write=False)
             ev = problem.evaluate(x)
             rows.append(dict(rank=len(rows) + 1, objective=float(ev.utility), units=int(ev.units),
-                             avg_quality=float(ev.avg_quality), agents=int(np.count_nonzero(x)), status=status,
-                             x=x))
+                             avg_quality=float(ev.avg_quality), agents=int(np.count_nonzero(x)),
+                             status="optimal" if proven else "feasible", x=x))
     return pd.DataFrame(rows, columns=list(ALTERNATIVE_COLUMNS))

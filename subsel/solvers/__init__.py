@@ -7,7 +7,7 @@ on this machine.  Every backend returns a :class:`Solution` checked by ``problem
 from typing import TYPE_CHECKING
 
 from .._extras import lazy_attribute
-from .base import RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
+from .base import MAX_CUT_RANGE, RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
 from .registry import (
     DEFAULT_SOLVER_PREFERENCE,
     ENTRY_POINT_GROUP,
@@ -36,6 +36,7 @@ __all__ = [
     "explain_infeasible",
     "DEFAULT_SOLVER_PREFERENCE",
     "ENTRY_POINT_GROUP",
+    "MAX_CUT_RANGE",
     "MAX_KNAPSACK_TOTAL",
     "KnapsackSolution",
     "SOLVERS",

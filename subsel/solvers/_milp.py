@@ -23,9 +23,17 @@ tolerance.  :class:`MILPSolver` therefore
 4. **certifies** ``optimal``: a verified selection is optimal when its utility is within
    ``OPTIMALITY_RTOL`` of a proven bound.  Where the problem is in the scope of the ``exact`` solver
    (no budget, no demand) that bound comes from ``exact``, a cross-check independent of every MILP
-   tolerance; otherwise from the relaxation's optimum, and only while every unit bound is at most
-   :data:`TRUSTED_UPPER_BOUND` (beyond that, integrality tolerances make the solver's own optimality
-   claim unreliable).  An answer without a certificate is ``feasible`` (``time_limit`` when the time
+   tolerance, and ``exact``'s selection is offered as a candidate too (the tightened model cuts off
+   selections whose quality surplus lies inside the rule's 1e-9 but below the tightening);
+   otherwise from the relaxation's optimum, and only while every unit bound is at most
+   :data:`TRUSTED_UPPER_BOUND` (beyond that, integrality tolerances make the solver's own
+   optimality claim unreliable).  When that fails, the model neither loosened nor tightened, its
+   quality and budget rows ``2^20`` times larger, decides: it accepts every selection the rule
+   accepts, so its optimum, if the rule accepts it too, is proven; an optimum the rule refuses (by
+   less than the float arithmetic resolves) is excluded by a no-good cut and the model solved
+   again (:data:`MAX_DECIDE` times at most).  An optimal claim whose objective value lies above
+   its own selection's (HiGHS answering its warm start) proves nothing and is asked again without
+   the warm start.  An answer without a certificate is ``feasible`` (``time_limit`` when the time
    ran out), with the best bound known;
 5. **honours the time limit** as one deadline for all of this, and warm-starts the solver with the
    best selection at hand (the smallest selection and GSS's answer, when GSS supports the problem),
@@ -64,11 +72,15 @@ from ..models import (
     rounded_up,
     weighted_sum,
 )
-from .base import RawResult, Solver, SolverError, Status
+from ._cuts import excluding
+from .base import MAX_CUT_RANGE, RawResult, Solver, SolverError, Status
 
 #: Loosening / tightening of the scaled rows between the relaxation and the tightened model (ten
 #: times the solvers' tight feasibility tolerance of 1e-9).
 RELAX = 1e-8
+
+#: Most solves of the unshifted model, each excluding the optima before it that the rule refused.
+MAX_DECIDE = 8
 
 #: Largest distance of a returned value from an integer; farther is a solver failure.
 INTEGRALITY_TOL = 1e-5
@@ -338,6 +350,7 @@ class MILPSolver(Solver):
     """
 
     exact: ClassVar[bool] = True
+    no_good_cuts: ClassVar[bool] = True
     supports: ClassVar[frozenset[str]] = frozenset({"budget", "demand", "must_take", "must_not_take",
                                                     *PLANNER_EXTENSIONS})
 
@@ -387,16 +400,83 @@ class MILPSolver(Solver):
         bound = float(sol.objective) if sol.bound is None else max(float(sol.bound), float(sol.objective))
         return np.array(sol.x, dtype=np.int64), float(sol.objective), bound
 
+    def _decide_unshifted(self, problem: SubsetSelectionProblem, clock: BackendClock, deadline: float | None,
+                          warm: np.ndarray,
+                          with_cuts: Callable[..., tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]]
+                          ) -> tuple[np.ndarray, float] | None:
+        """Solve the model neither loosened nor tightened, its quality and budget rows ``2^20`` times
+        larger: its optimal selection and utility when the rule accepts that selection (it is then
+        the problem's optimum), None otherwise.
+
+        Between the relaxation (rows loosened) and the tightened model lies a band of selections
+        that the rule accepts and the tightened model refuses (a surplus inside the rule's 1e-9),
+        as at a threshold a hair above an optimal selection's average quality.  The unshifted model
+        with its rows boosted has the rule's own bound and a solver tolerance far below it: it
+        accepts every selection the rule accepts, so its optimum, when the rule accepts it too,
+        is the problem's.  An optimum the rule refuses (by less than the float arithmetic
+        resolves) is excluded by a no-good cut (it is no solution of the problem) and the model
+        solved again, up to :data:`MAX_DECIDE` times, while the capacities allow cuts.
+        """
+        tries = MAX_DECIDE if int(problem.capacity.max()) <= MAX_CUT_RANGE else 1
+        refused: list[np.ndarray] = []
+        for _ in range(tries):
+            left = self._left(deadline)
+            if left is not None and left <= 0:
+                return None
+            form, full = with_cuts(solver_form(problem, 0.0, boost=2.0 ** 20)[0], refused)
+            raw = clock.call(self._run, form, left, full(warm))
+            if self._contradicts(raw, form):  # the warm start answered as optimal below the solver's value
+                raw = clock.call(self._run, form, self._left(deadline), None)
+            if raw.status is not Status.OPTIMAL or raw.x is None or self._contradicts(raw, form):
+                return None
+            x = integral(raw.x, form, self.name)[:problem.n]
+            ev = problem.evaluate(x)
+            if ev.feasible:
+                return x, ev.utility
+            refused.append(x)
+        return None
+
+    def _contradicts(self, raw: RawResult, form: LinearForm) -> bool:
+        """Whether an ``optimal`` answer's objective value (``raw.bound``, the form's units) lies above
+        the objective of its own selection, rounded to integers, by more than that rounding and
+        ``OPTIMALITY_RTOL`` can explain."""
+        if raw.status is not Status.OPTIMAL or raw.x is None or raw.bound is None or not math.isfinite(raw.bound):
+            return False
+        xf = np.asarray(raw.x, dtype=float)
+        xr = integral(xf, form, self.name).astype(float)
+        value = float(weighted_sum(xr, form.objective))
+        size = float(weighted_sum(np.abs(xr), np.abs(form.objective)))
+        slack = float(weighted_sum(np.abs(xf - xr), np.abs(form.objective))) + OPTIMALITY_RTOL * max(1.0, size)
+        return float(raw.bound) > value + slack
+
     # ------------------------------------------------------------------ the pipeline
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        return self._solve_excluding(problem, np.zeros((0, problem.n), dtype=np.int64))
+
+    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> RawResult:
         clock = BackendClock()
-        raw = self._pipeline(problem, clock)
+        raw = self._pipeline(problem, clock, excluded)
         return raw._replace(backend_time_s=clock.seconds)
 
-    def _pipeline(self, problem: SubsetSelectionProblem, clock: BackendClock) -> RawResult:
+    def _pipeline(self, problem: SubsetSelectionProblem, clock: BackendClock,
+                  excluded: np.ndarray | None = None) -> RawResult:
+        """Solve ``problem`` (without the selections of ``excluded``, by no-good cuts)."""
         start = time.perf_counter()
+        cuts = excluded is not None and excluded.size > 0
+
+        def allowed(x: np.ndarray) -> bool:
+            return excluded is None or not cuts or not bool((excluded == x).all(axis=1).any())
+
+        def with_cuts(form: LinearForm, more: list[np.ndarray] | None = None
+                      ) -> tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]:
+            rows = [*(excluded if cuts and excluded is not None else ()), *(more or ())]
+            return excluding(form, np.array(rows, dtype=np.int64).reshape(len(rows), problem.n)) if rows \
+                else (form, form.full)
+
         deadline = None if self.time_limit_s is None else start + self.time_limit_s
         best: np.ndarray | None = self._warm_start(problem)
+        if best is not None and not allowed(best):
+            best = None
         best_util = -math.inf if best is None else problem.evaluate(best).utility
         bound: float | None = None
         claimed = False  # the MILP claims the relaxation optimal
@@ -406,12 +486,18 @@ class MILPSolver(Solver):
         def offer(x: np.ndarray) -> None:
             nonlocal best, best_util
             ev = problem.evaluate(x)
-            if ev.feasible and ev.utility > best_util:
+            if ev.feasible and ev.utility > best_util and allowed(x):
                 best, best_util = x, ev.utility
 
         relaxed, obj_scale = solver_form(problem, -RELAX)
+        relaxed, full = with_cuts(relaxed)
         n = problem.n  # the form's first n variables are the units; the planner's follow
-        raw = clock.call(self._run, relaxed, self._left(deadline), None if best is None else relaxed.full(best))
+        raw = clock.call(self._run, relaxed, self._left(deadline), None if best is None else full(best))
+        left = self._left(deadline)
+        if best is not None and self._contradicts(raw, relaxed) and (left is None or left > 0):
+            # HiGHS answered the warm start itself with status optimal and a larger objective
+            # value (seen with no-good cuts): ask again without the warm start.
+            raw = clock.call(self._run, relaxed, left, None)
         if raw.status is Status.INFEASIBLE:
             if best is None:
                 return RawResult(None, Status.INFEASIBLE)
@@ -432,6 +518,10 @@ class MILPSolver(Solver):
                 # bounds the relaxation's optimum from above (the certificate below compares with
                 # the float value itself, within the tolerance).
                 claimed_value = problem.evaluate(x_rel).utility
+                if raw.bound is not None and self._contradicts(raw, relaxed):
+                    # The solver's own objective value lies above its selection's: its claim
+                    # proves only that larger value as a bound.
+                    claimed_value = max(claimed_value, raw.bound / obj_scale)
                 magnitude = float(weighted_sum(xf, np.abs(r)))
                 if problem.fixed_cost is not None:
                     magnitude += float(np.abs(problem.fixed_cost).sum())
@@ -442,10 +532,10 @@ class MILPSolver(Solver):
                     offer(fixed)
             if claimed and not rel_feasible:
                 # The relaxation's optimum breaks the exact rule: solve the tightened model.
-                tight, _ = solver_form(problem, RELAX)
+                tight, full = with_cuts(solver_form(problem, RELAX)[0])
                 left = self._left(deadline)
                 if left is None or left > 0:
-                    raw2 = clock.call(self._run, tight, left, None if best is None else tight.full(best))
+                    raw2 = clock.call(self._run, tight, left, None if best is None else full(best))
                     timed_out |= raw2.status is Status.TIME_LIMIT
                     if raw2.x is not None:
                         offer(integral(raw2.x, tight, self.name)[:n])
@@ -457,7 +547,7 @@ class MILPSolver(Solver):
                         # larger (so that the solver's tolerance lies far below the rule's),
                         # decides; its infeasibility is the problem's (a tolerance only widens
                         # what a solver accepts).
-                        exact_form, _ = solver_form(problem, 0.0, boost=2.0 ** 20)
+                        exact_form, _ = with_cuts(solver_form(problem, 0.0, boost=2.0 ** 20)[0])
                         raw3 = clock.call(self._run, exact_form, left, None)
                         if raw3.status is Status.INFEASIBLE:
                             return RawResult(None, Status.INFEASIBLE)
@@ -477,16 +567,27 @@ class MILPSolver(Solver):
                 else:
                     timed_out = True
 
-        certificate = self._certify_with_exact(problem, self._left(deadline))
+        # ``exact`` knows no cuts: with cuts the relaxation's claim is the proof.
+        certificate = None if cuts else self._certify_with_exact(problem, self._left(deadline))
         proven = False
         if certificate is not None:
-            _, value, bound = certificate
+            x_exact, value, bound = certificate
+            # exact's selection passed the rule; it may be one the tightened model cut off (a
+            # surplus inside the rule's 1e-9 but below the tightening), as at a threshold a hair
+            # above an optimal selection's average quality.
+            offer(x_exact)
             proven = best is not None and within_tolerance(problem, best, value)
         elif claimed and bound is not None and best is not None:
             trusted = float(np.max(relaxed.upper, initial=0.0)) <= TRUSTED_UPPER_BOUND
             proven = trusted and within_tolerance(problem, best, claimed_value)
             if not trusted:
                 bound = None  # the claim is not trusted at this scale: it proves no bound either
+            left = self._left(deadline)
+            if trusted and not proven and (left is None or left > 0):
+                decided = self._decide_unshifted(problem, clock, deadline, best, with_cuts)
+                if decided is not None:
+                    offer(decided[0])
+                    proven = best is not None and within_tolerance(problem, best, decided[1])
         if best is None:
             if timed_out or (deadline is not None and time.perf_counter() >= deadline):
                 return RawResult(None, Status.NO_SOLUTION_FOUND, bound)

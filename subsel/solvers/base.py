@@ -83,6 +83,10 @@ class SolverError(RuntimeError):
     """A backend failed or returned an answer that does not pass ``problem.evaluate``."""
 
 
+#: Largest capacity :meth:`Solver.solve_excluding` takes (an agent's binary digits become variables).
+MAX_CUT_RANGE = 2 ** 20
+
+
 class UnsupportedExtensionError(ValueError):
     """A solver was asked for a constraint (extension) it does not handle.
 
@@ -403,6 +407,8 @@ class Solver:
         True when an ``optimal`` answer is proven optimal (gap 0).
     supports : frozenset of str
         Extensions handled (subset of ``subsel.models.EXTENSIONS``).
+    no_good_cuts : bool
+        True when :meth:`solve_excluding` works (the MILP backends).
     complexity : str
         Human-readable worst-case cost, for the solver table.
 
@@ -415,6 +421,7 @@ class Solver:
     name: ClassVar[str] = "solver"
     exact: ClassVar[bool] = False
     supports: ClassVar[frozenset[str]] = frozenset()
+    no_good_cuts: ClassVar[bool] = False
     complexity: ClassVar[str] = ""
 
     def __init__(self, time_limit_s: float | None = None, threads: int | None = None,
@@ -468,6 +475,72 @@ class Solver:
         if sol.status is Status.INFEASIBLE:  # explained when first asked (Solution.explanation)
             sol.__dict__["_explain"] = (self, problem)
         return sol
+
+    def solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> Solution:
+        """The best selection of ``problem`` other than the rows of ``excluded`` (no-good cuts).
+
+        Each excluded selection ``x*`` adds the canonical cut of Balas and Jeroslow ("Canonical
+        cuts on the unit hypercube", SIAM J. Appl. Math. 23(1), 1972)
+        ``sum_{d: d* = 1} (1 - d) + sum_{d: d* = 0} d >= 1`` over 0-1 digits ``d`` of the selection,
+        which removes ``x*`` and nothing else: an agent with one unit is its own digit, an agent with
+        several is written in binary (``x_i = sum_b 2^b z_ib`` with new 0-1 variables, unique
+        digits).  Every model field the backend supports is kept.
+
+        Parameters
+        ----------
+        problem : SubsetSelectionProblem
+            Capacities up to :data:`MAX_CUT_RANGE` (the binary digits are variables).
+        excluded : array-like of int, shape (m, n)
+            Selections to exclude, units per agent in ``0..capacity`` (``m`` may be 0).
+
+        Returns
+        -------
+        Solution
+            Checked as by :meth:`solve` (the model's rule), and never one of the excluded rows.
+
+        Raises
+        ------
+        TypeError
+            ``problem`` is not a :class:`SubsetSelectionProblem`.
+        ValueError
+            The solver has no no-good cuts (``no_good_cuts`` false), a capacity above
+            :data:`MAX_CUT_RANGE`, or ``excluded`` not of shape (m, n) with integer units in
+            ``0..capacity`` (naming the row and agent).
+        UnsupportedExtensionError, SolverError
+            As :meth:`solve`.
+        """
+        if not isinstance(problem, SubsetSelectionProblem):
+            raise TypeError(f"problem must be a SubsetSelectionProblem; got {type(problem).__name__}")
+        if not self.no_good_cuts:
+            raise ValueError(f"solver {self.name!r} has no no-good cuts (see Solver.no_good_cuts)")
+        n = problem.n
+        if int(problem.capacity.max()) > MAX_CUT_RANGE:
+            i = int(np.argmax(problem.capacity))
+            raise ValueError(f"no-good cuts need capacities of at most {MAX_CUT_RANGE}; capacity[{i}] is "
+                             f"{int(problem.capacity[i])}")
+        ex = np.asarray(excluded)
+        if ex.ndim != 2 or ex.shape[1] != n:
+            raise ValueError(f"excluded must have shape (m, {n}); got {ex.shape}")
+        with np.errstate(invalid="ignore"):
+            exf = ex.astype(float)
+            bad = np.argwhere(~np.isfinite(exf) | (exf != np.round(exf)) | (exf < 0) | (exf > problem.capacity))
+        if bad.size:
+            j, i = (int(v) for v in bad[0])
+            raise ValueError(f"excluded[{j}, {i}] must be a whole number of units in 0..{int(problem.capacity[i])}; "
+                             f"got {ex[j, i].item()!r}")
+        ex = ex.astype(np.int64)
+        self.check_supported(problem)
+        start = time.perf_counter()
+        if _demand_exceeds_supply(problem):
+            return self._finish(problem, RawResult(None, Status.INFEASIBLE, None, 0.0), start)
+        sol = self._finish(problem, self._solve_excluding(problem, ex), start)
+        if sol.is_feasible and ex.size and bool((ex == np.asarray(sol.x)).all(axis=1).any()):
+            raise SolverError(f"{self.name}: returned an excluded selection")
+        return sol
+
+    def _solve_excluding(self, problem: SubsetSelectionProblem,
+                         excluded: np.ndarray) -> RawResult:  # pragma: no cover - no_good_cuts is False
+        raise NotImplementedError(f"{type(self).__name__} must implement _solve_excluding")
 
     def _explain(self, problem: SubsetSelectionProblem) -> tuple[str, Conflict]:
         """Why ``problem`` is infeasible, decided with this solver's checked answers on its parts."""

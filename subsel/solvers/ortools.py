@@ -21,6 +21,7 @@ from ..models import (
     linear_form,
     weighted_sum,
 )
+from ._cuts import excluding
 from ._milp import BackendClock, MILPSolver, captured_output, report_printed, within_tolerance
 from .base import RawResult, Solver, SolverError, Status
 
@@ -218,6 +219,7 @@ class ORToolsCPSAT(Solver):
 
     name = "ortools-cpsat"
     exact = False
+    no_good_cuts = True
     supports = frozenset({"budget", "demand", "must_take", "must_not_take", *PLANNER_EXTENSIONS})
     complexity = "CP-SAT search (exp. worst case)"
 
@@ -233,15 +235,22 @@ class ORToolsCPSAT(Solver):
         return True, ""
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        return self._solve_excluding(problem, np.zeros((0, problem.n), dtype=np.int64))
+
+    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> RawResult:
         clock = BackendClock()
-        raw = self._certified(problem, clock)
+        raw = self._certified(problem, clock, excluded)
         return raw._replace(backend_time_s=clock.seconds)
 
-    def _certified(self, problem: SubsetSelectionProblem, clock: BackendClock) -> RawResult:
+    def _certified(self, problem: SubsetSelectionProblem, clock: BackendClock,
+                   excluded: np.ndarray | None = None) -> RawResult:
         start = time.perf_counter()
-        raw = self._solve_scaled(problem, clock)
+        cuts = excluded is not None and excluded.size > 0
+        raw = self._solve_scaled(problem, clock, excluded if cuts else None)
         if raw.status is not Status.OPTIMAL or raw.x is None:
             return raw
+        if cuts:  # ``exact`` knows no cuts: only an integer model that is the problem itself proves
+            return raw if _margins_exact(problem) else RawResult(raw.x, Status.FEASIBLE, raw.bound)
         # Certify the claim: by the exact solver where the problem is in its scope; otherwise the
         # exactly scaled model is the problem itself only when every margin q_i - alpha is a
         # float64 (the model's coefficients are the rounded margins).
@@ -254,8 +263,11 @@ class ORToolsCPSAT(Solver):
             return RawResult(raw.x, Status.FEASIBLE, raw.bound)
         return raw
 
-    def _solve_scaled(self, problem: SubsetSelectionProblem, clock: BackendClock) -> RawResult:
+    def _solve_scaled(self, problem: SubsetSelectionProblem, clock: BackendClock,
+                      excluded: np.ndarray | None = None) -> RawResult:
         form = linear_form(problem)
+        if excluded is not None:
+            form = excluding(form, excluded)[0]
         raw, exact = self._units(problem, *clock.call(self._run, form, relaxed=False))
         if raw.status is Status.INFEASIBLE and not exact:
             # Rounding the quality row down may cut off every feasible selection; a relaxation

@@ -17,7 +17,10 @@ def feasible_selections(problem: SubsetSelectionProblem) -> list[tuple[Fraction,
     for combo in itertools.product(*(range(int(k) + 1) for k in problem.capacity)):
         x = np.array(combo, dtype=np.int64)
         if problem.evaluate(x).feasible:
-            out.append((sum((ri * int(xi) for ri, xi in zip(r, combo)), Fraction(0)), x))
+            value = sum((ri * int(xi) for ri, xi in zip(r, combo)), Fraction(0))
+            if problem.fixed_cost is not None:
+                value -= sum((Fraction(float(f)) for f, xi in zip(problem.fixed_cost, combo) if xi), Fraction(0))
+            out.append((value, x))
     out.sort(key=lambda e: (-e[0], tuple(-e[1])))
     return out
 

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from subsel import SubsetSelectionProblem, alternatives
 from tests.decisions.reference import feasible_selections
-from tests.strategies import must_list_problems, tolerance_hard_problems
+from tests.strategies import must_list_problems, planner_problems, tolerance_hard_problems
 
 COLUMNS = ["rank", "objective", "units", "avg_quality", "agents", "status", "x"]
 
@@ -114,3 +114,154 @@ def test_qualities_a_hair_from_alpha(problem, k):
     assert all(problem.evaluate(x).feasible for x in df.x)
     want = np.array([float(v) for v, _ in ranked[:len(df)]])
     assert np.allclose(df.objective.to_numpy(), want, rtol=1e-9, atol=0)
+
+
+# ---------------------------------------------------------------------------- the no-good-cut path
+@st.composite
+def dyadic_planner_problems(draw, n_max=3, cap_max=3):
+    """Dyadic instances with the planner's fields: minimum orders, lot sizes, fixed costs, groups."""
+    p = draw(dyadic_problems(n_max=n_max, cap_max=cap_max, extensions=True))
+    n, k = p.n, p.capacity
+    changes = {}
+    if draw(st.booleans()):
+        changes["min_units"] = [draw(st.integers(1, int(ki))) for ki in k]
+    if draw(st.booleans()):
+        mins = changes.get("min_units", [1] * n)
+        changes["lot_size"] = [draw(st.sampled_from([li for li in range(1, int(ki) + 1) if -(-m // li) * li <= ki]))
+                               for ki, m in zip(k, mins)]
+    if draw(st.booleans()):
+        changes["fixed_cost"] = draw(st.lists(st.sampled_from([0.0, 0.0625, 0.25]), min_size=n, max_size=n))
+    if draw(st.booleans()):
+        changes["group"] = draw(st.lists(st.sampled_from(["a", None]), min_size=n, max_size=n))
+        if "a" in changes["group"]:
+            changes["group_limits"] = {"a": {draw(st.sampled_from(["max_agents", "max_units", "min_units"])):
+                                             draw(st.integers(0, 3))}}
+    return p.with_changes(**changes)
+
+
+def _check_cut_ranking(problem, k, solver="highs"):
+    ranked = feasible_selections(problem)
+    df = alternatives(problem, k, solver=solver, method="cuts")
+    assert list(df.columns) == COLUMNS and len(df) == min(k, len(ranked))
+    for row, (value, x) in zip(df.itertuples(), ranked):
+        assert row.x.tolist() == x.tolist()  # the same selection, in the documented tie order
+        assert row.objective == pytest.approx(float(value), abs=1e-12) and row.status == "optimal"
+
+
+@settings(max_examples=40, deadline=None)
+@given(dyadic_problems(n_max=5, cap_max=1, extensions=True), st.integers(1, 20))
+def test_cuts_match_brute_force_ranking_and_tie_rule(problem, k):
+    """method='cuts', unit capacities: the brute-force ranking in the tie order (exact ties and
+    zero utilities are common on the grid of sixteenths)."""
+    _check_cut_ranking(problem, k)
+
+
+@settings(max_examples=30, deadline=None)
+@given(dyadic_problems(n_max=4, cap_max=3, extensions=True), st.integers(1, 20))
+def test_cuts_with_several_units_match_brute_force(problem, k):
+    """Agents with several units: each cut excludes one unit vector, written in binary digits."""
+    _check_cut_ranking(problem, k)
+
+
+@settings(max_examples=30, deadline=None)
+@given(dyadic_planner_problems(), st.integers(1, 20))
+def test_cuts_with_the_planner_fields_match_brute_force(problem, k):
+    _check_cut_ranking(problem, k)
+    if k <= 3:  # the default solver supports the problem
+        df = alternatives(problem, k)
+        assert [x.tolist() for x in df.x] == [x.tolist() for _, x in feasible_selections(problem)[:k]]
+
+
+@settings(max_examples=25, deadline=None)
+@given(planner_problems(n_max=3, cap_max=3), st.integers(1, 20))
+def test_cuts_with_planner_fields_on_float_data(problem, k):
+    """Random real data with the planner's fields, qualities a hair from alpha included: the
+    utilities of the brute-force ranking, distinct feasible selections."""
+    ranked = feasible_selections(problem)
+    df = alternatives(problem, k, solver="highs")
+    assert len(df) == min(k, len(ranked))
+    want = np.array([float(v) for v, _ in ranked[:len(df)]])
+    assert np.allclose(df.objective.to_numpy(), want, rtol=1e-9, atol=1e-9)
+    assert len({tuple(x) for x in df.x}) == len(df)
+    assert all(problem.evaluate(x).feasible for x in df.x) and (df.status == "optimal").all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(must_list_problems(n_max=5, cap_max=2), st.integers(1, 20))
+def test_cuts_on_float_data_match_the_partition(problem, k):
+    """Random real data: the cut path lists the partition's utilities, distinct and feasible."""
+    ranked = feasible_selections(problem)
+    df = alternatives(problem, k, solver="highs", method="cuts")
+    assert len(df) == min(k, len(ranked))
+    want = np.array([float(v) for v, _ in ranked[:len(df)]])
+    assert np.allclose(df.objective.to_numpy(), want, rtol=1e-9, atol=1e-9)
+    assert len({tuple(x) for x in df.x}) == len(df)
+    assert all(problem.evaluate(x).feasible for x in df.x)
+
+
+@settings(max_examples=25, deadline=None)
+@given(tolerance_hard_problems(n_max=5), st.integers(1, 20))
+def test_cuts_with_qualities_a_hair_from_alpha(problem, k):
+    ranked = feasible_selections(problem)
+    df = alternatives(problem, k, solver="highs", method="cuts")
+    assert len(df) == min(k, len(ranked)) and all(problem.evaluate(x).feasible for x in df.x)
+    want = np.array([float(v) for v, _ in ranked[:len(df)]])
+    assert np.allclose(df.objective.to_numpy(), want, rtol=1e-9, atol=0)
+
+
+def test_cuts_find_every_tie_where_highs_answered_its_warm_start():
+    # HiGHS answered the warm start (nothing selected) as optimal with objective 0.125 while
+    # [0,1,1,1,0] was left: three of eight tied selections were missed before
+    p = SubsetSelectionProblem(quality=[0, 0, 0, 0.125, 0], cost=[0, 0, 0, 0, 0.0625], alpha=0.0, budget=0.25)
+    ranked = feasible_selections(p)
+    df = alternatives(p, 9, solver="highs", method="cuts")
+    assert [x.tolist() for x in df.x] == [x.tolist() for _, x in ranked[:9]]
+    assert df.objective.tolist()[:8] == [0.125] * 8
+
+
+@pytest.mark.parametrize("solver", ["cbc", "highs", "ortools-scip", "ortools-cpsat"])
+def test_cuts_on_every_milp_backend(solver):
+    p = SubsetSelectionProblem(quality=[0.5, 0.5, 0.75, 1.0, 0.25], cost=[0.25, 0.25, 0.5, 0.75, 0.0],
+                               alpha=0.625, budget=1.5, capacity=[1, 2, 1, 3, 1], lot_size=[1, 2, 1, 1, 1],
+                               fixed_cost=[0.0, 0.0, 0.0, 0.25, 0.0])
+    ranked = feasible_selections(p)
+    df = alternatives(p, 12, solver=solver, method="cuts")
+    assert [x.tolist() for x in df.x] == [x.tolist() for _, x in ranked[:12]]
+
+
+def test_cuts_refused_where_they_do_not_apply():
+    p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.1, 0.1], alpha=0.7, capacity=[2 ** 20 + 1, 1])
+    with pytest.raises(ValueError, match=r"method 'cuts' needs capacities of at most 1048576; capacity\[0\] is "
+                                         "1048577"):
+        alternatives(p, 2, solver="highs", method="cuts")
+    with pytest.raises(ValueError, match="method 'cuts' needs a solver with no-good cuts.*'exact'"):
+        alternatives(p.with_changes(capacity=None), 2, solver="exact", method="cuts")
+    with pytest.raises(ValueError, match="method must be 'partition' or 'cuts'; got 'x'"):
+        alternatives(p, 2, method="x")
+
+
+def test_solve_excluding_checks_its_input():
+    from subsel import get_solver
+
+    p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.1, 0.1], alpha=0.7, capacity=[1, 3])
+    highs = get_solver("highs")
+    with pytest.raises(ValueError, match=r"excluded must have shape \(m, 2\); got \(3,\)"):
+        highs.solve_excluding(p, np.zeros(3, dtype=int))
+    with pytest.raises(ValueError, match=r"excluded\[0, 0\] must be a whole number of units in 0..1; got 2"):
+        highs.solve_excluding(p, [[2, 0]])
+    with pytest.raises(ValueError, match=r"excluded\[1, 1\] must be a whole number of units in 0..3; got 0.5"):
+        highs.solve_excluding(p, [[0, 0], [0, 0.5]])
+    with pytest.raises(ValueError, match="solver 'exact' has no no-good cuts"):
+        get_solver("exact").solve_excluding(p, [[1, 0]])
+    with pytest.raises(ValueError, match="no-good cuts need capacities of at most 1048576; capacity\\[1\\]"):
+        highs.solve_excluding(p.with_changes(capacity=[1, 2 ** 21]), [[1, 0]])
+    # a selection outside the bounds excludes nothing (must-take agent 0 is fixed at 1)
+    fixed = p.with_changes(must_take=[0], capacity=[1, 1])
+    assert highs.solve_excluding(fixed, [[0, 1]]).x.tolist() == [1, 1]
+    assert highs.solve_excluding(fixed, [[1, 1]]).x.tolist() == [1, 0]
+    sol = highs.solve_excluding(p, [[1, 0], [0, 0]])
+    assert sol.status.value == "optimal" and sol.x.tolist() not in ([1, 0], [0, 0])
+    p = p.with_changes(alpha=0.6)  # five feasible selections, utilities 0.8, 1.2, 1.6, 2.0 and 0
+    ranked = feasible_selections(p)
+    sol = highs.solve_excluding(p, np.array([x for _, x in ranked[:3]]))
+    assert len(ranked) == 5 and sol.x.tolist() == ranked[3][1].tolist()

@@ -168,3 +168,47 @@ def test_breakpoints_with_qualities_a_hair_from_alpha(problem):
         for alpha in (row.alpha, row.alpha_to):
             ref = best(problem.with_changes(alpha=alpha))
             assert _same(row.objective, ref)
+
+
+@settings(max_examples=15, deadline=None)
+@given(must_list_problems(n_max=6, cap_max=3), st.sampled_from(["highs", "cbc", "ortools-scip"]))
+def test_breakpoints_with_a_milp_backend_match_exact(problem, name):
+    # each step starts one float above the last threshold where the previous selection passes the
+    # rule: a MILP's tolerances alone could not prove the optimum there
+    # (ties may make it pick another optimal selection than exact, with other steps)
+    df = frontier_breakpoints(problem, 0.0, 1.0, solver=name)
+    assert df.alpha.iloc[0] == 0.0 and df.alpha_to.iloc[-1] == 1.0
+    for prev, row in zip(df.iloc[:-1].itertuples(), df.iloc[1:].itertuples()):
+        assert row.alpha == math.nextafter(prev.alpha_to, math.inf)
+    for row in df.itertuples():
+        for alpha in (row.alpha, (row.alpha + row.alpha_to) / 2, row.alpha_to):
+            ref = best(problem.with_changes(alpha=alpha))
+            assert (ref is None) if row.status == "infeasible" else (row.status == "optimal"
+                                                                     and _same(row.objective, ref))
+
+
+@settings(max_examples=15, deadline=None)
+@given(problems(n_max=4, cap_max=2, extensions=True))
+def test_breakpoints_with_a_budget_or_demand_on_highs_match_brute_force(problem):
+    # out of exact's scope: each step is proven by the unshifted model, with the selections the
+    # rule refuses by a hair cut off
+    df = frontier_breakpoints(problem, 0.0, 1.0, solver="highs")
+    for row in df.itertuples():
+        for alpha in (row.alpha, (row.alpha + row.alpha_to) / 2, row.alpha_to):
+            ref = best(problem.with_changes(alpha=alpha))
+            assert (ref is None) if row.status == "infeasible" else (row.status == "optimal"
+                                                                     and _same(row.objective, ref))
+
+
+def test_breakpoints_with_highs_where_its_tolerances_cut_off_the_optimum():
+    # found by a random search: at this threshold the optimum's surplus lies inside the rule's 1e-9
+    # and the tightened model refused it; HiGHS answered 'feasible' before it took exact's selection
+    rng = np.random.default_rng(15)
+    p = SubsetSelectionProblem(quality=rng.uniform(0, 1, 8), cost=rng.uniform(0, 1, 8),
+                               capacity=rng.integers(1, 4, 8), alpha=0.5)
+    got = frontier_breakpoints(p, 0.0, 1.0, solver="highs")
+    assert (got.status == "optimal").all()
+    assert got.alpha_to.tolist() == frontier_breakpoints(p, 0.0, 1.0).alpha_to.tolist()
+    at = p.with_changes(alpha=0.7672942443557644)
+    sol = get_solver("highs").solve(at)
+    assert sol.status.value == "optimal" and sol.objective == best(at)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from subsel import SubsetSelectionProblem, get_solver, payments
 from subsel.decisions import unit_steps
 from tests.decisions.reference import best
-from tests.strategies import must_list_problems, problems
+from tests.strategies import must_list_problems, planner_problems, problems
 
 TOL = 1e-7
 
@@ -20,29 +20,48 @@ def _with_cost(problem, i, z):
     return problem.with_changes(cost=cost)
 
 
-def _reports(problem, i):
+def _reports(problem, i, solver="exact", points=41):
     """A fine grid of reports for agent i, plus just below and above every step of x_i(z) from z = 0."""
-    breaks, _ = unit_steps(_with_cost(problem, i, 0.0), i)
+    breaks, _ = unit_steps(_with_cost(problem, i, 0.0), i, solver=solver)
     finite = breaks[np.isfinite(breaks)]
     top = float(finite.max()) + 1.0 if finite.size else 3.0
-    grid = list(np.linspace(0.0, top, 41))
+    grid = list(np.linspace(0.0, top, points))
     for z in finite:
         grid += [z - 1e-6, z + 1e-6, np.nextafter(z, -1.0), np.nextafter(z, np.inf)]
     return [z for z in grid if z >= 0.0]
 
 
-def _truthful(problem):
+def _check_steps(problem, i, solver="exact"):
+    """Between two steps of x_i(z) (and after the last) the units of the step are those of an optimum."""
+    breaks, units = unit_steps(problem, i, solver=solver)
+    c = float(problem.cost[i])
+    edges = [c, *breaks.tolist()]
+    assert units[-1] == 0 and np.all(np.diff(units) < 0) and np.all(np.diff(edges) >= 0)
+    for j, u in enumerate(units):
+        if j + 1 < len(edges):
+            if not math.isfinite(edges[j + 1]) or edges[j + 1] - edges[j] < 1e-6:
+                continue
+            z = (edges[j] + edges[j + 1]) / 2
+        elif math.isfinite(edges[-1]):
+            z = edges[-1] + 1.0
+        else:
+            continue
+        at = _with_cost(problem, i, z)
+        assert best(at, fixed=(i, int(u))) == pytest.approx(best(at), rel=1e-9, abs=1e-9)
+
+
+def _truthful(problem, solver="exact", points=41):
     if best(problem) is None:  # costs never make a problem feasible: nobody to pay
         with pytest.raises(ValueError, match="infeasible"):
-            payments(problem)
+            payments(problem, solver=solver)
         return
-    honest = payments(problem)
+    honest = payments(problem, solver=solver)
     for i in range(problem.n):
         c = float(problem.cost[i])
         profit = honest.payment[i] - c * honest.units[i]
         assert profit >= -TOL  # individual rationality
-        for z in _reports(problem, i):
-            lie = payments(_with_cost(problem, i, z))
+        for z in _reports(problem, i, solver, points):
+            lie = payments(_with_cost(problem, i, z), solver=solver)
             gain = lie.payment[i] - c * lie.units[i]
             if math.isinf(profit):
                 continue
@@ -68,21 +87,25 @@ def test_steps_match_brute_force(problem, data):
     i = data.draw(st.integers(0, problem.n - 1))
     if best(problem) is None:
         return
-    breaks, units = unit_steps(problem, i)
-    c = float(problem.cost[i])
-    edges = [c, *breaks.tolist()]
-    assert units[-1] == 0 and np.all(np.diff(units) < 0) and np.all(np.diff(edges) >= 0)
-    for j, u in enumerate(units):
-        if j + 1 < len(edges):
-            if not math.isfinite(edges[j + 1]) or edges[j + 1] - edges[j] < 1e-6:
-                continue
-            z = (edges[j] + edges[j + 1]) / 2
-        elif math.isfinite(edges[-1]):
-            z = edges[-1] + 1.0
-        else:
-            continue
-        at = _with_cost(problem, i, z)
-        assert best(at, fixed=(i, int(u))) == pytest.approx(best(at), rel=1e-9, abs=1e-9)
+    _check_steps(problem, i)
+
+
+@settings(max_examples=10, deadline=None)
+@given(planner_problems(n_max=3, cap_max=3))
+def test_no_agent_gains_by_misreporting_with_the_planner_fields(problem):
+    """Minimum orders, lot sizes, fixed costs and group limits (no budget) keep the selection
+    monotone in each report: truthful and individually rational, with a MILP backend."""
+    _truthful(problem.with_changes(budget=None), solver="highs", points=13)
+
+
+@settings(max_examples=25, deadline=None)
+@given(planner_problems(n_max=3, cap_max=4), st.data())
+def test_steps_with_the_planner_fields_match_brute_force(problem, data):
+    problem = problem.with_changes(budget=None)
+    i = data.draw(st.integers(0, problem.n - 1))
+    if best(problem) is None:
+        return
+    _check_steps(problem, i, "highs")
 
 
 @settings(max_examples=30)
@@ -140,6 +163,11 @@ def test_refusals():
         unit_steps(p, 2)
     with pytest.raises(TypeError, match="problem must be a SubsetSelectionProblem"):
         payments(None)
+    planner = p.with_changes(lot_size=[2, 1], capacity=[2, 2])
+    with pytest.raises(ValueError, match="solver 'exact' does not support the 'lot_size' constraint"):
+        payments(planner)
+    with pytest.raises(ValueError, match="budget 1: critical payments need"):
+        payments(planner.with_changes(budget=1.0), solver="highs")
 
 
 def test_huge_costs_and_capacities():

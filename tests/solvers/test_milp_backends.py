@@ -174,11 +174,34 @@ def test_milp_base_solves_the_tightened_model_when_the_relaxation_breaks_the_rul
 def test_milp_base_repairs_and_does_not_claim_optimality_without_a_certificate():
     # A budget puts the problem out of the exact solver's scope: the only bound is the relaxation's.
     p = _fifty(2.05e-7).with_changes(budget=100.0)
-    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 2)
+    # (sloppy answers of the relaxation, the tightened model and the unshifted boosted model; the
+    # last, refused by the rule, is cut off, and the model without it is infeasible)
+    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 3 + [RawResult(None, Status.INFEASIBLE)])
     sol = s.solve(p)
     assert sol.status is Status.FEASIBLE  # repaired: no longer proven optimal
     assert p.evaluate(sol.x).feasible and int(sol.x[:50].sum()) == 20
     assert sol.bound == pytest.approx(float(p.utility.sum()))  # the relaxation's optimum
+    assert len(s.calls) == 4
+
+
+def test_milp_base_proves_an_optimum_of_the_unshifted_model_that_passes_the_rule():
+    # Out of exact's scope (a budget); the relaxation and the tightened model answer a selection
+    # the rule refuses, the unshifted model (rows 2^20 times larger) one it accepts: that one is
+    # optimal, since the unshifted model accepts every selection the rule accepts.
+    p = _fifty(2.05e-7).with_changes(budget=100.0)
+    good = np.r_[[1] * 20, [0] * 30, 1]
+    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 2 + [RawResult(good, Status.OPTIMAL, 7.9)])
+    sol = s.solve(p)
+    assert sol.status is Status.OPTIMAL and len(s.calls) == 3
+    assert int(sol.x[:50].sum()) == 20 and sol.x[50] == 1  # good, or repair's equal selection
+    assert sol.bound == pytest.approx(float(p.utility.sum()))  # the relaxation's optimum
+    # a boosted answer that is not proven optimal proves nothing
+    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 2 + [RawResult(good, Status.FEASIBLE, 7.9)])
+    assert s.solve(p).status is Status.FEASIBLE
+    # a boosted optimum the rule refuses is cut off, and the next one decides
+    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 3 + [RawResult(good, Status.OPTIMAL, 7.9)])
+    sol = s.solve(p)
+    assert sol.status is Status.OPTIMAL and len(s.calls) == 4 and int(sol.x[:50].sum()) == 20
 
 
 def test_milp_base_never_returns_an_unrepairable_answer():
