@@ -41,6 +41,9 @@ from .policies import Policy
 TABLE_MAX_AGENTS = 12
 #: Uniform numbers drawn per block of availability draws (16 MB of float32).
 _BLOCK_VALUES = 2 ** 22
+#: Masks of up to this many agents are turned into integers by one float32 product.
+_F32_BITS = 24
+_POW2_F32 = 2.0 ** np.arange(_F32_BITS, dtype=np.float32)
 
 
 def arrival_schedule(n: int, arrivals: int, horizon: int) -> np.ndarray:
@@ -82,6 +85,9 @@ def arrival_schedule(n: int, arrivals: int, horizon: int) -> np.ndarray:
 
 def _bits(masks: np.ndarray) -> np.ndarray:
     """Boolean masks (..., n), n <= 62, as int64 integers whose bit i is agent i."""
+    n = masks.shape[-1]
+    if n <= _F32_BITS:  # one single-precision product: exact, every partial sum is an integer < 2^24
+        return (masks.view(np.uint8) @ _POW2_F32[:n]).astype(np.int64)
     packed = np.packbits(masks, axis=-1, bitorder="little")
     keys = packed[..., 0].astype(np.int64)
     for i in range(1, packed.shape[-1]):
@@ -186,6 +192,12 @@ class ChangingWorld:
         self.cols = np.arange(n)
         self.whole = True
         self.table = self.table and self.bits
+        if self.table:  # cell (j, k) of a table: run j, agents k (bits), at j * 2^n + k of its flat view
+            self.flat = {k: v.reshape(-1) for k, v in self.tables.items()}
+            self.offsets = np.arange(m, dtype=np.int64) << n
+            # The bits a table's key keeps: the agents whose availability may change the answer,
+            # and those of the whole pool's selection (whose presence decides whether it stands).
+            self.key_bits = {k: self.relevant_bits[k] | self.support_bits[k] for k in self.relevant_bits}
         self.was_present = np.ones(n, dtype=bool)
         self.mask = np.ones((m, n), dtype=bool)
 
@@ -226,20 +238,25 @@ class ChangingWorld:
             masks[b] &= self._present(t + b)
         self.masks, self.next = masks, 0
         # r_q(S*) of the whole block at once: one solve for every (run, agents) not met before
-        opt = np.broadcast_to(self.full_opt, (B, m)).copy()
-        if self.table:  # the whole block through the table; only its misses are solved
-            keys = _bits(masks)
-            need = self.support_bits["best"]
-            b, j = np.nonzero((keys & need) != need)  # S* not all there: look up, or solve
-            k = keys[b, j] & self.relevant_bits["best"][j]
-            table = self.tables["best"]
-            miss = np.isnan(table[j, k])
+        if self.table:  # every (round, run) through the table; only its misses are looked at
+            keys = _bits(masks) & self.key_bits["best"]
+            cells = keys + self.offsets  # (B, m): run j's row of the table, column its agents
+            flat = self.flat["best"]
+            opt = flat[cells]
+            miss = np.isnan(opt)
             if miss.any():
-                pairs, first = np.unique(np.stack([j[miss], k[miss]], axis=1), axis=0, return_index=True)
-                bm, jm = b[miss][first], j[miss][first]
-                table[pairs[:, 0], pairs[:, 1]] = self._solve("best", jm, masks[bm, jm])
-            opt[b, j] = table[j, k]
+                b, j = np.nonzero(miss)
+                cells_in, first = np.unique(cells[b, j], return_index=True)
+                bf, jf = b[first], j[first]
+                need = self.support_bits["best"][jf]
+                whole = (keys[bf, jf] & need) == need  # S* all there: the whole pool's optimum
+                flat[cells_in[whole]] = self.full_opt[jf[whole]]
+                part = ~whole
+                if part.any():
+                    flat[cells_in[part]] = self._solve("best", jf[part], masks[bf[part], jf[part]])
+                opt[b, j] = flat[cells[b, j]]
         else:
+            opt = np.broadcast_to(self.full_opt, (B, m)).copy()
             uncovered = (self.best_support & ~masks).any(axis=2)
             if uncovered.any():
                 b, j = np.nonzero(uncovered)
@@ -270,14 +287,14 @@ class ChangingWorld:
         ``rows`` (k,), from the table, the misses solved in one call (each distinct one once)."""
         if not self.table:
             return self._solve(which, rows, sub)
-        table = self.tables[which]
-        keys = _bits(sub) & self.relevant_bits[which][rows]
-        vals = table[rows, keys]
+        table = self.flat[which]
+        cells = (_bits(sub) & self.key_bits[which][rows]) + self.offsets[rows]
+        vals = table[cells]
         miss = np.isnan(vals)
         if miss.any():
-            pairs, first = np.unique(np.stack([rows[miss], keys[miss]], axis=1), axis=0, return_index=True)
-            table[pairs[:, 0], pairs[:, 1]] = self._solve(which, pairs[:, 0], sub[miss][first])
-            vals = table[rows, keys]
+            cells_in, first = np.unique(cells[miss], return_index=True)
+            table[cells_in] = self._solve(which, rows[miss][first], sub[miss][first])
+            vals = table[cells]
         return vals
 
     def _solve(self, which: str, rows: np.ndarray, sub: np.ndarray) -> np.ndarray:
