@@ -432,7 +432,7 @@ class Policy(AgentPool):
             quality = np.where(mask, quality, 0.0)
             if objective_quality is not None:
                 objective_quality = np.where(mask, objective_quality, 0.0)
-            return np.where(mask, self._ask_oracle_all(quality, threshold, objective_quality), 0)
+            return self._ask_oracle_all(quality, threshold, objective_quality) * mask  # int64: x or 0
         return self._ask_oracle_all(quality, threshold, objective_quality)
 
     def _ask_oracle_all(self, quality: np.ndarray, threshold: float,

@@ -95,6 +95,18 @@ def _bits(masks: np.ndarray) -> np.ndarray:
     return keys
 
 
+def _first_of(cells: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``cells`` (int64 in ``0 .. size - 1``), ascending, and the index of
+    each one's first occurrence: ``np.unique(cells, return_index=True)``, without a sort when
+    ``cells`` is long (a pass over ``size`` entries instead)."""
+    if cells.size < size // 64:
+        return np.unique(cells, return_index=True)
+    first = np.full(size, cells.size)
+    np.minimum.at(first, cells, np.arange(cells.size))
+    distinct = np.flatnonzero(first < cells.size)
+    return distinct, first[distinct]
+
+
 class ChangingWorld:
     """One batched policy in a world with sleeping agents, a changing pool and lead times.
 
@@ -245,16 +257,17 @@ class ChangingWorld:
             opt = flat[cells]
             miss = np.isnan(opt)
             if miss.any():
-                b, j = np.nonzero(miss)
-                cells_in, first = np.unique(cells[b, j], return_index=True)
-                bf, jf = b[first], j[first]
+                at = np.flatnonzero(miss)  # (round, run) pairs b * m + j, in order
+                cells_at = cells.reshape(-1)[at]
+                cells_in, first = _first_of(cells_at, flat.size)
+                bf, jf = np.divmod(at[first], m)
                 need = self.support_bits["best"][jf]
                 whole = (keys[bf, jf] & need) == need  # S* all there: the whole pool's optimum
                 flat[cells_in[whole]] = self.full_opt[jf[whole]]
                 part = ~whole
                 if part.any():
                     flat[cells_in[part]] = self._solve("best", jf[part], masks[bf[part], jf[part]])
-                opt[b, j] = flat[cells[b, j]]
+                opt.reshape(-1)[at] = flat[cells_at]
         else:
             opt = np.broadcast_to(self.full_opt, (B, m)).copy()
             uncovered = (self.best_support & ~masks).any(axis=2)
@@ -292,7 +305,7 @@ class ChangingWorld:
         vals = table[cells]
         miss = np.isnan(vals)
         if miss.any():
-            cells_in, first = np.unique(cells[miss], return_index=True)
+            cells_in, first = _first_of(cells[miss], table.size)
             table[cells_in] = self._solve(which, rows[miss][first], sub[miss][first])
             vals = table[cells]
         return vals

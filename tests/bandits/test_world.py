@@ -169,3 +169,15 @@ def test_agent_sets_as_integers_set_bit_i_for_agent_i(seed, n):
     assert keys.dtype == np.int64
     np.testing.assert_array_equal(keys, expected)
     np.testing.assert_array_equal(_bits(masks[:, 1]), expected[:, 1])  # a strided view
+
+
+@given(st.integers(0, 2 ** 32 - 1), st.integers(1, 3000), st.integers(1, 5000))
+@settings(max_examples=40)
+def test_first_occurrences_match_numpy_unique(seed, count, size):
+    from subsel.bandits.world import _first_of
+
+    cells = np.random.default_rng(seed).integers(0, size, count)
+    expected = np.unique(cells, return_index=True)
+    for got in (_first_of(cells, size), _first_of(cells, 64 * (count + 1))):  # no sort / a sort
+        np.testing.assert_array_equal(got[0], expected[0])
+        np.testing.assert_array_equal(got[1], expected[1])
