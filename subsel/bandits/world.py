@@ -191,6 +191,8 @@ class ChangingWorld:
         self.queue: deque[tuple[int, np.ndarray, np.ndarray]] = deque()
         self.block = max(1, min(256, _BLOCK_VALUES // (m * n)))
         self.masks = np.empty((0, m, n), dtype=bool)
+        self._buffers: tuple[np.ndarray, np.ndarray | None] | None = None
+        self._opt_buffer: np.ndarray | None = None
         self.next = 0
         self.table = n <= TABLE_MAX_AGENTS
         if self.table:  # kept with the environment: its qualities and costs never change
@@ -231,9 +233,12 @@ class ChangingWorld:
         """Masks (present and available) of rounds ``t .. t + block - 1``."""
         B = min(self.block, self.T - t + 1)
         m, n = self.m, self.n
-        masks = np.empty((B, m, n), dtype=bool)
+        if self._buffers is None:  # reused block after block: no fresh pages to fault in each time
+            self._buffers = (np.empty((self.block, m, n), dtype=bool),
+                             np.empty((m, self.block * n), dtype=np.float32) if self.p is not None else None)
+        masks = self._buffers[0][:B]
         if self.p is not None:
-            u = np.empty((m, B * n), dtype=np.float32)  # single precision: p is met to 2^-24
+            u = self._buffers[1][:, :B * n]  # single precision: p is met to 2^-24
             for j, g in enumerate(self.rngs):
                 g.random(out=u[j], dtype=np.float32)
             masks[:] = (u.reshape(m, B, n) < np.float32(self.p)).transpose(1, 0, 2)
@@ -254,7 +259,9 @@ class ChangingWorld:
             keys = _bits(masks) & self.key_bits["best"]
             cells = keys + self.offsets  # (B, m): run j's row of the table, column its agents
             flat = self.flat["best"]
-            opt = flat[cells]
+            if self._opt_buffer is None:
+                self._opt_buffer = np.empty((self.block, m))
+            opt = np.take(flat, cells, out=self._opt_buffer[:B])
             miss = np.isnan(opt)
             if miss.any():
                 at = np.flatnonzero(miss)  # (round, run) pairs b * m + j, in order
