@@ -334,8 +334,10 @@ class ChangingWorld:
             self._update_pool(self._present(t))
         pol = self.policy
         whole = self.whole  # every agent in the pool, in the environment's order
-        asleep = self.p is not None or self.avail_fn is not None
-        x_pol = pol.select(available=(mask if whole else mask[:, self.cols]) if asleep else None)
+        if self.p is not None or self.avail_fn is not None:  # a mask of ours: (m, n) booleans, no checks
+            x_pol = pol._select_masked(mask if whole else mask[:, self.cols])
+        else:
+            x_pol = pol.select()
         if whole:
             x = x_pol
         else:
