@@ -5,6 +5,7 @@ Use :func:`get_solver` to create a backend by name and :func:`available_solvers`
 on this machine.  Every backend returns a :class:`Solution` checked by ``problem.evaluate``.
 """
 from .base import RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
+from .dpss import EnumerationTooLargeError
 from .explain import Conflict, explain_infeasible
 from .knapsack import MAX_KNAPSACK_TOTAL, KnapsackSolution, solve_knapsack
 from .registry import (
@@ -21,6 +22,7 @@ from .registry import (
 
 __all__ = [
     "Conflict",
+    "EnumerationTooLargeError",
     "explain_infeasible",
     "DEFAULT_SOLVER_PREFERENCE",
     "ENTRY_POINT_GROUP",
