@@ -195,3 +195,20 @@ def test_simulate_with_an_exact_oracle_that_scales_plays_a_large_pool(tmp_path, 
     assert summary["oracle"] == "exact" and summary["arrivals"] == 200 and summary["tau"] < 12
     runs = pd.read_csv(out / "runs.csv")
     assert (runs["L"] >= 0).all() and (runs["optimum"] >= 0).all()
+
+
+@pytest.mark.parametrize("how", ["unavailable", "file-flags", "file-empty"])
+def test_next_with_every_agent_unavailable_opens_no_round(state, capsys, how):
+    before = state.read_bytes()
+    avail = state.parent / "avail.csv"
+    if how == "unavailable":
+        extra = ["--unavailable", "farm_a, farm_b,farm_c"]
+    else:
+        avail.write_text("name,available\nfarm_a,0\nfarm_b,no\nfarm_c,false\n" if how == "file-flags" else "name\n")
+        extra = ["--available-file", str(avail)]
+    out = state.parent / "order.csv"
+    err = _error(capsys, main(["bandit", "next", "--state", str(state), "-o", str(out), *extra]))
+    assert ("every agent is unavailable (farm_a, farm_b, farm_c): nothing can be ordered, so no round is "
+            "opened; state left unchanged") in err
+    assert state.read_bytes() == before and not out.exists()
+    assert _order(state)["round"].tolist() == [1, 1, 1]  # the round number was not used up
