@@ -205,10 +205,12 @@ def availability(args, quality, cost) -> None:
             env.relay, env.key, env.other, env.played = relay, key, other, 0
             kw = {"availability": args.availability, "seed": seed} if key == "asleep" else {}
             relay.wait(key)
-            cpu = time.thread_time()
-            simulate(pol, env, args.rounds, EPS, tau=0, checkpoints=[args.rounds], **kw)
-            spent[key] = time.thread_time() - cpu
-            relay.pass_on(key, other, finished=True)
+            try:
+                cpu = time.thread_time()
+                simulate(pol, env, args.rounds, EPS, tau=0, checkpoints=[args.rounds], **kw)
+                spent[key] = time.thread_time() - cpu
+            finally:  # the other side never waits for a side that stopped
+                relay.pass_on(key, other, finished=True)
 
         threads = [threading.Thread(target=play, args=("fixed", "asleep")),
                    threading.Thread(target=play, args=("asleep", "fixed"))]
@@ -219,6 +221,8 @@ def availability(args, quality, cost) -> None:
             relay.cond.notify_all()
         for th in threads:
             th.join()
+        if len(spent) < 2:
+            raise SystemExit("a simulation failed (its traceback is above)")
         for key in cpu_s:
             cpu_s[key] += spent[key]
         ratios.append(spent["fixed"] / spent["asleep"])
