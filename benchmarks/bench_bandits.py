@@ -20,7 +20,7 @@ Deva, Abhishek, Gujar, "A Multi-Arm Bandit Approach To Subset Selection Under Co
   explored state, each timed with everything it does (for the sleeping side: its availability
   streams and its table of regret references, the best feasible selection among the agents of a
   round, one exact solve per run and distinct set of agents, filled from empty); the two run in
-  two threads that take turns of a chunk of rounds, each timed by its own thread's CPU clock;
+  two threads that take turns of a chunk of rounds, each charged the CPU time of its turns;
 
 then prints the ratios and the extrapolated time of the full experiment (1000 runs x 10^5 rounds)
 per policy, from the measured rates.  All numbers come from this one run.
@@ -146,21 +146,26 @@ def main() -> None:
 class Relay:
     """Two simulations in two threads, one running at a time, handing over every ``every`` rounds.
 
-    Each side's CPU time is its own thread's (``time.thread_time``), so the two whole simulations
-    are timed apart while they alternate in chunks of rounds: a change of the machine's load
-    weighs on both alike.
+    Each side is charged the process's CPU time during its own turns (``time.process_time``, so
+    that the work of helper threads, e.g. OpenBLAS's, counts too; the other side is blocked
+    meanwhile): the two whole simulations are timed apart while they alternate in chunks of rounds,
+    so that a change of the machine's load weighs on both alike.
     """
 
     def __init__(self, every: int):
         self.every, self.turn, self.done = max(1, every), None, set()
+        self.spent: dict[str, float] = {}
+        self.mark = 0.0
         self.cond = threading.Condition()
 
     def wait(self, key: str) -> None:
         with self.cond:
             self.cond.wait_for(lambda: self.turn == key)
+            self.mark = time.process_time()
 
     def pass_on(self, key: str, other: str, finished: bool = False) -> None:
         with self.cond:
+            self.spent[key] = self.spent.get(key, 0.0) + time.process_time() - self.mark
             if finished:
                 self.done.add(key)
             if other not in self.done:
@@ -168,6 +173,7 @@ class Relay:
                 self.cond.notify_all()
                 if not finished:
                     self.cond.wait_for(lambda: self.turn == key)
+            self.mark = time.process_time()
 
 
 class RelayEnvironment(BernoulliEnvironment):
@@ -197,18 +203,17 @@ def availability(args, quality, cost) -> None:
     seeds = np.random.SeedSequence(args.seed + 4).spawn(args.repeats)
     for k in range(args.repeats):
         relay = Relay(args.rounds // chunks)
-        spent = {}
+        played: set[str] = set()
 
-        def play(key, other, seed=seeds[k], relay=relay, spent=spent):
+        def play(key, other, seed=seeds[k], relay=relay, played=played):
             pol = copy.deepcopy(explored_pol)
             env = RelayEnvironment(quality, cost, seed=args.seed + 3)
             env.relay, env.key, env.other, env.played = relay, key, other, 0
             kw = {"availability": args.availability, "seed": seed} if key == "asleep" else {}
             relay.wait(key)
             try:
-                cpu = time.thread_time()
                 simulate(pol, env, args.rounds, EPS, tau=0, checkpoints=[args.rounds], **kw)
-                spent[key] = time.thread_time() - cpu
+                played.add(key)
             finally:  # the other side never waits for a side that stopped
                 relay.pass_on(key, other, finished=True)
 
@@ -221,8 +226,9 @@ def availability(args, quality, cost) -> None:
             relay.cond.notify_all()
         for th in threads:
             th.join()
-        if len(spent) < 2:
+        if len(played) < 2:
             raise SystemExit("a simulation failed (its traceback is above)")
+        spent = relay.spent
         for key in cpu_s:
             cpu_s[key] += spent[key]
         ratios.append(spent["fixed"] / spent["asleep"])
