@@ -200,7 +200,8 @@ class OnlinePlanner:
         Raises
         ------
         ValueError
-            Both given, or an unknown name.
+            Both given, an unknown name, or no agent left to order (every agent unavailable): a
+            round in which nothing can be ordered is not opened, and nothing changes.
         """
         if len(self.open) >= self.max_open:
             return self._order_frame(max(self.open))
@@ -216,6 +217,10 @@ class OnlinePlanner:
                 mask[:] = True
                 mask[self.policy.index(list(unavailable))] = False
             asleep = [s for s, ok in zip(self.names, mask) if not ok]
+            if not mask.any():
+                which = ", ".join(asleep) if len(asleep) <= 5 else f"all {len(asleep)} of them"
+                raise ValueError(f"every agent is unavailable ({which}): nothing can be ordered, so no "
+                                 "round is opened")
         x = np.asarray(self.policy.select(available=mask), dtype=np.int64)
         self.rounds += 1
         self.open[self.rounds] = {"units": dict(zip(self.names, x.tolist())),

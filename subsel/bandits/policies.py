@@ -428,11 +428,11 @@ class Policy(AgentPool):
         (quality 0) and cut from the answer (see :mod:`subsel.bandits.pool`).
         """
         mask = self._oracle_mask
-        if mask is not None:
-            quality = np.where(mask, quality, 0.0)
+        if mask is not None:  # qualities handed to an oracle lie in [0, 1]: q * 1 = q, q * 0 = 0 exactly
+            quality = quality * mask
             if objective_quality is not None:
-                objective_quality = np.where(mask, objective_quality, 0.0)
-            return np.where(mask, self._ask_oracle_all(quality, threshold, objective_quality), 0)
+                objective_quality = objective_quality * mask
+            return self._ask_oracle_all(quality, threshold, objective_quality) * mask  # int64: x or 0
         return self._ask_oracle_all(quality, threshold, objective_quality)
 
     def _ask_oracle_all(self, quality: np.ndarray, threshold: float,

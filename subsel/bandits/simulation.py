@@ -477,7 +477,10 @@ def simulate(policy: Policy | Sequence[Policy], environment: BernoulliEnvironmen
     if tau is None:
         tau = int(getattr(first, "tau", 0))
     q, r = environment.quality, environment.utility
-    optimum, L = regret_constants(q, environment.cost, alpha, environment.R, environment.capacity, exact)
+    if world is not None:  # the world has solved the whole pool already: the same two solves
+        optimum, L = world.full_opt, world.full_L
+    else:
+        optimum, L = regret_constants(q, environment.cost, alpha, environment.R, environment.capacity, exact)
     cps = default_checkpoints(T, tau) if checkpoints is None else np.unique(np.asarray(checkpoints, int))
     cps = cps[(cps >= 1) & (cps <= T)]
     K = cps.size

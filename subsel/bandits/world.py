@@ -41,6 +41,9 @@ from .policies import Policy
 TABLE_MAX_AGENTS = 12
 #: Uniform numbers drawn per block of availability draws (16 MB of float32).
 _BLOCK_VALUES = 2 ** 22
+#: Masks of up to this many agents are turned into integers by one float32 product.
+_F32_BITS = 24
+_POW2_F32 = 2.0 ** np.arange(_F32_BITS, dtype=np.float32)
 
 
 def arrival_schedule(n: int, arrivals: int, horizon: int) -> np.ndarray:
@@ -82,11 +85,26 @@ def arrival_schedule(n: int, arrivals: int, horizon: int) -> np.ndarray:
 
 def _bits(masks: np.ndarray) -> np.ndarray:
     """Boolean masks (..., n), n <= 62, as int64 integers whose bit i is agent i."""
+    n = masks.shape[-1]
+    if n <= _F32_BITS:  # one single-precision product: exact, every partial sum is an integer < 2^24
+        return (masks.view(np.uint8) @ _POW2_F32[:n]).astype(np.int64)
     packed = np.packbits(masks, axis=-1, bitorder="little")
     keys = packed[..., 0].astype(np.int64)
     for i in range(1, packed.shape[-1]):
         keys |= packed[..., i].astype(np.int64) << (8 * i)
     return keys
+
+
+def _first_of(cells: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``cells`` (int64 in ``0 .. size - 1``), ascending, and the index of
+    each one's first occurrence: ``np.unique(cells, return_index=True)``, without a sort when
+    ``cells`` is long (a pass over ``size`` entries instead)."""
+    if cells.size < size // 64:
+        return np.unique(cells, return_index=True)
+    first = np.full(size, cells.size)
+    np.minimum.at(first, cells, np.arange(cells.size))
+    distinct = np.flatnonzero(first < cells.size)
+    return distinct, first[distinct]
 
 
 class ChangingWorld:
@@ -173,6 +191,8 @@ class ChangingWorld:
         self.queue: deque[tuple[int, np.ndarray, np.ndarray]] = deque()
         self.block = max(1, min(256, _BLOCK_VALUES // (m * n)))
         self.masks = np.empty((0, m, n), dtype=bool)
+        self._buffers: tuple[np.ndarray, np.ndarray | None] | None = None
+        self._opt_buffer: np.ndarray | None = None
         self.next = 0
         self.table = n <= TABLE_MAX_AGENTS
         if self.table:  # kept with the environment: its qualities and costs never change
@@ -186,6 +206,12 @@ class ChangingWorld:
         self.cols = np.arange(n)
         self.whole = True
         self.table = self.table and self.bits
+        if self.table:  # cell (j, k) of a table: run j, agents k (bits), at j * 2^n + k of its flat view
+            self.flat = {k: v.reshape(-1) for k, v in self.tables.items()}
+            self.offsets = np.arange(m, dtype=np.int64) << n
+            # The bits a table's key keeps: the agents whose availability may change the answer,
+            # and those of the whole pool's selection (whose presence decides whether it stands).
+            self.key_bits = {k: self.relevant_bits[k] | self.support_bits[k] for k in self.relevant_bits}
         self.was_present = np.ones(n, dtype=bool)
         self.mask = np.ones((m, n), dtype=bool)
 
@@ -207,9 +233,12 @@ class ChangingWorld:
         """Masks (present and available) of rounds ``t .. t + block - 1``."""
         B = min(self.block, self.T - t + 1)
         m, n = self.m, self.n
-        masks = np.empty((B, m, n), dtype=bool)
+        if self._buffers is None:  # reused block after block: no fresh pages to fault in each time
+            self._buffers = (np.empty((self.block, m, n), dtype=bool),
+                             np.empty((m, self.block * n), dtype=np.float32) if self.p is not None else None)
+        masks = self._buffers[0][:B]
         if self.p is not None:
-            u = np.empty((m, B * n), dtype=np.float32)  # single precision: p is met to 2^-24
+            u = self._buffers[1][:, :B * n]  # single precision: p is met to 2^-24
             for j, g in enumerate(self.rngs):
                 g.random(out=u[j], dtype=np.float32)
             masks[:] = (u.reshape(m, B, n) < np.float32(self.p)).transpose(1, 0, 2)
@@ -226,20 +255,28 @@ class ChangingWorld:
             masks[b] &= self._present(t + b)
         self.masks, self.next = masks, 0
         # r_q(S*) of the whole block at once: one solve for every (run, agents) not met before
-        opt = np.broadcast_to(self.full_opt, (B, m)).copy()
-        if self.table:  # the whole block through the table; only its misses are solved
-            keys = _bits(masks)
-            need = self.support_bits["best"]
-            b, j = np.nonzero((keys & need) != need)  # S* not all there: look up, or solve
-            k = keys[b, j] & self.relevant_bits["best"][j]
-            table = self.tables["best"]
-            miss = np.isnan(table[j, k])
+        if self.table:  # every (round, run) through the table; only its misses are looked at
+            keys = _bits(masks) & self.key_bits["best"]
+            cells = keys + self.offsets  # (B, m): run j's row of the table, column its agents
+            flat = self.flat["best"]
+            if self._opt_buffer is None:
+                self._opt_buffer = np.empty((self.block, m))
+            opt = np.take(flat, cells, out=self._opt_buffer[:B])
+            miss = np.isnan(opt)
             if miss.any():
-                pairs, first = np.unique(np.stack([j[miss], k[miss]], axis=1), axis=0, return_index=True)
-                bm, jm = b[miss][first], j[miss][first]
-                table[pairs[:, 0], pairs[:, 1]] = self._solve("best", jm, masks[bm, jm])
-            opt[b, j] = table[j, k]
+                at = np.flatnonzero(miss)  # (round, run) pairs b * m + j, in order
+                cells_at = cells.reshape(-1)[at]
+                cells_in, first = _first_of(cells_at, flat.size)
+                bf, jf = np.divmod(at[first], m)
+                need = self.support_bits["best"][jf]
+                whole = (keys[bf, jf] & need) == need  # S* all there: the whole pool's optimum
+                flat[cells_in[whole]] = self.full_opt[jf[whole]]
+                part = ~whole
+                if part.any():
+                    flat[cells_in[part]] = self._solve("best", jf[part], masks[bf[part], jf[part]])
+                opt.reshape(-1)[at] = flat[cells_at]
         else:
+            opt = np.broadcast_to(self.full_opt, (B, m)).copy()
             uncovered = (self.best_support & ~masks).any(axis=2)
             if uncovered.any():
                 b, j = np.nonzero(uncovered)
@@ -254,6 +291,8 @@ class ChangingWorld:
         when all its agents are there, else it comes from the table, else it is solved and stored.
         """
         mask, opt = self.mask, self.opts[self.next - 1]
+        if correct.all():  # the usual round once learnt: no L_t is read
+            return opt, self.full_L
         L = self.full_L.copy()
         bad = ~correct
         if bad.any():
@@ -270,14 +309,14 @@ class ChangingWorld:
         ``rows`` (k,), from the table, the misses solved in one call (each distinct one once)."""
         if not self.table:
             return self._solve(which, rows, sub)
-        table = self.tables[which]
-        keys = _bits(sub) & self.relevant_bits[which][rows]
-        vals = table[rows, keys]
+        table = self.flat[which]
+        cells = (_bits(sub) & self.key_bits[which][rows]) + self.offsets[rows]
+        vals = table[cells]
         miss = np.isnan(vals)
         if miss.any():
-            pairs, first = np.unique(np.stack([rows[miss], keys[miss]], axis=1), axis=0, return_index=True)
-            table[pairs[:, 0], pairs[:, 1]] = self._solve(which, pairs[:, 0], sub[miss][first])
-            vals = table[rows, keys]
+            cells_in, first = _first_of(cells[miss], table.size)
+            table[cells_in] = self._solve(which, rows[miss][first], sub[miss][first])
+            vals = table[cells]
         return vals
 
     def _solve(self, which: str, rows: np.ndarray, sub: np.ndarray) -> np.ndarray:
@@ -297,8 +336,10 @@ class ChangingWorld:
             self._update_pool(self._present(t))
         pol = self.policy
         whole = self.whole  # every agent in the pool, in the environment's order
-        asleep = self.p is not None or self.avail_fn is not None
-        x_pol = pol.select(available=(mask if whole else mask[:, self.cols]) if asleep else None)
+        if self.p is not None or self.avail_fn is not None:  # a mask of ours: (m, n) booleans, no checks
+            x_pol = pol._select_masked(mask if whole else mask[:, self.cols])
+        else:
+            x_pol = pol.select()
         if whole:
             x = x_pol
         else:

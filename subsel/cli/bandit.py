@@ -53,6 +53,7 @@ from ..bandits import (
     simulate,
 )
 from ..models import exact_total
+from ..solvers import EnumerationTooLargeError, get_solver
 from . import CLIError, counted, integer, number
 from .guards import check_memory, check_paths
 
@@ -111,6 +112,13 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     except MemoryError:
         raise CLIError(f"out of memory for --n {args.n} --runs {args.runs} --T {args.T}; "
                        "use fewer runs or agents") from None
+    except EnumerationTooLargeError as exc:  # before any round is played and any file is written
+        agents = (f"--n {args.n} with --arrivals {args.arrivals} ({args.n + args.arrivals} agents in all)"
+                  if args.arrivals else f"--n {args.n}")
+        raise CLIError(f"{agents}: too many agents for dpss, which would enumerate about "
+                       f"2^{exc.log2_size:.0f} selections over {exc.free_agents} free agents (at most "
+                       "2^32); use fewer agents, or --oracle exact (an exact oracle also computes the "
+                       "regret references)") from None
 
 
 def _changing(args: argparse.Namespace) -> bool:
@@ -123,6 +131,11 @@ def _simulate(args: argparse.Namespace, out: Path) -> int:
     n_all = args.n + args.arrivals
     quality, cost = paper_instances(n_all, args.runs, args.alpha, inst_seq, R=args.R)
     oracle = args.oracle
+    # The regret references: dpss, or the oracle itself when it is exact (one that scales, such as
+    # 'exact', then serves pools too large for dpss's enumeration).
+    reference = get_solver(oracle) if oracle is not None else "dpss"
+    if not isinstance(reference, str) and not reference.exact:
+        reference = "dpss"
 
     def play(world: bool):
         policy = make_policy(args.policy, oracle, cost=cost, alpha=args.alpha, epsilon=args.epsilon,
@@ -134,7 +147,7 @@ def _simulate(args: argparse.Namespace, out: Path) -> int:
                       pool=arrival_schedule(n_all, args.arrivals, args.T) if args.arrivals else None,
                       seed=np.random.SeedSequence(args.seed, spawn_key=(3,)))
         return policy, simulate(policy, env, args.T, args.epsilon, tau=getattr(policy, "tau", 0),
-                                progress=args.progress, **kw)
+                                exact=reference, progress=args.progress, **kw)
 
     policy, result = play(_changing(args))
     fixed = play(False)[1] if _changing(args) else None
@@ -472,7 +485,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     s = bsub.add_parser("simulate", help="regret and constraint satisfaction on random instances")
     s.add_argument("--policy", required=True, help=f"one of: {names}")
-    s.add_argument("--oracle", default=None, help="solver name for the oracle (default dpss)")
+    s.add_argument("--oracle", default=None,
+                   help="solver name for the oracle (default dpss); an exact oracle also computes the "
+                        "regret references (else dpss does), so 'exact' serves pools too large for dpss")
     s.add_argument("--n", type=integer, default=10, help="agents (default 10)")
     s.add_argument("--alpha", type=number, default=0.7,
                    help="quality threshold alpha: the average quality bought must stay at least alpha "

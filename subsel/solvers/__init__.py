@@ -23,16 +23,18 @@ from .registry import (
 #: Names loaded from their module when first used: a solve needs neither the knapsack API nor the
 #: explanation of an infeasible answer until asked (start-up of ``subsel solve``).
 _LAZY = {
-    "Conflict": "explain", "explain_infeasible": "explain",
+    "Conflict": "explain", "explain_infeasible": "explain", "EnumerationTooLargeError": "dpss",
     "MAX_KNAPSACK_TOTAL": "knapsack", "KnapsackSolution": "knapsack", "solve_knapsack": "knapsack",
 }
 
 if TYPE_CHECKING:  # the type checkers' and the API reference's view of the names above
+    from .dpss import EnumerationTooLargeError
     from .explain import Conflict, explain_infeasible
     from .knapsack import MAX_KNAPSACK_TOTAL, KnapsackSolution, solve_knapsack
 
 __all__ = [
     "Conflict",
+    "EnumerationTooLargeError",
     "explain_infeasible",
     "DEFAULT_SOLVER_PREFERENCE",
     "ENTRY_POINT_GROUP",

@@ -65,6 +65,27 @@ def _g_order(s2: np.ndarray, s3: np.ndarray, free: np.ndarray | None
     return cols, counts, g
 
 
+class EnumerationTooLargeError(ValueError):
+    """DPSS refused, up front, to enumerate more than :data:`MAX_ENUMERATION` selections.
+
+    A ``ValueError`` (callers that catch it keep working); a caller that knows where the problem
+    came from can name its own option instead of the batch row.
+
+    Attributes
+    ----------
+    row : int
+        Batch row of the first refused problem (0 for a single problem).
+    log2_size : float
+        ``log2`` of the number of selections it would have enumerated.
+    free_agents : int
+        Its free agents (``S2 ∪ S3`` with units to choose).
+    """
+
+    def __init__(self, message: str, row: int, log2_size: float, free_agents: int):
+        super().__init__(message)
+        self.row, self.log2_size, self.free_agents = row, log2_size, free_agents
+
+
 def _check_size(counts: np.ndarray, g: np.ndarray, m: int) -> None:
     """Refuse, up front, an enumeration of more than :data:`MAX_ENUMERATION` selections."""
     if counts.size == 0:
@@ -75,10 +96,11 @@ def _check_size(counts: np.ndarray, g: np.ndarray, m: int) -> None:
         log2_size = float(np.sum(np.log2(free[free > 0] + 1.0)))
         if log2_size > math.log2(MAX_ENUMERATION):
             where = f"batch row {j}: " if m > 1 else ""
-            raise ValueError(
+            raise EnumerationTooLargeError(
                 f"{where}dpss would enumerate about 2^{log2_size:.1f} selections over "
                 f"{int(np.count_nonzero(free))} free agents (limit 2^32 without a time limit); "
-                "use the 'exact' solver or a MILP backend, or give dpss a time limit")
+                "use the 'exact' solver or a MILP backend, or give dpss a time limit",
+                int(j), log2_size, int(np.count_nonzero(free)))
 
 
 def dpss_batch(batch: ProblemBatch, time_limit_s: float | None = None) -> RawBatch:

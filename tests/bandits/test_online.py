@@ -97,3 +97,17 @@ def test_create_validation(table, match):
 def test_known_quality_policy_is_not_for_online_use():
     with pytest.raises(ValueError, match="needs the true qualities"):
         OnlinePlanner.create(AGENTS, alpha=0.6, epsilon=0.1, horizon=10, policy="known-quality")
+
+
+@pytest.mark.parametrize("n, shown", [(2, "(a0, a1)"), (7, "(all 7 of them)")])
+def test_next_order_with_every_agent_unavailable_opens_no_round(n, shown):
+    from subsel.bandits import make_policy
+
+    names = [f"a{i}" for i in range(n)]
+    planner = OnlinePlanner(names, make_policy("ss-ucb", "dpss", cost=[0.1] * n, alpha=0.6, epsilon=0.4,
+                                               horizon=20), max_open=2)
+    for kw in ({"unavailable": names}, {"available": []}):
+        with pytest.raises(ValueError, match=rf"every agent is unavailable \({shown}\): nothing can be ordered"):
+            planner.next_order(**kw)
+        assert planner.rounds == 0 and planner.open == {}
+    assert planner.next_order(unavailable=names[1:])["units"].tolist() == [1] + [0] * (n - 1)

@@ -84,6 +84,19 @@ def test_known_quality_has_zero_regret_among_available_agents():
     assert res.correct_fraction_after_tau == 1.0
 
 
+@given(st.integers(0, 2 ** 32 - 1))
+@settings(max_examples=10, deadline=None)
+def test_regret_references_kept_with_the_environment_stay_right_over_several_calls(seed):
+    # the table of references filled by one call (the whole pool's optimum where all of S* is
+    # there, a solve elsewhere) is read by the next: an oracle that knows the qualities, and so
+    # plays the best selection among each round's agents, still has a regret of exactly 0
+    pol, env, _, _ = _setup(n=6, runs=4, T=60, inst=seed % 1000, policy="known-quality")
+    for part, p in ((20, 0.6), (40, 0.9), (30, 0.6)):
+        res = simulate(pol, env, part, EPS, availability=p, seed=seed + part)
+        assert res.regret_at_T == 0.0
+        assert res.correct_fraction_after_tau == 1.0
+
+
 def test_lead_time_counts_only_what_arrived():
     pol, env, _, _ = _setup(runs=2, T=25)
     res = simulate(pol, env, 25, EPS, lead_time=4, keep_selections=True)
@@ -139,3 +152,32 @@ def test_arrival_schedule():
     assert [int(np.argmax(s[:, k])) for k in (3, 4)] == [2, 4]
     with pytest.raises(ValueError, match="arrivals must be in 0..n-1"):
         arrival_schedule(3, 3, 10)
+
+
+@given(st.integers(0, 2 ** 32 - 1), st.sampled_from([1, 7, 8, 10, 23, 24, 25, 40, 62]))
+@settings(max_examples=40)
+def test_agent_sets_as_integers_set_bit_i_for_agent_i(seed, n):
+    from subsel.bandits.world import _bits
+
+    rng = np.random.default_rng(seed)
+    masks = rng.random((3, 5, n)) < rng.random()
+    masks[0, 0] = True  # every agent: the largest key, 2^n - 1
+    expected = np.zeros((3, 5), dtype=np.int64)
+    for i in range(n):
+        expected |= masks[..., i].astype(np.int64) << i
+    keys = _bits(masks)
+    assert keys.dtype == np.int64
+    np.testing.assert_array_equal(keys, expected)
+    np.testing.assert_array_equal(_bits(masks[:, 1]), expected[:, 1])  # a strided view
+
+
+@given(st.integers(0, 2 ** 32 - 1), st.integers(1, 3000), st.integers(1, 5000))
+@settings(max_examples=40)
+def test_first_occurrences_match_numpy_unique(seed, count, size):
+    from subsel.bandits.world import _first_of
+
+    cells = np.random.default_rng(seed).integers(0, size, count)
+    expected = np.unique(cells, return_index=True)
+    for got in (_first_of(cells, size), _first_of(cells, 64 * (count + 1))):  # no sort / a sort
+        np.testing.assert_array_equal(got[0], expected[0])
+        np.testing.assert_array_equal(got[1], expected[1])

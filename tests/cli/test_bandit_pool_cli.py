@@ -172,3 +172,43 @@ def test_final_feedback_closes_a_round_with_a_shortfall(state, capsys):
     assert "round 1 recorded, complete; 0 rounds open" in capsys.readouterr().out
     saved = json.loads(state.read_text())
     assert saved["open"] == [] and saved["policy"]["w"] == [1, 0, 0]
+
+
+def test_simulate_with_more_agents_than_dpss_enumerates_names_the_options(tmp_path, capsys):
+    out = tmp_path / "o"
+    err = _error(capsys, main(["bandit", "simulate", "--policy", "ss-ucb", "--n", "3", "--arrivals", "200",
+                               "--T", "20", "--runs", "2", "--out", str(out)]))
+    assert "--n 3 with --arrivals 200 (203 agents in all): too many agents for dpss" in err
+    assert "--oracle exact" in err and "batch row" not in err
+    assert not out.exists()
+    err = _error(capsys, main(["bandit", "simulate", "--policy", "ss-ucb", "--n", "203", "--T", "20",
+                               "--runs", "2", "--out", str(out)]))
+    assert "--n 203: too many agents for dpss" in err and not out.exists()
+
+
+def test_simulate_with_an_exact_oracle_that_scales_plays_a_large_pool(tmp_path, capsys):
+    # the exact oracle also computes the regret references: no dpss enumeration anywhere
+    out = tmp_path / "o"
+    assert main(["bandit", "simulate", "--policy", "ss-ucb", "--oracle", "exact", "--n", "3",
+                 "--arrivals", "200", "--T", "12", "--epsilon", "0.9", "--runs", "2", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["oracle"] == "exact" and summary["arrivals"] == 200 and summary["tau"] < 12
+    runs = pd.read_csv(out / "runs.csv")
+    assert (runs["L"] >= 0).all() and (runs["optimum"] >= 0).all()
+
+
+@pytest.mark.parametrize("how", ["unavailable", "file-flags", "file-empty"])
+def test_next_with_every_agent_unavailable_opens_no_round(state, capsys, how):
+    before = state.read_bytes()
+    avail = state.parent / "avail.csv"
+    if how == "unavailable":
+        extra = ["--unavailable", "farm_a, farm_b,farm_c"]
+    else:
+        avail.write_text("name,available\nfarm_a,0\nfarm_b,no\nfarm_c,false\n" if how == "file-flags" else "name\n")
+        extra = ["--available-file", str(avail)]
+    out = state.parent / "order.csv"
+    err = _error(capsys, main(["bandit", "next", "--state", str(state), "-o", str(out), *extra]))
+    assert ("every agent is unavailable (farm_a, farm_b, farm_c): nothing can be ordered, so no round is "
+            "opened; state left unchanged") in err
+    assert state.read_bytes() == before and not out.exists()
+    assert _order(state)["round"].tolist() == [1, 1, 1]  # the round number was not used up

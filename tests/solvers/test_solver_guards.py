@@ -28,6 +28,19 @@ def test_dpss_refuses_more_than_2_to_the_32_without_a_time_limit(monkeypatch):
         get_solver("dpss").solve(p)
 
 
+def test_dpss_refusal_names_its_row_and_size():
+    from subsel.models import ProblemBatch
+    from subsel.solvers import EnumerationTooLargeError
+
+    wide = wide_problem(40)
+    batch = ProblemBatch(np.stack([np.full(40, 0.3), wide.quality]),  # row 0: nothing free (S4)
+                         np.stack([np.full(40, 2.0), wide.cost]), 0.6)
+    with pytest.raises(EnumerationTooLargeError, match="^batch row 1: ") as info:
+        get_solver("dpss").solve_batch(batch)
+    assert isinstance(info.value, ValueError)
+    assert (info.value.row, info.value.free_agents, info.value.log2_size) == (1, 40, 40.0)
+
+
 def test_dpss_runs_a_big_enumeration_with_a_time_limit():
     sol = get_solver("dpss", time_limit_s=0.01).solve(wide_problem(40))
     assert sol.status in (Status.TIME_LIMIT, Status.OPTIMAL)
