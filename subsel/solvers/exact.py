@@ -26,6 +26,7 @@ import numpy as np
 from .._extras import require
 from .._validation import check_scalar
 from ..models import FEASIBILITY_TOL, MAX_EXACT_INT, OPTIMALITY_RTOL, SubsetSelectionProblem, dyadic, partition_masks
+from ._choices import solve_choices
 from ._knapsack import KnapsackResult, solve_knapsack
 from ._ties import lex_greatest
 from .base import RawResult, Solver, Status, rounded_up
@@ -381,7 +382,7 @@ class Exact(Solver):
 
     name = "exact"
     exact = True
-    supports = frozenset({"must_take", "must_not_take"})
+    supports = frozenset({"must_take", "must_not_take", "min_units", "lot_size", "fixed_cost"})
     complexity = "O(n log n + core·states)"
 
     def __init__(self, time_limit_s: float | None = None, threads: int | None = None,
@@ -421,6 +422,10 @@ class Exact(Solver):
         return self.jit
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: choices per agent
+            start = time.perf_counter()
+            memory = None if self.memory_limit_mb is None else int(self.memory_limit_mb * 2 ** 20)
+            return solve_choices(problem, None if self.time_limit_s is None else start + self.time_limit_s, memory)
         raw = self._solve_any(problem)
         if self.lexicographic and raw.status is Status.OPTIMAL and raw.x is not None and problem._max_capacity == 1 \
                 and not problem.must_take.size and not problem.must_not_take.size:
