@@ -45,6 +45,8 @@ from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, SubsetSelectionProblem, d
 from ._knapsack import _merge, _pareto
 from .base import RawResult, Status, rounded_up
 
+#: Agents past the break item the greedy incumbent tries to complete with.
+_FILL = 4096
 #: Peak bytes per state of one step of the dynamic program (lists, merge and history).
 _BYTES_PER_STATE = 120
 
@@ -148,8 +150,7 @@ def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memor
     a = _agents(problem)
     w, v, on, off = _points(a, a.lo, a.hi, a.off)
     z_l, w_l, v_l, z_r, w_r, v_r = _choice_arrays(w, v, off, a.lo, a.hi)
-    x_light = z_l * a.lot
-    if not problem.evaluate(x_light).feasible:  # the most surplus there is
+    if not problem.evaluate(z_l * a.lot).feasible:  # the most surplus there is
         return RawResult(None, Status.INFEASIBLE)
     C0 = FEASIBILITY_TOL
     n = problem.n
@@ -174,9 +175,11 @@ def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memor
     # Not live: the best-value choice weighs no more than the least-weight one.
     dead = ~live & (dW <= 0)
     z_inc[dead] = z_r[dead]
-    x_inc = z_inc * a.lot
-    if not problem.evaluate(x_inc).feasible:  # a hair over the bound in float sums
-        x_inc, z_inc = x_light, z_l.copy()
+    filled = _fill(a, z_inc, order[brk:brk + _FILL], C0 - float((a.dw * z_inc).sum()))
+    for z_try in (filled, z_inc, z_l):  # the first the rule accepts (floats may be a hair over)
+        if problem.evaluate(z_try * a.lot).feasible:
+            z_inc = z_try
+            break
     val_inc = _value(a, z_inc)
     h = _lagrangian(lam, w, v, off)
     U = lam * (C0 + eps) + float(h.sum())
@@ -189,8 +192,10 @@ def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memor
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         q = t / s
     lo_f, hi_f = a.lo.astype(float), a.hi.astype(float)
-    up = np.where(s > 0, np.maximum(lo_f, np.ceil(q) - 1), lo_f)
-    down = np.where(s < 0, np.minimum(hi_f, np.floor(q) + 1), hi_f)
+    with np.errstate(invalid="ignore", over="ignore"):
+        hair = np.where(np.isfinite(q), 1e-7 * np.maximum(1.0, np.abs(q)), 0.0)  # rounding of t / s
+        up = np.where(s > 0, np.maximum(lo_f, np.ceil(q - hair)), lo_f)
+        down = np.where(s < 0, np.minimum(hi_f, np.floor(q + hair)), hi_f)
     none = (s == 0) & (t > 0) | np.isnan(q) & (s != 0)
     new_lo = np.where(none, 1, np.clip(up, lo_f, hi_f + 1)).astype(np.int64)
     new_hi = np.where(none, 0, np.clip(down, lo_f - 1, hi_f)).astype(np.int64)
@@ -210,7 +215,7 @@ def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memor
     bound = rounded_up(U, magnitude, 4 * n + 4)
     if core.size == 0:
         x_fix = z_fix * a.lot
-        best_x = x_fix if _value(a, z_fix) > val_inc and problem.evaluate(x_fix).feasible else x_inc
+        best_x = x_fix if _value(a, z_fix) > val_inc and problem.evaluate(x_fix).feasible else z_inc * a.lot
         return RawResult(best_x, Status.OPTIMAL, max(bound, _value(a, best_x // a.lot)))
     # The dynamic program over the core.
     wc, vc, onc, offc = _points(a, new_lo[core], new_hi[core], new_off[core], core)
@@ -291,6 +296,34 @@ def _exact_weights(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarr
             unit, cap // g)
 
 
+def _fill(a: _Agents, z: np.ndarray, agents: np.ndarray, room: float) -> np.ndarray:
+    """The greedy incumbent completed: past the break item, each agent in efficiency order takes
+    the most valuable count that fits the room left (all of its switch, or part of its range)."""
+    z = z.copy()
+    dv, dw, f = a.dv[agents].tolist(), a.dw[agents].tolist(), a.f[agents].tolist()
+    lo, hi, now = a.lo[agents].tolist(), a.hi[agents].tolist(), z[agents].tolist()
+    off = a.off[agents].tolist()
+    for j, i in enumerate(agents.tolist()):
+        if room <= 0:
+            break
+        cur = now[j]
+        w_cur = dw[j] * cur
+        v_cur = dv[j] * cur - (f[j] if cur > 0 else 0.0)
+        best = (v_cur, cur, 0.0)  # (value, count, weight added)
+        if off[j] and cur != 0 and -w_cur <= room:
+            best = max(best, (0.0, 0, -w_cur))
+        if lo[j] <= hi[j] and dw[j] != 0:
+            bound = (room + w_cur) / dw[j]  # counts within the room: z <= bound (dw > 0) or z >= bound
+            if math.isfinite(bound):
+                pick = min(hi[j], math.floor(bound)) if dw[j] > 0 else max(lo[j], math.ceil(bound))
+                if lo[j] <= pick <= hi[j] and dw[j] * pick - w_cur <= room:
+                    best = max(best, (dv[j] * pick - f[j], pick, dw[j] * pick - w_cur))
+        if best[1] != cur:
+            room -= best[2]
+            z[i] = best[1]
+    return z
+
+
 def _value(a: _Agents, z: np.ndarray) -> float:
     """``sum_i dv_i z_i - f_i [z_i > 0]`` (float sum)."""
     return float((a.dv * z).sum()) - float(a.f[z > 0].sum())
@@ -320,6 +353,7 @@ def _dynamic_program(dv_: np.ndarray, dw_: np.ndarray, f_: np.ndarray, z_ref: np
     to its end, and its weight.
     """
     integer = dw_.dtype.kind == "i"
+    best_seen = beat
     W = np.zeros(1, dtype=np.int64 if integer else float)
     P = np.zeros(1)
     history: list[tuple[np.ndarray, np.ndarray]] = []
@@ -357,7 +391,7 @@ def _dynamic_program(dv_: np.ndarray, dw_: np.ndarray, f_: np.ndarray, z_ref: np
         Wn, Pn = np.concatenate(parts_w), np.concatenate(parts_p)
         Sn, Zn = np.concatenate(parts_src), np.concatenate(parts_z)
         keep = Wn <= cap
-        keep &= Pn + lam * unit * (cap - Wn) + tail[j] + tiny > beat
+        keep &= Pn + lam * unit * (cap - Wn) + tail[j] + tiny > best_seen
         Wn, Pn, Sn, Zn = Wn[keep], Pn[keep], Sn[keep], Zn[keep]
         if Wn.size == 0:
             return None, None, complete, 0.0
@@ -365,6 +399,9 @@ def _dynamic_program(dv_: np.ndarray, dw_: np.ndarray, f_: np.ndarray, z_ref: np
         k = o[_pareto(Wn[o], Pn[o])]
         W, P = Wn[k], Pn[k]
         history.append((Sn[k], Zn[k]))
+        # Every state is a selection (the agents not yet processed at their least weight): the
+        # best of them is an incumbent, kept itself by the margin ``tiny`` of the test above.
+        best_seen = max(best_seen, float(P.max()))
     if not complete:
         ok = np.flatnonzero(W <= cap)
         if ok.size == 0:
