@@ -47,6 +47,10 @@ from .base import RawResult, Status, rounded_up
 
 #: Agents past the break item the greedy incumbent tries to complete with.
 _FILL = 4096
+#: The first search looks at the agents within this fraction of the gap (a better incumbent).
+_PRESEARCH = 16.0
+#: The multipliers (times the break item's efficiency) whose Lagrangian bounds a state must pass.
+_SPREAD = np.array([0.5, 0.8, 0.9, 0.95, 0.98, 1.0, 1.02, 1.05, 1.1, 1.25, 2.0])
 #: Peak bytes per state of one step of the dynamic program (lists, merge and history).
 _BYTES_PER_STATE = 120
 
@@ -185,7 +189,42 @@ def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memor
     U = lam * (C0 + eps) + float(h.sum())
     scale = abs(U) + abs(val_inc) + lam * (w_mag + C0) + float(np.abs(h).sum())
     gap = (U - val_inc) * (1 + 1e-9) + 1e-12 * scale
-    # Reduction: the choices within the gap.
+    magnitude = abs(val_inc) + float(np.abs(h).sum()) + lam * (C0 + eps)
+    bound = rounded_up(U, magnitude, 4 * n + 4)
+    tiny = 1e-12 * scale
+    # A first search over the agents within a fraction of the gap (a restricted problem, so its
+    # answer is a selection): a better incumbent, and so a smaller gap and core for the exact search.
+    if U - val_inc > _PRESEARCH * tiny:
+        z_pre, _, _ = _search(problem, a, _reduce(a, h, lam, gap / _PRESEARCH, z_inc, on, off), lam, z_inc,
+                              val_inc, C0 + eps, tiny, deadline, memory)
+        if _value(a, z_pre) > val_inc:
+            z_inc, val_inc = z_pre, _value(a, z_pre)
+            gap = (U - val_inc) * (1 + 1e-9) + tiny
+    z_ans, status, proven = _search(problem, a, _reduce(a, h, lam, gap, z_inc, on, off), lam, z_inc, val_inc,
+                                    C0 + eps, tiny, deadline, memory)
+    objective = _value(a, z_ans)
+    if status is Status.OPTIMAL and proven is not None \
+            and objective < proven - OPTIMALITY_RTOL * max(1.0, abs(proven)):
+        status = Status.FEASIBLE
+    return RawResult(z_ans * a.lot, status, max(bound, objective))
+
+
+class _Reduced(NamedTuple):
+    """The choices left within a gap: not used allowed, used range ``[lo, hi]``; the agents with
+    more than one choice (``core``) and the count of the others (``z_fix``, where ``fixed``)."""
+
+    off: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    core: np.ndarray
+    fixed: np.ndarray
+    z_fix: np.ndarray
+
+
+def _reduce(a: _Agents, h: np.ndarray, lam: float, gap: float, z_inc: np.ndarray, on: np.ndarray,
+            off: np.ndarray) -> _Reduced:
+    """Step 3 of the module's method: each agent's choices whose reduced cost ``h_i - (v - lambda w)``
+    is at most ``gap``."""
     new_off = off & (h <= gap)
     s = a.dv - lam * a.dw
     t = h - gap + a.f
@@ -208,35 +247,41 @@ def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memor
     new_lo = np.where(empty & (z_inc > 0), z_inc, new_lo)
     new_hi = np.where(empty & (z_inc > 0), z_inc, np.where(empty, new_lo - 1, new_hi))
     count = np.where(empty, 1, count)
-    core = np.flatnonzero(count > 1)
-    fixed = count == 1
-    z_fix = np.where(new_off, 0, new_lo)
-    magnitude = abs(val_inc) + float(np.abs(h).sum()) + lam * (C0 + eps)
-    bound = rounded_up(U, magnitude, 4 * n + 4)
+    return _Reduced(new_off, new_lo, new_hi, np.flatnonzero(count > 1), count == 1, np.where(new_off, 0, new_lo))
+
+
+def _search(problem: SubsetSelectionProblem, a: _Agents, red: _Reduced, lam: float, z_inc: np.ndarray,
+            val_inc: float, capacity: float, tiny: float, deadline: float | None, memory: int | None
+            ) -> tuple[np.ndarray, Status, float | None]:
+    """Step 4 of the module's method: the best selection of the reduced choices that beats the
+    incumbent ``z_inc`` (else ``z_inc``), its status, and the optimum of the float search."""
+    core, fixed, z_fix = red.core, red.fixed, red.z_fix
     if core.size == 0:
-        x_fix = z_fix * a.lot
-        best_x = x_fix if _value(a, z_fix) > val_inc and problem.evaluate(x_fix).feasible else z_inc * a.lot
-        return RawResult(best_x, Status.OPTIMAL, max(bound, _value(a, best_x // a.lot)))
-    # The dynamic program over the core.
-    wc, vc, onc, offc = _points(a, new_lo[core], new_hi[core], new_off[core], core)
-    zl_c, wl_c, vl_c, _, _, _ = _choice_arrays(wc, vc, offc, new_lo[core], new_hi[core])
+        if _value(a, z_fix) > val_inc and problem.evaluate(z_fix * a.lot).feasible:
+            return z_fix, Status.OPTIMAL, None
+        return z_inc, Status.OPTIMAL, None
+    wc, vc, onc, offc = _points(a, red.lo[core], red.hi[core], red.off[core], core)
+    zl_c, wl_c, vl_c, _, _, _ = _choice_arrays(wc, vc, offc, red.lo[core], red.hi[core])
     base_z = z_fix.copy()
     base_z[core] = zl_c
     w_base = float((a.dw * np.where(fixed, z_fix, 0)).sum()) + float(wl_c.sum())
     v_base = _value(a, np.where(fixed, z_fix, 0)) + float(vl_c.sum())
-    # Relative Lagrangian of the core agents: the best over their choices, against the least-weight one.
-    with np.errstate(invalid="ignore"):
-        ends = np.where(onc, (vc - vl_c) - lam * (wc - wl_c), -np.inf)
-    h_rel = np.maximum(np.max(ends, axis=0), np.where(offc, -vl_c + lam * wl_c, -np.inf))
     # Certain agents first (the largest loss of their second-best choice), the uncertain last.
     order_c = np.argsort(-np.abs(a.dv[core] - lam * a.dw[core]), kind="stable")
-    tail = np.concatenate((np.cumsum(h_rel[order_c][::-1])[::-1][1:], [0.0]))
+    # Relative Lagrangian of the core agents (the best over their choices, against the least-weight
+    # one) at a few multipliers around lambda: a state's bound is the least of them.
+    lams = lam * _SPREAD if lam > 0 else np.zeros(1)
+    with np.errstate(invalid="ignore"):
+        ends = np.where(onc, (vc - vl_c)[None] - lams[:, None, None] * (wc - wl_c)[None], -np.inf)
+    h_rel = np.maximum(np.max(ends, axis=1), np.where(offc, -vl_c + lams[:, None] * wl_c, -np.inf))
+    tail = np.concatenate((np.cumsum(h_rel[:, order_c][:, ::-1], axis=1)[:, ::-1][:, 1:],
+                           np.zeros((lams.size, 1))), axis=1)
     agents_c = core[order_c]
-    lo_c, hi_c, off_o = new_lo[core][order_c], new_hi[core][order_c], offc[order_c]
+    lo_c, hi_c, off_o = red.lo[core][order_c], red.hi[core][order_c], offc[order_c]
     zr_o, vr_o = zl_c[order_c], vl_c[order_c]
-    beat, tiny = val_inc - v_base, 1e-12 * scale
+    beat = val_inc - v_base
     weights: tuple[np.ndarray, np.ndarray, float | int, float] | None = (a.dw[agents_c], wl_c[order_c], 1.0,
-                                                                         C0 + eps - w_base)
+                                                                         capacity - w_base)
     proven = None  # the optimum under the widened capacity (float weights)
     z_ans, status = z_inc, Status.OPTIMAL
     for attempt in ("float", "exact"):
@@ -245,7 +290,7 @@ def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memor
             break
         w_lot, w_ref, unit, cap = weights
         zs, value, complete, _ = _dynamic_program(a.dv[agents_c], w_lot, a.f[agents_c], zr_o, w_ref, vr_o, lo_c,
-                                                  hi_c, off_o, tail, lam, float(unit), cap, beat, tiny, deadline,
+                                                  hi_c, off_o, tail, lams, float(unit), cap, beat, tiny, deadline,
                                                   memory)
         status = Status.OPTIMAL if complete else Status.TIME_LIMIT
         if attempt == "float" and value is not None:
@@ -262,11 +307,7 @@ def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memor
         weights = _exact_weights(problem, a, agents_c, zr_o, z_fix, fixed)
     else:  # pragma: no cover - the exact integers agree with the rule
         status = Status.FEASIBLE
-    objective = _value(a, z_ans)
-    if status is Status.OPTIMAL and proven is not None \
-            and objective < proven - OPTIMALITY_RTOL * max(1.0, abs(proven)):
-        status = Status.FEASIBLE
-    return RawResult(z_ans * a.lot, status, max(bound, objective))
+    return z_ans, status, proven
 
 
 def _exact_weights(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarray, z_ref: np.ndarray,
@@ -342,13 +383,14 @@ def _binary(span: int) -> list[int]:
 
 def _dynamic_program(dv_: np.ndarray, dw_: np.ndarray, f_: np.ndarray, z_ref: np.ndarray, w_ref: np.ndarray,
                      v_ref: np.ndarray, lo: np.ndarray, hi: np.ndarray, off: np.ndarray, tail: np.ndarray,
-                     lam: float, unit: float, cap: float | int, beat: float, tiny: float, deadline: float | None,
+                     lams: np.ndarray, unit: float, cap: float | int, beat: float, tiny: float, deadline: float | None,
                      memory: int | None) -> tuple[np.ndarray | None, float | None, bool, float]:
     """The state-list dynamic program over agents (relative to their least-weight choices).
 
     ``dv_, dw_, f_``: value and weight per lot and fixed cost of each agent, in processing order;
     the weights (``dw_``, ``w_ref``, ``cap``) are floats, or int64 exact integers of the rule with
-    ``unit`` the real weight of one step.  Returns ``(z, value, complete, weight)``: the counts of
+    ``unit`` the real weight of one step.  ``tail[l, j]``: the Lagrangian bound, at multiplier
+    ``lams[l]``, of the agents after the ``j``-th.  Returns ``(z, value, complete, weight)``: the counts of
     the best state that beats ``beat`` (None when none does), its value, whether the search ran
     to its end, and its weight.
     """
@@ -391,7 +433,8 @@ def _dynamic_program(dv_: np.ndarray, dw_: np.ndarray, f_: np.ndarray, z_ref: np
         Wn, Pn = np.concatenate(parts_w), np.concatenate(parts_p)
         Sn, Zn = np.concatenate(parts_src), np.concatenate(parts_z)
         keep = Wn <= cap
-        keep &= Pn + lam * unit * (cap - Wn) + tail[j] + tiny > best_seen
+        room = (cap - Wn) * unit
+        keep &= Pn + np.min(lams[:, None] * room[None] + tail[:, j:j + 1], axis=0) + tiny > best_seen
         Wn, Pn, Sn, Zn = Wn[keep], Pn[keep], Sn[keep], Zn[keep]
         if Wn.size == 0:
             return None, None, complete, 0.0
