@@ -368,8 +368,10 @@ class Exact(Solver):
     Cost ``O(n log n)`` for the partition and the efficiency sort plus ``O(|core| * |states|)`` for the
     dynamic program; worst case pseudo-polynomial / exponential in the core size (as every exact
     knapsack method), in practice a core of tens to hundreds of items on random instances.  Supports
-    ``must_take`` and ``must_not_take`` (as bounds on ``x``); budget and demand add a second constraint
-    and are not supported.
+    ``must_take`` and ``must_not_take`` (as bounds on ``x``) and the planner's ``min_units``,
+    ``lot_size`` and ``fixed_cost`` (each agent a choice among its allowed counts, solved by
+    a dynamic program over those counts); budget and demand add a second constraint and are not
+    supported, nor are group limits.
 
     Examples
     --------
