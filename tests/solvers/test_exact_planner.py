@@ -1,4 +1,5 @@
-"""``exact`` on minimum orders, lot sizes and fixed costs (with must lists) against brute force."""
+"""``exact`` and ``dpss`` on minimum orders, lot sizes and fixed costs (with must lists) against
+brute force."""
 import os
 
 import numpy as np
@@ -10,7 +11,7 @@ from subsel.models import SubsetSelectionProblem
 from subsel.solvers import Status, UnsupportedExtensionError, get_solver
 from tests.strategies import brute_force, planner_problems
 
-EXAMPLES = int(os.environ.get("SUBSEL_PLANNER_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("SUBSEL_PLANNER_EXAMPLES", "100"))
 
 
 def exact_part(problem):
@@ -32,10 +33,11 @@ def check_exact(problem, solver="exact"):
     return sol
 
 
+@pytest.mark.parametrize("solver", ["exact", "dpss"])
 @settings(max_examples=EXAMPLES)
 @given(problem=planner_problems(n_max=5, cap_max=4))
-def test_exact_equals_brute_force(problem):
-    check_exact(exact_part(problem))
+def test_exact_equals_brute_force(solver, problem):
+    check_exact(exact_part(problem), solver)
 
 
 @settings(max_examples=EXAMPLES)
@@ -44,7 +46,8 @@ def test_exact_equals_brute_force(problem):
 def test_exact_with_must_lists_equals_brute_force(problem, take, drop):
     take = [i for i in take if i < problem.n]
     drop = [i for i in drop if i < problem.n and i not in take]
-    check_exact(exact_part(problem).with_changes(must_take=take, must_not_take=drop))
+    for solver in ("exact", "dpss"):
+        check_exact(exact_part(problem).with_changes(must_take=take, must_not_take=drop), solver)
 
 
 @settings(max_examples=EXAMPLES)
@@ -61,6 +64,7 @@ def test_exact_at_the_bound_equals_brute_force(n, seed, hair):
                                capacity=k, min_units=m, lot_size=lot,
                                fixed_cost=rng.choice([0.0, 0.125, 0.25], size=n))
     check_exact(p)
+    check_exact(p, "dpss")
 
 
 def test_huge_capacities_agree_with_highs():
@@ -90,3 +94,14 @@ def test_default_solver_is_exact_for_its_fields():
     p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.1, 0.1], alpha=0.7, capacity=[4, 4], lot_size=[2, 1],
                                min_units=[2, 3], fixed_cost=[0.5, 0.0])
     assert default_solver(p.extensions) == "exact"
+
+
+def test_dpss_refuses_a_hopeless_enumeration_without_a_time_limit():
+    n = 40
+    odd = np.arange(n) % 2 == 1  # S2 and S3 agents in turn
+    p = SubsetSelectionProblem(quality=np.where(odd, 0.9, 0.5), cost=np.where(odd, 0.95, 0.3), alpha=0.7,
+                               capacity=np.full(n, 8), min_units=np.full(n, 2))
+    with pytest.raises(ValueError, match=r"dpss would enumerate about 2\^\d"):
+        get_solver("dpss").solve(p)
+    sol = get_solver("dpss", time_limit_s=0.2).solve(p)
+    assert sol.status is Status.TIME_LIMIT and p.evaluate(sol.x).feasible
