@@ -133,7 +133,8 @@ def _choice_arrays(w: np.ndarray, v: np.ndarray, off: np.ndarray, lo: np.ndarray
             cand_z[rich, cols], cand_w[rich, cols], cand_v[rich, cols])
 
 
-def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memory: int | None) -> RawResult:
+def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memory: int | None,
+                  greedy: bool = False) -> RawResult:
     """Solve a problem with minimum orders, lot sizes and fixed costs exactly (the module's method).
 
     Parameters
@@ -145,6 +146,14 @@ def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memor
         ``time_limit``).
     memory : int or None
         Bytes the state lists may take.
+    greedy : bool, default False
+        Stop after step 2: the greedy selection (status ``feasible``, the Lagrangian bound).  Every
+        agent starts at its least-weight choice; the switches to the best-value choices are taken in
+        order of efficiency while they fit, the break agent's switch is dropped (the rounding), and
+        the agents after it take the most valuable count that fits the surplus left.  Its utility is
+        at least the optimum minus the break agent's switch (the classic bound of the greedy
+        knapsack solution, Martello and Toth, 1990, Chapter 2), so at least the optimum minus the
+        largest ``max v - min v`` over one agent's allowed counts.
 
     Returns
     -------
@@ -191,6 +200,8 @@ def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memor
     gap = (U - val_inc) * (1 + 1e-9) + 1e-12 * scale
     magnitude = abs(val_inc) + float(np.abs(h).sum()) + lam * (C0 + eps)
     bound = rounded_up(U, magnitude, 4 * n + 4)
+    if greedy:
+        return RawResult(z_inc * a.lot, Status.FEASIBLE, max(bound, val_inc))
     tiny = 1e-12 * scale
     # A first search over the agents within a fraction of the gap (a restricted problem, so its
     # answer is a selection): a better incumbent, and so a smaller gap and core for the exact search.

@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from subsel.models import SubsetSelectionProblem
@@ -105,3 +105,35 @@ def test_dpss_refuses_a_hopeless_enumeration_without_a_time_limit():
         get_solver("dpss").solve(p)
     sol = get_solver("dpss", time_limit_s=0.2).solve(p)
     assert sol.status is Status.TIME_LIMIT and p.evaluate(sol.x).feasible
+
+
+def swing(problem):
+    """The largest ``max v - min v`` over one agent's allowed counts (``v = r x - f [x > 0]``)."""
+    out = 0.0
+    lb, ub = problem.lower_bounds(), problem.upper_bounds()
+    for i in range(problem.n):
+        xs = [x for x in range(int(lb[i]), int(ub[i]) + 1)
+              if x == 0 or (x >= problem.min_units[i] and x % problem.lot_size[i] == 0)]
+        vals = [problem.utility[i] * x - (problem.fixed_cost[i] if x > 0 else 0.0) for x in xs]
+        out = max(out, max(vals) - min(vals))
+    return out
+
+
+@settings(max_examples=EXAMPLES)
+@given(problem=planner_problems(n_max=5, cap_max=4), take=st.lists(st.integers(0, 4), max_size=1))
+def test_gss_is_feasible_and_within_its_guarantee(problem, take):
+    """GSS on the planner's fields: feasible, within one agent's swing of the optimum, and its
+    bound is a true upper bound."""
+    problem = exact_part(problem)
+    problem = problem.with_changes(must_take=[i for i in take if i < problem.n and i not in problem.must_not_take])
+    assume(problem._planner is not None)  # the paper's problem: GSS's own greedy, no such guarantee
+    best = brute_force(problem)
+    sol = get_solver("gss").solve(problem)
+    if best is None:
+        assert sol.status is Status.INFEASIBLE
+        return
+    assert sol.status is Status.FEASIBLE and problem.evaluate(sol.x).feasible
+    tol = 1e-9 * max(1.0, abs(best[0]))
+    assert sol.objective <= best[0] + tol
+    assert sol.objective >= best[0] - swing(problem) - tol, (sol.objective, best[0], swing(problem))
+    assert sol.bound >= best[0] - tol
