@@ -133,7 +133,7 @@ def _choice_arrays(w: np.ndarray, v: np.ndarray, off: np.ndarray, lo: np.ndarray
             cand_z[rich, cols], cand_w[rich, cols], cand_v[rich, cols])
 
 
-def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memory: int | None,
+def solve_choices(problem: SubsetSelectionProblem, time_limit_s: float | None, memory_limit_mb: float | None,
                   greedy: bool = False) -> RawResult:
     """Solve a problem with minimum orders, lot sizes and fixed costs exactly (the module's method).
 
@@ -141,11 +141,10 @@ def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memor
     ----------
     problem : SubsetSelectionProblem
         No budget, demand or group limits (the caller checks); must lists allowed.
-    deadline : float or None
-        ``time.perf_counter()`` time at which the search stops (answer: the best found,
-        ``time_limit``).
-    memory : int or None
-        Bytes the state lists may take.
+    time_limit_s : float or None
+        Seconds after which the search stops (answer: the best found, ``time_limit``).
+    memory_limit_mb : float or None
+        MiB the state lists may take (answer as for the time limit).
     greedy : bool, default False
         Stop after step 2: the greedy selection (status ``feasible``, the Lagrangian bound).  Every
         agent starts at its least-weight choice; the switches to the best-value choices are taken in
@@ -160,6 +159,8 @@ def solve_choices(problem: SubsetSelectionProblem, deadline: float | None, memor
     RawResult
         ``x`` in units; ``infeasible`` when even the most surplus there is fails the rule.
     """
+    deadline = None if time_limit_s is None else time.perf_counter() + time_limit_s
+    memory = None if memory_limit_mb is None else int(memory_limit_mb * 2 ** 20)
     a = _agents(problem)
     w, v, on, off = _points(a, a.lo, a.hi, a.off)
     z_l, w_l, v_l, z_r, w_r, v_r = _choice_arrays(w, v, off, a.lo, a.hi)

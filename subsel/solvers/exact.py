@@ -425,9 +425,7 @@ class Exact(Solver):
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: choices per agent
-            start = time.perf_counter()
-            memory = None if self.memory_limit_mb is None else int(self.memory_limit_mb * 2 ** 20)
-            return solve_choices(problem, None if self.time_limit_s is None else start + self.time_limit_s, memory)
+            return solve_choices(problem, self.time_limit_s, self.memory_limit_mb)
         raw = self._solve_any(problem)
         if self.lexicographic and raw.status is Status.OPTIMAL and raw.x is not None and problem._max_capacity == 1 \
                 and not problem.must_take.size and not problem.must_not_take.size:

@@ -137,3 +137,17 @@ def test_gss_is_feasible_and_within_its_guarantee(problem, take):
     assert sol.objective <= best[0] + tol
     assert sol.objective >= best[0] - swing(problem) - tol, (sol.objective, best[0], swing(problem))
     assert sol.bound >= best[0] - tol
+
+
+def test_a_memory_limit_stops_the_search_with_a_feasible_answer_and_a_bound():
+    rng = np.random.default_rng(5)
+    n = 2000
+    k = rng.integers(1, 11, size=n)
+    p = SubsetSelectionProblem(quality=rng.random(n), cost=rng.random(n), alpha=0.7, capacity=k,
+                               min_units=np.maximum(1, k // 2), fixed_cost=rng.random(n) * 0.3)
+    full = get_solver("exact").solve(p)
+    cut = get_solver("exact", memory_limit_mb=1e-9).solve(p)
+    assert full.status is Status.OPTIMAL
+    assert cut.status in (Status.TIME_LIMIT, Status.OPTIMAL) and p.evaluate(cut.x).feasible
+    assert cut.objective <= full.objective + 1e-9 * abs(full.objective)
+    assert cut.bound >= full.objective - 1e-9 * abs(full.objective)
