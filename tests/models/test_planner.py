@@ -61,6 +61,11 @@ def test_validation(changes, match):
         planner(**changes)
 
 
+def test_none_is_no_limit():
+    p = planner(group_limits={"north": {"max_agents": None, "min_units": 2}})
+    assert dict(p.group_limits["north"]) == {"min_units": 2}
+
+
 def test_group_given_as_one_string_is_refused():
     with pytest.raises(TypeError, match="group must be a sequence"):
         planner(group="north")
