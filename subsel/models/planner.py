@@ -165,8 +165,10 @@ def _check_limits(group_limits: Any, groups: tuple[str, ...]) -> Mapping[str, Ma
             if key not in GROUP_LIMIT_KEYS:
                 raise ValueError(f"group_limits[{g!r}]: unknown key {key!r}; the keys are "
                                  f"{', '.join(GROUP_LIMIT_KEYS)}")
-            if v is None or (isinstance(v, float) and math.isnan(v)):
+            if v is None:
                 continue  # no limit
+            if isinstance(v, (float, np.floating)) and math.isnan(v):
+                raise ValueError(f"group_limits[{g!r}][{key!r}] is NaN; give None for no limit")
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
                     or not math.isfinite(v) or v != int(v) or v < 0:
                 raise ValueError(f"group_limits[{g!r}][{key!r}] must be a non-negative integer; got {v!r}")

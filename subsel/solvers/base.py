@@ -552,7 +552,14 @@ class Solver:
             except SolverError:  # undecided: keep the constraint in the set (it stays infeasible)
                 return True
 
-        return explain_infeasible(problem, feasible)
+        def found(p: SubsetSelectionProblem) -> bool:
+            try:
+                sol = self._solve_checked(p)
+            except SolverError:  # undecided: no advice rests on it
+                return False
+            return sol.x is not None and sol.status is not Status.INFEASIBLE and p.evaluate(sol.x).feasible
+
+        return explain_infeasible(problem, feasible, found)
 
     def _solve_checked(self, problem: SubsetSelectionProblem) -> Solution:
         """:meth:`solve` without the explanation of an infeasible answer."""

@@ -19,7 +19,8 @@ import time
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rowdot
+from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rounding_error_bound, rowdot
+from ._choices import _agents
 from .base import RawBatch, RawResult, Solver, Status
 
 #: Largest block of selections evaluated at once (memory ~ 3 arrays of this many float64).
@@ -305,6 +306,73 @@ def _dpss_unit(problem: SubsetSelectionProblem) -> RawResult | None:
     return RawResult(x, Status.OPTIMAL, float(x.astype(float).dot(r)))
 
 
+def _dpss_planner(problem: SubsetSelectionProblem, time_limit_s: float | None) -> RawResult:
+    """DPSS on a problem with minimum orders, lot sizes or fixed costs: the enumeration of
+    Algorithm 1 (Deva et al., AAMAS 2021) over every allowed count of each agent with a choice.
+
+    Lots are a change of units; an agent gives ``0`` (unless it must be taken) or a count of lots
+    from its minimum to its capacity.  Agents left with one allowed count by the dominance rules
+    (more lots adding value and surplus: all of them when used, which S1 is; S4 never) are fixed,
+    as Algorithm 1 takes S1 and drops S4; every combination of the others' counts is enumerated.
+    Each selection is decided by the feasibility rule: its float surplus where it lies farther
+    from the bound than its rounding error (:func:`subsel.models.rounding_error_bound`), else
+    ``problem.evaluate``.
+    """
+    start = time.perf_counter()
+    a = _agents(problem)
+    options = [([0] if a.off[i] else []) + list(range(int(a.lo[i]), int(a.hi[i]) + 1)) for i in range(problem.n)]
+    size = math.prod(len(o) for o in options)
+    if time_limit_s is None and size > MAX_ENUMERATION:
+        raise ValueError(f"dpss would enumerate about 2^{math.log2(size):.1f} selections (limit 2^32 without a "
+                         "time limit); use the 'exact' solver or a MILP backend, or give dpss a time limit")
+    lot = a.lot.astype(float)
+    choice = np.array([len(o) for o in options])
+    G = np.flatnonzero(choice > 1)
+    x_base = np.array([o[0] for o in options], dtype=np.int64) * a.lot  # every agent's only (or first) count
+    x_base[G] = 0
+    margin, r, f = problem.quality_margin, problem.utility, a.f
+    base_s = float((x_base * margin).sum())
+    base_u = float((x_base * r).sum()) - float(f[x_base > 0].sum())
+    base_mag = float(np.abs(x_base * margin).sum())
+    radix = choice[G]
+    table = np.zeros((G.size, int(radix.max(initial=1))))
+    for j, i in enumerate(G.tolist()):
+        table[j, :radix[j]] = np.array(options[i], dtype=float) * lot[i]
+    best_u, best_idx, status = -np.inf, -1, Status.OPTIMAL
+    block = max(1, _BLOCK // max(1, G.size))  # selections per block: about _BLOCK counts
+    for lo in range(0, size, block):
+        if time_limit_s is not None and time.perf_counter() - start > time_limit_s:
+            status = Status.TIME_LIMIT
+            break
+        idx = np.arange(lo, min(size, lo + block), dtype=np.int64)
+        digits = np.empty((idx.size, G.size), dtype=np.int64)
+        rest = idx
+        for j in range(G.size):  # mixed radix: the first agent varies fastest
+            digits[:, j] = rest % radix[j]
+            rest = rest // radix[j]
+        X = table[np.arange(G.size), digits] if G.size else np.zeros((idx.size, 0))
+        surplus = base_s + X @ margin[G]
+        util = base_u + X @ r[G] - (X > 0) @ f[G]
+        err = rounding_error_bound(2 * problem.n, base_mag + np.abs(X) @ np.abs(margin[G]), FEASIBILITY_TOL)
+        ok = surplus + FEASIBILITY_TOL >= err
+        for k in np.flatnonzero(np.abs(surplus + FEASIBILITY_TOL) < err).tolist():  # the rule decides
+            x = x_base.copy()
+            x[G] = X[k].astype(np.int64)
+            ok[k] = problem.evaluate(x).feasible
+        u = np.where(ok, util, -np.inf)
+        k = int(np.argmax(u))
+        if u[k] > best_u:
+            best_u, best_idx = float(u[k]), lo + k
+    if best_idx < 0:
+        return RawResult(None, Status.INFEASIBLE if status is Status.OPTIMAL else status)
+    x = x_base.copy()
+    rest_i = best_idx
+    for j, i in enumerate(G.tolist()):
+        x[i] = int(table[j, rest_i % radix[j]])
+        rest_i //= int(radix[j])
+    return RawResult(x, status, best_u if status is Status.OPTIMAL else None)
+
+
 class DPSS(Solver):
     """Exact subset selection by enumeration over S2 ∪ S3 (Deva, Abhishek, Gujar, AAMAS 2021, Algorithm 1).
 
@@ -330,7 +398,9 @@ class DPSS(Solver):
     -----
     Cost ``O(prod_{i in G}(k_i + 1))``, i.e. ``O(2^|G|)`` for unit capacities; after the partition
     only about 0.29 n agents remain on the paper's random instances (measured).  Supports the
-    ``must_take`` (``x_i >= 1``) and ``must_not_take`` (``x_i = 0``) extensions.
+    ``must_take`` (``x_i >= 1``) and ``must_not_take`` (``x_i = 0``) extensions, and the planner's
+    ``min_units``, ``lot_size`` and ``fixed_cost`` (every allowed count of each agent with a choice
+    is enumerated).
 
     Examples
     --------
@@ -343,7 +413,7 @@ class DPSS(Solver):
 
     name = "dpss"
     exact = True
-    supports = frozenset({"must_take", "must_not_take"})
+    supports = frozenset({"must_take", "must_not_take", "min_units", "lot_size", "fixed_cost"})
     complexity = "O(2^|S2 ∪ S3|)"
 
     @staticmethod
@@ -358,6 +428,8 @@ class DPSS(Solver):
         return float(np.exp(np.sum(np.log1p(free[free > 0].astype(float)))))
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: every allowed count
+            return _dpss_planner(problem, self.time_limit_s)
         if not problem.must_take.size and not problem.must_not_take.size and problem._max_capacity == 1:
             quick = _dpss_unit(problem)
             if quick is not None:

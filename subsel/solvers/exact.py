@@ -34,6 +34,7 @@ from ..models import (
     partition_masks,
     rounded_up,
 )
+from ._choices import solve_choices
 from ._knapsack import KnapsackResult, solve_knapsack
 from .base import RawResult, Solver, Status
 
@@ -376,8 +377,10 @@ class Exact(Solver):
     Cost ``O(n log n)`` for the partition and the efficiency sort plus ``O(|core| * |states|)`` for the
     dynamic program; worst case pseudo-polynomial / exponential in the core size (as every exact
     knapsack method), in practice a core of tens to hundreds of items on random instances.  Supports
-    ``must_take`` and ``must_not_take`` (as bounds on ``x``); budget and demand add a second constraint
-    and are not supported.
+    ``must_take`` and ``must_not_take`` (as bounds on ``x``) and the planner's ``min_units``,
+    ``lot_size`` and ``fixed_cost`` (each agent a choice among its allowed counts, solved by
+    a dynamic program over those counts); budget and demand add a second constraint and are not
+    supported, nor are group limits.
 
     Examples
     --------
@@ -390,7 +393,7 @@ class Exact(Solver):
 
     name = "exact"
     exact = True
-    supports = frozenset({"must_take", "must_not_take"})
+    supports = frozenset({"must_take", "must_not_take", "min_units", "lot_size", "fixed_cost"})
     complexity = "O(n log n + core·states)"
 
     def __init__(self, time_limit_s: float | None = None, threads: int | None = None,
@@ -430,6 +433,8 @@ class Exact(Solver):
         return self.jit
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: choices per agent
+            return solve_choices(problem, self.time_limit_s, self.memory_limit_mb)
         raw = self._solve_any(problem)
         if self.lexicographic and raw.status is Status.OPTIMAL and raw.x is not None and problem._max_capacity == 1 \
                 and not problem.must_take.size and not problem.must_not_take.size:

@@ -9,11 +9,13 @@ dropping any one of its members makes it feasible.  The families are the quality
 Abhishek, Gujar, AAMAS 2021, Section 3), the budget, the demand, the must-take and must-not-take
 lists, and the planner's minimum orders, lot sizes and group limits (one family per group).
 
-Where one number decides, it also gives the nearest change: with a demand in the set, the most
-units the rest of the set allows ("lower the demand to U"), and with a budget as well, the least
-spend that meets the demand under the rest ("raise the budget to B").  Those optima come from an
-exact MILP backend; every feasibility question is answered by a solver's checked answer
-(:meth:`Solver.solve`), so the set is decided with the one feasibility rule.
+Where one number decides, it also gives the nearest change, computed on the whole problem (the
+constraints outside the conflict kept) and verified before it is advised: with a demand in the set,
+the largest demand that can be met ("lower the demand to U", an exact search over the integer
+demand), and with a budget as well, the least budget that meets the demand ("raise the budget to
+B", from the least spend an exact MILP backend reports, rounded up and checked).  Every
+feasibility question is answered by a solver's checked answer (:meth:`Solver.solve`), so the set
+and the advice are decided with the one feasibility rule.
 """
 from __future__ import annotations
 
@@ -39,11 +41,12 @@ class Conflict:
         ``min_units``, ``lot_size`` and ``group_limits:<group>``.  Dropping any one of them makes
         the problem feasible (an irreducible infeasible set).
     max_units : int or None
-        With ``demand`` in the set: the most units a selection can have under the other members
-        (the demand that would be met), else None.
+        With ``demand`` in the set: the largest demand below the given one that the problem meets
+        with every other constraint kept (verified by a solver's checked answer), else None.
     min_budget : float or None
-        With ``demand`` and ``budget`` in the set: the least spend ``sum c x + sum f [x > 0]`` that
-        meets the demand under the other members (None when no spend does).
+        With ``demand`` and ``budget`` in the set: the least budget (the least spend
+        ``sum c x + sum f [x > 0]`` that meets the demand with every other constraint kept, rounded
+        up to 6 significant digits and verified by a solver's checked answer), else None.
     """
 
     constraints: tuple[str, ...]
@@ -94,16 +97,28 @@ def _optimum(problem: SubsetSelectionProblem, objective: Callable[[LinearForm], 
     return float(raw.bound)
 
 
-def explain_infeasible(problem: SubsetSelectionProblem, feasible: Callable[[SubsetSelectionProblem], bool]
-                       ) -> tuple[str, Conflict]:
+def explain_infeasible(problem: SubsetSelectionProblem, feasible: Callable[[SubsetSelectionProblem], bool],
+                       found: Callable[[SubsetSelectionProblem], bool] | None = None) -> tuple[str, Conflict]:
     """Explain why ``problem`` is infeasible: a text and a :class:`Conflict`.
+
+    The conflict is found by the deletion filter of Chinneck and Dravnieks (*ORSA Journal on
+    Computing* 3(2), 1991, Section 3).  The nearest change is computed on the whole problem (every
+    constraint outside the conflict kept) and verified before it is advised: the largest demand
+    ``U < D`` that ``found`` accepts, by an exact search over the integer demand (feasibility only
+    shrinks as the demand grows), and the smallest budget, from the least spend an exact MILP
+    backend reports, rounded up to six significant digits and accepted by ``found``.  A change
+    that cannot be verified is not advised: the text then says only what conflicts.
 
     Parameters
     ----------
     problem : SubsetSelectionProblem
         An infeasible problem.
     feasible : callable
-        Says whether a problem has a feasible selection (a checked solver answer).
+        Says whether a problem has a feasible selection (a checked solver answer; an undecided
+        answer may say True, which keeps a constraint in the conflict).
+    found : callable, optional
+        Says True only when a selection that passes ``problem.evaluate`` was found (the check of
+        an advised change); default ``feasible``.
 
     Returns
     -------
@@ -111,6 +126,7 @@ def explain_infeasible(problem: SubsetSelectionProblem, feasible: Callable[[Subs
         E.g. ``"demand 50 cannot be met: at most 42 units reach average quality 0.8 within budget
         100 (lower the demand to 42 or raise the budget to 131)"``.
     """
+    found = feasible if found is None else found
     members = _families(problem)
     dropped: set[str] = set()
     for fam in list(members):  # the deletion filter
@@ -119,22 +135,69 @@ def explain_infeasible(problem: SubsetSelectionProblem, feasible: Callable[[Subs
     kept = tuple(f for f in members if f not in dropped)
     if not kept:  # an oracle that calls every part infeasible: name the whole problem
         kept, dropped = tuple(members), set()
-    core = _without(problem, dropped)
     max_units = min_budget = None
     if "demand" in kept:
-        rest = core.with_changes(demand=None)
-        n = problem.n
-        top = _optimum(rest, lambda f: np.concatenate((np.ones(n), np.zeros(f.n - n))))
-        if top is not None:
-            max_units = int(math.floor(top + 1e-6))
+        max_units = _largest_demand(problem, found)
         if "budget" in kept:
-            # The spend row of the core (its variables are those of the core without the budget).
-            row = _budget_row(linear_form(core))
-            spend = _optimum(core.with_changes(budget=None), lambda f: -row)
-            if spend is not None:
-                min_budget = -spend
+            min_budget = _smallest_budget(problem, found)
     conflict = Conflict(kept, max_units, min_budget)
     return _text(problem, conflict), conflict
+
+
+def _largest_demand(problem: SubsetSelectionProblem, found: Callable[[SubsetSelectionProblem], bool]
+                    ) -> int | None:
+    """The largest demand ``U < D`` under which ``problem`` (all else kept) has a selection that
+    ``found`` accepts, by bisection over the integers (a larger demand only removes selections),
+    started from the most units an exact MILP backend reports; None when no demand does."""
+    if problem.demand is None or not found(problem.with_changes(demand=None)):
+        return None
+    lo, hi = 0, int(problem.demand)  # the demand lo is met (0: no demand), hi is not
+    n = problem.n
+    top = _optimum(problem.with_changes(demand=None), lambda f: np.concatenate((np.ones(n), np.zeros(f.n - n))))
+    if top is not None and math.isfinite(top):
+        guess = min(max(int(math.floor(top + 1e-6)), 0), hi - 1)
+        if guess > lo:
+            if found(problem.with_changes(demand=guess)):
+                lo = guess
+            else:
+                hi = guess
+        if lo == guess and guess + 1 < hi:  # the common case: one more unit cannot be met
+            if found(problem.with_changes(demand=guess + 1)):
+                lo = guess + 1
+            else:
+                hi = guess + 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if found(problem.with_changes(demand=mid)):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+#: Budgets tried above the least spend reported (each rounded up to 6 significant digits).
+_BUDGET_STEPS = (0.0, 1e-6, 1e-4)
+
+
+def _smallest_budget(problem: SubsetSelectionProblem, found: Callable[[SubsetSelectionProblem], bool]
+                     ) -> float | None:
+    """The least budget, rounded up to 6 significant digits, under which ``problem`` (all else
+    kept) has a selection that ``found`` accepts; from the least spend an exact MILP backend
+    reports (Aissaoui et al., *Computers & OR* 34, 2007, Section 4: spend with fixed order costs),
+    verified.  None when no budget could be verified."""
+    unlimited = problem.with_changes(budget=None)
+    if not found(unlimited):
+        return None
+    row = _budget_row(linear_form(problem))
+    spend = _optimum(unlimited, lambda f: -row)
+    if spend is None or not math.isfinite(spend):
+        return None
+    least = max(-spend, 0.0)
+    for step in _BUDGET_STEPS:
+        budget = float(_up(least * (1.0 + step) + step * 1e-9))
+        if found(problem.with_changes(budget=budget)):
+            return budget
+    return None
 
 
 def _budget_row(form: LinearForm) -> np.ndarray:
@@ -168,24 +231,31 @@ def _text(problem: SubsetSelectionProblem, c: Conflict) -> str:
     parts = [_describe(problem, f) for f in c.constraints]
     if "demand" in c.constraints and c.max_units is not None:
         others = [_describe(problem, f) for f in c.constraints if f != "demand"]
+        # The advised numbers hold with every constraint of the problem kept: say so when some
+        # of them are outside the conflict.
+        outside = [f for f in _families(problem) if f not in c.constraints]
+        tail = " and the problem's other constraints" if outside else ""
         where = ""
         if others:
-            where = " under " + ", ".join(others)
+            where = " under " + ", ".join(others) + tail
+        elif tail:
+            where = " under the problem's other constraints"
         if "quality" in c.constraints and "budget" in c.constraints:
             rest = [_describe(problem, f) for f in c.constraints if f not in ("demand", "quality", "budget")]
             where = (f" reach average quality {problem.alpha:g} within budget {problem.budget:g}"
-                     + (" under " + ", ".join(rest) if rest else ""))
+                     + (" under " + ", ".join(rest) + tail if rest else tail))
         fixes = [f"lower the demand to {c.max_units}"]
         if c.min_budget is not None:
-            fixes.append(f"raise the budget to {_up(c.min_budget)}")
+            fixes.append(f"raise the budget to {c.min_budget:g}")
         verb = "reach" if where.startswith(" reach") else "are allowed"
         unit = "unit" if c.max_units == 1 else "units"
         body = (f"at most {c.max_units} {unit}{where}" if verb == "reach"
                 else f"at most {c.max_units} {unit} {verb}{where}")
         return f"demand {problem.demand} cannot be met: {body} ({' or '.join(fixes)})"
+    fix = "" if c.min_budget is None else f" (raise the budget to {c.min_budget:g})"
     if len(parts) == 1:
-        return f"{parts[0]} cannot be met on its own"
-    return "no selection meets " + ", ".join(parts[:-1]) + " and " + parts[-1] + " together"
+        return f"{parts[0]} cannot be met on its own{fix}"
+    return "no selection meets " + ", ".join(parts[:-1]) + " and " + parts[-1] + " together" + fix
 
 
 def _up(v: float) -> str:

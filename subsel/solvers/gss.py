@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, partition_masks, rowdot
+from ._choices import solve_choices
 from .base import RawBatch, RawResult, Solver, Status, gather_rows
 
 _ROUND_TOL = 1e-9
@@ -442,6 +443,13 @@ class GSS(Solver):
     (eps, R/4, 0.9 R), GSS spends the surplus on the third agent fractionally, drops it and earns eps,
     where the optimum takes agents 1 and 2 and earns eps + R/4.
 
+    Minimum orders, lot sizes and fixed costs: each agent is a choice among its allowed counts (in
+    lots); the relaxation is spent greedily on the switches from each agent's least-weight to its
+    best-value choice, by efficiency, the break agent is left out (the rounding) and the agents
+    after it take the most valuable count that still fits.  The utility is at least the optimum
+    minus one agent's switch (the break agent's; Martello and Toth, *Knapsack Problems*, 1990,
+    Chapter 2), and ``bound`` is the Lagrangian bound of the quality row.
+
     Must lists: must-not-take agents are removed; each must-take agent's first unit is fixed, and
     when the fixed units leave a quality deficit, L2 units are bought whole, cheapest loss per
     quality first, until it is covered (status ``infeasible`` when even all of S1 and S2 cannot).
@@ -465,10 +473,12 @@ class GSS(Solver):
 
     name = "gss"
     exact = False
-    supports = frozenset({"must_take", "must_not_take"})
+    supports = frozenset({"must_take", "must_not_take", "min_units", "lot_size", "fixed_cost"})
     complexity = "O(n log n)"
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: the greedy over choices
+            return solve_choices(problem, None, None, greedy=True)
         x, feasible = _gss_one(problem)
         if not feasible[0]:
             return RawResult(None, Status.INFEASIBLE)

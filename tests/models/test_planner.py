@@ -51,11 +51,19 @@ def test_defaults_and_extensions():
     (dict(group_limits={"north": {"max_agents": -1}}), r"group_limits\['north'\]\['max_agents'\] must be a "
                                                         r"non-negative integer; got -1"),
     (dict(group_limits={"north": {"min_units": 2.5}}), r"non-negative integer; got 2.5"),
+    (dict(group_limits={"north": {"max_units": float("nan")}}),
+     r"group_limits\['north'\]\['max_units'\] is NaN; give None for no limit"),
+    (dict(group_limits={"north": {"min_agents": np.float64("nan")}}), r"\['min_agents'\] is NaN"),
     (dict(group_limits={"north": {"min_units": 5, "max_units": 3}}), r"min_units 5 is above max_units 3"),
 ])
 def test_validation(changes, match):
     with pytest.raises(ValueError, match=match):
         planner(**changes)
+
+
+def test_none_is_no_limit():
+    p = planner(group_limits={"north": {"max_agents": None, "min_units": 2}})
+    assert dict(p.group_limits["north"]) == {"min_units": 2}
 
 
 def test_group_given_as_one_string_is_refused():

@@ -235,7 +235,7 @@ def test_second_constraint_is_refused_by_name(extension, value):
 def test_registry_lists_exact():
     row = next(r for r in solver_info() if r.name == "exact")
     assert row.exact and row.available
-    assert row.supports == frozenset({"must_take", "must_not_take"})
+    assert row.supports == frozenset({"must_take", "must_not_take", "min_units", "lot_size", "fixed_cost"})
 
 
 def test_tolerance_boundary_is_feasible_side():

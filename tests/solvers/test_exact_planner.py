@@ -1,0 +1,153 @@
+"""``exact`` and ``dpss`` on minimum orders, lot sizes and fixed costs (with must lists) against
+brute force."""
+import os
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from subsel.models import SubsetSelectionProblem
+from subsel.solvers import Status, UnsupportedExtensionError, get_solver
+from tests.strategies import brute_force, planner_problems
+
+EXAMPLES = int(os.environ.get("SUBSEL_PLANNER_EXAMPLES", "100"))
+
+
+def exact_part(problem):
+    """What ``exact`` supports of a drawn problem: no budget, demand or group limits."""
+    return problem.with_changes(budget=None, demand=None, group_limits=None)
+
+
+def check_exact(problem, solver="exact"):
+    best = brute_force(problem)
+    sol = get_solver(solver).solve(problem)
+    if best is None:
+        assert sol.status is Status.INFEASIBLE, (sol.status, sol.x)
+        return sol
+    assert sol.status is Status.OPTIMAL, sol.status
+    assert problem.evaluate(sol.x).feasible
+    tol = 1e-9 * max(1.0, abs(best[0]))
+    assert abs(sol.objective - best[0]) <= tol, (sol.objective, best)
+    assert sol.bound is not None and sol.bound >= best[0] - tol
+    return sol
+
+
+@pytest.mark.parametrize("solver", ["exact", "dpss"])
+@settings(max_examples=EXAMPLES)
+@given(problem=planner_problems(n_max=5, cap_max=4))
+def test_exact_equals_brute_force(solver, problem):
+    check_exact(exact_part(problem), solver)
+
+
+@settings(max_examples=EXAMPLES)
+@given(problem=planner_problems(n_max=4, cap_max=6), take=st.lists(st.integers(0, 3), max_size=2, unique=True),
+       drop=st.lists(st.integers(0, 3), max_size=2, unique=True))
+def test_exact_with_must_lists_equals_brute_force(problem, take, drop):
+    take = [i for i in take if i < problem.n]
+    drop = [i for i in drop if i < problem.n and i not in take]
+    for solver in ("exact", "dpss"):
+        check_exact(exact_part(problem).with_changes(must_take=take, must_not_take=drop), solver)
+
+
+@settings(max_examples=EXAMPLES)
+@given(n=st.integers(2, 5), seed=st.integers(0, 2 ** 32 - 1), hair=st.sampled_from([0.0, 1e-12, 1e-9, 2e-9]))
+def test_exact_at_the_bound_equals_brute_force(n, seed, hair):
+    """Qualities on a grid a hair from alpha, fixed costs that tie with unit values."""
+    rng = np.random.default_rng(seed)
+    alpha = 0.5
+    q = alpha + rng.choice([-0.25, -0.125, 0.125, 0.25], size=n) + rng.choice([0.0, hair, -hair], size=n)
+    k = rng.integers(1, 5, size=n)
+    m = np.array([rng.integers(1, ki + 1) for ki in k])
+    lot = np.array([rng.choice([li for li in range(1, ki + 1) if -(-mi // li) * li <= ki]) for mi, ki in zip(m, k)])
+    p = SubsetSelectionProblem(quality=q, cost=rng.choice([0.125, 0.25, 0.5, 1.0], size=n), alpha=alpha,
+                               capacity=k, min_units=m, lot_size=lot,
+                               fixed_cost=rng.choice([0.0, 0.125, 0.25], size=n))
+    check_exact(p)
+    check_exact(p, "dpss")
+
+
+def test_huge_capacities_agree_with_highs():
+    """Capacities up to 10^12 in lots of 10^6: exact and the MILP backend reach the same optimum."""
+    rng = np.random.default_rng(3)
+    n = 30
+    k = rng.integers(10 ** 11, 10 ** 12, size=n)
+    lot = np.full(n, 10 ** 6)
+    p = SubsetSelectionProblem(quality=rng.random(n), cost=rng.random(n), alpha=0.6, capacity=k,
+                               min_units=k // 3, lot_size=lot, fixed_cost=rng.random(n) * 1e5)
+    a, b = get_solver("exact").solve(p), get_solver("highs").solve(p)
+    assert a.status is Status.OPTIMAL and p.evaluate(a.x).feasible
+    assert np.all(a.x % lot == 0) and np.all((a.x == 0) | (a.x >= k // 3))
+    assert a.objective >= b.objective - 1e-6 * abs(b.objective)
+
+
+def test_group_limits_stay_refused_by_name():
+    p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.1, 0.1], alpha=0.7, capacity=[2, 2], min_units=[2, 1],
+                               group=["g", "g"], group_limits={"g": {"max_agents": 1}})
+    with pytest.raises(UnsupportedExtensionError, match="does not support the 'group_limits' constraint"):
+        get_solver("exact").solve(p)
+
+
+def test_default_solver_is_exact_for_its_fields():
+    from subsel.solvers import default_solver
+
+    p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.1, 0.1], alpha=0.7, capacity=[4, 4], lot_size=[2, 1],
+                               min_units=[2, 3], fixed_cost=[0.5, 0.0])
+    assert default_solver(p.extensions) == "exact"
+
+
+def test_dpss_refuses_a_hopeless_enumeration_without_a_time_limit():
+    n = 40
+    odd = np.arange(n) % 2 == 1  # S2 and S3 agents in turn
+    p = SubsetSelectionProblem(quality=np.where(odd, 0.9, 0.5), cost=np.where(odd, 0.95, 0.3), alpha=0.7,
+                               capacity=np.full(n, 8), min_units=np.full(n, 2))
+    with pytest.raises(ValueError, match=r"dpss would enumerate about 2\^\d"):
+        get_solver("dpss").solve(p)
+    sol = get_solver("dpss", time_limit_s=0.2).solve(p)
+    assert sol.status is Status.TIME_LIMIT and p.evaluate(sol.x).feasible
+
+
+def swing(problem):
+    """The largest ``max v - min v`` over one agent's allowed counts (``v = r x - f [x > 0]``)."""
+    out = 0.0
+    lb, ub = problem.lower_bounds(), problem.upper_bounds()
+    for i in range(problem.n):
+        xs = [x for x in range(int(lb[i]), int(ub[i]) + 1)
+              if x == 0 or (x >= problem.min_units[i] and x % problem.lot_size[i] == 0)]
+        vals = [problem.utility[i] * x - (problem.fixed_cost[i] if x > 0 else 0.0) for x in xs]
+        out = max(out, max(vals) - min(vals))
+    return out
+
+
+@settings(max_examples=EXAMPLES)
+@given(problem=planner_problems(n_max=5, cap_max=4), take=st.lists(st.integers(0, 4), max_size=1))
+def test_gss_is_feasible_and_within_its_guarantee(problem, take):
+    """GSS on the planner's fields: feasible, within one agent's swing of the optimum, and its
+    bound is a true upper bound."""
+    problem = exact_part(problem)
+    problem = problem.with_changes(must_take=[i for i in take if i < problem.n and i not in problem.must_not_take])
+    assume(problem._planner is not None)  # the paper's problem: GSS's own greedy, no such guarantee
+    best = brute_force(problem)
+    sol = get_solver("gss").solve(problem)
+    if best is None:
+        assert sol.status is Status.INFEASIBLE
+        return
+    assert sol.status is Status.FEASIBLE and problem.evaluate(sol.x).feasible
+    tol = 1e-9 * max(1.0, abs(best[0]))
+    assert sol.objective <= best[0] + tol
+    assert sol.objective >= best[0] - swing(problem) - tol, (sol.objective, best[0], swing(problem))
+    assert sol.bound >= best[0] - tol
+
+
+def test_a_memory_limit_stops_the_search_with_a_feasible_answer_and_a_bound():
+    rng = np.random.default_rng(5)
+    n = 2000
+    k = rng.integers(1, 11, size=n)
+    p = SubsetSelectionProblem(quality=rng.random(n), cost=rng.random(n), alpha=0.7, capacity=k,
+                               min_units=np.maximum(1, k // 2), fixed_cost=rng.random(n) * 0.3)
+    full = get_solver("exact").solve(p)
+    cut = get_solver("exact", memory_limit_mb=1e-9).solve(p)
+    assert full.status is Status.OPTIMAL
+    assert cut.status in (Status.TIME_LIMIT, Status.OPTIMAL) and p.evaluate(cut.x).feasible
+    assert cut.objective <= full.objective + 1e-9 * abs(full.objective)
+    assert cut.bound >= full.objective - 1e-9 * abs(full.objective)
