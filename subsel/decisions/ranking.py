@@ -26,8 +26,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..models import SubsetSelectionProblem
-from ..solvers import MAX_CUT_RANGE, Solver, Status, default_solver
+from ..models import PLANNER_EXTENSIONS, SubsetSelectionProblem
+from ..solvers import (
+    DEFAULT_SOLVER_PREFERENCE,
+    MAX_CUT_RANGE,
+    SOLVERS,
+    Solver,
+    Status,
+    default_solver,
+    get_solver,
+    solver_info,
+)
 from ._common import as_solver, check_problem
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -112,6 +121,19 @@ def _by_cuts(problem: SubsetSelectionProblem, k: int, solver: Solver) -> list[tu
     return groups
 
 
+def _default_solver(problem: SubsetSelectionProblem) -> Solver:
+    """The registry's default solver for ``problem``; with a planner field, which the partition does not
+    handle, the first of the registry's preferred solvers that supports the problem and no-good cuts."""
+    needed = set(problem.extensions)
+    if needed & set(PLANNER_EXTENSIONS):
+        for row in solver_info([name for name in DEFAULT_SOLVER_PREFERENCE if name in SOLVERS]):
+            if row.available and needed <= row.supports:
+                solver = get_solver(row.name)
+                if solver.no_good_cuts:
+                    return solver
+    return get_solver(default_solver(needed))
+
+
 def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver | None = None,
                  method: str | None = None) -> "pd.DataFrame":
     """The ``k`` best distinct selections, in non-increasing utility.
@@ -138,8 +160,9 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
         Name or instance; it must support the problem's extensions (and, for ``partition``,
         ``must_take`` and ``must_not_take``).  ``None``: the registry's default for the problem's
         extensions (:func:`subsel.solvers.default_solver`: ``exact`` when it supports them, else a
-        MILP backend).  With a solver that does
-        not prove optimality the status column says ``feasible``.
+        MILP backend); with a planner field, the first preferred MILP backend with no-good cuts
+        (the partition does not handle those fields).  With a solver that does not prove
+        optimality the status column says ``feasible``.
     method : {"partition", "cuts"} or None, default None
         ``partition``: Lawler and Murty's partition of the search space, with any solver and any
         capacities.  ``cuts``: one solve per selection (or per tie) with every selection found
@@ -187,7 +210,7 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
     """
 
     problem = check_problem(problem, "alternatives")
-    solver = as_solver(default_solver(problem.extensions) if solver is None else solver)
+    solver = as_solver(_default_solver(problem) if solver is None else solver)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}")
     if method is None:

@@ -1,4 +1,6 @@
 """subsel.alternatives against the brute-force ranking of every feasible selection."""
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -265,3 +267,19 @@ def test_solve_excluding_checks_its_input():
     ranked = feasible_selections(p)
     sol = highs.solve_excluding(p, np.array([x for _, x in ranked[:3]]))
     assert len(ranked) == 5 and sol.x.tolist() == ranked[3][1].tolist()
+
+
+def test_default_solver_handles_the_planner_fields():
+    """With a planner field the default is a solver with no-good cuts (the partition refuses those
+    fields, and exact, the registry's first choice, has no cuts): the ranking agrees with brute force."""
+    p = SubsetSelectionProblem(quality=[0.9, 0.6, 0.8, 0.5], cost=[0.1, 0.2, 0.3, 0.05], capacity=[4, 6, 3, 5],
+                               alpha=0.7, min_units=[2, 1, 1, 2], lot_size=[2, 1, 1, 1], fixed_cost=[0.5, 0, 0.1, 0])
+    got = alternatives(p, 6)
+    assert (got["status"] == "optimal").all()
+    feasible = []
+    for x in itertools.product(*(range(int(k) + 1) for k in p.capacity)):
+        ev = p.evaluate(np.array(x))
+        if ev.feasible:
+            feasible.append(ev.utility)
+    feasible.sort(reverse=True)
+    assert np.allclose(got["objective"].to_numpy(), feasible[:6], rtol=0, atol=1e-9)

@@ -164,8 +164,9 @@ def test_refusals():
     with pytest.raises(TypeError, match="problem must be a SubsetSelectionProblem"):
         payments(None)
     planner = p.with_changes(lot_size=[2, 1], capacity=[2, 2])
-    with pytest.raises(ValueError, match="solver 'exact' does not support the 'lot_size' constraint"):
-        payments(planner)
+    grouped = planner.with_changes(group=["a", "a"], group_limits={"a": {"max_agents": 1}})
+    with pytest.raises(ValueError, match="solver 'exact' does not support the 'group_limits' constraint"):
+        payments(grouped)
     with pytest.raises(ValueError, match="budget 1: critical payments need"):
         payments(planner.with_changes(budget=1.0), solver="highs")
 
