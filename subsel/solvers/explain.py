@@ -247,8 +247,11 @@ def _text(problem: SubsetSelectionProblem, c: Conflict) -> str:
         fixes = [f"lower the demand to {c.max_units}"]
         if c.min_budget is not None:
             fixes.append(f"raise the budget to {c.min_budget:g}")
-        verb = "reach" if where.startswith(" reach") else "are allowed"
-        unit = "unit" if c.max_units == 1 else "units"
+        one = c.max_units == 1
+        verb = "reach" if where.startswith(" reach") else ("is allowed" if one else "are allowed")
+        unit = "unit" if one else "units"
+        if verb == "reach" and one:
+            where = " reaches" + where[len(" reach"):]
         body = (f"at most {c.max_units} {unit}{where}" if verb == "reach"
                 else f"at most {c.max_units} {unit} {verb}{where}")
         return f"demand {problem.demand} cannot be met: {body} ({' or '.join(fixes)})"
