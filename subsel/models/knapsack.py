@@ -229,8 +229,9 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
     if W < 0:
         raise _bad(path, ln, "W", "capacity must be >= 0", toks[1])
     if len(lines) < n + 1:
-        raise ValueError(f"{path}: expected {n} item lines after line {ln}; the file ends after "
-                         f"{len(lines) - 1}")
+        k = len(lines) - 1
+        raise _bad(path, ln, "n", f"the file ends after {k} item line{'s' if k != 1 else ''}, fewer than n",
+                   toks[0])
     p = np.empty(n)
     w = np.empty(n)
     for j, (i, s) in enumerate(lines[1:n + 1]):
