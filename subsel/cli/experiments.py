@@ -258,7 +258,8 @@ def _report_failed_solves(files: list[Path]) -> int:
     df = pd.read_parquet(table) if Path(table).suffix in (".parquet", ".pq") else pd.read_csv(table)
     if "error" not in df:
         return 0
-    failed = df[df["error"].fillna("").astype(str) != ""]
+    # No fill value: a column without any error reads as float64 NaN, which "" cannot fill.
+    failed = df[df["error"].notna() & (df["error"].astype(str) != "")]
     for name, rows in failed.groupby("solver", sort=True):
         total = int((df["solver"] == name).sum())
         first = str(rows["error"].iloc[0]).splitlines()[0][:200]

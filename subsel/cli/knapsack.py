@@ -23,6 +23,7 @@ import io
 import json
 import sys
 
+from .._files import InputError
 from ..models import KnapsackInstance, read_knapsack
 from ..solvers import solve_knapsack
 from . import CLIError, counted, number
@@ -51,7 +52,7 @@ def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: 
     except ValueError as exc:
         hint = (" (for real-valued data use 'subsel solve --knapsack')" if "must be an integer" in str(exc)
                 else "")
-        raise CLIError(f"{args.file} ({inst.name}): {exc}{hint}") from None
+        raise CLIError(f"{_locate(exc, inst, args.file)}{hint}") from None
     optimum = None if inst.optimum is None else int(inst.optimum) if float(inst.optimum).is_integer() \
         else inst.optimum
     matches = None if optimum is None else sol.value == optimum
@@ -95,6 +96,19 @@ def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: 
         lines.append(f"wrote        {args.output} (name,units for all {counted(inst.m, 'item')})")
     print("\n".join(lines), file=sys.stderr if args.output == "-" else sys.stdout)
     return code
+
+
+def _locate(exc: ValueError, inst: KnapsackInstance, file: str) -> str:
+    """A refusal of :func:`subsel.solvers.solve_knapsack` placed in the file: an item's profit or
+    weight by its line and column, the capacity by its line (the reader knows both)."""
+    p, w, c = inst.columns
+    if isinstance(exc, InputError) and exc.row is not None and exc.column in ("values", "weights"):
+        return str(exc.located(file=inst.file or file, lines=inst.lines,
+                               columns={"values": p, "weights": w}))
+    if not float(inst.capacity).is_integer() and inst.capacity_line is not None:  # items are integers
+        return str(InputError("must be an integer (a float is accepted only when integral)",
+                              file=inst.file or file, line=inst.capacity_line, column=c, value=inst.capacity))
+    return f"{file} ({inst.name}): {exc}"
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -70,7 +70,11 @@ from threadpoolctl import threadpool_limits
 from .._validation import check_scalar
 from .estimator import check_feature_costs, check_n_jobs
 
-__all__ = ["CSTCClassifier", "mixed_norm_cost", "tree_objective"]
+__all__ = ["CSTCClassifier", "MAX_DEPTH", "mixed_norm_cost", "tree_objective"]
+
+#: Deepest tree accepted: a complete tree of depth D has 2**(D+1) - 1 nodes, each solved in every
+#: pass, and training holds n_samples x 2**(D+1) float64 (1 MiB per input at D = 16).
+MAX_DEPTH = 16
 
 
 # -- the relaxed cost and the node objectives ----------------------------------------------------
@@ -224,7 +228,7 @@ def tree_objective(depth: int, Xb, y, V, W, lam: float, rho: float, costs, eps: 
     Parameters
     ----------
     depth : int
-        Tree depth D >= 0.
+        Tree depth D, 0 <= D <= :data:`MAX_DEPTH`.
     Xb : ndarray of shape (n_samples, n_features + 1)
         Inputs with a last column of ones.
     y : ndarray of int, shape (n_samples,)
@@ -240,8 +244,13 @@ def tree_objective(depth: int, Xb, y, V, W, lam: float, rho: float, costs, eps: 
     Returns
     -------
     float
+
+    Raises
+    ------
+    ValueError
+        ``depth`` is not an integer in ``[0, MAX_DEPTH]``.
     """
-    tree = _Tree(depth)
+    tree = _Tree(check_scalar(depth, "depth", int, min_val=0, max_val=MAX_DEPTH))
     n = Xb.shape[0]
     P = np.exp(_log_reach(tree, Xb, V)[:, tree.n_internal:])
     sq = _sq_weights(tree, V, W)
@@ -283,8 +292,10 @@ class CSTCClassifier(ClassifierMixin, BaseEstimator):
     ----------
     feature_costs : array-like of float, shape (n_features,), default None
         Acquisition cost of each feature (>= 0, any unit).  ``None``: every feature costs 1.
-    depth : int >= 0, default 3
-        Tree depth D (2**D leaves).  0 is a single cost-sensitive linear model.
+    depth : int in [0, 16], default 3
+        Tree depth D (2**D leaves).  0 is a single cost-sensitive linear model.  The tree is
+        complete, so memory and time grow as 2**D: training holds n_samples x 2**(D+1) floats
+        and solves every node in every pass; above :data:`MAX_DEPTH` = 16 the depth is refused.
     lam : float >= 0, default 0.01
         λ, the weight of the expected relaxed cost (costs divided by the largest; standardised
         features).  0 ignores costs.
@@ -335,7 +346,8 @@ class CSTCClassifier(ClassifierMixin, BaseEstimator):
     Raises
     ------
     ValueError
-        At ``fit``: a bad parameter (named, with the value), costs of the wrong length, negative
+        At ``fit``: a bad parameter (named, with the value and its range: ``depth`` at most
+        :data:`MAX_DEPTH`), costs of the wrong length, negative
         or non-finite, fewer than two classes.
 
     Examples
@@ -399,7 +411,7 @@ class CSTCClassifier(ClassifierMixin, BaseEstimator):
                              "2 classes")
         codes = enc.transform(y)
         n, d = X.shape
-        depth = check_scalar(self.depth, "depth", int, min_val=0)
+        depth = check_scalar(self.depth, "depth", int, min_val=0, max_val=MAX_DEPTH)
         lam = check_scalar(self.lam, "lam", min_val=0.0)
         rho = check_scalar(self.rho, "rho", min_val=0.0, include_boundaries="right")
         sweeps = check_scalar(self.max_sweeps, "max_sweeps", int, min_val=1)

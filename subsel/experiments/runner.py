@@ -93,7 +93,8 @@ class TaskFileNotFoundError(TaskError, FileNotFoundError):
 
 
 class WorkerLostError(TaskError):
-    """A Dask worker died while running a task (e.g. killed for exceeding its memory limit).
+    """A Dask worker died while running a task (e.g. killed for exceeding its memory limit), or
+    every worker stayed paused for memory with no task finishing.
 
     Not a bug of the task: the message names the task and what to do (more memory per worker,
     smaller tasks); the tasks finished before it stay in the checkpoint, so a re-run resumes.
@@ -387,7 +388,9 @@ def _execute(fn: Callable, pending: list[Task], jobs: int, scheduler: Any) -> It
     if not pending:
         return
     if scheduler is not None:
-        yield from _execute_dask(fn, pending, scheduler)
+        from ._dask import execute_dask  # the Dask backend and its failure modes
+
+        yield from execute_dask(fn, pending, scheduler)
     elif jobs == 1:
         for task in pending:
             yield _call(fn, task)
@@ -396,39 +399,6 @@ def _execute(fn: Callable, pending: list[Task], jobs: int, scheduler: Any) -> It
 
         parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
         yield from parallel(delayed(_call)(fn, task) for task in pending)
-
-
-def _execute_dask(fn: Callable, pending: list[Task], scheduler: Any) -> Iterator[tuple[str, int, list]]:
-    from dask.distributed import Client, as_completed
-
-    own = not isinstance(scheduler, Client)
-    try:
-        client = Client(scheduler) if own else scheduler
-    except OSError as exc:
-        raise ValueError(f"cannot connect to the Dask scheduler {scheduler!r}: {exc}") from None
-    from distributed import KilledWorker
-
-    futures = []
-    try:
-        futures = client.map(_call, [fn] * len(pending), pending, pure=False)
-        task_of = {fut.key: task for fut, task in zip(futures, pending)}
-        for fut in as_completed(futures):
-            try:
-                result = fut.result()
-            except KilledWorker as exc:
-                task = task_of.get(fut.key)
-                what = f"task {task.id} (seed {task.seed})" if task is not None else f"task {fut.key}"
-                raise WorkerLostError(
-                    f"{what} was lost: the Dask worker running it died (killed for exceeding its memory "
-                    f"limit?) as often as the scheduler allows ({type(exc).__name__}); give each worker "
-                    "more memory (dask worker --memory-limit) or make the tasks smaller; the finished "
-                    "tasks are kept in the checkpoint and a rerun resumes from them") from None
-            yield result
-    finally:
-        if futures:
-            client.cancel(futures)
-        if own:
-            client.close()
 
 
 def _check_backend(jobs: Any, scheduler: Any) -> int:

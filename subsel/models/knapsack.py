@@ -34,7 +34,7 @@ from __future__ import annotations
 import io
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,15 @@ class KnapsackInstance:
         The known optimal value, when the file (or an optimum file) states one.
     solution : ndarray of int, shape (m,) or None
         A known optimal 0/1 vector, when the file states one.
+    file : str or None
+        The file's name as given (``<stdin>`` for standard input), for messages about its content.
+    lines : tuple of int, shape (m,), or None
+        The 1-based physical line of each item in the file.
+    capacity_line : int or None
+        The line stating the capacity.
+    columns : tuple of str
+        The file's names of the profit, weight and capacity fields: ``("p", "w", "W")`` in format
+        (a), ``("p", "w", "c")`` in format (b).
     """
 
     name: str
@@ -76,6 +85,10 @@ class KnapsackInstance:
     capacity: float
     optimum: float | None = None
     solution: np.ndarray | None = None
+    file: str | None = None
+    lines: tuple[int, ...] | None = None
+    capacity_line: int | None = None
+    columns: tuple[str, str, str] = ("p", "w", "W")
 
     @property
     def m(self) -> int:
@@ -90,28 +103,45 @@ class KnapsackInstance:
         return SubsetSelectionProblem.from_knapsack(self.values, self.weights, self.capacity)
 
 
-def _number(token: str, path: Path | _Stream, line: int, what: str) -> float:
+def _bad(path: Path | _Stream, line: int, column: str | None, rule: str, token: str) -> InputError:
+    """The one error of a knapsack file: file, line, field (a column, or ``None`` when ``rule``
+    names the field itself) and the text as written."""
+    return InputError(rule, file=str(path), line=line, column=column, value=token)
+
+
+def _number(token: str, path: Path | _Stream, line: int, column: str | None, what: str = "") -> float:
+    """A real field (profit, weight, capacity, optimum).  ``what`` prefixes the rule when the field
+    is not a column (``"c (capacity) "``).
+
+    A number that float64 would round onto an integer although it has a fractional part
+    (``2.0000000000000001``) is refused: read as a float it would silently become integer data.
+    """
     try:
         v = parse_float(token)  # a decimal number: not Python's "1_0"
     except ValueError:
-        raise ValueError(f"{path}: line {line}: {what} must be a number; got {token!r}") from None
+        raise _bad(path, line, column, f"{what}must be a number", token) from None
     if not math.isfinite(v):
-        raise ValueError(f"{path}: line {line}: {what} must be a finite number; got {token!r}")
-    exact = parse_integer(token) if v.is_integer() else None  # exact: "9007199254740993.0" is not 2^53
-    if exact is not None and abs(exact) > MAX_EXACT_INT:
-        raise ValueError(f"{path}: line {line}, {what}: an integer above 2^53 = {MAX_EXACT_INT} is beyond "
-                         f"exact float64 arithmetic; got {token!r}")
+        raise _bad(path, line, column, f"{what}must be a finite number", token)
+    if v.is_integer():  # exact: "9007199254740993.0" is not 2^53, "2.0000000000000001" is not 2
+        try:
+            exact = parse_integer(token)
+        except ValueError:
+            raise _bad(path, line, column, f"{what}has a fractional part below float64's resolution (it "
+                       f"would be read as the integer {int(v)})", token) from None
+        if abs(exact) > MAX_EXACT_INT:
+            raise _bad(path, line, column, f"{what}an integer above 2^53 = {MAX_EXACT_INT} is beyond "
+                       "exact float64 arithmetic", token)
     return v
 
 
-def _count(token: str, path: Path | _Stream, line: int, what: str) -> int:
+def _count(token: str, path: Path | _Stream, line: int, column: str | None, what: str = "") -> int:
     """A positive integer field (an item count), read exactly: ``3`` and ``3.0``, not ``3.5``."""
     try:
         n = parse_integer(token)
     except ValueError:
         n = 0
     if n < 1:
-        raise ValueError(f"{path}: line {line}, {what}: must be a positive integer; got {token!r}")
+        raise _bad(path, line, column, f"{what}must be a positive integer", token)
     return n
 
 
@@ -175,14 +205,18 @@ def read_optimum(path: str | Path | Any) -> float:
     if len(tokens) != 1:
         where = f"line {tokens[1][0]}: " if len(tokens) > 1 else ""
         raise ValueError(f"{path}: {where}expected exactly one number (the optimum); got {len(tokens)} tokens")
-    return _number(tokens[0][1], path, tokens[0][0], "the optimum")
+    return _number(tokens[0][1], path, tokens[0][0], None, "the optimum ")
 
 
-def _check_item(p: float, w: float, path: Path | _Stream, line: int) -> None:
+def _item(tokens: list[str], path: Path | _Stream, line: int) -> tuple[float, float]:
+    """Profit and weight of one item line (``tokens``: the two fields as written)."""
+    p = _number(tokens[0], path, line, "p")
+    w = _number(tokens[1], path, line, "w")
     if p < 0:
-        raise ValueError(f"{path}: line {line}, column 'p': profit must be >= 0; got {p:g}")
+        raise _bad(path, line, "p", "profit must be >= 0", tokens[0])
     if w < 0:
-        raise ValueError(f"{path}: line {line}, column 'w': weight must be >= 0; got {w:g}")
+        raise _bad(path, line, "w", "weight must be >= 0", tokens[1])
+    return p, w
 
 
 def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> KnapsackInstance:
@@ -190,22 +224,21 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
     toks = head.split()
     if len(toks) != 2:
         raise ValueError(f"{path}: line {ln}: expected 'n W'; got {head!r}")
-    n = _count(toks[0], path, ln, "column 'n'")
+    n = _count(toks[0], path, ln, "n")
     W = _number(toks[1], path, ln, "W")
     if W < 0:
-        raise ValueError(f"{path}: line {ln}, column 'W': capacity must be >= 0; got {toks[1]!r}")
+        raise _bad(path, ln, "W", "capacity must be >= 0", toks[1])
     if len(lines) < n + 1:
-        raise ValueError(f"{path}: expected {n} item lines after line {ln}; the file ends after "
-                         f"{len(lines) - 1}")
+        k = len(lines) - 1
+        raise _bad(path, ln, "n", f"the file ends after {k} item line{'s' if k != 1 else ''}, fewer than n",
+                   toks[0])
     p = np.empty(n)
     w = np.empty(n)
     for j, (i, s) in enumerate(lines[1:n + 1]):
         t = s.split()
         if len(t) != 2:
             raise ValueError(f"{path}: line {i}: expected two numbers 'p w'; got {s!r}")
-        p[j] = _number(t[0], path, i, "column 'p'")
-        w[j] = _number(t[1], path, i, "column 'w'")
-        _check_item(p[j], w[j], path, i)
+        p[j], w[j] = _item(t, path, i)
     solution = None
     optimum = None
     rest = lines[n + 1:]
@@ -220,7 +253,8 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
             raise ValueError(f"{path}: line {i}: the 0/1 vector weighs {float(w @ solution):g} > W = {W:g}")
         optimum = float(p @ solution)
     _check_exact_range(path, [i for i, _ in lines[1:n + 1]], p, w)
-    return KnapsackInstance(path.stem, p, w, W, optimum, solution)
+    return KnapsackInstance(path.stem, p, w, W, optimum, solution, file=str(path),
+                            lines=tuple(i for i, _ in lines[1:n + 1]), capacity_line=ln)
 
 
 _KEY = re.compile(r"^(n|c|z|time)\s+(\S+)$")
@@ -259,14 +293,14 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
             if key not in keys:
                 raise ValueError(f"{path}: line {first}: the instance starting here has no '{key}' line")
         li, nv = keys["n"]
-        n = _count(nv, path, li, "n")
+        n = _count(nv, path, li, None, "'n' (the item count) ")
         li, cv = keys["c"]
-        W = _number(cv, path, li, "c (capacity)")
+        W = _number(cv, path, li, None, "'c' (the capacity) ")
         if W < 0:
-            raise ValueError(f"{path}: line {li}: capacity must be >= 0; got {cv!r}")
+            raise _bad(path, li, None, "'c' (the capacity) must be >= 0", cv)
         optimum = None
         if "z" in keys:
-            optimum = _number(keys["z"][1], path, keys["z"][0], "z (optimum)")
+            optimum = _number(keys["z"][1], path, keys["z"][0], None, "'z' (the optimum) ")
         if len(rows) != n:
             raise ValueError(f"{path}: line {keys['n'][0]}: instance {name or len(instances)} states n = {n} "
                              f"but has {len(rows)} item rows")
@@ -276,9 +310,7 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
         for j, (i, t) in enumerate(rows):
             if len(t) not in (3, 4):
                 raise ValueError(f"{path}: line {i}: expected 'i,p,w,x'; got {','.join(t)!r}")
-            p[j] = _number(t[1], path, i, "column 'p'")
-            w[j] = _number(t[2], path, i, "column 'w'")
-            _check_item(p[j], w[j], path, i)
+            p[j], w[j] = _item(t[1:3], path, i)
             if len(t) == 4:
                 if t[3] not in ("0", "1"):
                     raise ValueError(f"{path}: line {i}, column 'x': must be 0 or 1; got {t[3]!r}")
@@ -287,7 +319,9 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
                 have_x = False
         _check_exact_range(path, [i for i, _ in rows], p, w)
         instances.append(KnapsackInstance(name or f"{path.stem}_{len(instances)}", p, w, W, optimum,
-                                          x if have_x else None))
+                                          x if have_x else None, file=str(path),
+                                          lines=tuple(i for i, _ in rows), capacity_line=li,
+                                          columns=("p", "w", "c")))
     if not instances:
         raise ValueError(f"{path}: no instance found")
     return instances
@@ -341,8 +375,7 @@ def read_knapsack(path: str | Path | Any, optimum_path: str | Path | None = None
                              f"{path} holds {len(instances)}")
         opt = read_optimum(optimum_path)
         inst = instances[0]
-        instances = [KnapsackInstance(inst.name, inst.values, inst.weights, inst.capacity, opt,
-                                      inst.solution)]
+        instances = [replace(inst, optimum=opt)]
     return instances
 
 

@@ -22,7 +22,10 @@ class HiGHS(MILPSolver):
     primal, MIP and dual feasibility tolerances 1e-9 on the scaled model; the warm start with
     ``setSolution``; ``time_limit_s`` (the remaining time of the whole call) maps to ``time_limit``
     (a stop there is status ``time_limit`` with HiGHS's dual bound); ``threads`` (HiGHS's thread
-    pool is process-wide: setting it resets that pool); ``verbose`` turns HiGHS's log on.  Answers
+    pool is process-wide: setting it resets that pool); ``verbose`` turns HiGHS's log on.  An
+    ``optimal`` whose objective value is not that of the returned point (HiGHS 1.16, warm-started
+    with a feasible but suboptimal selection, may return it unchanged) is solved again without the
+    warm start.  Answers
     are verified with the exact feasibility rule and certified as described in
     :mod:`subsel.solvers._milp`.
 
@@ -99,7 +102,16 @@ class HiGHS(MILPSolver):
         bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
         S = highspy.HighsModelStatus
         if status == S.kOptimal:
-            return RawResult(x, Status.OPTIMAL, float(info.objective_function_value))
+            claimed = float(info.objective_function_value)
+            if warm is not None and x is not None and not _agrees(form, x, claimed):
+                # HiGHS 1.16 can hand back a feasible warm start unchanged as "optimal" with the
+                # objective value of another (infeasible) point: a claim that contradicts itself.
+                # Solve again without the start.
+                left = None if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
+                if left is None or left > 0:
+                    return self._run(form, left, None)
+                return RawResult(x, Status.TIME_LIMIT, None)
+            return RawResult(x, Status.OPTIMAL, claimed)
         if status == S.kInfeasible:
             return RawResult(None, Status.INFEASIBLE)
         if status in (S.kTimeLimit, S.kInterrupt, S.kIterationLimit, S.kSolutionLimit):
@@ -107,3 +119,10 @@ class HiGHS(MILPSolver):
         if status == S.kModelEmpty:  # pragma: no cover - n >= 1 always
             return RawResult(np.zeros(form.n), Status.OPTIMAL, 0.0)
         raise SolverError(f"highs: model status {h.modelStatusToString(status)}")
+
+
+def _agrees(form: LinearForm, x: np.ndarray, value: float) -> bool:
+    """Whether the objective value HiGHS reports is that of the ``x`` it returns (within 1e-9 of
+    the magnitude of the terms)."""
+    terms = np.asarray(form.objective, dtype=float) * np.asarray(x, dtype=float)
+    return abs(float(terms.sum()) - value) <= 1e-9 * max(1.0, float(np.abs(terms).sum()))

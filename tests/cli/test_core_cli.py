@@ -198,7 +198,7 @@ def test_knapsack_file_with_optimum(tmp_path, capsys):
     assert "--alpha does not apply with --knapsack" in capsys.readouterr().err
     f.write_bytes(b"4 10\r\n10 5\r\n40 x\r\n30 6\r\n50 3\r\n")
     assert main(["solve", str(f), "--knapsack"]) == 2
-    assert "kp.txt: line 3: column 'w' must be a number" in capsys.readouterr().err
+    assert "kp.txt: line 3, column 'w': must be a number; got 'x'" in capsys.readouterr().err
 
 
 def test_solvers_table_lists_every_backend(capsys):

@@ -103,9 +103,9 @@ def test_wrong_optimum_exits_1(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("content, argv, fragment", [
-    (b"2 5\n1.5 2\n3 4\n", [], "values[0] must be an integer (a float is accepted only when integral); got 1.5 "
-                              "(for real-valued data use 'subsel solve --knapsack')"),
-    (b"2 5\n1 2\n3 x\n", [], "line 3: column 'w' must be a number"),
+    (b"2 5\n1.5 2\n3 4\n", [], "kp.txt: line 2, column 'p': must be an integer (a float is accepted only when "
+                              "integral); got 1.5 (for real-valued data use 'subsel solve --knapsack')"),
+    (b"2 5\n1 2\n3 x\n", [], "kp.txt: line 3, column 'w': must be a number; got 'x'"),
     (PISINGER, ["--instance", "7"], "no instance '7'"),
     (PISINGER, ["--time-limit", "0"], "--time-limit must be a number > 0 (seconds)"),
     (PISINGER, ["--json", "-o", "-"], "--json and -o - would both write to stdout"),
@@ -128,3 +128,49 @@ def test_output_over_input_refused(tmp_path, capsys):
     assert main(["knapsack", str(f), "-o", str(f)]) == 2
     assert "would write over the input" in one_error_line(capsys)
     assert f.read_bytes() == PISINGER
+
+
+TINY = "0000000000000001"  # 10^-16: a float would round 2.0000000000000001 to the integer 2
+
+
+@pytest.mark.parametrize("content, where", [
+    # non-integer data, refused by the integer solver: placed at its line and column
+    (b"2 5\n1 2\n3 4.5\n", "line 3, column 'w': must be an integer"),
+    (b"2 5.5\n1 2\n3 4\n", "line 1, column 'W': must be an integer"),
+    (b"inst\nn 2\nc 5.5\n1,1,2,0\n2,3,4,0\n", "line 3, column 'c': must be an integer"),
+    (b"inst\nn 2\nc 5\n\n1,1,2,0\n2,3.5,4,0\n", "line 6, column 'p': must be an integer"),
+    # values a float would round onto an integer: refused by the reader, for both commands
+    (f"2 2.{TINY}\n1 2\n3 4\n".encode(), f"line 1, column 'W': has a fractional part below float64's "
+                                          f"resolution (it would be read as the integer 2); got '2.{TINY}'"),
+    (f"2.{TINY} 5\n1 2\n3 4\n".encode(), f"line 1, column 'n': must be a positive integer; got '2.{TINY}'"),
+    (f"2 5\n1 2.{TINY}\n3 4\n".encode(), "line 2, column 'w': has a fractional part"),
+    (f"2 5\n1 2\n3.{TINY} 4\n".encode(), "line 3, column 'p': has a fractional part"),
+    (f"inst\nn 1\nc 5.{TINY}\n1,1,2,0\n".encode(), "line 3: 'c' (the capacity) has a fractional part"),
+    (f"inst\nn 1.{TINY}\nc 5\n1,1,2,0\n".encode(), "line 2: 'n' (the item count) must be a positive integer"),
+    (f"inst\nn 1\nc 5\nz 1.{TINY}\n1,1,2,0\n".encode(), "line 4: 'z' (the optimum) has a fractional part"),
+])
+@pytest.mark.parametrize("command", [["knapsack"], ["solve", "--knapsack"]])
+def test_every_knapsack_file_error_names_file_line_and_value(tmp_path, capsys, content, where, command):
+    f = tmp_path / "kp.txt"
+    f.write_bytes(content)
+    out = tmp_path / "sel.csv"
+    code = main([*command, str(f), "-o", str(out)])
+    if command == ["solve", "--knapsack"] and "must be an integer" in where:
+        assert code == 0  # real-valued data are what 'solve --knapsack' is for
+        capsys.readouterr()
+        return
+    assert code == 2
+    line = one_error_line(capsys)
+    assert line.startswith(f"subsel: error: {f}: {where}")
+    assert not out.exists()
+
+
+def test_optimum_file_below_float_resolution_is_refused(tmp_path, capsys):
+    f = tmp_path / "kp.txt"
+    f.write_bytes(b"2 5\n1 2\n3 4\n")
+    o = tmp_path / "opt"
+    o.write_text(f"4.{TINY}\n")
+    for command in (["knapsack"], ["solve", "--knapsack"]):
+        assert main([*command, str(f), "--optimum", str(o)]) == 2
+        assert one_error_line(capsys) == (f"subsel: error: {o}: line 1: the optimum has a fractional part below "
+                                          f"float64's resolution (it would be read as the integer 4); got '4.{TINY}'")

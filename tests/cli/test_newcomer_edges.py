@@ -129,3 +129,20 @@ def test_output_into_proc_says_no_file_can_be_made_there(capsys, target):
     assert main(["generate", "--n", "2", "-o", target]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"subsel: error: {target}: cannot create a file in folder /proc (a special file system?)"]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_compare_without_failed_solves_warns_nothing(tmp_path, capsys, fmt):
+    """A table whose error column is empty (read back as float64 NaN) is checked without a pandas
+    warning about filling a float column with a string."""
+    import warnings
+
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    out = tmp_path / "c"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        code = main(["compare", "--solvers", "gss", "--n", "20", "--instances", "2", "--out", str(out),
+                     "--format", fmt])
+    assert code == 0
+    assert "error" not in capsys.readouterr().err

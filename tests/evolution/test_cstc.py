@@ -225,8 +225,11 @@ def test_sweep_reports_a_front_and_chooses_like_greedymiser():
 # -- bad input -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("params, message", [
-    ({"depth": -1}, r"depth must be an integer >= 0; got -1"),
-    ({"depth": 1.5}, r"depth must be an integer >= 0; got 1.5"),
+    ({"depth": -1}, r"depth must be an integer in \[0, 16\]; got -1"),
+    ({"depth": 1.5}, r"depth must be an integer in \[0, 16\]; got 1.5"),
+    # a complete tree of depth 30 would need 2^31 floats per input: refused, not a MemoryError
+    ({"depth": 30}, r"^depth must be an integer in \[0, 16\]; got 30$"),
+    ({"depth": 17}, r"^depth must be an integer in \[0, 16\]; got 17$"),
     ({"lam": -0.1}, r"lam must be a number >= 0; got -0.1"),
     ({"lam": float("nan")}, r"lam must be a number >= 0; got nan"),
     ({"rho": 0.0}, r"rho must be a number > 0; got 0.0"),
@@ -266,3 +269,17 @@ def test_sweep_refuses_unseen_validation_labels():
     X, y = make_classification(40, n_features=3, n_informative=2, n_redundant=0, random_state=0)
     with pytest.raises(ValueError, match=r"y_val has labels not in y: \[7\]"):
         sweep_lambda(CSTCClassifier(depth=1), X, y, X, np.where(y == 0, 7, y), lams=(0.0,))
+
+
+def test_the_deepest_accepted_tree_objective_and_the_limit():
+    """tree_objective checks the depth as fit does; MAX_DEPTH is the limit of the message."""
+    from subsel.evolution.cstc import MAX_DEPTH, tree_objective
+
+    assert MAX_DEPTH == 16
+    Xb = np.ones((2, 2))
+    with pytest.raises(ValueError, match=r"^depth must be an integer in \[0, 16\]; got 17$"):
+        tree_objective(MAX_DEPTH + 1, Xb, np.array([0, 1]), np.zeros((0, 2)), np.zeros((1, 2, 1)),
+                       0.0, 1e-3, np.ones(1), 1e-4)
+    # depth 0 (a single linear model) is the shallowest
+    assert np.isfinite(tree_objective(0, Xb, np.array([0, 1]), np.zeros((0, 2)), np.zeros((1, 2, 1)),
+                                      0.0, 1e-3, np.ones(1), 1e-4))

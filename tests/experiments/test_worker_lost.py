@@ -1,6 +1,7 @@
 """A Dask worker that dies under a task (killed for memory) is one line and exit code 1, not a
 39-line ``KilledWorker`` traceback; the tasks finished before it stay in the checkpoint."""
 import os
+import time
 
 import pytest
 
@@ -60,3 +61,55 @@ def test_cli_reports_a_lost_worker_in_one_line_with_exit_1(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.strip().splitlines() == ["subsel: error: task x=3 (seed 1) was lost: the Dask worker running it died"]
     assert not (tmp_path / "out").exists()  # the folder this run created is removed when empty
+
+
+def test_workers_paused_for_good_end_the_run_in_one_line(tmp_path, monkeypatch):
+    """A worker paused for memory that never falls (a 150 MB worker after importing subsel) would
+    wait forever: the run ends with a WorkerLostError naming the pause, the checkpoint kept."""
+    dask = pytest.importorskip("dask")
+    distributed = pytest.importorskip("dask.distributed")
+    from subsel.experiments import _dask
+
+    monkeypatch.setattr(_dask, "PAUSED_GIVE_UP_S", 1.0)
+    monkeypatch.setattr(_dask, "_LOOK_EVERY_S", 0.2)
+    # In-process workers measure this process: far above 80% of a 1 MB limit, so it pauses at once.
+    with dask.config.set({"distributed.worker.memory.spill": False, "distributed.worker.memory.target": False}):
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, memory_limit="1MB",
+                                      dashboard_address=None) as cluster:
+            client = distributed.Client(cluster)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not all(
+                    w["status"] == "paused" for w in client.scheduler_info(n_workers=-1)["workers"].values()):
+                time.sleep(0.05)
+            tasks = grid(0, {"x": [1, 2]})
+            out = tmp_path / "squares.csv"
+            with pytest.raises(WorkerLostError) as info:
+                run_grid(tasks, squares, out, scheduler=client)
+            client.close()
+    message = str(info.value)
+    assert message.startswith("no task finished for ") and "the one Dask worker was paused for memory" in message
+    assert "MiB of its 1 MiB limit" in message and "--memory-limit" in message and "rerun resumes" in message
+    assert "\n" not in message and not out.exists()
+
+
+WORKER = {"status": "paused", "memory_limit": 150_000_000, "metrics": {"memory": 139_300_864}}
+
+
+@pytest.mark.parametrize("workers, since, now, expect_since, gives_up", [
+    ({}, None, 100.0, None, False),                                   # no worker: nothing to say
+    ({"a": WORKER}, None, 100.0, 100.0, False),                       # the pause starts
+    ({"a": WORKER}, 100.0, 159.0, 100.0, False),                      # not yet 60 s
+    ({"a": WORKER}, 100.0, 160.0, 100.0, True),                       # 60 s: give up
+    ({"a": WORKER, "b": {**WORKER, "status": "running"}}, 100.0, 500.0, None, False),  # one runs: reset
+    ({"a": WORKER, "b": WORKER}, 0.0, 500.0, 0.0, True),
+])
+def test_paused_for_good_decision(workers, since, now, expect_since, gives_up):
+    from subsel.experiments._dask import PAUSED_GIVE_UP_S, paused_for_good
+
+    assert PAUSED_GIVE_UP_S == 60.0
+    got_since, message = paused_for_good(workers, since, now)
+    assert got_since == expect_since
+    assert (message is not None) == gives_up
+    if gives_up:
+        assert "a holds 133 MiB of its 143 MiB limit" in message
+        assert ("all 2 Dask workers were" in message) == (len(workers) == 2)

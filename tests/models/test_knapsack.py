@@ -92,15 +92,15 @@ def test_format_b_several_instances(tmp_path):
 
 
 @pytest.mark.parametrize("content, match", [
-    (b"3 10\r\n1 2\r\n3 x\r\n4 5\r\n", r"bad.txt: line 3: column 'w' must be a number; got 'x'"),
-    (b"3 10\n1 2\n3 4\n", r"bad.txt: expected 3 item lines after line 1"),
-    (b"2 10\n1 2\n3 -4\n", r"bad.txt: line 3, column 'w': weight must be >= 0; got -4"),
+    (b"3 10\r\n1 2\r\n3 x\r\n4 5\r\n", r"bad.txt: line 3, column 'w': must be a number; got 'x'"),
+    (b"3 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': the file ends after 2 item lines, fewer than n; got '3'"),
+    (b"2 10\n1 2\n3 -4\n", r"bad.txt: line 3, column 'w': weight must be >= 0; got '-4'"),
     (b"2 10\n1 2\n3 4\n1 2 3\n", r"bad.txt: line 4: after the 2 items only one line with an optimal 0/1"),
     (b"2.5 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': must be a positive integer"),
     # integers as exact decimals (not through float), no Python underscores
     (b"2.0000000000000001 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': must be a positive integer"),
-    (b"2 10\n1_0 2\n3 4\n", r"bad.txt: line 2: column 'p' must be a number; got '1_0'"),
-    (b"inst\nn 1.5\nc 5\n1,2,3,0\n", r"bad.txt: line 2, n: must be a positive integer; got '1.5'"),
+    (b"2 10\n1_0 2\n3 4\n", r"bad.txt: line 2, column 'p': must be a number; got '1_0'"),
+    (b"inst\nn 1.5\nc 5\n1,2,3,0\n", r"bad.txt: line 2: 'n' \(the item count\) must be a positive integer; got '1.5'"),
     (b"2 5\n1 2\n3 4\n1 1\n", r"bad.txt: line 4: the 0/1 vector weighs 6 > W = 5"),
     (b"", r"bad.txt: the file is empty"),
     # the line of the wrong 'n', not the name line
@@ -138,3 +138,57 @@ def test_read_knapsack_from_a_stream():
     bad.name = "<stdin>"
     with pytest.raises(ValueError, match=r"^<stdin>: line 2: instance inst states n = 3"):
         read_knapsack(bad)
+
+
+# Every field of both formats, with a value a float would round onto an integer (or a non-integer
+# where an integer is needed): the error names the file, the line, the field and the text as written.
+TINY = "0000000000000001"  # 10^-16: below float64's resolution at 1 and above
+FIELD_CASES = [
+    # format (a): "n W" then "p w" lines, then an optional 0/1 vector
+    (f"2.{TINY} 10\n1 2\n3 4\n", 1, "column 'n': must be a positive integer", f"2.{TINY}"),
+    (f"2 10.{TINY}\n1 2\n3 4\n", 1, "column 'W': has a fractional part below float64's resolution", f"10.{TINY}"),
+    (f"2 10\n1 2\n3.{TINY} 4\n", 3, "column 'p': has a fractional part below float64's resolution", f"3.{TINY}"),
+    (f"2 10\n1 2.{TINY}\n3 4\n", 2, "column 'w': has a fractional part below float64's resolution", f"2.{TINY}"),
+    ("2 10\n1 2\n3 4\n1.0 0\n", 4, "after the 2 items only one line with an optimal 0/1", "1.0 0"),
+    ("2 1e-400\n1 2\n3 4\n", 1, "column 'W': has a fractional part below float64's resolution", "1e-400"),
+    # format (b): key lines and "i,p,w,x" rows
+    (f"inst\nn 1.{TINY}\nc 5\n1,2,3,0\n", 2, "'n' (the item count) must be a positive integer", f"1.{TINY}"),
+    (f"inst\nn 1\nc 5.{TINY}\n1,2,3,0\n", 3, "'c' (the capacity) has a fractional part below", f"5.{TINY}"),
+    (f"inst\nn 1\nc 5\nz 2.{TINY}\n1,2,3,0\n", 4, "'z' (the optimum) has a fractional part below", f"2.{TINY}"),
+    (f"inst\nn 1\nc 5\n1,2.{TINY},3,0\n", 4, "column 'p': has a fractional part below", f"2.{TINY}"),
+    (f"inst\nn 1\nc 5\n1,2,3.{TINY},0\n", 4, "column 'w': has a fractional part below", f"3.{TINY}"),
+    (f"inst\nn 1\nc 5\n1,2,3,0.{TINY}\n", 4, "column 'x': must be 0 or 1", f"0.{TINY}"),
+    ("inst\nn 1\nc 5\n1,2,9007199254740993,0\n", 4, "column 'w': an integer above 2^53", "9007199254740993"),
+    ("inst\nn 1\nc -5\n1,2,3,0\n", 3, "'c' (the capacity) must be >= 0", "-5"),
+]
+
+
+@pytest.mark.parametrize("content, line, rule, token", FIELD_CASES)
+def test_every_field_error_names_file_line_and_value(tmp_path, content, line, rule, token):
+    f = tmp_path / "k.txt"
+    f.write_text(content)
+    with pytest.raises(ValueError) as info:
+        read_knapsack(f)
+    message = str(info.value)
+    assert message.startswith(f"{f}: line {line}")
+    assert rule in message and token in message
+
+
+def test_optimum_file_value_below_float_resolution(tmp_path):
+    o = tmp_path / "opt"
+    o.write_text(f"7.{TINY}\n")
+    with pytest.raises(ValueError, match=rf"^{o}: line 1: the optimum has a fractional part below float64's "
+                                         rf"resolution \(it would be read as the integer 7\); got '7.{TINY}'$"):
+        read_optimum(o)
+
+
+def test_items_know_their_lines(tmp_path):
+    """Instances keep each item's line and the capacity's, so later refusals can name them."""
+    f = tmp_path / "k.txt"
+    f.write_text("\n2 10\n\n1 2\n3 4\n")
+    [a] = read_knapsack(f)
+    assert (a.file, a.lines, a.capacity_line, a.columns) == (str(f), (4, 5), 2, ("p", "w", "W"))
+    f.write_text(PISINGER.format(z1=1, z2=2))
+    a, b = read_knapsack(f)
+    assert (a.lines, a.capacity_line, b.lines, b.capacity_line) == ((6, 7, 8, 9), 3, (17, 18, 19), 14)
+    assert a.columns == ("p", "w", "c")

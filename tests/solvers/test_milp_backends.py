@@ -34,6 +34,10 @@ def test_milp_backends_are_registered_exact_and_support_every_extension():
 # CLP's default dual tolerance 1e-7 hid utilities below it from CBC (r = 2**-24, r = 1e-9 left out).
 @example(problem=SubsetSelectionProblem(quality=[2.0 ** -24], cost=[0], alpha=0))
 @example(problem=SubsetSelectionProblem(quality=[0, 0, 1, 1e-9], cost=[0] * 4, alpha=0))
+# HiGHS 1.16, warm-started with GSS's feasible but suboptimal (1, 0, 2, 0, 0), returned it unchanged
+# as "optimal" with the objective value of another point: subsel then said "feasible", not 0.125.
+@example(problem=SubsetSelectionProblem(quality=[0.875, 0.75, 0.5, 0, 0.625], cost=[0.875, 0.75, 0, 0, 0.625],
+                                        capacity=[1, 1, 2, 1, 2], alpha=0.55, R=0.5))
 def test_exact_milp_equals_brute_force(name, problem):
     best = brute_force(problem)
     sol = get_solver(name).solve(problem)
@@ -282,3 +286,30 @@ def test_subnormal_cost_does_not_overflow_the_scaling(name, cost):
     sol = get_solver(name).solve(problem)
     assert sol.status is Status.OPTIMAL
     assert sol.x.tolist() == [0]
+
+
+@pytest.mark.skipif("highs" not in available_solvers(), reason="highspy not installed")
+@settings(max_examples=15, deadline=None)
+@given(problem=problems(n_max=4, cap_max=2))
+@example(problem=SubsetSelectionProblem(quality=[0.875, 0.75, 0.5, 0, 0.625], cost=[0.875, 0.75, 0, 0, 0.625],
+                                        capacity=[1, 1, 2, 1, 2], alpha=0.55, R=0.5))
+def test_highs_optimum_does_not_depend_on_the_warm_start(problem):
+    """Every feasible integral point as HiGHS's warm start: the answer is optimal, and the objective
+    it reports is that of the point it returns, equal to the cold start's."""
+    import itertools
+
+    from subsel.solvers._milp import solver_form
+
+    highs = get_solver("highs")
+    form, _ = solver_form(problem, 0.0)
+    cold = highs._run(form, None, None)
+    assert cold.status is Status.OPTIMAL
+    value = float(form.objective @ cold.x)
+    for point in itertools.product(*(range(int(k) + 1) for k in problem.capacity)):
+        x = np.array(point, dtype=float)
+        if any(float(row.coef @ x) < row.lower or float(row.coef @ x) > row.upper for row in form.rows):
+            continue
+        warm = highs._run(form, None, x)
+        assert warm.status is Status.OPTIMAL
+        assert float(form.objective @ warm.x) == pytest.approx(value, abs=1e-9)
+        assert warm.bound == pytest.approx(float(form.objective @ warm.x), abs=1e-9)
