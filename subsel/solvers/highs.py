@@ -103,7 +103,7 @@ class HiGHS(MILPSolver):
         S = highspy.HighsModelStatus
         if status == S.kOptimal:
             claimed = float(info.objective_function_value)
-            if warm is not None and x is not None and not _agrees(form, x, claimed):
+            if warm is not None and x is not None and self._contradicts(RawResult(x, Status.OPTIMAL, claimed), form):
                 # HiGHS 1.16 can hand back a feasible warm start unchanged as "optimal" with the
                 # objective value of another (infeasible) point: a claim that contradicts itself.
                 # Solve again without the start.
@@ -120,9 +120,3 @@ class HiGHS(MILPSolver):
             return RawResult(np.zeros(form.n), Status.OPTIMAL, 0.0)
         raise SolverError(f"highs: model status {h.modelStatusToString(status)}")
 
-
-def _agrees(form: LinearForm, x: np.ndarray, value: float) -> bool:
-    """Whether the objective value HiGHS reports is that of the ``x`` it returns (within 1e-9 of
-    the magnitude of the terms)."""
-    terms = np.asarray(form.objective, dtype=float) * np.asarray(x, dtype=float)
-    return abs(float(terms.sum()) - value) <= 1e-9 * max(1.0, float(np.abs(terms).sum()))
