@@ -50,10 +50,15 @@ if TYPE_CHECKING:  # the knapsack files and the LP/MPS writers are loaded by the
     from ..models import KnapsackInstance
 
 
-def _default_solver(problem: SubsetSelectionProblem) -> str:
+def _default_solver(problem: SubsetSelectionProblem, ranking: bool = False) -> str:
     """The solver ``solve`` uses without ``--solver``: the registry's one rule
-    (:func:`subsel.solvers.default_solver`) for the extensions ``problem`` uses."""
+    (:func:`subsel.solvers.default_solver`) for the extensions ``problem`` uses; with
+    ``--alternatives`` (``ranking``), the one :func:`subsel.decisions.alternatives` uses."""
     try:
+        if ranking:
+            from ..decisions import ranking_solver
+
+            return ranking_solver(problem)
         return default_solver(problem.extensions)
     except LookupError as exc:
         raise CLIError(str(exc)) from None
@@ -327,7 +332,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         from .knapsack import solve_instance  # (the knapsack command imports this module)
 
         return solve_instance(args, big.inst, agents=True)
-    name = args.solver if args.solver is not None else _default_solver(problem)
+    name = args.solver if args.solver is not None else _default_solver(problem, args.alternatives is not None)
     options = {}
     if args.time_limit is not None:
         options["time_limit_s"] = args.time_limit
