@@ -188,13 +188,15 @@ def _expand(W: np.ndarray, P: np.ndarray, batch: np.ndarray, b: int, w: np.ndarr
     combos = np.arange(1 << k, dtype=np.int64)
     chosen = ((combos[:, None] >> np.arange(k)) & 1).astype(w.dtype)
     dW, dP = chosen @ (sign * w[batch]), chosen @ (sign * p[batch])
-    Wn = (W[:, None] + dW[None, :]).ravel()
-    Pn = (P[:, None] + dP[None, :]).ravel()
-    order = np.argsort(Wn)
+    # Subset-major: ``W`` is sorted, so the list is 2^k sorted runs, which a stable sort (timsort)
+    # merges in about half the time of a sort of unordered data.
+    Wn = (dW[:, None] + W[None, :]).ravel()
+    Pn = (dP[:, None] + P[None, :]).ravel()
+    order = np.argsort(Wn, kind="stable")
     Wn, Pn = Wn[order], Pn[order]
     idx = _pareto(Wn, Pn)
-    flat = order[idx]
-    return Wn[idx], Pn[idx], flat >> k, (flat & ((1 << k) - 1)).astype(np.uint64)
+    subset, source = np.divmod(order[idx], W.size)
+    return Wn[idx], Pn[idx], source, subset.astype(np.uint64)
 
 
 def _weight_grid(w: np.ndarray) -> float | None:
