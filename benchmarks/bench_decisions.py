@@ -20,7 +20,8 @@ Section 6.1), seeds from ``SeedSequence(--seed)``:
 All times are the CPU time of this process for the whole call (``time.process_time``: on a shared
 machine the other processes' work does not enter the ratios; everything runs on one thread), each
 the fastest of ``--reps``; a single solve is timed on a fresh copy of the problem (a problem caches
-derived arrays, and the frontier and payments solve fresh problems).
+derived arrays, and the frontier and payments solve fresh problems; a copy at another threshold
+keeps only what does not depend on it, the utilities, as the frontier's copies do).
 
 Usage::
 
