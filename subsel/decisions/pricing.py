@@ -103,12 +103,15 @@ def frontier(problem: SubsetSelectionProblem, alphas: Any, solver: str | Solver 
     check_array_range(a, "alphas", 0.0, 1.0, "in [0, 1]")
     rows: list[dict[str, Any]] = [{} for _ in range(a.size)]
     last: Solution | None = None
+    row: dict[str, Any] = {}
     for j in np.argsort(a, kind="stable"):
         alpha = float(a[j])
         if last is None or not _carries_over(last, solver, problem, alpha):
             last = solver.solve(problem.with_changes(alpha=alpha))
-        rows[j] = dict(alpha=alpha, **summary(last))
-    return pd.DataFrame(rows, columns=list(FRONTIER_COLUMNS))
+            row = summary(last)
+        rows[j] = row
+    columns = {key: [r[key] for r in rows] for key in FRONTIER_COLUMNS[1:]}
+    return pd.DataFrame({"alpha": a.astype(float), **columns}, columns=list(FRONTIER_COLUMNS))
 
 
 def _last_feasible_alpha(problem: SubsetSelectionProblem, x: np.ndarray) -> float:

@@ -9,7 +9,7 @@ Agents ``i = 0..n-1`` have a quality ``q_i`` in [0, 1], a per-unit cost ``c_i >=
 plus the optional extensions budget, demand and must-take / must-not-take lists, and the planner's
 fields (minimum orders, lot sizes, fixed costs, groups with limits; :mod:`subsel.models.planner`).
 
-This module is above 600 lines (about 615): the planner's five fields must be declared on the
+This module is above 600 lines (about 630): the planner's five fields must be declared on the
 dataclass, with their parameters documented; their checks and their evaluation live in
 :mod:`subsel.models.planner`, their hooks in the feasibility rule in :mod:`subsel.models.feasibility`.
 The linear quality
@@ -74,6 +74,13 @@ class Evaluation(NamedTuple):
     units: int
     feasible: bool
     violations: tuple[str, ...]
+
+
+#: What a copy at another threshold keeps (``with_changes(alpha=...)``): the validated fields and the
+#: derived values that do not depend on alpha.
+_ALPHA_FREE = frozenset({"quality", "cost", "capacity", "R", "_names", "budget", "demand", "must_take",
+                         "must_not_take", "objective_quality", "min_units", "lot_size", "fixed_cost", "group",
+                         "group_limits", "_planner", "utility", "_max_capacity"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -469,6 +476,15 @@ class SubsetSelectionProblem:
         if self._planner is None:  # the defaults: validated again only when changed
             for key in ("min_units", "lot_size", "fixed_cost", "group_limits"):
                 base[key] = None
+        if changes.keys() == {"alpha"}:  # a new threshold only: nothing else is checked again
+            alpha = _check_scalar(changes["alpha"], "alpha")
+            if not 0.0 <= alpha <= 1.0:
+                raise ValueError(f"alpha must be in [0, 1]; got {alpha}")
+            new = object.__new__(SubsetSelectionProblem)
+            # The validated fields and the derived values that do not depend on alpha (not the margins).
+            new.__dict__.update((k, v) for k, v in self.__dict__.items() if k in _ALPHA_FREE)
+            object.__setattr__(new, "alpha", alpha)
+            return new
         base.update(changes)
         return SubsetSelectionProblem(**base)
 

@@ -68,7 +68,7 @@ state-list representation.
 from __future__ import annotations
 
 import time
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -177,9 +177,15 @@ def _pareto(Wm: np.ndarray, Pm: np.ndarray) -> np.ndarray:
     return idx
 
 
-def _expand(W: np.ndarray, P: np.ndarray, batch: np.ndarray, b: int, w: np.ndarray, p: np.ndarray
+def _expand(W: np.ndarray, P: np.ndarray, batch: np.ndarray, b: int, w: np.ndarray, p: np.ndarray,
+            keep: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Flip every subset of the ``k`` items of ``batch`` in every state; keep the Pareto front.
+
+    ``keep(W, P)``, when given, marks the new states that may still lead to an improving solution
+    (their upper bound beats the incumbent); the others are dropped before the sort.  The bound is
+    monotone under dominance (a lighter, more profitable state has at least the same bound), so
+    dropping them first leaves the same front as dropping them after.
 
     Returns the new ``W, P``, each state's source index and its subset as a bit mask (uint64).
     """
@@ -188,13 +194,23 @@ def _expand(W: np.ndarray, P: np.ndarray, batch: np.ndarray, b: int, w: np.ndarr
     combos = np.arange(1 << k, dtype=np.int64)
     chosen = ((combos[:, None] >> np.arange(k)) & 1).astype(w.dtype)
     dW, dP = chosen @ (sign * w[batch]), chosen @ (sign * p[batch])
-    Wn = (W[:, None] + dW[None, :]).ravel()
-    Pn = (P[:, None] + dP[None, :]).ravel()
-    order = np.argsort(Wn)
+    # Subset-major: ``W`` is sorted, so the list is 2^k sorted runs, which a stable sort (timsort)
+    # merges in about half the time of a sort of unordered data.
+    Wn = (dW[:, None] + W[None, :]).ravel()
+    Pn = (dP[:, None] + P[None, :]).ravel()
+    flat: np.ndarray | None = None
+    if keep is not None:
+        flat = np.flatnonzero(keep(Wn, Pn))
+        if flat.size == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return Wn[:0], Pn[:0], empty, empty.astype(np.uint64)
+        Wn, Pn = Wn[flat], Pn[flat]
+    order = np.argsort(Wn, kind="stable")
     Wn, Pn = Wn[order], Pn[order]
     idx = _pareto(Wn, Pn)
-    flat = order[idx]
-    return Wn[idx], Pn[idx], flat >> k, (flat & ((1 << k) - 1)).astype(np.uint64)
+    kept = order[idx] if flat is None else flat[order[idx]]
+    subset, source = np.divmod(kept, W.size)
+    return Wn[idx], Pn[idx], source, subset.astype(np.uint64)
 
 
 def _weight_grid(w: np.ndarray) -> float | None:
@@ -505,7 +521,10 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
             W, P, src, flipped = _merge(W, P, W + sign * w[j], P + sign * p[j])
             combo = flipped.astype(np.uint64)
         else:
-            W, P, src, combo = _expand(W, P, np.array(batch), b, w, p)
+            W, P, src, combo = _expand(
+                W, P, np.array(batch), b, w, p,
+                lambda Wn, Pn: np.asarray(improving(_state_bounds(Wn, Pn, capacity, s, t, e, min_left, min_right,
+                                                                  m), z)))
         anc = anc[src]
         bits = bits[src] | (combo << shift)
         items.extend(batch)

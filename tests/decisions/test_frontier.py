@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from subsel import SubsetSelectionProblem, frontier, get_solver
 from subsel.decisions import frontier_breakpoints
 from tests.decisions.reference import best
-from tests.strategies import must_list_problems, problems, tolerance_hard_problems
+from tests.strategies import mirrored_tolerance_problems, must_list_problems, problems, tolerance_hard_problems
 
 ALPHAS = np.linspace(0.0, 1.0, 21)
 
@@ -212,3 +212,24 @@ def test_breakpoints_with_highs_where_its_tolerances_cut_off_the_optimum():
     at = p.with_changes(alpha=0.7672942443557644)
     sol = get_solver("highs").solve(at)
     assert sol.status.value == "optimal" and sol.objective == best(at)
+
+
+@settings(max_examples=40)
+@given(tolerance_hard_problems(n_max=6) | mirrored_tolerance_problems(n_max=6), st.data())
+def test_frontier_near_the_qualities_matches_fresh_independent_solves(problem, data):
+    """Thresholds at the agents' qualities, an ulp and 1e-9 from them, with ties: each row's status
+    and objective are those of an exact solve of a problem built from scratch at that threshold (a
+    row may hold another optimal selection of the same utility, carried over from a lower one)."""
+    q = sorted(set(float(v) for v in problem.quality))
+    near = [min(1.0, max(0.0, v + d)) for v in q for d in (0.0, -1e-9, 1e-9)]
+    near += [float(np.nextafter(v, t)) for v in q for t in (0.0, 1.0)]
+    alphas = data.draw(st.lists(st.sampled_from(near), min_size=1, max_size=12))
+    exact = get_solver("exact")
+    exact.solve(problem)  # solved at its own threshold first: its derived arrays are cached
+    df = frontier(problem, alphas)
+    for row, alpha in zip(df.itertuples(), alphas):
+        fresh = SubsetSelectionProblem(quality=problem.quality, cost=problem.cost, alpha=alpha,
+                                       capacity=problem.capacity, R=problem.R)
+        sol = exact.solve(fresh)
+        assert row.alpha == alpha and row.status == sol.status.value
+        assert _same(row.objective, sol.objective)
