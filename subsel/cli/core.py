@@ -173,6 +173,10 @@ def _load_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
         return _read_problem(args)
     except InputError as exc:
         raise _with_options(exc) from None
+    except ValueError as exc:  # a limit the file gives for a group the agents CSV does not know
+        if getattr(args, "group_limits", None) is None or not str(exc).startswith("group_limits"):
+            raise
+        raise CLIError(f"--group-limits {args.group_limits}: {exc}") from None
 
 
 class _IntegerKnapsack(Exception):

@@ -105,6 +105,25 @@ def test_bad_group_limits_exit_2_with_one_line(files, tmp_path, capsys, text, me
     assert not out.exists()
 
 
+@pytest.mark.parametrize("agents_text, limits_text, message", [
+    (AGENTS, "group,max_agents\nwest,1\n", "unknown group 'west' (no agent is in it; the groups are: 'north', "),
+    ("name,quality,cost,capacity\na,0.9,0.1,4\n", "group,max_agents\nnorth,1\n",
+     "unknown group 'north' (no agent is in it; no agent has a group)"),
+    (AGENTS, "group,min_units,max_units\nnorth,5,2\n", "group_limits['north']: min_units 5 is above max_units 2"),
+])
+def test_group_limits_errors_name_the_file(tmp_path, capsys, agents_text, limits_text, message):
+    """A limit the model refuses is told as the --group-limits file's error (one line, exit 2)."""
+    agents, limits = tmp_path / "a.csv", tmp_path / "lim.csv"
+    agents.write_text(agents_text)
+    limits.write_text(limits_text)
+    for command in ("solve", "export"):
+        out = tmp_path / ("m.lp" if command == "export" else "sel.csv")
+        assert main([command, str(agents), "--alpha", "0.8", "--group-limits", str(limits), "-o", str(out)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"subsel: error: --group-limits {limits}: ") and message in err, err
+        assert len(err.splitlines()) == 1 and not out.exists()
+
+
 def test_missing_group_limits_file(files, tmp_path, capsys):
     agents, _ = files
     assert main(["solve", str(agents), "--alpha", "0.8", "--group-limits", str(tmp_path / "no.csv")]) == 2
