@@ -50,10 +50,15 @@ if TYPE_CHECKING:  # the knapsack files and the LP/MPS writers are loaded by the
     from ..models import KnapsackInstance
 
 
-def _default_solver(problem: SubsetSelectionProblem) -> str:
+def _default_solver(problem: SubsetSelectionProblem, alternatives: bool = False) -> str:
     """The solver ``solve`` uses without ``--solver``: the registry's one rule
-    (:func:`subsel.solvers.default_solver`) for the extensions ``problem`` uses."""
+    (:func:`subsel.solvers.default_solver`) for the extensions ``problem`` uses; with
+    ``--alternatives``, the one :func:`subsel.decisions.alternatives` uses by default."""
     try:
+        if alternatives:
+            from ..decisions import alternatives_solver
+
+            return alternatives_solver(problem)
         return default_solver(problem.extensions)
     except LookupError as exc:
         raise CLIError(str(exc)) from None
@@ -331,7 +336,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         from .knapsack import solve_instance  # (the knapsack command imports this module)
 
         return solve_instance(args, big.inst, agents=True)
-    name = args.solver if args.solver is not None else _default_solver(problem)
+    name = args.solver if args.solver is not None else _default_solver(problem, args.alternatives is not None)
     options = {}
     if args.time_limit is not None:
         options["time_limit_s"] = args.time_limit
@@ -459,7 +464,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Solve an agents CSV or a knapsack file with one backend.")
     _add_problem_args(p)
     p.add_argument("--solver", help="backend name (see 'subsel solvers'); default: the first available "
-                   f"of {', '.join(DEFAULT_SOLVER_PREFERENCE)}")
+                   f"of {', '.join(DEFAULT_SOLVER_PREFERENCE)} that supports the problem's constraints")
     p.add_argument("--time-limit", type=number, metavar="S",
                    help="time limit in seconds (gss, a one-pass heuristic, ignores it)")
     p.add_argument("--threads", type=integer,

@@ -121,17 +121,34 @@ def _by_cuts(problem: SubsetSelectionProblem, k: int, solver: Solver) -> list[tu
     return groups
 
 
-def _default_solver(problem: SubsetSelectionProblem) -> Solver:
-    """The registry's default solver for ``problem``; with a planner field, which the partition does not
-    handle, the first of the registry's preferred solvers that supports the problem and no-good cuts."""
+def alternatives_solver(problem: SubsetSelectionProblem) -> str:
+    """The solver :func:`alternatives` uses when none is given.
+
+    The registry's default for the problem's extensions (:func:`subsel.solvers.default_solver`);
+    with one of the planner's fields (minimum orders, lot sizes, fixed costs, group limits), which
+    Lawler and Murty's partition does not handle, the first of the registry's preferred solvers that
+    supports the problem and no-good cuts (Balas and Jeroslow, SIAM J. Appl. Math. 23(1), 1972).
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+
+    Returns
+    -------
+    str
+        A registry name (for :func:`subsel.solvers.get_solver`, with any options).
+
+    Raises
+    ------
+    LookupError
+        No preferred backend is available here (or none supports the problem).
+    """
     needed = set(problem.extensions)
     if needed & set(PLANNER_EXTENSIONS):
         for row in solver_info([name for name in DEFAULT_SOLVER_PREFERENCE if name in SOLVERS]):
-            if row.available and needed <= row.supports:
-                solver = get_solver(row.name)
-                if solver.no_good_cuts:
-                    return solver
-    return get_solver(default_solver(needed))
+            if row.available and needed <= row.supports and get_solver(row.name).no_good_cuts:
+                return row.name
+    return default_solver(needed)
 
 
 def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver | None = None,
@@ -210,7 +227,7 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
     """
 
     problem = check_problem(problem, "alternatives")
-    solver = as_solver(_default_solver(problem) if solver is None else solver)
+    solver = as_solver(alternatives_solver(problem) if solver is None else solver)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}")
     if method is None:

@@ -153,3 +153,28 @@ def test_export_writes_the_planner_model(files, tmp_path, capsys):
     h.run()
     problem = read_agents(agents, alpha=0.8, budget=40.0, group_limits=read_group_limits(limits))
     assert h.getInfo().objective_function_value == pytest.approx(brute_force_by_lots(problem), abs=1e-6)
+
+
+def test_alternatives_default_to_a_solver_with_cuts(files, capsys):
+    """Without --solver, --alternatives on the planner's fields uses the backend the ranking uses by
+    default (exact, the default for solving them, has no no-good cuts); the best row is the optimum."""
+    from subsel.decisions import alternatives_solver
+    from subsel.solvers import get_solver
+
+    agents, _ = files
+    assert main(["solve", str(agents), "--alpha", "0.8", "--alternatives", "2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    problem = read_agents(agents, alpha=0.8)
+    assert data["solver"] == alternatives_solver(problem) and get_solver(data["solver"]).no_good_cuts
+    assert data["alternatives"][0]["objective"] == pytest.approx(brute_force_by_lots(problem), abs=1e-9)
+    assert [problem.evaluate(row["x"]).feasible for row in data["alternatives"]] == [True, True]
+
+
+def test_alternatives_with_a_solver_without_cuts_exit_2(files, tmp_path, capsys):
+    agents, _ = files
+    out = tmp_path / "alt.csv"
+    assert main(["solve", str(agents), "--alpha", "0.8", "--alternatives", "2", "--solver", "exact",
+                 "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--alternatives with the planner's fixed_cost, lot_size, min_units needs a solver with no-good cuts" in err
+    assert err.endswith("got --solver exact") and len(err.splitlines()) == 1 and not out.exists()
