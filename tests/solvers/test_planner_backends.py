@@ -49,6 +49,9 @@ def check_against_brute_force(name, problem):
     assert problem.evaluate(sol.x).feasible
     if sol.status is Status.OPTIMAL:  # optimal is a promise
         assert sol.objective >= best[0] - 1e-9 * max(1.0, abs(best[0])), (sol.objective, best)
+    else:
+        reached = sol.objective >= best[0] - 1e-9 * max(1.0, abs(best[0]))
+        event(f"{sol.status.value} answer {'at' if reached else 'below'} the optimum")
     assert sol.objective <= best[0] + 1e-9 * max(1.0, abs(best[0]))
     near = near_the_bound(problem)
     if name != "ortools-cpsat" and not near:  # CP-SAT may say feasible when its scaling is not exact
