@@ -383,3 +383,17 @@ def int_brute_force(values, weights, capacity, counts=None) -> int:
         if sum(a * b for a, b in zip(x, weights)) <= capacity:
             best = max(best, sum(a * b for a, b in zip(x, values)))
     return best
+
+
+def label_fields(problem: SubsetSelectionProblem) -> None:
+    """Record (hypothesis ``event``) which constraints a drawn instance uses and whether some
+    quality lies within 1e-6 of alpha, so ``--hypothesis-show-statistics`` shows what a run covered."""
+    from hypothesis import event
+
+    for name in sorted(problem.extensions):
+        event(f"field {name}")
+    margin = np.abs(problem.quality_margin)
+    if ((margin > 0) & (margin < 1e-6)).any():
+        event("quality a hair from alpha")
+    if not problem.extensions:
+        event("the paper's problem")

@@ -50,15 +50,15 @@ if TYPE_CHECKING:  # the knapsack files and the LP/MPS writers are loaded by the
     from ..models import KnapsackInstance
 
 
-def _default_solver(problem: SubsetSelectionProblem, ranking: bool = False) -> str:
+def _default_solver(problem: SubsetSelectionProblem, alternatives: bool = False) -> str:
     """The solver ``solve`` uses without ``--solver``: the registry's one rule
     (:func:`subsel.solvers.default_solver`) for the extensions ``problem`` uses; with
-    ``--alternatives`` (``ranking``), the one :func:`subsel.decisions.alternatives` uses."""
+    ``--alternatives``, the one :func:`subsel.decisions.alternatives` uses by default."""
     try:
-        if ranking:
-            from ..decisions import ranking_solver
+        if alternatives:
+            from ..decisions import alternatives_solver
 
-            return ranking_solver(problem)
+            return alternatives_solver(problem)
         return default_solver(problem.extensions)
     except LookupError as exc:
         raise CLIError(str(exc)) from None
@@ -178,6 +178,10 @@ def _load_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
         return _read_problem(args)
     except InputError as exc:
         raise _with_options(exc) from None
+    except ValueError as exc:  # a limit the file gives for a group the agents CSV does not know
+        if getattr(args, "group_limits", None) is None or not str(exc).startswith("group_limits"):
+            raise
+        raise CLIError(f"--group-limits {args.group_limits}: {exc}") from None
 
 
 class _IntegerKnapsack(Exception):
@@ -460,7 +464,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Solve an agents CSV or a knapsack file with one backend.")
     _add_problem_args(p)
     p.add_argument("--solver", help="backend name (see 'subsel solvers'); default: the first available "
-                   f"of {', '.join(DEFAULT_SOLVER_PREFERENCE)}")
+                   f"of {', '.join(DEFAULT_SOLVER_PREFERENCE)} that supports the problem's constraints")
     p.add_argument("--time-limit", type=number, metavar="S",
                    help="time limit in seconds (gss, a one-pass heuristic, ignores it)")
     p.add_argument("--threads", type=integer,

@@ -18,6 +18,7 @@ import sys
 
 import numpy as np
 
+from ..models import PLANNER_EXTENSIONS
 from ..solvers import Solver, SolverError
 from . import CLIError, counted, integer, number
 from .core import (
@@ -120,6 +121,10 @@ def solve_alternatives(args: argparse.Namespace, problem, solver: Solver, label:
 
     if args.alternatives < 1:
         raise CLIError(f"--alternatives must be a positive integer; got {args.alternatives}")
+    planner = sorted(problem.extensions & set(PLANNER_EXTENSIONS))
+    if planner and not solver.no_good_cuts:
+        raise CLIError(f"--alternatives with the planner's {', '.join(planner)} needs a solver with no-good cuts "
+                       f"(--solver highs, cbc, ortools-scip or ortools-cpsat); got --solver {solver.name}")
     try:
         df = alternatives(problem, args.alternatives, solver=solver)
     except SolverError as exc:

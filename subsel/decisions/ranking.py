@@ -121,13 +121,13 @@ def _by_cuts(problem: SubsetSelectionProblem, k: int, solver: Solver) -> list[tu
     return groups
 
 
-def ranking_solver(problem: SubsetSelectionProblem) -> str:
-    """The solver :func:`alternatives` uses for ``problem`` when none is given.
+def alternatives_solver(problem: SubsetSelectionProblem) -> str:
+    """The solver :func:`alternatives` uses when none is given.
 
     The registry's default for the problem's extensions (:func:`subsel.solvers.default_solver`);
-    with a planner field (minimum orders, lot sizes, fixed costs, group limits), which Lawler and
-    Murty's partition does not handle, the first of the registry's preferred solvers that supports
-    the problem and adds no-good cuts (Balas and Jeroslow, SIAM J. Appl. Math. 23(1), 1972).
+    with one of the planner's fields (minimum orders, lot sizes, fixed costs, group limits), which
+    Lawler and Murty's partition does not handle, the first of the registry's preferred solvers that
+    supports the problem and no-good cuts (Balas and Jeroslow, SIAM J. Appl. Math. 23(1), 1972).
 
     Parameters
     ----------
@@ -136,12 +136,12 @@ def ranking_solver(problem: SubsetSelectionProblem) -> str:
     Returns
     -------
     str
-        A registry name.
+        A registry name (for :func:`subsel.solvers.get_solver`, with any options).
 
     Raises
     ------
     LookupError
-        No preferred backend available here supports the problem.
+        No preferred backend is available here (or none supports the problem).
     """
     needed = set(problem.extensions)
     if needed & set(PLANNER_EXTENSIONS):
@@ -227,7 +227,7 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
     """
 
     problem = check_problem(problem, "alternatives")
-    solver = as_solver(ranking_solver(problem) if solver is None else solver)
+    solver = as_solver(alternatives_solver(problem) if solver is None else solver)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}")
     if method is None:

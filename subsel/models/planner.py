@@ -155,8 +155,8 @@ def _check_limits(group_limits: Any, groups: tuple[str, ...]) -> Mapping[str, Ma
     out: dict[str, Mapping[str, int]] = {}
     for g, limits in group_limits.items():
         if g not in known:
-            shown = ", ".join(map(repr, groups[:5])) or "none"
-            raise ValueError(f"group_limits: unknown group {g!r} (no agent is in it; the groups are: {shown})")
+            shown = f"the groups are: {', '.join(map(repr, groups[:5]))}" if groups else "no agent has a group"
+            raise ValueError(f"group_limits: unknown group {g!r} (no agent is in it; {shown})")
         if not isinstance(limits, Mapping):
             raise TypeError(f"group_limits[{g!r}] must be a mapping with keys {', '.join(GROUP_LIMIT_KEYS)}; "
                             f"got {type(limits).__name__}")

@@ -105,6 +105,25 @@ def test_bad_group_limits_exit_2_with_one_line(files, tmp_path, capsys, text, me
     assert not out.exists()
 
 
+@pytest.mark.parametrize("agents_text, limits_text, message", [
+    (AGENTS, "group,max_agents\nwest,1\n", "unknown group 'west' (no agent is in it; the groups are: 'north', "),
+    ("name,quality,cost,capacity\na,0.9,0.1,4\n", "group,max_agents\nnorth,1\n",
+     "unknown group 'north' (no agent is in it; no agent has a group)"),
+    (AGENTS, "group,min_units,max_units\nnorth,5,2\n", "group_limits['north']: min_units 5 is above max_units 2"),
+])
+def test_group_limits_errors_name_the_file(tmp_path, capsys, agents_text, limits_text, message):
+    """A limit the model refuses is told as the --group-limits file's error (one line, exit 2)."""
+    agents, limits = tmp_path / "a.csv", tmp_path / "lim.csv"
+    agents.write_text(agents_text)
+    limits.write_text(limits_text)
+    for command in ("solve", "export"):
+        out = tmp_path / ("m.lp" if command == "export" else "sel.csv")
+        assert main([command, str(agents), "--alpha", "0.8", "--group-limits", str(limits), "-o", str(out)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"subsel: error: --group-limits {limits}: ") and message in err, err
+        assert len(err.splitlines()) == 1 and not out.exists()
+
+
 def test_missing_group_limits_file(files, tmp_path, capsys):
     agents, _ = files
     assert main(["solve", str(agents), "--alpha", "0.8", "--group-limits", str(tmp_path / "no.csv")]) == 2
@@ -134,3 +153,28 @@ def test_export_writes_the_planner_model(files, tmp_path, capsys):
     h.run()
     problem = read_agents(agents, alpha=0.8, budget=40.0, group_limits=read_group_limits(limits))
     assert h.getInfo().objective_function_value == pytest.approx(brute_force_by_lots(problem), abs=1e-6)
+
+
+def test_alternatives_default_to_a_solver_with_cuts(files, capsys):
+    """Without --solver, --alternatives on the planner's fields uses the backend the ranking uses by
+    default (exact, the default for solving them, has no no-good cuts); the best row is the optimum."""
+    from subsel.decisions import alternatives_solver
+    from subsel.solvers import get_solver
+
+    agents, _ = files
+    assert main(["solve", str(agents), "--alpha", "0.8", "--alternatives", "2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    problem = read_agents(agents, alpha=0.8)
+    assert data["solver"] == alternatives_solver(problem) and get_solver(data["solver"]).no_good_cuts
+    assert data["alternatives"][0]["objective"] == pytest.approx(brute_force_by_lots(problem), abs=1e-9)
+    assert [problem.evaluate(row["x"]).feasible for row in data["alternatives"]] == [True, True]
+
+
+def test_alternatives_with_a_solver_without_cuts_exit_2(files, tmp_path, capsys):
+    agents, _ = files
+    out = tmp_path / "alt.csv"
+    assert main(["solve", str(agents), "--alpha", "0.8", "--alternatives", "2", "--solver", "exact",
+                 "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--alternatives with the planner's fixed_cost, lot_size, min_units needs a solver with no-good cuts" in err
+    assert err.endswith("got --solver exact") and len(err.splitlines()) == 1 and not out.exists()

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from subsel.models import SubsetSelectionProblem
 from subsel.solvers import Status, UnsupportedExtensionError, get_solver
-from tests.strategies import brute_force, planner_problems
+from tests.strategies import brute_force, label_fields, planner_problems
 
 EXAMPLES = int(os.environ.get("SUBSEL_PLANNER_EXAMPLES", "100"))
 
@@ -20,6 +20,7 @@ def exact_part(problem):
 
 
 def check_exact(problem, solver="exact"):
+    label_fields(problem)
     best = brute_force(problem)
     sol = get_solver(solver).solve(problem)
     if best is None:

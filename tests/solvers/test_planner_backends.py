@@ -5,15 +5,16 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from subsel.models import SubsetSelectionProblem, lp_text, mps_text
 from subsel.solvers import SolverError, Status, UnsupportedExtensionError, available_solvers, get_solver
-from tests.strategies import brute_force, planner_problems
+from tests.strategies import brute_force, label_fields, planner_problems
 
 MILP = [name for name in ("cbc", "highs", "ortools-scip", "ortools-cpsat") if name in available_solvers()]
 EXAMPLES = int(os.environ.get("SUBSEL_PLANNER_EXAMPLES", "40"))
+EXPORT_EXAMPLES = int(os.environ.get("SUBSEL_EXPORT_EXAMPLES", "25"))
 
 
 def near_the_bound(problem):
@@ -34,8 +35,10 @@ def solve_or_undecided(solver, problem):
 
 
 def check_against_brute_force(name, problem):
+    label_fields(problem)
     best = brute_force(problem)
     sol = solve_or_undecided(get_solver(name), problem)
+    event("answer: undecided (SolverError)" if sol is None else f"answer: {sol.status.value}")
     if sol is None:
         return
     if best is None:
@@ -46,6 +49,9 @@ def check_against_brute_force(name, problem):
     assert problem.evaluate(sol.x).feasible
     if sol.status is Status.OPTIMAL:  # optimal is a promise
         assert sol.objective >= best[0] - 1e-9 * max(1.0, abs(best[0])), (sol.objective, best)
+    else:
+        reached = sol.objective >= best[0] - 1e-9 * max(1.0, abs(best[0]))
+        event(f"{sol.status.value} answer {'at' if reached else 'below'} the optimum")
     assert sol.objective <= best[0] + 1e-9 * max(1.0, abs(best[0]))
     near = near_the_bound(problem)
     if name != "ortools-cpsat" and not near:  # CP-SAT may say feasible when its scaling is not exact
@@ -92,12 +98,13 @@ def _highs_file(text, suffix, tmp_path):
 
 
 @pytest.mark.skipif("highs" not in MILP, reason="highspy missing")
-@settings(max_examples=25)
+@settings(max_examples=EXPORT_EXAMPLES)
 @given(problem=planner_problems(n_max=4, cap_max=4))
 def test_exported_files_solve_to_the_same_optimum(problem, tmp_path_factory):
     import highspy
     import pulp
 
+    label_fields(problem)
     # The files carry the stored numbers (17 digits); an external solver decides with its own
     # tolerances, so qualities within 1e-6 of alpha are the backends' job (tested above), not the files'.
     margin = np.abs(problem.quality_margin)
