@@ -486,6 +486,7 @@ class Exact(Solver):
             sign[add.size:] = -1
             free = np.ones(agents.size, dtype=np.int64)
             surplus0 = float((x0 * margin).sum())
+            multi = False  # one unit per agent
         else:
             S1, S2, S3, S4 = problem.partition()
             lb, ub = problem.lower_bounds(), problem.upper_bounds()
@@ -505,11 +506,11 @@ class Exact(Solver):
             free = ub[agents] - lb[agents]
             useful = (free > 0) & (r[agents] != 0)
             agents, sign, free = agents[useful], sign[useful], free[useful]
+            multi = bool(free.size and free.max() > 1)
         x0r = x0 * r  # the start's utilities (its value, its candidacy below and the bound's magnitude)
         unit_value = np.abs(r[agents])
         unit_weight = np.abs(margin[agents])
         capacity = surplus0 + FEASIBILITY_TOL
-        multi = bool(free.size and free.max() > 1)
         greedy_x: np.ndarray | None = None  # the selection the unit ranges are measured against
         if multi:
             # Bounded-knapsack items.  Agents that are the same item (same unit value and weight, of
@@ -552,7 +553,6 @@ class Exact(Solver):
             weights = g_weight[items][owner] * size
             base = float((x1 * r).sum()) if capacity1 >= 0 else float(x0r.sum())
         else:  # one unit per agent (the common case): the items are the agents
-            owner, size = np.arange(free.size), np.ones(free.size, dtype=np.int64)
             values, weights = unit_value, unit_weight
             base = float(x0r.sum())
         first_solve: Any = None  # (result, base, values) of the first solve: the bound and the optimum it proves
@@ -628,7 +628,8 @@ class Exact(Solver):
         bound = max(rounded_up(base0 + res0.lp_bound, magnitude, terms), objective)
         # Optimal is a promise: the first solve's optimum bounds every selection the rule accepts;
         # after a repair, the answer is optimal only when it reaches that optimum.
-        proven = rounded_up(base0 + res0.value, magnitude, terms)
-        if repaired and objective < proven - OPTIMALITY_RTOL * max(1.0, abs(proven)):
-            return RawResult(x, Status.FEASIBLE, bound)
+        if repaired:
+            proven = rounded_up(base0 + res0.value, magnitude, terms)
+            if objective < proven - OPTIMALITY_RTOL * max(1.0, abs(proven)):
+                return RawResult(x, Status.FEASIBLE, bound)
         return RawResult(x, Status.OPTIMAL, bound)
