@@ -9,7 +9,7 @@ Agents ``i = 0..n-1`` have a quality ``q_i`` in [0, 1], a per-unit cost ``c_i >=
 plus the optional extensions budget, demand and must-take / must-not-take lists, and the planner's
 fields (minimum orders, lot sizes, fixed costs, groups with limits; :mod:`subsel.models.planner`).
 
-This module is above 600 lines (about 615): the planner's five fields must be declared on the
+This module is above 600 lines (about 630): the planner's five fields must be declared on the
 dataclass, with their parameters documented; their checks and their evaluation live in
 :mod:`subsel.models.planner`, their hooks in the feasibility rule in :mod:`subsel.models.feasibility`.
 The linear quality
