@@ -205,6 +205,9 @@ def check_scalar(value: Any, name: str, target_type: type[int] | type[float] = f
     ValueError
         ``value`` is NaN or infinite, or outside the range.
     """
+    if type(value) is float and min_val is None and max_val is None and target_type is not int \
+            and math.isfinite(value):
+        return value  # the common case (a finite Python float, no range): no type dispatch
     integer = target_type is int
     left = include_boundaries in ("both", "left")
     right = include_boundaries in ("both", "right")

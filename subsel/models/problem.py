@@ -50,6 +50,8 @@ from .rules import (
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+#: Longest selection whose last evaluation a problem keeps (the fixed cost of small solves).
+_MEMO_MAX_N = 1024
 
 
 class Evaluation(NamedTuple):
@@ -414,9 +416,17 @@ class SubsetSelectionProblem:
 
         The same rule and the same float sums as the general path (bit for bit); ``None`` when ``x``
         is outside its bounds (the general path then names the violations) or when its units could
-        pass 2^53.
+        pass 2^53.  On short vectors the last answer is kept with the bytes of its ``x``: the same
+        selection asked again (a solver's own check, then the answer check of ``Solver.solve``)
+        gets the same answer without the sums, since the problem never changes.
         """
         n = x.size
+        key = None
+        if n <= _MEMO_MAX_N:
+            key = (x.dtype.char, x.tobytes())
+            last = self.__dict__.get("_last_evaluation")
+            if last is not None and last[0] == key:
+                return last[1]
         if n * self._max_capacity > MAX_EXACT_INT:
             return None
         # 0 <= x <= k in one pass: a negative int64 read as uint64 is above 2^63 > every capacity.
@@ -447,7 +457,10 @@ class SubsetSelectionProblem:
                                    magnitude=magnitude)
         avg = float(quality / units) if units > 0 else float("nan")
         violations = () if feasible else (f"quality: sum (q - alpha) x = {surplus:.3g} < -{FEASIBILITY_TOL:g}",)
-        return Evaluation(utility, avg, units, feasible, violations)
+        ev = Evaluation(utility, avg, units, feasible, violations)
+        if key is not None:
+            self.__dict__["_last_evaluation"] = (key, ev)  # one assignment: safe across threads
+        return ev
 
     @functools.cached_property
     def _abs_margin(self) -> np.ndarray:

@@ -486,6 +486,7 @@ class Exact(Solver):
             sign[add.size:] = -1
             free = np.ones(agents.size, dtype=np.int64)
             surplus0 = float((x0 * margin).sum())
+            multi = False  # one unit per agent
         else:
             S1, S2, S3, S4 = problem.partition()
             lb, ub = problem.lower_bounds(), problem.upper_bounds()
@@ -505,10 +506,11 @@ class Exact(Solver):
             free = ub[agents] - lb[agents]
             useful = (free > 0) & (r[agents] != 0)
             agents, sign, free = agents[useful], sign[useful], free[useful]
+            multi = bool(free.size and free.max() > 1)
+        x0r = x0 * r  # the start's utilities (its value, its candidacy below and the bound's magnitude)
         unit_value = np.abs(r[agents])
         unit_weight = np.abs(margin[agents])
         capacity = surplus0 + FEASIBILITY_TOL
-        multi = bool(free.size and free.max() > 1)
         greedy_x: np.ndarray | None = None  # the selection the unit ranges are measured against
         if multi:
             # Bounded-knapsack items.  Agents that are the same item (same unit value and weight, of
@@ -549,11 +551,10 @@ class Exact(Solver):
             owner, size = _binary_pieces(g_left[items])
             values = g_value[items][owner] * size
             weights = g_weight[items][owner] * size
-            base = float((x1 * r).sum()) if capacity1 >= 0 else float((x0 * r).sum())
+            base = float((x1 * r).sum()) if capacity1 >= 0 else float(x0r.sum())
         else:  # one unit per agent (the common case): the items are the agents
-            owner, size = np.arange(free.size), np.ones(free.size, dtype=np.int64)
             values, weights = unit_value, unit_weight
-            base = float((x0 * r).sum())
+            base = float(x0r.sum())
         first_solve: Any = None  # (result, base, values) of the first solve: the bound and the optimum it proves
         x = x0
         repaired = False
@@ -583,7 +584,7 @@ class Exact(Solver):
                 owner, size = _binary_pieces(g_left[items])
                 values = g_value[items][owner] * size
                 weights = g_weight[items][owner] * size
-                base = float((x0 * r).sum())
+                base = float(x0r.sum())
                 capacity = surplus0 + FEASIBILITY_TOL
             capacity += slack - 1e-15 * max(1.0, abs(capacity))
         else:
@@ -594,12 +595,14 @@ class Exact(Solver):
         found = x
         best: np.ndarray | None = None
         best_value = -math.inf
+        xr = x0r
         for c in (x, x0, greedy_x):
             if c is None:
                 continue
-            value = math.fsum((c * r).tolist())
+            cr = x0r if c is x0 else c * r
+            value = math.fsum(cr.tolist())
             if (best is None or value > best_value) and (c is found or problem.evaluate(c).feasible):
-                best, best_value = c, value
+                best, best_value, xr = c, value, cr
         if best is None:  # pragma: no cover - the start is feasible whenever the problem is
             return RawResult(None, Status.TIME_LIMIT if deadline else Status.FEASIBLE, None)
         x = best
@@ -611,20 +614,22 @@ class Exact(Solver):
             again = _exact_rule_knapsack(problem, x0, agents, sign, free, deadline, memory)
             if again is not None and again[1].optimal and problem.evaluate(again[0]).feasible:
                 xe = again[0]
-                if math.fsum((xe * r).tolist()) >= best_value:
-                    x, repaired = xe, False
-        objective = float((x * r).sum())
+                xer = xe * r
+                if math.fsum(xer.tolist()) >= best_value:
+                    x, xr, repaired = xe, xer, False
+        objective = float(xr.sum())
         # The bound is a float sum of the start's utilities and of the knapsack's values: rounded
         # up by the most that rounding can lose, it is a true upper bound (Solver.solve also keeps
         # it at least the objective).
-        magnitude = float(np.abs(x0 * r).sum()) + float(np.abs(x * r).sum()) + float(values0.sum())
+        magnitude = float(np.abs(x0r).sum()) + float(np.abs(xr).sum()) + float(values0.sum())
         terms = 2 * (r.size + values0.size)
         if not res0.optimal:
             return RawResult(x, Status.TIME_LIMIT, max(rounded_up(base0 + res0.bound, magnitude, terms), objective))
         bound = max(rounded_up(base0 + res0.lp_bound, magnitude, terms), objective)
         # Optimal is a promise: the first solve's optimum bounds every selection the rule accepts;
         # after a repair, the answer is optimal only when it reaches that optimum.
-        proven = rounded_up(base0 + res0.value, magnitude, terms)
-        if repaired and objective < proven - OPTIMALITY_RTOL * max(1.0, abs(proven)):
-            return RawResult(x, Status.FEASIBLE, bound)
+        if repaired:
+            proven = rounded_up(base0 + res0.value, magnitude, terms)
+            if objective < proven - OPTIMALITY_RTOL * max(1.0, abs(proven)):
+                return RawResult(x, Status.FEASIBLE, bound)
         return RawResult(x, Status.OPTIMAL, bound)

@@ -45,3 +45,20 @@ def test_large_capacities_take_the_general_path():
     p = SubsetSelectionProblem(quality=[0.9, 0.2], cost=[0.0, 0.0], alpha=0.5, capacity=[2 ** 53, 2 ** 53])
     x = np.array([2 ** 53, 2 ** 52], dtype=np.int64)
     same_evaluation(p.evaluate(x), p.evaluate(x.astype(float)))
+
+
+@settings(max_examples=100)
+@given(problem=problems(n_max=10, cap_max=3, grid=True) | tolerance_hard_problems(),
+       seed=st.integers(0, 2**32 - 1))
+def test_the_last_answer_kept_is_never_stale(problem, seed):
+    # The problem keeps its last integer evaluation: a selection asked again, a selection changed in
+    # place in the same array, or the same units in another integer type are each decided afresh.
+    rng = np.random.default_rng(seed)
+    pool = [rng.integers(0, problem.capacity + 1) for _ in range(3)]
+    buffer = np.zeros(problem.n, dtype=np.int64)
+    for _ in range(12):
+        buffer[:] = pool[int(rng.integers(len(pool)))]
+        if problem.n and rng.random() < 0.3:
+            buffer[int(rng.integers(problem.n))] ^= 1
+        xi = buffer if rng.random() < 0.7 else buffer.astype(np.int32)
+        same_evaluation(problem.evaluate(xi), problem.evaluate(xi.astype(float)))
