@@ -232,6 +232,11 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
         raise ValueError(f"k must be a positive integer; got {k!r}")
     if method is None:
         method = "cuts" if solver.no_good_cuts and int(problem.capacity.max()) <= MAX_CUT_RANGE else "partition"
+        planner = sorted(set(problem.extensions) & set(PLANNER_EXTENSIONS))
+        if method == "partition" and planner and solver.no_good_cuts:
+            i = int(np.argmax(problem.capacity))
+            raise ValueError(f"alternatives with the planner's {', '.join(planner)} need no-good cuts, which take "
+                             f"capacities of at most {MAX_CUT_RANGE}; capacity[{i}] is {int(problem.capacity[i])}")
     if method not in ("partition", "cuts"):
         raise ValueError(f"method must be 'partition' or 'cuts'; got {method!r}")
     if method == "cuts":

@@ -318,7 +318,8 @@ def _search(problem: SubsetSelectionProblem, a: _Agents, red: _Reduced, lam: flo
         zs, value, complete, _ = _dynamic_program(a.dv[agents_c], w_lot, a.f[agents_c], zr_o, w_ref, vr_o, lo_c,
                                                   hi_c, off_o, tail, lams, float(unit), cap, beat, tiny, deadline,
                                                   memory)
-        status = Status.OPTIMAL if complete else Status.TIME_LIMIT
+        timed_out = deadline is not None and time.perf_counter() > deadline
+        status = Status.OPTIMAL if complete else Status.TIME_LIMIT if timed_out else Status.FEASIBLE
         if attempt == "float" and value is not None:
             proven = v_base + value
         if zs is None:
@@ -450,8 +451,16 @@ def _dynamic_program(dv_: np.ndarray, dw_: np.ndarray, f_: np.ndarray, z_ref: np
                 W1, P1, S1, Z1 = W1[keep], P1[keep], S1[keep], Z1[keep]
                 if W1.size == 0:
                     break
+                # One agent's pieces can double the list many times (capacities up to 2^53): the
+                # limits hold inside an agent too; the states before it stay a valid answer.
+                if (deadline is not None and time.perf_counter() > deadline) or \
+                        (memory is not None and 2 * W1.size * _BYTES_PER_STATE > memory):
+                    complete = False
+                    break
                 Wm, Pm, s, from2 = _merge(W1, P1, W1 + abs(dw) * size, P1 + dv * step * size)
                 W1, P1, S1, Z1 = Wm, Pm, S1[s], Z1[s] + from2 * (step * size)
+            if not complete:
+                break
             parts_w.append(W1)
             parts_p.append(P1)
             parts_src.append(S1)

@@ -283,3 +283,14 @@ def test_default_solver_handles_the_planner_fields():
             feasible.append(ev.utility)
     feasible.sort(reverse=True)
     assert np.allclose(got["objective"].to_numpy(), feasible[:6], rtol=0, atol=1e-9)
+
+
+def test_planner_fields_beyond_the_cut_range_are_refused_by_capacity():
+    """With a planner field the partition cannot run, and the cuts take capacities up to
+    MAX_CUT_RANGE: the refusal names the capacity, not the method (which the CLI cannot choose)."""
+    p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.1, 0.0], capacity=[3_000_000, 10], alpha=0.7,
+                               lot_size=[1, 2])
+    with pytest.raises(ValueError, match=r"capacities of at most 1048576; capacity\[0\] is 3000000"):
+        alternatives(p, 3)
+    with pytest.raises(ValueError, match=r"capacity\[0\] is 3000000"):
+        alternatives(p, 3, solver="highs")
