@@ -35,7 +35,7 @@ import numpy as np
 
 from ..solvers import Solver
 from .environment import BernoulliEnvironment, run_generators
-from .policies import Policy
+from .policies import KnownQuality, Policy
 
 #: Largest pool whose regret references are cached in a (runs, 2^n) table.
 TABLE_MAX_AGENTS = 12
@@ -367,8 +367,10 @@ class ChangingWorld:
         leave = [names[i] for i in np.flatnonzero(self.was_present & ~present)]
         join = np.flatnonzero(present & ~self.was_present)
         if join.size:
+            # The known-quality benchmark is told the newcomers' true qualities, as it knows the others'.
+            known = {"quality": self.env.quality[:, join]} if isinstance(pol, KnownQuality) else {}
             pol.add_agents(self.env.cost[:, join], capacity=self.env.capacity[join],
-                           names=[names[i] for i in join])
+                           names=[names[i] for i in join], **known)
         if leave:
             pol.remove_agents(leave)
         self.cols = np.array([self.env_index[s] for s in pol.names], dtype=np.int64)

@@ -31,7 +31,7 @@ from .core import (
     _selected_agents,
     print_table,
 )
-from .guards import check_paths
+from .guards import check_memory, check_paths
 
 
 def _solver(args: argparse.Namespace, problem) -> Solver:
@@ -49,6 +49,10 @@ def _write_table(df, output: str, what: str) -> None:
 
 
 # ---------------------------------------------------------------------------------- frontier
+#: Peak bytes per threshold of ``frontier --points``: the grid, the row's values, the table and its text.
+_BYTES_PER_POINT = 512
+
+
 def _cmd_frontier(args: argparse.Namespace) -> int:
     from ..decisions import frontier, frontier_breakpoints
 
@@ -62,6 +66,8 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
     points = 21 if args.points is None else args.points
     if points < 1:
         raise CLIError(f"--points must be a positive integer; got {points}")
+    # The grid, the rows' values, the table and its text: about half a kilobyte per threshold.
+    check_memory(points * _BYTES_PER_POINT, f"--points {points}")
     if args.plot is not None and args.plot == "-":
         raise CLIError("--plot needs a file name (.png, .pdf, .svg, ...), not '-'")
     check_paths(_problem_inputs(args), [("--output", args.output), ("--plot", args.plot)])

@@ -134,6 +134,17 @@ def test_two_concurrent_nexts_open_two_rounds_and_lose_none(state):
     assert saved["rounds"] == 2 and [r["round"] for r in saved["open"]] == [1, 2]
 
 
+def test_simulate_known_quality_with_arrivals(tmp_path, capsys):
+    """The known-quality benchmark is told the newcomers' qualities: with arrivals it plays the
+    optimum of the agents present every round (it failed with an internal add_agents message)."""
+    out = tmp_path / "sim"
+    assert main(["bandit", "simulate", "--policy", "known-quality", "--n", "3", "--T", "100", "--runs", "2",
+                 "--epsilon", "0.3", "--arrivals", "2", "--out", str(out)]) == 0
+    capsys.readouterr()
+    curves = pd.read_csv(out / "curves.csv")
+    assert (curves["correct_fraction"] == 1.0).all()
+
+
 def test_simulate_in_a_changing_world_writes_the_fixed_pool_beside(tmp_path, capsys):
     out = tmp_path / "sim"
     assert main(["bandit", "simulate", "--policy", "dpss-ucb", "--n", "4", "--T", "60", "--runs", "3",

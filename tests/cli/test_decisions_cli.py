@@ -189,3 +189,14 @@ def test_payments_with_the_planner_columns_use_a_milp_backend(tmp_path):
     want = payments(SubsetSelectionProblem.from_csv(f, alpha=0.75), solver="highs")
     assert got.units.tolist() == want.units.tolist() and np.allclose(got.payment, want.payment, rtol=1e-9)
     assert (got.payment >= got.units * got.reported_cost).all()
+
+
+def test_frontier_points_that_cannot_fit_are_refused_up_front(agents, tmp_path, capsys):
+    """A grid whose table cannot fit in memory is refused before any solve (one line, exit 2, no
+    file), as other commands refuse work that cannot fit."""
+    out = tmp_path / "f.csv"
+    code = main(["frontier", str(agents), "--alpha-min", "0.5", "--alpha-max", "0.9", "--points", "1000000000000",
+                 "-o", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "--points 1000000000000 needs about" in err[0]
+    assert not out.exists()
