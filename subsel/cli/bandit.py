@@ -237,7 +237,7 @@ def _read_csv(path: str, option: str) -> CSVTable:
     p = Path(path)
     if p.is_dir():
         raise CLIError(f"{option} {path} is a folder, not a CSV file")
-    if not p.is_file():
+    if not p.exists():  # pipes and /dev/fd/N (process substitution) are not regular files but read
         raise CLIError(f"{option} {path}: no such file")
     return read_csv(path)
 

@@ -42,7 +42,7 @@ def _split_source(path: str, what: str, option: str) -> tuple[object, str]:
     p = Path(path)
     if p.is_dir():
         raise IsADirectoryError(f"{what} file {path} ({option}) is a folder, not a CSV file")
-    if not p.is_file():
+    if not p.exists():  # pipes and /dev/fd/N (process substitution) read like files
         raise FileNotFoundError(f"{what} file {path} ({option}) not found")
     return path, f"{what} file {path} ({option})"
 

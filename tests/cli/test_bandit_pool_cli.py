@@ -223,3 +223,19 @@ def test_next_with_every_agent_unavailable_opens_no_round(state, capsys, how):
             "opened; state left unchanged") in err
     assert state.read_bytes() == before and not out.exists()
     assert _order(state)["round"].tolist() == [1, 1, 1]  # the round number was not used up
+
+
+def test_init_reads_agents_from_a_pipe(tmp_path):
+    """A pipe (``--agents <(...)`` in a shell: ``/dev/fd/N``) is read like a file, not refused as missing."""
+    if not Path("/dev/fd").is_dir():
+        pytest.skip("no /dev/fd on this system")
+    r, w = os.pipe()
+    os.write(w, b"name,cost,capacity\nfarm_a,0.1,2\nfarm_b,0.3,1\n")
+    os.close(w)
+    path = tmp_path / "state.json"
+    try:
+        assert main(["bandit", "init", "--agents", f"/dev/fd/{r}", "--alpha", "0.6", "--epsilon", "0.4",
+                     "--horizon", "50", "--state", str(path)]) == 0
+    finally:
+        os.close(r)
+    assert json.loads(path.read_text())["names"] == ["farm_a", "farm_b"]
