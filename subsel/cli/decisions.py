@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 from ..models import PLANNER_EXTENSIONS
-from ..solvers import Solver, SolverError
+from ..solvers import Solver, SolverError, Status
 from . import CLIError, counted, integer, number
 from .core import (
     _add_problem_args,
@@ -136,7 +136,18 @@ def solve_alternatives(args: argparse.Namespace, problem, solver: Solver, label:
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
-    if args.output is not None:
+    empty = None
+    if df.empty:  # say why, as `subsel solve` does: one solve gives the status and the explanation
+        try:
+            empty = solver.solve(problem)
+        except SolverError as exc:
+            print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
+            return 1
+    # as `subsel solve`: exit 1 when no answer came back (a limit before any selection), 0 when infeasible
+    code = 1 if empty is not None and empty.status is not Status.INFEASIBLE else 0
+    if empty is not None and args.output is not None:
+        print(f"subsel: no selection written: status {empty.status.value}", file=sys.stderr)
+    elif args.output is not None:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(["rank", "name", "units"])
@@ -147,15 +158,25 @@ def solve_alternatives(args: argparse.Namespace, problem, solver: Solver, label:
         rows = [dict(rank=int(r.rank), objective=r.objective, units=int(r.units),
                      avg_quality=None if math.isnan(r.avg_quality) else r.avg_quality, agents=int(r.agents),
                      status=r.status, x=[int(v) for v in r.x]) for r in df.itertuples()]
-        print(json.dumps({"solver": solver.name, "alternatives": rows}, allow_nan=False))
-        return 0
+        doc: dict = {"solver": solver.name, "alternatives": rows}
+        if empty is not None:
+            d = empty.to_dict()
+            doc["status"] = d["status"]
+            if empty.explanation is not None:
+                doc["explanation"], doc["conflict"] = d["explanation"], d["conflict"]
+        print(json.dumps(doc, allow_nan=False))
+        return code
     out = sys.stderr if args.output == "-" else sys.stdout
     print(f"problem      {label}: {counted(problem.n, 'agent')}, alpha {problem.alpha:g}, R {problem.R:g}"
           + (f", extensions {','.join(sorted(problem.extensions))}" if problem.extensions else ""), file=out)
     print(f"solver       {solver.name}", file=out)
-    if df.empty:
-        print("no feasible selection", file=out)
-        return 0
+    if empty is not None:
+        print(f"status       {empty.status.value}", file=out)
+        if empty.explanation is not None:
+            print(f"why          {empty.explanation}", file=out)
+        print("no feasible selection" if empty.status is Status.INFEASIBLE
+              else "no selection found", file=out)
+        return code
     table = [("rank", "objective", "units", "avg_quality", "agents", "status", "selection")]
     for r in df.itertuples():
         table.append((str(r.rank), _fmt(r.objective), str(r.units), _fmt(r.avg_quality, 6), str(r.agents),

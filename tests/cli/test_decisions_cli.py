@@ -200,3 +200,25 @@ def test_frontier_points_that_cannot_fit_are_refused_up_front(agents, tmp_path, 
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "--points 1000000000000 needs about" in err[0]
     assert not out.exists()
+
+
+@pytest.mark.parametrize("mode", ["text", "json", "output"])
+def test_alternatives_of_an_infeasible_problem_say_why_and_write_nothing(tmp_path, capsys, mode):
+    path = tmp_path / "agents.csv"
+    path.write_text("name,quality,cost,capacity\na,0.5,0.2,1\nb,0.6,0.1,2\n")
+    out = tmp_path / "alt.csv"
+    argv = ["solve", str(path), "--alpha", "0.9", "--demand", "2", "--alternatives", "3"]
+    argv += {"text": [], "json": ["--json"], "output": ["-o", str(out)]}[mode]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    direct = main(["solve", str(path), "--alpha", "0.9", "--demand", "2", "--json"])
+    why = json.loads(capsys.readouterr().out)
+    assert direct == 0 and why["status"] == "infeasible" and why["explanation"]
+    if mode == "json":
+        doc = json.loads(captured.out)
+        assert doc["alternatives"] == [] and doc["status"] == "infeasible"
+        assert doc["explanation"] == why["explanation"] and doc["conflict"] == why["conflict"]
+    else:
+        assert "status       infeasible" in captured.out and f"why          {why['explanation']}" in captured.out
+    if mode == "output":
+        assert not out.exists() and "no selection written: status infeasible" in captured.err
