@@ -311,9 +311,10 @@ class OnlinePlanner:
             diff = np.flatnonzero(received != ordered)
             if diff.size:
                 i = int(diff[0])
-                raise ValueError(f"feedback does not match the last order: agent {self.names[i]!r} was "
-                                 f"ordered {counted(int(ordered[i]), 'unit')}, received "
-                                 f"{int(received[i])}")
+                raise ValueError(f"feedback does not match the order of round {rnd}: agent {self.names[i]!r} "
+                                 f"was ordered {counted(int(ordered[i]), 'unit')}, received "
+                                 f"{int(received[i])} (partial or late feedback: give its round, "
+                                 "round=K / --round K)")
         self.policy.update(received, good, round=rnd)
         for s, r in zip(self.names, received.tolist()):
             if r:

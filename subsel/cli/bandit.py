@@ -403,7 +403,9 @@ def _next(args: argparse.Namespace) -> int:
     try:
         order = planner.next_order(unavailable=unavailable, available=available)
     except ValueError as exc:
-        raise CLIError(f"{exc}; state left unchanged") from None
+        option = ("--unavailable: " if unavailable is not None
+                  else f"--available-file {args.available_file}: " if available is not None else "")
+        raise CLIError(f"{option}{exc}; state left unchanged") from None
     if planner.rounds == opened and (unavailable is not None or available is not None):
         raise CLIError(f"{counted(len(planner.open), 'round')} open already (--max-open {planner.max_open}): "
                        "record feedback before ordering again with new availability; state left unchanged")
@@ -550,7 +552,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     avail.add_argument("--unavailable", metavar="A,B", default=None,
                        help="comma-separated agents that cannot deliver this round (never ordered)")
     avail.add_argument("--available-file", metavar="CSV", default=None,
-                       help="CSV with column name (the available agents), or name and available (1/0)")
+                       help="CSV with column name (the available agents; agents not listed are unavailable "
+                            "this round), or name and available (1/0) for every agent")
     n.set_defaults(func=_cmd_next)
 
     f = bsub.add_parser("feedback", help="record the round's received and good units")

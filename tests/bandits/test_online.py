@@ -51,7 +51,7 @@ def test_state_round_trip_keeps_pending_order():
 @pytest.mark.parametrize("rows, match", [
     ([["a", 2, 2], ["b", 1, 1], ["zz", 1, 1]], "row 2, column 'name': unknown agent; got 'zz'"),
     ([["a", 2, 3], ["b", 1, 1], ["c", 1, 1]], "row 0, column 'good': exceeds received = 2 for agent 'a'; got 3"),
-    ([["a", 1, 1], ["b", 1, 1], ["c", 1, 1]], "does not match the last order: agent 'a' was ordered 2"),
+    ([["a", 1, 1], ["b", 1, 1], ["c", 1, 1]], "does not match the order of round 1: agent 'a' was ordered 2"),
     ([["a", 2, 2], ["b", 1, 1]], "agent 'c' was ordered 1 unit, received 0"),
     ([["a", 2, 2], ["a", 2, 2], ["c", 1, 1]], "row 1, column 'name': repeats the agent of row 0; got 'a'"),
     ([["a", 2, 2], ["b", "x", 1], ["c", 1, 1]], "row 1, column 'received': expected a non-negative"),

@@ -90,7 +90,7 @@ def test_online_cycle(online):
 
 
 @pytest.mark.parametrize("obs_text, match", [
-    ("name,received,good\nfarm_a,1,1\nfarm_b,1,1\nfarm_c,1,1\n", "does not match the last order"),
+    ("name,received,good\nfarm_a,1,1\nfarm_b,1,1\nfarm_c,1,1\n", "does not match the order of round 1"),
     ("name,received,good\nfarm_a,2,3\nfarm_b,1,1\nfarm_c,1,1\n",
      "obs.csv: line 2, column 'good': exceeds received = 2 for agent 'farm_a'; got 3"),
     ("name,received,good\nfarm_a,2,2\nfarm_b,1,1\nfarm_x,1,1\n",

@@ -46,7 +46,7 @@ def test_next_numbers_rounds_and_leaves_out_unavailable_agents(state, capsys):
 
 
 @pytest.mark.parametrize("extra, match", [
-    (["--unavailable", "farm_z"], "agent 'farm_z' is not in the pool"),
+    (["--unavailable", "farm_z"], "--unavailable: agent 'farm_z' is not in the pool"),
     (["--unavailable", "farm_a,,farm_b"], "an empty name"),
     (["--unavailable", "farm_a", "--available-file", "x.csv"], "not allowed with argument"),
 ])
@@ -239,3 +239,12 @@ def test_init_reads_agents_from_a_pipe(tmp_path):
     finally:
         os.close(r)
     assert json.loads(path.read_text())["names"] == ["farm_a", "farm_b"]
+
+
+def test_available_file_with_an_unknown_agent_names_the_option_and_file(state, capsys):
+    avail = state.parent / "avail.csv"
+    avail.write_text("name\nfarm_a\nfarm_z\n")
+    before = state.read_bytes()
+    err = _error(capsys, main(["bandit", "next", "--state", str(state), "-o", "-", "--available-file", str(avail)]))
+    assert f"--available-file {avail}: agent 'farm_z' is not in the pool" in err
+    assert state.read_bytes() == before
