@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
+from typing import Any
 
 from .._extras import MODULE_EXTRA, MissingExtraError, install_hint
 from .._text import counted  # noqa: F401  (the commands' modules import it from here)
@@ -94,6 +96,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    """Print a warning raised while a command runs as one line, ``subsel: warning: ...`` (not Python's
+    two lines with the source file and the line of code)."""
+    text = " ".join(str(message).split())
+    print(f"subsel: warning: {text}", file=sys.stderr if file is None else file)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``subsel`` console script.
 
@@ -114,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     from .guards import Terminated, shutdown_worker_pools, terminate_as_interrupt
 
     try:
-        with terminate_as_interrupt():  # SIGTERM stops as cleanly as Ctrl-C
+        with terminate_as_interrupt(), warnings.catch_warnings():  # SIGTERM stops as cleanly as Ctrl-C
+            warnings.showwarning = _show_warning
             try:
                 code = args.func(args)
             finally:

@@ -12,11 +12,13 @@ and above 95% its nanny kills and restarts it.  Two ways a run then stops making
 
 Both end the run with a :class:`~subsel.experiments.runner.WorkerLostError` naming the task or the
 workers and what to do (more memory per worker, smaller tasks); the tasks finished before stay in
-the checkpoint, so a rerun resumes from them.
+the checkpoint, so a rerun resumes from them.  A scheduler with no worker is waited for (workers of a
+batch queue may take long to start), and after :data:`NO_WORKER_WARN_S` seconds a warning says so once.
 """
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -25,6 +27,9 @@ from .runner import Task, WorkerLostError, _call
 #: Seconds without a finished task, every worker paused, before the run is given up (a pause
 #: that memory spilled to disk ends is shorter).
 PAUSED_GIVE_UP_S = 60.0
+#: Seconds with no worker connected before the run says so (once; it goes on waiting: workers of a
+#: batch queue may take long to start).
+NO_WORKER_WARN_S = 30.0
 #: Seconds between two looks at the workers' state while no task finishes.
 _LOOK_EVERY_S = 5.0
 #: Seconds between two polls of the finished tasks.
@@ -73,6 +78,38 @@ def paused_for_good(workers: Mapping[str, Mapping[str, Any]], paused_since: floa
                    f"a worker holds after importing subsel's libraries does not fall; {_ADVICE}")
 
 
+def no_worker_notice(workers: Mapping[str, Any], alone_since: float | None, now: float, scheduler: str
+                     ) -> tuple[float | None, str | None]:
+    """Decide whether to say that no worker has been connected to the scheduler for a while.
+
+    Parameters
+    ----------
+    workers : mapping
+        The scheduler's worker records (``Client.scheduler_info()["workers"]``), address to record.
+    alone_since : float or None
+        When (seconds, a monotonic clock) the scheduler was first seen with no worker, or ``None``.
+    now : float
+        The current time on the same clock.
+    scheduler : str
+        The scheduler's address, for the message.
+
+    Returns
+    -------
+    alone_since : float or None
+        The updated start (``None`` when a worker is connected).
+    message : str or None
+        One line when no worker has been connected for :data:`NO_WORKER_WARN_S` seconds, else ``None``.
+    """
+    if workers:
+        return None, None
+    since = now if alone_since is None else alone_since
+    if now - since < NO_WORKER_WARN_S:
+        return since, None
+    return since, (f"no Dask worker has connected to the scheduler {scheduler} for {now - since:.0f} s; the "
+                   f"tasks wait for one (start it with 'dask worker {scheduler}', or stop with Ctrl-C: the "
+                   "finished tasks are kept in the checkpoint)")
+
+
 def execute_dask(fn: Callable, pending: list[Task], scheduler: Any) -> Iterator[tuple[str, int, list]]:
     """Yield ``(task id, seed, rows)`` as the tasks finish on a Dask cluster.
 
@@ -107,6 +144,8 @@ def execute_dask(fn: Callable, pending: list[Task], scheduler: Any) -> Iterator[
         task_of = {fut.key: task for fut, task in zip(futures, pending)}
         done = as_completed(futures)
         paused_since: float | None = None
+        alone_since: float | None = None
+        told = False
         last_look = time.monotonic()
         while not done.is_empty():
             batch = done.next_batch(block=False)
@@ -118,6 +157,11 @@ def execute_dask(fn: Callable, pending: list[Task], scheduler: Any) -> Iterator[
                     paused_since, message = paused_for_good(workers, paused_since, now)
                     if message is not None:
                         raise WorkerLostError(message)
+                    alone_since, notice = no_worker_notice(workers, alone_since, now,
+                                                           str(getattr(client.scheduler, "address", scheduler)))
+                    if notice is not None and not told:
+                        told = True
+                        warnings.warn(notice, RuntimeWarning, stacklevel=2)
                 time.sleep(_POLL_S)
                 continue
             paused_since = None

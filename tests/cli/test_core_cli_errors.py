@@ -287,3 +287,22 @@ def test_an_empty_must_take_list_says_so(agents, capsys, value):
     assert main(["solve", str(agents), "--alpha", "0.5", "--must-take", value]) == 2
     line, _ = one_error_line(capsys)
     assert "--must-take: the name list is empty" in line
+
+
+def test_a_warning_during_a_command_is_one_line(agents, capsys, monkeypatch):
+    """A warning raised while a command runs prints as ``subsel: warning: ...`` on one line (not
+    Python's two lines naming a source file), and the command goes on."""
+    import warnings
+
+    from subsel.solvers.exact import Exact
+
+    solve = Exact._solve
+
+    def warning_solve(self, problem):
+        warnings.warn("first part\n  second part", RuntimeWarning, stacklevel=1)
+        return solve(self, problem)
+
+    monkeypatch.setattr(Exact, "_solve", warning_solve)
+    assert main(["solve", str(agents), "--alpha", "0.5", "--solver", "exact"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "subsel: warning: first part second part\n" and "status       optimal" in captured.out

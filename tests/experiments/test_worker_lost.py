@@ -3,6 +3,7 @@
 import os
 import time
 
+import pandas as pd
 import pytest
 
 from subsel.experiments import checkpoint_path, grid, run_grid
@@ -113,3 +114,49 @@ def test_paused_for_good_decision(workers, since, now, expect_since, gives_up):
     if gives_up:
         assert "a holds 133 MiB of its 143 MiB limit" in message
         assert ("all 2 Dask workers were" in message) == (len(workers) == 2)
+
+
+def test_a_scheduler_without_workers_is_waited_for_and_said_once(tmp_path, monkeypatch):
+    """No worker connected: the run says so once (a warning naming the scheduler and ``dask worker``) and
+    goes on waiting; a worker that connects later runs every task."""
+    pytest.importorskip("dask")
+    distributed = pytest.importorskip("dask.distributed")
+    import threading
+
+    from subsel.experiments import _dask
+
+    monkeypatch.setattr(_dask, "NO_WORKER_WARN_S", 0.3)
+    monkeypatch.setattr(_dask, "_LOOK_EVERY_S", 0.1)
+    with distributed.LocalCluster(n_workers=0, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        client = distributed.Client(cluster)
+        later = threading.Timer(2.0, lambda: cluster.scale(1))
+        later.start()
+        out = tmp_path / "squares.csv"
+        try:
+            with pytest.warns(RuntimeWarning) as caught:
+                run_grid(grid(0, {"x": [1, 2]}), squares, out, scheduler=client)
+        finally:
+            later.cancel()
+            client.close()
+    notices = [str(w.message) for w in caught if "no Dask worker" in str(w.message)]
+    assert len(notices) == 1 and cluster.scheduler_address in notices[0] and "dask worker" in notices[0]
+    assert sorted(pd.read_csv(out)["y"]) == [1, 4]
+
+
+@pytest.mark.parametrize("workers, since, now, expect_since, says", [
+    ({"a": {}}, None, 100.0, None, False),    # a worker: nothing to say
+    ({"a": {}}, 50.0, 100.0, None, False),    # a worker came: reset
+    ({}, None, 100.0, 100.0, False),          # alone from now
+    ({}, 100.0, 129.0, 100.0, False),         # not yet 30 s
+    ({}, 100.0, 130.0, 100.0, True),          # 30 s: say so
+])
+def test_no_worker_notice_decision(workers, since, now, expect_since, says):
+    from subsel.experiments._dask import NO_WORKER_WARN_S, no_worker_notice
+
+    assert NO_WORKER_WARN_S == 30.0
+    got_since, message = no_worker_notice(workers, since, now, "tcp://h:8786")
+    assert got_since == expect_since and (message is not None) == says
+    if says:
+        assert message.startswith("no Dask worker has connected to the scheduler tcp://h:8786 for 30 s")
+        assert "dask worker tcp://h:8786" in message and "\n" not in message
