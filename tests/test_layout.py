@@ -123,3 +123,15 @@ def test_the_largest_exact_integer_is_written_once():
                 homes.append(path.relative_to(PACKAGE).as_posix())
     # _knapsack and _ties scale float mantissas (53 significant bits), a property of float64, not the limit.
     assert sorted(set(homes) - {"solvers/_knapsack.py", "solvers/_ties.py"}) == ["models/rules.py"]
+
+
+def test_a_module_above_600_lines_says_why_at_its_top():
+    """A module of the package longer than 600 lines gives its reason in its docstring."""
+    long = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > 600:
+            doc = ast.get_docstring(ast.parse(text)) or ""
+            if "600 lines" not in doc:
+                long.append(f"{path.relative_to(PACKAGE)} ({text.count(chr(10))} lines)")
+    assert not long, "modules above 600 lines without a reason in their docstring: " + ", ".join(long)

@@ -11,6 +11,11 @@ rest of the range is split into binary pieces (1, 2, 4, ..., rest units), which 
 count exactly with ``O(log k)`` items.  The 0-1 knapsack is solved exactly by a dynamic program over an
 expanding core around the break item (Pisinger, Operations Research 45(5), 1997; Martello, Pisinger,
 Toth, Management Science 45(3), 1999; :mod:`subsel.solvers._knapsack`).
+
+Longer than 600 lines on purpose: the reduction to the knapsack, the unit ranges and binary pieces
+of several-unit agents, the final check in the model's exact integers and its repair, and the choice
+between the compiled kernel and the numpy path are one chain of proofs behind every ``optimal`` of
+``exact``; split, each part would be read without the invariants the next one relies on.
 """
 from __future__ import annotations
 
