@@ -39,7 +39,7 @@ _LAZY = {
     "LinearForm": "formulations", "LinearRow": "formulations", "linear_form": "formulations",
     "lp_text": "formulations", "mps_text": "formulations", "to_ortools": "formulations", "to_pulp": "formulations",
     "variable_names": "formulations", "write_lp": "formulations", "write_mps": "formulations",
-    "KNAPSACK_CLASSES": "instances", "knapsack_instance": "instances",
+    "KNAPSACK_CLASSES": "instances", "HARD_KNAPSACK_CLASSES": "instances", "knapsack_instance": "instances",
     "KnapsackInstance": "knapsack", "read_knapsack": "knapsack", "read_optimum": "knapsack",
 }
 
@@ -57,7 +57,7 @@ if TYPE_CHECKING:  # the type checkers' and the API reference's view of the name
         write_lp,
         write_mps,
     )
-    from .instances import KNAPSACK_CLASSES, knapsack_instance
+    from .instances import HARD_KNAPSACK_CLASSES, KNAPSACK_CLASSES, knapsack_instance
     from .knapsack import KnapsackInstance, read_knapsack, read_optimum
 
 __all__ = [
@@ -85,7 +85,7 @@ __all__ = [
     "BatchEvaluation", "BatchPartition", "ProblemBatch", "rowdot",
     "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "variable_names", "write_lp", "write_mps",
     "KnapsackInstance", "read_knapsack", "read_optimum",
-    "KNAPSACK_CLASSES", "knapsack_instance",
+    "KNAPSACK_CLASSES", "HARD_KNAPSACK_CLASSES", "knapsack_instance",
     "InputError", "CSVTable", "read_csv", "read_agents", "read_group_limits", "atomic_write_text", "atomic_write_with",
     "problem_from_table", "problem_to_csv_text", "selection_csv_text", "lp_text", "mps_text",
 ]

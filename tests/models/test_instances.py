@@ -87,3 +87,44 @@ def test_rng_must_be_a_generator():
 def test_bad_fraction_is_rejected():
     with pytest.raises(ValueError, match=r"fraction must be a number in \(0, 1\); got 1.5"):
         uncorrelated(10, 1000, np.random.default_rng(0), fraction=1.5)
+
+
+@pytest.mark.parametrize("R", [100, 1000, 10000])
+@pytest.mark.parametrize("kind", __import__("subsel.models", fromlist=["x"]).HARD_KNAPSACK_CLASSES)
+def test_every_hard_class_follows_its_definition(kind, R):
+    """Pisinger (2005), Section 3: each class's defining relation between w_j and p_j holds."""
+    n = 400
+    p, w, c = knapsack_instance(kind, n, R, np.random.default_rng(R))
+    assert p.shape == w.shape == (n,) and p.dtype.kind == w.dtype.kind == "i"
+    assert p.min() >= 1 and w.min() >= 1 and int(w.max()) <= c < int(w.sum())
+    r10 = R // 10
+    if kind.startswith("even_odd"):
+        assert (w % 2 == 0).all() and c % 2 == 1
+        assert (p == (w if kind == "even_odd_subset_sum" else w + r10)).all()
+    elif kind == "similar_weights":
+        assert (w >= 100 * R).all() and (w < 100 * R + r10).all() and p.max() <= R
+    elif kind.endswith("_spanner"):
+        spanners = {(int(a), int(b)) for a, b in zip(w, p)
+                    if not any(a == k * sa and b == k * sb for sa, sb in zip(w, p) for k in range(2, 11))}
+        assert 1 <= len(spanners) <= 2  # every item is a multiple 1..10 of one of two spanner items
+        for a, b in zip(w, p):
+            assert any(a % sa == 0 and a // sa <= 10 and b == (a // sa) * sb for sa, sb in spanners)
+        assert w.max() <= 10 * (-(-R // 5))
+    elif kind == "multiple_strongly_correlated":
+        assert (p == w + np.where(w % 6 == 0, 3 * r10, 2 * r10)).all()
+    elif kind == "profit_ceiling":
+        assert (p % 3 == 0).all() and (p >= w).all() and (p - w < 3).all()
+    else:  # circle: on the ellipse p = 2/3 sqrt(4R^2 - (w - 2R)^2), rounded down
+        exact = 2.0 / 3.0 * np.sqrt(4.0 * R * R - (w - 2.0 * R) ** 2)
+        assert (p <= exact + 1e-9).all() and (exact - p < 1 + 1e-9).all()
+
+
+def test_hard_classes_are_reproducible_and_named_in_the_error():
+    from subsel.models import HARD_KNAPSACK_CLASSES
+
+    for kind in HARD_KNAPSACK_CLASSES:
+        a = knapsack_instance(kind, 50, 1000, np.random.default_rng(3))
+        b = knapsack_instance(kind, 50, 1000, np.random.default_rng(3))
+        assert all(np.array_equal(x, y) for x, y in zip(a[:2], b[:2])) and a[2] == b[2]
+    with pytest.raises(ValueError, match="circle; got 'nosuch'"):
+        knapsack_instance("nosuch", 5, 100, np.random.default_rng(0))
