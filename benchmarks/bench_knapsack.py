@@ -7,7 +7,10 @@ Two tables (``--table``):
     hard knapsack problems?", Computers & Operations Research 32(9), 2005) for n in {10^3, 10^4},
     R in {10^3, 10^4} and ``--reps`` instances each (48 with the defaults), then the large
     coefficients: R in {10^6, 10^7} for the uncorrelated, weakly and strongly correlated classes
-    (``--large-R``; ``--large-R`` with no value skips them).  Per instance the time of
+    (``--large-R``; ``--large-R`` with no value skips them), then the classes the same paper (Section 3)
+    built to be hard for these algorithms, at the classic n and R (``--hard``: even-odd, similar
+    weights, spanner, multiple strongly correlated, profit ceiling, circle; ``--hard`` with no value
+    skips them).  Per instance the time of
     ``solve_knapsack`` (best of ``--runs`` calls; ``subsel_s`` the default call, ``lex_s`` with the
     rule among equal optima, ``lexicographic=True``), of combo (Martello,
     Pisinger, Toth, Management Science 45(3), 1999; median of ``--combo-runs`` calls inside one
@@ -56,7 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_exact import run_ortools_knapsack  # noqa: E402  (this folder is on the path)
 
 from subsel import solve_knapsack  # noqa: E402
-from subsel.models.instances import KNAPSACK_CLASSES, knapsack_instance  # noqa: E402
+from subsel.models.instances import HARD_KNAPSACK_CLASSES, KNAPSACK_CLASSES, knapsack_instance  # noqa: E402
 
 #: The environment variable naming a folder with combo.c and combo.h.
 COMBO_ENV = "SUBSEL_COMBO_DIR"
@@ -196,8 +199,10 @@ def instances(args: argparse.Namespace):
     """(class, n, R, rep, p, w, c) of the classic rows, then of the large-coefficient rows."""
     cells = [(kind, n, R) for kind in args.classes for n in args.n for R in args.R]
     cells += [(kind, n, R) for kind in LARGE_CLASSES if kind in args.classes for n in args.n for R in args.large_R]
+    cells += [(kind, n, R) for kind in args.hard for n in args.n for R in args.R]
+    every = KNAPSACK_CLASSES + HARD_KNAPSACK_CLASSES
     for kind, n, R in cells:
-        seeds = np.random.SeedSequence([args.seed, n, R, KNAPSACK_CLASSES.index(kind)]).spawn(args.reps)
+        seeds = np.random.SeedSequence([args.seed, n, R, every.index(kind)]).spawn(args.reps)
         for rep, seed in enumerate(seeds):
             p, w, c = knapsack_instance(kind, n, R, np.random.default_rng(seed))
             yield kind, n, R, rep, p, w, c
@@ -249,7 +254,8 @@ def _classes(args: argparse.Namespace, exe: Path | None) -> int:
           f"{'worst':>8} {'ort/sub':>8} {'cbc/sub':>8} {'agree':>6} {'lex/combo':>10} {'worst':>8}")
     groups: dict[tuple[str, str], list] = {}
     for row in rows:
-        groups.setdefault((row[0], "classic" if row[2] in args.R else str(row[2])), []).append(row)
+        label = "hard" if row[0] in HARD_KNAPSACK_CLASSES else "classic" if row[2] in args.R else str(row[2])
+        groups.setdefault((row[0], label), []).append(row)
     ok = True
     for (kind, rng), mine in groups.items():
         solved = sum(r[3].proven for r in mine)
@@ -307,6 +313,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="data ranges of the classic rows (default 1000 10000; none: skip them)")
     ap.add_argument("--large-R", nargs="*", type=int, default=[10 ** 6, 10 ** 7],
                     help="data ranges of the large-coefficient rows (default 10^6 10^7; none: skip them)")
+    ap.add_argument("--hard", nargs="*", default=list(HARD_KNAPSACK_CLASSES), choices=HARD_KNAPSACK_CLASSES,
+                    metavar="CLASS", help="Pisinger's hard classes (2005, Section 3) at the classic n and R "
+                    "(default all of them; --hard with no value skips them)")
     ap.add_argument("--reps", type=int, default=2, help="instances per cell (default 2)")
     ap.add_argument("--runs", type=int, default=3, help="calls of solve_knapsack per instance, best kept")
     ap.add_argument("--combo-runs", type=int, default=11, help="calls of combo per instance, median kept")
