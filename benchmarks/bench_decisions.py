@@ -48,13 +48,24 @@ from subsel.solvers.exact import Exact  # noqa: E402
 
 
 class _Counting(Exact):
-    """`exact`, counting its solves."""
+    """`exact`, counting its solves (one problem, or one threshold of ``threshold_solver``)."""
 
     calls = 0
 
     def solve(self, problem):
         self.calls += 1
         return super().solve(problem)
+
+    def threshold_solver(self, problem):
+        solve_at = super().threshold_solver(problem)
+
+        def counted(alpha):
+            before = self.calls
+            sol = solve_at(alpha)
+            self.calls = before + 1  # a threshold solved by ``solve`` (a repair) counts once
+            return sol
+
+        return counted
 
 
 def _best_time(fn, reps: int, setup=lambda: None) -> float:

@@ -104,10 +104,11 @@ def frontier(problem: SubsetSelectionProblem, alphas: Any, solver: str | Solver 
     rows: list[dict[str, Any]] = [{} for _ in range(a.size)]
     last: Solution | None = None
     row: dict[str, Any] = {}
+    solve_at = solver.threshold_solver(problem)
     for j in np.argsort(a, kind="stable"):
         alpha = float(a[j])
         if last is None or not _carries_over(last, solver, problem, alpha):
-            last = solver.solve(problem.with_changes(alpha=alpha))
+            last = solve_at(alpha)
             row = summary(last)
         rows[j] = row
     columns = {key: [r[key] for r in rows] for key in FRONTIER_COLUMNS[1:]}
