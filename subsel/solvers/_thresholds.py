@@ -17,8 +17,10 @@ Two steps of a single solve are left out because they cannot change that answer 
   rounded sums: with unit capacities ``x r`` is exact and ``x`` adds to ``x0`` only items of positive
   value, so the exact sum of ``x r`` is at least that of ``x0 r`` and, rounding being monotone, the
   start never wins;
-* the repairs: when the knapsack's answer fails the model's exact rule (a hair over the bound), or
-  the solve would take another route, the threshold is solved by ``solve`` itself.
+* the check of the knapsack's answer by the model's exact rule before the answer check of
+  ``solve``, which applies the same rule to the same selection: it is asked once.  When the rule
+  refuses the selection (the float sums took it a hair over the bound), the threshold is solved by
+  ``solve`` itself, which repairs it, as it is when ``solve`` would take another route.
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ import numpy as np
 
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, partition_masks, rounded_up
 from ._knapsack import solve_knapsack
-from .base import RawResult, Solution, Status
+from .base import RawResult, Solution, SolverError, Status
 
 if TYPE_CHECKING:  # pragma: no cover
     from .exact import Exact
@@ -81,8 +83,8 @@ def unit_threshold_solver(solver: "Exact", problem: SubsetSelectionProblem
         res = solve_knapsack(values, np.abs(margin[agents]), capacity, deadline, memory)
         x = x0.copy()
         x[agents] += sign * res.take
-        if float(at.quality_surplus(x)) + FEASIBILITY_TOL < 0 or not at.evaluate(x).feasible:
-            return solver.solve(at)  # the float sums took a selection the rule refuses: repair there
+        if float(at.quality_surplus(x)) + FEASIBILITY_TOL < 0:
+            return solver.solve(at)  # the float sums took a selection over the bound: repair there
         x0r, xr = x0 * r, x * r
         objective = float(xr.sum())
         magnitude = float(np.abs(x0r).sum()) + float(np.abs(xr).sum()) + float(values.sum())
@@ -92,7 +94,10 @@ def unit_threshold_solver(solver: "Exact", problem: SubsetSelectionProblem
             raw = RawResult(x, Status.OPTIMAL, max(rounded_up(base + res.lp_bound, magnitude, terms), objective))
         else:
             raw = RawResult(x, Status.TIME_LIMIT, max(rounded_up(base + res.bound, magnitude, terms), objective))
-        return solver._finish(at, raw._replace(backend_time_s=time.perf_counter() - start), start)
+        try:  # the answer check by the model's exact rule (one evaluation, as in ``solve``)
+            return solver._finish(at, raw._replace(backend_time_s=time.perf_counter() - start), start)
+        except SolverError:  # the rule refuses the selection by a hair: ``solve`` repairs it there
+            return solver.solve(at)
 
     return solve_at
 
