@@ -199,9 +199,9 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
         raise ValueError(f"alpha_min must be <= alpha_max; got alpha_min {lo} > alpha_max {hi}")
     rows: list[dict[str, Any]] = []
     alpha = lo
+    solve_at = solver.threshold_solver(problem)
     while True:
-        at = problem.with_changes(alpha=alpha)
-        sol = solver.solve(at)
+        sol = solve_at(alpha)
         if sol.status is not Status.OPTIMAL and sol.status is not Status.INFEASIBLE:
             if sol.status is not Status.FEASIBLE:
                 raise ValueError(f"solver {solver.name!r} stopped at alpha {alpha!r} with status "
