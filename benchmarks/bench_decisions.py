@@ -11,6 +11,8 @@ Section 6.1), seeds from ``SeedSequence(--seed)``:
     alpha-0.7 solves as it makes; the median and the largest ratio).  The solves where the quality
     constraint binds hardest (alpha 0.72 to 0.95 here) cost 1.2 to 2 times the one at 0.7, so the
     ratio to the 0.7 solve is mostly the number of solves the frontier cannot skip times that factor.
+    The frontier solves through ``Exact.threshold_solver`` (the problem checked once, per threshold
+    the knapsack and the answer check); the count of solves counts those thresholds.
 ``payments``
     ``subsel.payments`` for every agent of an n = 1,000 instance with unit capacities (alpha = 0.7),
     against one `exact` solve.  Target: at most 2 x (selected agents + 1) times one solve (with unit
