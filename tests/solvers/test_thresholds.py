@@ -71,7 +71,7 @@ UNIT = (problems(n_max=8) | problems(n_max=8, grid=True) | tolerance_hard_proble
         | mirrored_tolerance_problems(n_max=6))
 
 
-@settings(max_examples=150)
+@settings(max_examples=300)
 @given(UNIT | must_list_problems(n_max=6, cap_max=3), st.data())
 def test_exact_at_each_threshold_is_solve_there_bit_for_bit(problem, data):
     _check_thresholds(get_solver("exact"), problem, data)
@@ -177,3 +177,22 @@ def test_bad_arguments_are_named():
         exact.threshold_solver(budget)
     with pytest.raises(UnsupportedExtensionError, match="budget"):
         get_solver("gss").threshold_solver(budget)(0.7)
+
+
+@settings(max_examples=20)
+@given(problems(n_min=2, n_max=8), st.lists(st.floats(0.0, 1.0), min_size=8, max_size=8), st.data())
+def test_objective_qualities_keep_the_answers_of_solve(problem, objective_quality, data):
+    problem = problem.with_changes(objective_quality=objective_quality[:problem.n])
+    _check_thresholds(get_solver("exact"), problem, data)
+
+
+@settings(max_examples=40)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(20, 400), st.booleans(), st.data())
+def test_larger_instances_keep_the_answers_of_solve(seed, n, grid, data):
+    """Knapsacks beyond enumeration (the core dynamic program), ties when the data are on a grid."""
+    rng = np.random.default_rng(seed)
+    problem = SubsetSelectionProblem.random(n, 0.7, rng=rng)
+    if grid:
+        problem = problem.with_changes(quality=np.round(problem.quality * 20) / 20,
+                                       cost=np.round(problem.cost * 20) / 20)
+    _check_thresholds(get_solver("exact"), problem, data)
