@@ -13,7 +13,7 @@ Section 6.1), seeds from ``SeedSequence(--seed)``:
     constraint binds hardest (alpha 0.72 to 0.95 here) cost 1.2 to 2 times the one at 0.7, so the
     ratio to the 0.7 solve is mostly the number of solves the frontier cannot skip times that factor.
     The frontier solves through ``Exact.threshold_solver`` (the problem checked once, per threshold
-    the knapsack and the answer check); the count of solves counts those thresholds.
+    the knapsack and the answer check).
 ``payments``
     ``subsel.payments`` for every agent of an n = 1,000 instance with unit capacities (alpha = 0.7),
     against one `exact` solve.  Target: at most 2 x (selected agents + 1) times one solve (with unit
@@ -51,24 +51,14 @@ from subsel.solvers.exact import Exact  # noqa: E402
 
 
 class _Counting(Exact):
-    """`exact`, counting its solves (one problem, or one threshold of ``threshold_solver``)."""
+    """`exact`, counting its solves (a subclass that replaces ``solve`` is asked at every threshold
+    the frontier solves: ``Exact.threshold_solver`` then calls ``solve``)."""
 
     calls = 0
 
     def solve(self, problem):
         self.calls += 1
         return super().solve(problem)
-
-    def threshold_solver(self, problem):
-        solve_at = super().threshold_solver(problem)
-
-        def counted(alpha):
-            before = self.calls
-            sol = solve_at(alpha)
-            self.calls = before + 1  # a threshold solved by ``solve`` (a repair) counts once
-            return sol
-
-        return counted
 
 
 def _best_time(fn, reps: int, setup=lambda: None) -> float:

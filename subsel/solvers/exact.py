@@ -438,10 +438,12 @@ class Exact(Solver):
         With one unit per agent and no must lists the work that does not depend on the threshold
         is done once and each ``solve_at(alpha)`` runs the partition and the knapsack of Deva et al.,
         AAMAS 2021, Section 3, only (:mod:`subsel.solvers._thresholds`); the answers are those of
-        :meth:`solve`, bit for bit.  Otherwise each threshold is solved anew.  Parameters, returns
+        :meth:`solve`, bit for bit.  Otherwise each threshold is solved anew, as it is for a
+        subclass that replaces ``solve`` or ``_solve`` (its own answers count).  Parameters, returns
         and errors as :meth:`Solver.threshold_solver`.
         """
-        if isinstance(problem, SubsetSelectionProblem):
+        if isinstance(problem, SubsetSelectionProblem) and type(self).solve is Solver.solve \
+                and type(self)._solve is Exact._solve:
             from ._thresholds import unit_threshold_solver
 
             fast = unit_threshold_solver(self, problem)

@@ -55,16 +55,19 @@ def _check_thresholds(solver, problem: SubsetSelectionProblem, data) -> None:
         _assert_same(solve_at(alpha), solver.solve(problem.with_changes(alpha=alpha)))
 
 
-class _Counting(Exact):
-    """`exact`, counting the thresholds it solves through ``solve``."""
+def _Counting(**options) -> Exact:
+    """`exact`, counting the thresholds it solves through ``solve`` (an instance attribute: the
+    class stays ``Exact``, whose shared path a subclass replacing ``solve`` would not take)."""
+    exact = Exact(**options)
+    exact.calls = 0
+    solve = exact.solve
 
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.calls = 0
+    def counted(problem):
+        exact.calls += 1
+        return solve(problem)
 
-    def solve(self, problem):
-        self.calls += 1
-        return super().solve(problem)
+    exact.solve = counted
+    return exact
 
 
 UNIT = (problems(n_max=8) | problems(n_max=8, grid=True) | tolerance_hard_problems(n_max=6)
@@ -196,3 +199,21 @@ def test_larger_instances_keep_the_answers_of_solve(seed, n, grid, data):
         problem = problem.with_changes(quality=np.round(problem.quality * 20) / 20,
                                        cost=np.round(problem.cost * 20) / 20)
     _check_thresholds(get_solver("exact"), problem, data)
+
+
+def test_a_subclass_that_replaces_solve_is_asked_at_every_threshold():
+    class Mine(Exact):
+        def __init__(self):
+            super().__init__()
+            self.asked = []
+
+        def _solve(self, problem):
+            self.asked.append(problem.alpha)
+            return super()._solve(problem)
+
+    mine = Mine()
+    p = _large(4)
+    solve_at = mine.threshold_solver(p)
+    for alpha in (0.6, 0.8):
+        _assert_same(solve_at(alpha), Exact().solve(p.with_changes(alpha=alpha)))
+    assert mine.asked == [0.6, 0.8]
