@@ -104,10 +104,11 @@ def frontier(problem: SubsetSelectionProblem, alphas: Any, solver: str | Solver 
     rows: list[dict[str, Any]] = [{} for _ in range(a.size)]
     last: Solution | None = None
     row: dict[str, Any] = {}
+    solve_at = solver.threshold_solver(problem)
     for j in np.argsort(a, kind="stable"):
         alpha = float(a[j])
         if last is None or not _carries_over(last, solver, problem, alpha):
-            last = solver.solve(problem.with_changes(alpha=alpha))
+            last = solve_at(alpha)
             row = summary(last)
         rows[j] = row
     columns = {key: [r[key] for r in rows] for key in FRONTIER_COLUMNS[1:]}
@@ -198,9 +199,9 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
         raise ValueError(f"alpha_min must be <= alpha_max; got alpha_min {lo} > alpha_max {hi}")
     rows: list[dict[str, Any]] = []
     alpha = lo
+    solve_at = solver.threshold_solver(problem)
     while True:
-        at = problem.with_changes(alpha=alpha)
-        sol = solver.solve(at)
+        sol = solve_at(alpha)
         if sol.status is not Status.OPTIMAL and sol.status is not Status.INFEASIBLE:
             if sol.status is not Status.FEASIBLE:
                 raise ValueError(f"solver {solver.name!r} stopped at alpha {alpha!r} with status "

@@ -22,7 +22,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, NamedTuple, overload
 
 import numpy as np
 
@@ -475,6 +475,42 @@ class Solver:
         if sol.status is Status.INFEASIBLE:  # explained when first asked (Solution.explanation)
             sol.__dict__["_explain"] = (self, problem)
         return sol
+
+    def threshold_solver(self, problem: SubsetSelectionProblem) -> Callable[[float], Solution]:
+        """A function that solves ``problem`` at any quality threshold: ``solve_at(alpha)``.
+
+        ``solve_at(alpha)`` returns what ``solve(problem.with_changes(alpha=alpha))`` returns (the
+        same selection, status and bound).  Deva et al., AAMAS 2021, Section 3: the threshold enters
+        only the quality constraint, so a backend may do the work that does not depend on it once,
+        for every threshold asked later (``exact`` does; the default solves each threshold anew).
+        The price of quality (:func:`subsel.frontier`) asks one problem at many thresholds.
+
+        Parameters
+        ----------
+        problem : SubsetSelectionProblem
+            Its own ``alpha`` is ignored; never modified.
+
+        Returns
+        -------
+        callable
+            ``solve_at(alpha: float) -> Solution``; ``alpha`` in [0, 1] (else ``ValueError``, as
+            :meth:`SubsetSelectionProblem.with_changes`), with the errors of :meth:`solve`.
+
+        Raises
+        ------
+        TypeError
+            ``problem`` is not a :class:`SubsetSelectionProblem`.
+        UnsupportedExtensionError
+            From this call or the first ``solve_at``: the problem uses an extension this solver
+            does not support.
+        """
+        if not isinstance(problem, SubsetSelectionProblem):
+            raise TypeError(f"problem must be a SubsetSelectionProblem; got {type(problem).__name__}")
+
+        def solve_at(alpha: float) -> Solution:
+            return self.solve(problem.with_changes(alpha=alpha))
+
+        return solve_at
 
     def solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> Solution:
         """The best selection of ``problem`` other than the rows of ``excluded`` (no-good cuts).

@@ -41,7 +41,7 @@ from ..models import (
 )
 from ._choices import solve_choices
 from ._knapsack import KnapsackResult, solve_knapsack
-from .base import RawResult, Solver, Status
+from .base import RawResult, Solution, Solver, Status
 
 #: Default of ``memory_limit_mb``: the state lists of the dynamic program stay below 1 GiB.
 DEFAULT_MEMORY_LIMIT_MB = 1024.0
@@ -436,6 +436,25 @@ class Exact(Solver):
         if self.jit is None:
             return self.lexicographic and _numba_installed()
         return self.jit
+
+    def threshold_solver(self, problem: SubsetSelectionProblem) -> Callable[[float], Solution]:
+        """A function that solves ``problem`` at any quality threshold, as :meth:`solve` does there.
+
+        With one unit per agent and no must lists the work that does not depend on the threshold
+        is done once and each ``solve_at(alpha)`` runs the partition and the knapsack of Deva et al.,
+        AAMAS 2021, Section 3, only (:mod:`subsel.solvers._thresholds`); the answers are those of
+        :meth:`solve`, bit for bit.  Otherwise each threshold is solved anew, as it is for a
+        subclass that replaces ``solve`` or ``_solve`` (its own answers count).  Parameters, returns
+        and errors as :meth:`Solver.threshold_solver`.
+        """
+        if isinstance(problem, SubsetSelectionProblem) and type(self).solve is Solver.solve \
+                and type(self)._solve is Exact._solve:
+            from ._thresholds import unit_threshold_solver
+
+            fast = unit_threshold_solver(self, problem)
+            if fast is not None:
+                return fast
+        return super().threshold_solver(problem)
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: choices per agent

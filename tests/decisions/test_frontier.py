@@ -233,3 +233,24 @@ def test_frontier_near_the_qualities_matches_fresh_independent_solves(problem, d
         sol = exact.solve(fresh)
         assert row.alpha == alpha and row.status == sol.status.value
         assert _same(row.objective, sol.objective)
+
+
+class _SolveEach(type(get_solver("exact"))):
+    """`exact` that solves every threshold anew (``Solver.threshold_solver``, no shared work)."""
+
+    def threshold_solver(self, problem):
+        from subsel.solvers import Solver
+
+        return Solver.threshold_solver(self, problem)
+
+
+@settings(max_examples=60)
+@given(problems(n_max=8) | problems(n_max=8, grid=True) | must_list_problems(n_max=6, cap_max=3)
+       | tolerance_hard_problems(n_max=6) | mirrored_tolerance_problems(n_max=6), st.data())
+def test_frontier_with_shared_work_is_the_frontier_of_fresh_solves_bit_for_bit(problem, data):
+    """The shared work of ``exact`` across thresholds changes no bit of the frontier."""
+    q = sorted(set(float(v) for v in problem.quality))
+    near = [min(1.0, max(0.0, v + d)) for v in q for d in (0.0, -1e-9, 1e-9)]
+    alphas = data.draw(st.lists(st.sampled_from(near) | st.floats(0.0, 1.0), min_size=1, max_size=12))
+    pd.testing.assert_frame_equal(frontier(problem, alphas), frontier(problem, alphas, solver=_SolveEach()),
+                                  check_exact=True)
