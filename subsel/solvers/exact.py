@@ -433,6 +433,10 @@ class Exact(Solver):
         return self.jit
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        if problem._integer_rule is not None:  # a knapsack beyond exact float64: solved in integers
+            from ._encoded import solve_encoded
+
+            return solve_encoded(problem, self.time_limit_s, self.memory_limit_mb, self.lexicographic)
         if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: choices per agent
             return solve_choices(problem, self.time_limit_s, self.memory_limit_mb)
         raw = self._solve_any(problem)
