@@ -111,10 +111,12 @@ def _bad(path: Path | _Stream, line: int, column: str | None, rule: str, token: 
     return InputError(rule, file=str(path), line=line, column=column, value=token)
 
 
-def _number(token: str, path: Path | _Stream, line: int, column: str | None, what: str = "") -> int | float:
+def _number(token: str, path: Path | _Stream, line: int, column: str | None, what: str = "",
+            limit: int | None = MAX_KNAPSACK_TOTAL) -> int | float:
     """A real field (profit, weight, capacity, optimum): an exact int when it is written as a whole
-    number (``3``, ``3.0``, ``3e2``; at most 2^62 in magnitude), else a float.  ``what`` prefixes the
-    rule when the field is not a column (``"c (capacity) "``).
+    number (``3``, ``3.0``, ``3e2``; at most ``limit`` = 2^62 in magnitude, no limit for the
+    capacity), else a float.  ``what`` prefixes the rule when the field is not a column
+    (``"c (capacity) "``).
 
     A number that float64 would round onto an integer although it has a fractional part
     (``2.0000000000000001``) is refused: read as a float it would silently become integer data.
@@ -132,7 +134,7 @@ def _number(token: str, path: Path | _Stream, line: int, column: str | None, wha
     except ValueError:
         raise _bad(path, line, column, f"{what}has a fractional part below float64's resolution (it "
                    f"would be read as the integer {int(v)})", token) from None
-    if abs(exact) > MAX_KNAPSACK_TOTAL:
+    if limit is not None and abs(exact) > limit:
         raise _bad(path, line, column, f"{what}an integer above 2^62 = {MAX_KNAPSACK_TOTAL} is beyond "
                    "64-bit integer sums", token)
     return exact
@@ -237,7 +239,7 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
     if len(toks) != 2:
         raise ValueError(f"{path}: line {ln}: expected 'n W'; got {head!r}")
     n = _count(toks[0], path, ln, "n")
-    W = _number(toks[1], path, ln, "W")
+    W = _number(toks[1], path, ln, "W", limit=None)
     if W < 0:
         raise _bad(path, ln, "W", "capacity must be >= 0", toks[1])
     if len(lines) < n + 1:
@@ -315,7 +317,7 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
         li, nv = keys["n"]
         n = _count(nv, path, li, None, "'n' (the item count) ")
         li, cv = keys["c"]
-        W = _number(cv, path, li, None, "'c' (the capacity) ")
+        W = _number(cv, path, li, None, "'c' (the capacity) ", limit=None)
         if W < 0:
             raise _bad(path, li, None, "'c' (the capacity) must be >= 0", cv)
         optimum = None
