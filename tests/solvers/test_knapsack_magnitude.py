@@ -62,7 +62,8 @@ def test_exact_through_from_knapsack_matches_brute_force(data, lexicographic):
     sol = get_solver("exact", lexicographic=lexicographic).solve(p)
     assert sol.status.value == "optimal"
     y = sol.x[1:].tolist()
-    assert p.knapsack.value(sol.x) == sum(a * b for a, b in zip(y, values)) == int_brute_force(values, weights, capacity)
+    best = int_brute_force(values, weights, capacity)
+    assert p.knapsack.value(sol.x) == sum(a * b for a, b in zip(y, values)) == best
     assert p.knapsack.weight(sol.x) <= capacity
     if lexicographic:
         assert y == int_lex_optimum(values, weights, capacity)
