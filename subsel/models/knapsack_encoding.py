@@ -116,7 +116,7 @@ def _integers(given: Any, floats: np.ndarray, name: str) -> np.ndarray:
                          "subsel handles)", column=name, row=j, value=_exact_numbers(given, name)[1][j])
     if isinstance(given, np.ndarray) and given.dtype.kind in "iu":
         out = given.astype(np.int64)
-    elif isinstance(given, np.ndarray) or float(floats.max()) < 2.0 ** 53:
+    elif isinstance(given, np.ndarray) or float(floats.max()) < MAX_EXACT_INT:
         out = floats.astype(np.int64)  # every float is the given whole number, exactly
     else:  # Python ints beyond 2^53 round as floats: read them again, exactly
         exact = [int(v) for v in _exact_numbers(given, name)[1]]
