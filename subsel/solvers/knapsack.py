@@ -27,6 +27,7 @@ import numpy as np
 from .._validation import _entry_error, _reject_booleans, check_scalar, readonly
 from ._knapsack import int_tolerance
 from ._knapsack import solve_knapsack as _solve_core
+from ._small_knapsack import solve_small
 from ._ties import SubSolver, lex_greatest
 from .base import SolverError, Status
 from .exact import DEFAULT_MEMORY_LIMIT_MB, Exact, _binary_pieces
@@ -73,6 +74,15 @@ class KnapsackSolution:
     def optimal(self) -> bool:
         """True when the answer is proven optimal."""
         return self.status is Status.OPTIMAL
+
+    @classmethod
+    def _optimal(cls, x: np.ndarray, value: int, weight: int, wall_time_s: float) -> "KnapsackSolution":
+        """A proven optimum (``bound = value``), built without the dataclass machinery (the fixed cost
+        of a small call); ``x`` read-only."""
+        self = object.__new__(cls)
+        self.__dict__.update(x=x, value=value, weight=weight, status=Status.OPTIMAL, bound=value,
+                             wall_time_s=wall_time_s)
+        return self
 
 
 def _as_int_array(value: Any, field_name: str) -> np.ndarray:
@@ -225,6 +235,12 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     [0, 0, 3]
     """
     start = time.perf_counter()
+    if counts is None and time_limit_s is None and lexicographic is False \
+            and type(memory_limit_mb) in (int, float) and memory_limit_mb == DEFAULT_MEMORY_LIMIT_MB:
+        small = solve_small(values, weights, capacity, start)  # up to 20 items: the fixed cost of a call
+        if small is not None:
+            x_small, value, weight, seconds = small
+            return KnapsackSolution._optimal(x_small, value, weight, seconds)
     options = Exact(time_limit_s=time_limit_s, memory_limit_mb=memory_limit_mb,   # the one check of all
                     lexicographic=lexicographic, jit=False)
     v = _as_int_array(values, "values")
