@@ -361,7 +361,8 @@ class Exact(Solver):
         exactly where the sums of the data are exact (integer knapsacks) and within the rounding of
         float sums otherwise.  Deciding it may cost many times the search on knapsacks where ties
         abound (strongly correlated classes); ``False`` skips it (the first optimum found is
-        returned, and ``jit=None`` then means the numpy path only).
+        returned, and ``jit=None`` then means the numpy path only; the documentation's "Which
+        optimal selection you get" lists every solver's choice among equal optima).
 
     Raises
     ------

@@ -203,8 +203,14 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         selections, independent of values and weights, so raising an item's value never removes a
         copy of it from the answer.  Deciding it costs little where ties are few but up to a
         thousand times the search where they abound (subset sum, the strongly correlated classes at
-        10^4 items: seconds).  ``False``: the first optimum the search reaches (a deterministic
-        function of the input, but no particular optimal selection).
+        10^4 items: seconds).  ``False``: on a 0-1 knapsack with at most 20 items of positive
+        value that fit, the first optimum of the enumeration (Horowitz and Sahni, J. ACM 21(2),
+        1974): with ``m <= 10`` such items ``y``, the optimal ``y`` with the smallest
+        ``sum_j y_j 2^j``; with ``11 <= m <= 20``, the first ``h = m // 2`` of them so, completed by
+        the heaviest optimal rest (equal weights: the largest ``sum_j y_{h+j} 2^j``).  Otherwise the
+        first optimum the search reaches (a deterministic function of the input, but no particular
+        optimal selection).  The documentation's "Which optimal selection you get" lists every
+        solver's choice.
 
     Returns
     -------

@@ -17,7 +17,7 @@ def small_knapsacks(draw, m_max: int = SMALL_MAX_ITEMS):
     """Python-int knapsacks of 1..20 items: tiny numbers (ties everywhere), or a scale times tiny
     numbers plus an offset (totals past 2^52: the int64 path), and an array or a list."""
     m = draw(st.integers(1, m_max))
-    scale = draw(st.sampled_from([1, 1, 10 ** 6, 2 ** 55, 2 ** 57 + 3]))
+    scale = draw(st.sampled_from([1, 1, 10 ** 6, 2 ** 53, 2 ** 55 + 3]))  # totals <= 80 * scale + 20 < 2^62
     tiny = st.integers(0, 4)
     values = [a * scale + b for a, b in zip(draw(st.lists(tiny, min_size=m, max_size=m)),
                                             draw(st.lists(st.integers(0, 1), min_size=m, max_size=m)))]
@@ -61,6 +61,36 @@ def test_choose_is_the_cores_enumeration(data, integers):
             return
         p, w, c = p.astype(float), w.astype(float), float(c)
     assert choose(p, w, c).tolist() == _enumerate(p, w, c).take.tolist()
+
+
+def _documented_choice(values, weights, capacity):
+    """The order the documentation states for the default answer among equal optima (<= 20 items
+    worth something that fit), by listing every subset of those items."""
+    items = [j for j, (v, w) in enumerate(zip(values, weights)) if v > 0 and w <= capacity]
+    m, h = len(items), len(items) // 2
+    best, keys = None, []
+    for mask in range(1 << m):
+        y = [(mask >> j) & 1 for j in range(m)]
+        if sum(weights[i] * t for i, t in zip(items, y)) <= capacity:
+            value = sum(values[i] * t for i, t in zip(items, y))
+            if m <= 10:
+                key = (value, -mask)
+            else:  # the first half's smallest number, then the heaviest rest, then its largest number
+                rest_weight = sum(weights[i] * t for i, t in zip(items[h:], y[h:]))
+                key = (value, -(mask & ((1 << h) - 1)), rest_weight, mask >> h)
+            keys.append((key, y))
+    best = max(keys)[1]
+    x = [0] * len(values)
+    for i, t in zip(items, best):
+        x[i] = t
+    return x
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=small_knapsacks(m_max=13))
+def test_the_default_choice_among_equal_optima_is_the_documented_order(data):
+    values, weights, capacity = data
+    assert solve_knapsack(values, weights, capacity).x.tolist() == _documented_choice(values, weights, capacity)
 
 
 @pytest.mark.parametrize("values, weights, capacity, rule", [
