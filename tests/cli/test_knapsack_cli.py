@@ -69,7 +69,12 @@ def test_large_coefficients_solved_exactly(tmp_path, capsys):
     assert "solve it with the 'exact' solver" in one_error_line(capsys)
     assert not (tmp_path / "h.csv").exists()
     assert main(["solve", str(f), "--knapsack", "--must-take", "item_0"]) == 2
-    assert "subsel knapsack" in one_error_line(capsys)
+    assert "takes no --budget, --demand or must lists; 'subsel knapsack" in one_error_line(capsys)
+    assert main(["solve", str(f), "--knapsack", "--alternatives", "2"]) == 2
+    assert "takes no --alternatives; 'subsel knapsack" in one_error_line(capsys)
+    assert main(["export", str(f), "--knapsack", "-o", str(tmp_path / "m.lp")]) == 2
+    assert "has no exact LP/MPS model (its coefficients would be rounded); 'subsel knapsack" in one_error_line(capsys)
+    assert not (tmp_path / "m.lp").exists()
 
 
 def test_text_summary_and_selection_csv(tmp_path, capsys):
