@@ -107,16 +107,17 @@ class IntegerKnapsack:
                 f"{self.effective_capacity} times the anchor's {int(x[0])} units)")
 
 
-def _integers(given: Any, floats: np.ndarray, name: str) -> np.ndarray:
-    """The whole numbers ``given`` (read as ``floats``) as exact int64, each at most 2^62."""
-    big = floats > MAX_KNAPSACK_TOTAL
-    if big.any():
-        j = int(np.argmax(big))
+def _integers(given: Any, floats: np.ndarray, name: str) -> tuple[np.ndarray, float]:
+    """The whole numbers ``given`` (read as ``floats``) as exact int64, each at most 2^62, and the
+    float sum of ``floats`` (within its rounding of the exact total)."""
+    top, total_f = float(floats.max()), float(floats.sum())
+    if top > MAX_KNAPSACK_TOTAL:
+        j = int(np.argmax(floats > MAX_KNAPSACK_TOTAL))
         raise InputError(f"must be at most 2^62 = {MAX_KNAPSACK_TOTAL} (the largest integer knapsack datum "
                          "subsel handles)", column=name, row=j, value=_exact_numbers(given, name)[1][j])
     if isinstance(given, np.ndarray) and given.dtype.kind in "iu":
         out = given.astype(np.int64)
-    elif isinstance(given, np.ndarray) or float(floats.max()) < MAX_EXACT_INT:
+    elif isinstance(given, np.ndarray) or top < MAX_EXACT_INT:
         out = floats.astype(np.int64)  # every float is the given whole number, exactly
     else:  # Python ints beyond 2^53 round as floats: read them again, exactly
         exact = [int(v) for v in _exact_numbers(given, name)[1]]
@@ -125,14 +126,14 @@ def _integers(given: Any, floats: np.ndarray, name: str) -> np.ndarray:
                 raise InputError(f"must be at most 2^62 = {MAX_KNAPSACK_TOTAL} (the largest integer knapsack "
                                  "datum subsel handles)", column=name, row=j, value=v)
         out = np.array(exact, dtype=np.int64)
-    if float(floats.sum()) > 2.0 ** 61:  # the exact running sum, to name the item where it crosses
+    if total_f > 2.0 ** 61:  # the exact running sum, to name the item where it crosses
         total = 0
         for j, v in enumerate(out.tolist()):
             total += v
             if total > MAX_KNAPSACK_TOTAL:
                 raise InputError(f"brings the sum of {name} to {total} > 2^62 = {MAX_KNAPSACK_TOTAL}, beyond "
                                  "64-bit integer sums", column=name, row=j, value=v)
-    return _readonly(out, copy=False)
+    return _readonly(out, copy=False), total_f
 
 
 def encode_knapsack(cls: type, values: Any, weights: Any, capacity: Any) -> SubsetSelectionProblem:
@@ -161,10 +162,12 @@ def encode_knapsack(cls: type, values: Any, weights: Any, capacity: Any) -> Subs
     data = None
     exact = whole
     if whole:
-        ints = _integers(values, p, "values"), _integers(weights, w, "weights")
+        (iv, total_v), (iw, total_w) = _integers(values, p, "values"), _integers(weights, w, "weights")
+        ints = iv, iw
         cap = int(capacity) if isinstance(capacity, (int, np.integer)) else int(W)
-        totals = int(ints[0].sum()), int(ints[1].sum())
-        exact = max(totals) <= MAX_EXACT_INT
+        # Every sum exact in float64: a float total of at most 2^52 proves it (its rounding error is far
+        # below 2^52); above, the exact totals decide.
+        exact = max(total_v, total_w) <= 2.0 ** 52 or max(int(iv.sum()), int(iw.sum())) <= MAX_EXACT_INT
         if not exact:
             p, w = ints[0].astype(float), ints[1].astype(float)
     # A capacity of at least the total weight lets every item in: the same feasible set.
