@@ -105,7 +105,7 @@ def _locate(exc: ValueError, inst: KnapsackInstance, file: str) -> str:
     if isinstance(exc, InputError) and exc.row is not None and exc.column in ("values", "weights"):
         return str(exc.located(file=inst.file or file, lines=inst.lines,
                                columns={"values": p, "weights": w}))
-    if not float(inst.capacity).is_integer() and inst.capacity_line is not None:  # items are integers
+    if isinstance(inst.capacity, float) and not inst.capacity.is_integer() and inst.capacity_line is not None:
         return str(InputError("must be an integer (a float is accepted only when integral)",
                               file=inst.file or file, line=inst.capacity_line, column=c, value=inst.capacity))
     return f"{file} ({inst.name}): {exc}"

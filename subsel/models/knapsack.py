@@ -126,6 +126,11 @@ def _number(token: str, path: Path | _Stream, line: int, column: str | None, wha
     except ValueError:
         raise _bad(path, line, column, f"{what}must be a number", token) from None
     if not math.isfinite(v):
+        if limit is None and not math.isnan(v):  # a capacity beyond float64, written as an integer
+            try:
+                return parse_integer(token)
+            except ValueError:
+                pass
         raise _bad(path, line, column, f"{what}must be a finite number", token)
     if not v.is_integer():
         return v

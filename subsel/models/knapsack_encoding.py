@@ -153,7 +153,11 @@ def encode_knapsack(cls: type, values: Any, weights: Any, capacity: Any) -> Subs
             if bad.size:
                 i = int(bad[0])
                 raise ValueError(f"{name}[{i}] must be >= 0; got {arr[i]}")
-    W = _check_scalar(capacity, "capacity")
+    if isinstance(capacity, (int, np.integer)) and not isinstance(capacity, (bool, np.bool_)) \
+            and int(capacity) > 2 ** 1000:  # beyond float64 (and every total weight): lets every item in
+        W = 2.0 ** 1000
+    else:
+        W = _check_scalar(capacity, "capacity")
     if W < 0:
         raise ValueError(f"capacity must be >= 0; got {W}")
     # Whole numbers: the float64 values are integral exactly when the given numbers are (an int

@@ -56,6 +56,9 @@ def test_the_sum_check_names_the_item_also_for_arrays():
     # At the limits: accepted, the integers kept exactly (a float would round 2^62 - 1).
     p = SubsetSelectionProblem.from_knapsack([2 ** 62 - 1, 1], [2 ** 61 + 1, 2 ** 61 - 1], 10 ** 40)
     assert p.knapsack.values.tolist() == [2 ** 62 - 1, 1] and p.knapsack.capacity == 10 ** 40
+    for capacity in (10 ** 400, 2 ** 1000 + 1, np.uint64(2 ** 64 - 1)):  # any size: every item fits
+        p = SubsetSelectionProblem.from_knapsack([3, 5], [4, 6], capacity)
+        assert p.knapsack.capacity == int(capacity) and p.evaluate([1, 1, 1]).feasible
 
 
 def test_an_inexact_encoding_falls_to_the_integer_rule():

@@ -161,6 +161,9 @@ def test_read_knapsack_reads_integers_exactly(tmp_path):
     assert get_solver("exact").solve(p).x.tolist() == [1, 0, 1]
     f.write_text("2 10000000000000000000000000000000\n1 2\n3 4\n")  # a capacity of any size
     assert read_knapsack(f)[0].capacity == 10 ** 31
+    f.write_text("2 1e399\n1 2\n3 4\n")  # beyond float64 too
+    assert read_knapsack(f)[0].capacity == 10 ** 399
+    assert get_solver("exact").solve(read_knapsack(f)[0].to_problem()).x.tolist() == [1, 1, 1]
     f.write_text("1 5\n2.0000000000000001 1\n")
     with pytest.raises(ValueError, match=rf"^{f}: line 2, column 'p': has a fractional part below float64's "
                                          r"resolution"):
