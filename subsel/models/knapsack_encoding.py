@@ -83,11 +83,26 @@ class IntegerKnapsack:
         ----------
         x : array-like of int, shape (m + 1,)
             Units per agent (agent 0 the anchor).
+
+        Returns
+        -------
+        int
         """
         return _exact_sum(self.weights, np.asarray(x, dtype=float)[1:])
 
     def value(self, x: Any) -> int:
-        """``values . y`` of the items' part ``y = x[1:]`` of a selection ``x``, exactly."""
+        """``values . y`` of the items' part ``y = x[1:]`` of a selection ``x``, exactly (the knapsack
+        value of a selection of the problem; its ``utility`` is a float64 sum).
+
+        Parameters
+        ----------
+        x : array-like of int, shape (m + 1,)
+            Units per agent (agent 0 the anchor).
+
+        Returns
+        -------
+        int
+        """
         return _exact_sum(self.values, np.asarray(x, dtype=float)[1:])
 
     def violation(self, x: np.ndarray) -> str | None:
@@ -98,6 +113,11 @@ class IntegerKnapsack:
         ----------
         x : ndarray of float, shape (m + 1,)
             Whole numbers (the caller checks integrality and bounds).
+
+        Returns
+        -------
+        str or None
+            The violation's line, starting with ``quality:``, or None when the constraint holds.
         """
         weight = _exact_sum(self.weights, x[1:])
         limit = int(x[0]) * self.effective_capacity

@@ -9,7 +9,7 @@ Agents ``i = 0..n-1`` have a quality ``q_i`` in [0, 1], a per-unit cost ``c_i >=
 plus the optional extensions budget, demand and must-take / must-not-take lists, and the planner's
 fields (minimum orders, lot sizes, fixed costs, groups with limits; :mod:`subsel.models.planner`).
 
-This module is above 600 lines (about 665): the planner's five fields must be declared on the
+This module is above 600 lines (about 670): the planner's five fields must be declared on the
 dataclass, with their parameters documented; their checks and their evaluation live in
 :mod:`subsel.models.planner`, their hooks in the feasibility rule in :mod:`subsel.models.feasibility`.
 The linear quality
@@ -157,6 +157,12 @@ class SubsetSelectionProblem:
     TypeError
         When a field is not of a numeric / sequence kind at all, or an array holds booleans
         (numpy would read ``True`` as 1.0; a boolean is never a quality, cost or capacity).
+
+    Attributes
+    ----------
+    knapsack : IntegerKnapsack or None
+        For a problem built by :meth:`from_knapsack` from integer data: the knapsack's integers,
+        which decide its quality constraint when float64 does not hold them exactly; else None.
 
     Examples
     --------
