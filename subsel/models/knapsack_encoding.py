@@ -91,18 +91,9 @@ class IntegerKnapsack:
         return _exact_sum(self.weights, np.asarray(x, dtype=float)[1:])
 
     def value(self, x: Any) -> int:
-        """``values . y`` of the items' part ``y = x[1:]`` of a selection ``x``, exactly (the knapsack
-        value of a selection of the problem; its ``utility`` is a float64 sum).
-
-        Parameters
-        ----------
-        x : array-like of int, shape (m + 1,)
-            Units per agent (agent 0 the anchor).
-
-        Returns
-        -------
-        int
-        """
+        """``values . y`` of the items' part ``y = x[1:]`` of a selection ``x``, exactly: the knapsack
+        value of a selection of the problem (whose ``utility`` is a float64 sum); ``x`` and the
+        return as in :meth:`weight`."""
         return _exact_sum(self.values, np.asarray(x, dtype=float)[1:])
 
     def violation(self, x: np.ndarray) -> str | None:
