@@ -213,15 +213,18 @@ def _read_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
 
         instances = read_knapsack(sys.stdin if args.file == "-" else args.file, args.optimum)
         inst = _pick_instance(instances, args.instance, args.file)
-        try:
-            problem = inst.to_problem()
-        except ValueError as exc:
-            if "2^29" not in str(exc):
-                raise
-            if not ext and args.solver in (None, "exact"):
-                raise _IntegerKnapsack(inst) from None
-            raise CLIError(f"{args.file} ({inst.name}): {exc}; 'subsel knapsack {args.file}' solves it in "
-                           "exact integers") from None
+        problem = inst.to_problem()
+        if problem.knapsack is not None and not problem.knapsack.exact_in_float64:
+            # export has no --solver: its LP/MPS model would hold the rounded floats.
+            what = ("takes no --budget, --demand or must lists" if ext else "takes no --alternatives"
+                    if getattr(args, "alternatives", None) is not None else "has no exact LP/MPS model (its "
+                    "coefficients would be rounded)" if not hasattr(args, "solver") else None)
+            if what is not None:
+                raise CLIError(f"{args.file} ({inst.name}): a knapsack beyond exact float64 arithmetic "
+                               f"(capacity + 3 max(weights) > 2^29 or a sum above 2^53) {what}; "
+                               f"'subsel knapsack {args.file}' solves it in exact integers")
+            if args.solver in (None, "exact"):
+                raise _IntegerKnapsack(inst)  # reported in exact integers
         if ext:
             problem = problem.with_changes(**ext)
         return problem, inst.optimum, f"{args.file} ({inst.name}, {inst.m} items)"

@@ -3,8 +3,8 @@
 ``subsel knapsack FILE`` reads the formats of :func:`subsel.models.read_knapsack` (``n W`` lines or
 Pisinger's generator output; ``-`` for stdin) and solves one instance with
 :func:`subsel.solvers.solve_knapsack` in exact integer arithmetic, without the limits of the
-subset-selection encoding (the file reader takes numbers and sums up to 2^53), printing value,
-weight, status and time.
+subset-selection encoding (the file reader takes integers and their sums up to 2^62, exactly),
+printing value, weight, status and time.
 
 selection CSV (``-o``)
     Header ``name,units``, one row per item (``item_0``, ``item_1``, ... as in
@@ -86,8 +86,8 @@ def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: 
         f"wall_time_s  {sol.wall_time_s:.4f}",
     ]
     if agents:
-        lines.insert(1, "solver       exact integer knapsack (capacity + 3 max(weights) > 2^29: beyond the "
-                        "subset-selection encoding)")
+        lines.insert(1, "solver       exact integer knapsack (capacity + 3 max(weights) > 2^29 or a sum "
+                        "above 2^53: beyond exact float64)")
     if not sol.optimal:
         lines.insert(2, f"bound        {sol.bound}")
     if optimum is not None:
@@ -105,7 +105,7 @@ def _locate(exc: ValueError, inst: KnapsackInstance, file: str) -> str:
     if isinstance(exc, InputError) and exc.row is not None and exc.column in ("values", "weights"):
         return str(exc.located(file=inst.file or file, lines=inst.lines,
                                columns={"values": p, "weights": w}))
-    if not float(inst.capacity).is_integer() and inst.capacity_line is not None:  # items are integers
+    if isinstance(inst.capacity, float) and not inst.capacity.is_integer() and inst.capacity_line is not None:
         return str(InputError("must be an integer (a float is accepted only when integral)",
                               file=inst.file or file, line=inst.capacity_line, column=c, value=inst.capacity))
     return f"{file} ({inst.name}): {exc}"

@@ -18,6 +18,7 @@ from .rules import (
     FEASIBILITY_TOL,
     MAX_COST,
     MAX_EXACT_INT,
+    MAX_KNAPSACK_TOTAL,
     OPTIMALITY_RTOL,
     R_RANGE,
     Partition,
@@ -41,6 +42,7 @@ _LAZY = {
     "variable_names": "formulations", "write_lp": "formulations", "write_mps": "formulations",
     "KNAPSACK_CLASSES": "instances", "HARD_KNAPSACK_CLASSES": "instances", "knapsack_instance": "instances",
     "KnapsackInstance": "knapsack", "read_knapsack": "knapsack", "read_optimum": "knapsack",
+    "IntegerKnapsack": "knapsack_encoding",
 }
 
 if TYPE_CHECKING:  # the type checkers' and the API reference's view of the names above
@@ -59,6 +61,7 @@ if TYPE_CHECKING:  # the type checkers' and the API reference's view of the name
     )
     from .instances import HARD_KNAPSACK_CLASSES, KNAPSACK_CLASSES, knapsack_instance
     from .knapsack import KnapsackInstance, read_knapsack, read_optimum
+    from .knapsack_encoding import IntegerKnapsack
 
 __all__ = [
     "EXTENSIONS",
@@ -69,6 +72,7 @@ __all__ = [
     "FEASIBILITY_TOL",
     "MAX_COST",
     "MAX_EXACT_INT",
+    "MAX_KNAPSACK_TOTAL",
     "OPTIMALITY_RTOL",
     "R_RANGE",
     "Evaluation",
@@ -84,7 +88,7 @@ __all__ = [
     "rounded_up",
     "BatchEvaluation", "BatchPartition", "ProblemBatch", "rowdot",
     "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "variable_names", "write_lp", "write_mps",
-    "KnapsackInstance", "read_knapsack", "read_optimum",
+    "KnapsackInstance", "read_knapsack", "read_optimum", "IntegerKnapsack",
     "KNAPSACK_CLASSES", "HARD_KNAPSACK_CLASSES", "knapsack_instance",
     "InputError", "CSVTable", "read_csv", "read_agents", "read_group_limits", "atomic_write_text", "atomic_write_with",
     "problem_from_table", "problem_to_csv_text", "selection_csv_text", "lp_text", "mps_text",

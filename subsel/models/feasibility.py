@@ -80,7 +80,11 @@ def selection_violations(p: SubsetSelectionProblem, xa: np.ndarray,
     if not frac.size and largest <= MAX_EXACT_INT:
         # The one feasibility rule, decided exactly (see FEASIBILITY_TOL).
         surplus = float(weighted_sum(xa, p.quality_margin, out=work))  # = quality_surplus(x)
-        if not linear_at_least(xa, p.quality, p.alpha, (-FEASIBILITY_TOL,), estimate=surplus,
+        if p._integer_rule is not None:  # a knapsack beyond exact float64: decided on its integers
+            broken = p._integer_rule.violation(xa)
+            if broken is not None:
+                violations.append(broken)
+        elif not linear_at_least(xa, p.quality, p.alpha, (-FEASIBILITY_TOL,), estimate=surplus,
                                shifted=p.quality_margin, nonnegative=low >= 0, work=work):
             violations.append(f"quality: sum (q - alpha) x = {surplus:.3g} < -{FEASIBILITY_TOL:g}")
         if planner is not None and low >= 0 and high <= p._max_capacity:

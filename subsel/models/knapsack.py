@@ -12,7 +12,11 @@ Format (a), "n W" (e.g. the low-dimensional instances of the knapsack literature
     [x_1 ... x_n]          optional trailing line: an optimal 0/1 vector
 
 Line ends may be CRLF, profits, weights and the capacity may be real numbers, and the optimum often
-comes in a separate file holding one number (:func:`read_optimum`).
+comes in a separate file holding one number (:func:`read_optimum`).  Integers are read exactly
+(Python ints, never through a float): an instance whose numbers are all integers has int64
+``values`` and ``weights`` and an int ``capacity``, each at most ``2^62`` with the profits and the
+weights each summing to at most ``2^62`` (:data:`~subsel.models.rules.MAX_KNAPSACK_TOTAL`); an
+instance with a real number has float64 arrays, and its integers must then stay within ``2^53``.
 
 Format (b), the output of Pisinger's instance generators (several instances per file)::
 
@@ -41,11 +45,8 @@ from typing import Any
 import numpy as np
 
 from .._files import InputError, parse_float, parse_integer, read_text
-from .._validation import as_float_array as _as_float_array
-from .._validation import check_scalar as _check_scalar
-from .checks import _exact_numbers
 from .problem import SubsetSelectionProblem
-from .rules import FEASIBILITY_TOL, MAX_EXACT_INT
+from .rules import MAX_EXACT_INT, MAX_KNAPSACK_TOTAL
 
 __all__ = ["KnapsackInstance", "read_knapsack", "read_optimum"]
 
@@ -58,14 +59,15 @@ class KnapsackInstance:
     ----------
     name : str
         Instance name (the file's stem for format (a); the header line for format (b)).
-    values : ndarray of float, shape (m,)
-        Profits ``p_j >= 0``.
-    weights : ndarray of float, shape (m,)
-        Weights ``w_j >= 0``.
-    capacity : float
-        ``W >= 0``.
-    optimum : float or None
-        The known optimal value, when the file (or an optimum file) states one.
+    values : ndarray of int64 or float, shape (m,)
+        Profits ``p_j >= 0``: int64 when every number of the instance is an integer, else float.
+    weights : ndarray of int64 or float, shape (m,)
+        Weights ``w_j >= 0``, likewise.
+    capacity : int or float
+        ``W >= 0``: an int when every number of the instance is an integer.
+    optimum : int, float or None
+        The known optimal value, when the file (or an optimum file) states one (an int when
+        written as one).
     solution : ndarray of int, shape (m,) or None
         A known optimal 0/1 vector, when the file states one.
     file : str or None
@@ -82,8 +84,8 @@ class KnapsackInstance:
     name: str
     values: np.ndarray
     weights: np.ndarray
-    capacity: float
-    optimum: float | None = None
+    capacity: int | float
+    optimum: int | float | None = None
     solution: np.ndarray | None = None
     file: str | None = None
     lines: tuple[int, ...] | None = None
@@ -109,9 +111,12 @@ def _bad(path: Path | _Stream, line: int, column: str | None, rule: str, token: 
     return InputError(rule, file=str(path), line=line, column=column, value=token)
 
 
-def _number(token: str, path: Path | _Stream, line: int, column: str | None, what: str = "") -> float:
-    """A real field (profit, weight, capacity, optimum).  ``what`` prefixes the rule when the field
-    is not a column (``"c (capacity) "``).
+def _number(token: str, path: Path | _Stream, line: int, column: str | None, what: str = "",
+            limit: int | None = MAX_KNAPSACK_TOTAL) -> int | float:
+    """A real field (profit, weight, capacity, optimum): an exact int when it is written as a whole
+    number (``3``, ``3.0``, ``3e2``; at most ``limit`` = 2^62 in magnitude, no limit for the
+    capacity), else a float.  ``what`` prefixes the rule when the field is not a column
+    (``"c (capacity) "``).
 
     A number that float64 would round onto an integer although it has a fractional part
     (``2.0000000000000001``) is refused: read as a float it would silently become integer data.
@@ -121,17 +126,23 @@ def _number(token: str, path: Path | _Stream, line: int, column: str | None, wha
     except ValueError:
         raise _bad(path, line, column, f"{what}must be a number", token) from None
     if not math.isfinite(v):
+        if limit is None and not math.isnan(v):  # a capacity beyond float64, written as an integer
+            try:
+                return parse_integer(token)
+            except ValueError:
+                pass
         raise _bad(path, line, column, f"{what}must be a finite number", token)
-    if v.is_integer():  # exact: "9007199254740993.0" is not 2^53, "2.0000000000000001" is not 2
-        try:
-            exact = parse_integer(token)
-        except ValueError:
-            raise _bad(path, line, column, f"{what}has a fractional part below float64's resolution (it "
-                       f"would be read as the integer {int(v)})", token) from None
-        if abs(exact) > MAX_EXACT_INT:
-            raise _bad(path, line, column, f"{what}an integer above 2^53 = {MAX_EXACT_INT} is beyond "
-                       "exact float64 arithmetic", token)
-    return v
+    if not v.is_integer():
+        return v
+    try:  # exact: "9007199254740993" is not 2^53, "2.0000000000000001" is not 2
+        exact = parse_integer(token)
+    except ValueError:
+        raise _bad(path, line, column, f"{what}has a fractional part below float64's resolution (it "
+                   f"would be read as the integer {int(v)})", token) from None
+    if limit is not None and abs(exact) > limit:
+        raise _bad(path, line, column, f"{what}an integer above 2^62 = {MAX_KNAPSACK_TOTAL} is beyond "
+                   "64-bit integer sums", token)
+    return exact
 
 
 def _count(token: str, path: Path | _Stream, line: int, column: str | None, what: str = "") -> int:
@@ -145,22 +156,29 @@ def _count(token: str, path: Path | _Stream, line: int, column: str | None, what
     return n
 
 
-def _check_exact_range(path: Any, lines: list[int], p: np.ndarray, w: np.ndarray) -> None:
-    """Integer data: refuse a running sum of profits or weights above 2^53 (beyond exact float64
-    arithmetic), naming the line where it crosses.  The limits of the subset-selection encoding
-    (``W + 3 max w <= 2^29``) are checked when an instance is encoded
-    (:meth:`KnapsackInstance.to_problem`), not here: :func:`subsel.solvers.solve_knapsack` solves
-    larger integer instances directly."""
-    if not (all(float(v).is_integer() for v in p) and all(float(v).is_integer() for v in w)):
-        return  # real-valued data: encoded as floats (documented tolerance)
-    for column, values in (("p", p), ("w", w)):
-        total = 0
-        for line, v in zip(lines, values.tolist()):
-            total += int(v)
-            if total > MAX_EXACT_INT:
-                raise ValueError(f"{path}: line {line}, column '{column}': the {column} values up to this "
-                                 f"line sum to {total} > 2^53 = {MAX_EXACT_INT}, beyond exact float64 "
-                                 "arithmetic")
+def _arrays(path: Any, lines: list[int], p: list[int | float], w: list[int | float], W: int | float,
+            capacity_line: int, capacity_column: str | None) -> tuple[np.ndarray, np.ndarray, int | float]:
+    """The instance's numbers as arrays: int64 and an int capacity when all are integers (their sums
+    checked against 2^62, naming the line where one crosses), else float64 (each integer within
+    2^53, the limit of exact float64 arithmetic)."""
+    if all(type(v) is int for v in p) and all(type(v) is int for v in w) and type(W) is int:
+        for column, values in (("p", p), ("w", w)):
+            total = 0
+            for line, v in zip(lines, values):
+                total += int(v)
+                if total > MAX_KNAPSACK_TOTAL:
+                    raise ValueError(f"{path}: line {line}, column '{column}': the {column} values up to this "
+                                     f"line sum to {total} > 2^62 = {MAX_KNAPSACK_TOTAL}, beyond 64-bit "
+                                     "integer sums")
+        return np.array(p, dtype=np.int64), np.array(w, dtype=np.int64), W
+    # Real-valued data: every number becomes a float64, so an integer must be one exactly.
+    places: list[tuple[int, str | None, int | float]] = [
+        (line, column, v) for column, values in (("p", p), ("w", w)) for line, v in zip(lines, values)]
+    for line, where, v in [*places, (capacity_line, capacity_column, W)]:
+        if type(v) is int and abs(v) > MAX_EXACT_INT:
+            raise _bad(path, line, where, f"an integer above 2^53 = {MAX_EXACT_INT} in an instance with "
+                       "real numbers is beyond exact float64 arithmetic", str(v))
+    return np.array(p, dtype=float), np.array(w, dtype=float), float(W)
 
 
 class _Stream:
@@ -189,8 +207,9 @@ def _lines(path: Path | _Stream) -> list[tuple[int, str]]:
     return [(i, s.strip()) for i, s in enumerate(io.StringIO(text, newline=""), start=1) if s.strip()]
 
 
-def read_optimum(path: str | Path | Any) -> float:
-    """Read a file holding one number, the optimum of a knapsack instance.
+def read_optimum(path: str | Path | Any) -> int | float:
+    """Read a file holding one number, the optimum of a knapsack instance (an exact int when it is
+    written as a whole number).
 
     Raises
     ------
@@ -208,7 +227,7 @@ def read_optimum(path: str | Path | Any) -> float:
     return _number(tokens[0][1], path, tokens[0][0], None, "the optimum ")
 
 
-def _item(tokens: list[str], path: Path | _Stream, line: int) -> tuple[float, float]:
+def _item(tokens: list[str], path: Path | _Stream, line: int) -> tuple[int | float, int | float]:
     """Profit and weight of one item line (``tokens``: the two fields as written)."""
     p = _number(tokens[0], path, line, "p")
     w = _number(tokens[1], path, line, "w")
@@ -225,22 +244,25 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
     if len(toks) != 2:
         raise ValueError(f"{path}: line {ln}: expected 'n W'; got {head!r}")
     n = _count(toks[0], path, ln, "n")
-    W = _number(toks[1], path, ln, "W")
+    W = _number(toks[1], path, ln, "W", limit=None)
     if W < 0:
         raise _bad(path, ln, "W", "capacity must be >= 0", toks[1])
     if len(lines) < n + 1:
         k = len(lines) - 1
         raise _bad(path, ln, "n", f"the file ends after {k} item line{'s' if k != 1 else ''}, fewer than n",
                    toks[0])
-    p = np.empty(n)
-    w = np.empty(n)
-    for j, (i, s) in enumerate(lines[1:n + 1]):
+    pl: list[int | float] = []
+    wl: list[int | float] = []
+    for i, s in lines[1:n + 1]:
         t = s.split()
         if len(t) != 2:
             raise ValueError(f"{path}: line {i}: expected two numbers 'p w'; got {s!r}")
-        p[j], w[j] = _item(t, path, i)
+        pj, wj = _item(t, path, i)
+        pl.append(pj)
+        wl.append(wj)
+    p, w, W = _arrays(path, [i for i, _ in lines[1:n + 1]], pl, wl, W, ln, "W")
     solution = None
-    optimum = None
+    optimum: int | float | None = None
     rest = lines[n + 1:]
     if rest:
         i, s = rest[0]
@@ -249,10 +271,15 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
             raise ValueError(f"{path}: line {i}: after the {n} items only one line with an optimal "
                              f"0/1 vector of {n} entries may follow; got {s[:40]!r}")
         solution = np.array([int(v) for v in t], dtype=np.int64)
-        if float(w @ solution) > W * (1 + 1e-12) + 1e-9:
-            raise ValueError(f"{path}: line {i}: the 0/1 vector weighs {float(w @ solution):g} > W = {W:g}")
-        optimum = float(p @ solution)
-    _check_exact_range(path, [i for i, _ in lines[1:n + 1]], p, w)
+        if p.dtype.kind == "i":  # exact integer sums
+            weight: int | float = sum(int(v) for v in w[solution == 1].tolist())
+            optimum = sum(int(v) for v in p[solution == 1].tolist())
+            heavy = weight > W
+        else:
+            weight, optimum = float(w @ solution), float(p @ solution)
+            heavy = weight > W * (1 + 1e-12) + 1e-9
+        if heavy:
+            raise ValueError(f"{path}: line {i}: the 0/1 vector weighs {weight:g} > W = {W:g}")
     return KnapsackInstance(path.stem, p, w, W, optimum, solution, file=str(path),
                             lines=tuple(i for i, _ in lines[1:n + 1]), capacity_line=ln)
 
@@ -295,7 +322,7 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
         li, nv = keys["n"]
         n = _count(nv, path, li, None, "'n' (the item count) ")
         li, cv = keys["c"]
-        W = _number(cv, path, li, None, "'c' (the capacity) ")
+        W = _number(cv, path, li, None, "'c' (the capacity) ", limit=None)
         if W < 0:
             raise _bad(path, li, None, "'c' (the capacity) must be >= 0", cv)
         optimum = None
@@ -304,20 +331,22 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
         if len(rows) != n:
             raise ValueError(f"{path}: line {keys['n'][0]}: instance {name or len(instances)} states n = {n} "
                              f"but has {len(rows)} item rows")
-        p, w = np.empty(n), np.empty(n)
+        pl, wl = [], []
         x = np.zeros(n, dtype=np.int64)
         have_x = True
         for j, (i, t) in enumerate(rows):
             if len(t) not in (3, 4):
                 raise ValueError(f"{path}: line {i}: expected 'i,p,w,x'; got {','.join(t)!r}")
-            p[j], w[j] = _item(t[1:3], path, i)
+            pj, wj = _item(t[1:3], path, i)
+            pl.append(pj)
+            wl.append(wj)
             if len(t) == 4:
                 if t[3] not in ("0", "1"):
                     raise ValueError(f"{path}: line {i}, column 'x': must be 0 or 1; got {t[3]!r}")
                 x[j] = int(t[3])
             else:
                 have_x = False
-        _check_exact_range(path, [i for i, _ in rows], p, w)
+        p, w, W = _arrays(path, [i for i, _ in rows], pl, wl, W, li, None)
         instances.append(KnapsackInstance(name or f"{path.stem}_{len(instances)}", p, w, W, optimum,
                                           x if have_x else None, file=str(path),
                                           lines=tuple(i for i, _ in rows), capacity_line=li,
@@ -359,8 +388,8 @@ def read_knapsack(path: str | Path | Any, optimum_path: str | Path | None = None
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "tiny.txt"
     >>> _ = f.write_bytes(b"3 5\\r\\n4 3\\r\\n3 2\\r\\n2 2\\r\\n")
     >>> inst = read_knapsack(f)[0]
-    >>> inst.m, inst.capacity, inst.optimum
-    (3, 5.0, None)
+    >>> inst.m, inst.capacity, inst.optimum, inst.values.dtype.name
+    (3, 5, None, 'int64')
     """
     path = _as_source(path)
     lines = _lines(path)
@@ -377,88 +406,3 @@ def read_knapsack(path: str | Path | Any, optimum_path: str | Path | None = None
         inst = instances[0]
         instances = [replace(inst, optimum=opt)]
     return instances
-
-
-def encode_knapsack(cls: type, values: Any, weights: Any, capacity: float) -> SubsetSelectionProblem:
-    """The body of :meth:`SubsetSelectionProblem.from_knapsack` (which see): a 0-1 knapsack instance
-    encoded as subset selection, built as ``cls``, its exactness checked."""
-    p = _as_float_array(values, "values")
-    w = _as_float_array(weights, "weights")
-    if p.size != w.size:
-        raise ValueError(f"values has {p.size} entries but weights has {w.size}; arrays must have the same length")
-    if p.size == 0:
-        raise ValueError("values must hold at least one item; got 0 items")
-    pw = np.concatenate((p, w))  # both at once: one pass per check
-    if pw.min() < 0:
-        for name, arr in (("values", p), ("weights", w)):
-            bad = np.flatnonzero(arr < 0)
-            if bad.size:
-                i = int(bad[0])
-                raise ValueError(f"{name}[{i}] must be >= 0; got {arr[i]}")
-    if isinstance(capacity, (int, np.integer)) and not isinstance(capacity, bool) \
-            and abs(int(capacity)) > MAX_EXACT_INT:
-        raise ValueError(f"capacity must be at most 2^53 = {MAX_EXACT_INT} (the largest integer "
-                         f"subsel handles exactly); got {int(capacity)}")
-    W = _check_scalar(capacity, "capacity")
-    if W < 0:
-        raise ValueError(f"capacity must be >= 0; got {W}")
-    # Whole numbers: the float64 values are integral exactly when the given numbers are (an int
-    # beyond 2^53 rounds to another integer; its sum is then refused below).
-    whole = W.is_integer() and not np.fmod(pw, 1.0).any()
-    if whole:
-        # Integer data are encoded exactly when every sum of profits and of weights is an
-        # integer of at most 2^53 (a float64 holds each such integer).  A float sum of at most
-        # 2^52 proves it (its rounding error is far below 2^52); otherwise the sums are run in
-        # exact integers to name the item where they cross.
-        for name, arr, given in (("values", p, values), ("weights", w, weights)):
-            if float(arr.sum()) <= 2.0 ** 52:
-                continue
-            total = 0
-            for j, v in enumerate(_exact_numbers(given, name)[1]):
-                total += int(v)
-                if total > MAX_EXACT_INT:
-                    raise InputError(f"brings the sum of {name} to {total} > 2^53 = {MAX_EXACT_INT}, "
-                                     "beyond exact integer arithmetic in float64", column=name, row=j,
-                                     value=int(v))
-    # A capacity of at least the total weight lets every item in: the same feasible set.
-    W = min(W, float(w.sum()))
-    wmax = float(w.max()) if w.size else 0.0
-    # alpha = 2 wmax s, so q_j = alpha - w_j s >= wmax s > 0 and q_anchor = alpha + W s <= 1.
-    span = W + 3.0 * max(wmax, 0.0)
-    s = 1.0 if span <= 0 else 2.0 ** math.floor(-math.log2(span))
-    # With all weights 0 the items sit at q = alpha = 1/2; the anchor still needs W s <= 1/2.
-    while (2.0 * wmax * s if wmax > 0 else 0.5) + W * s > 1.0:
-        s /= 2.0
-    if whole and s <= FEASIBILITY_TOL:
-        # One unit of weight must weigh more than the tolerance, or an overweight selection
-        # would pass the feasibility rule: s >= 2^-29 > 1e-9, i.e. W + 3 max w <= 2^29.
-        raise ValueError(f"capacity + 3 * max(weights) = {span:.17g} exceeds 2^29 = {2 ** 29}: one unit "
-                         f"of weight would fall below the feasibility tolerance {FEASIBILITY_TOL:g} "
-                         "of the encoding (divide the weights and the capacity by a common factor, or solve the "
-                         "integer knapsack directly with subsel.solve_knapsack)")
-    alpha = 2.0 * wmax * s if wmax > 0 else 0.5
-    q = np.empty(p.size + 1)
-    q[0] = alpha + W * s  # the anchor
-    q_items = np.subtract(alpha, np.multiply(w, s, out=q[1:]), out=q[1:])
-    # R large enough that c_j = R q_j - p_j >= 0; a power of two keeps R q_j exact.
-    ratio = float(np.max(p / q_items)) if p.size else 1.0
-    R = 2.0 ** math.ceil(math.log2(max(ratio, 1.0)))
-    c = R * q
-    c[1:] -= p
-    np.maximum(c, 0.0, out=c)
-    names = ("anchor", *map("item_{}".format, range(p.size)))
-    problem = cls(quality=q, cost=c, alpha=alpha, R=R, names=names)
-    if whole:  # every number of the encoding is exact: check it, never trust it
-        # q_j = alpha - w_j s exactly: alpha = 2 wmax s exactly, and q_j / s (exact: s is a
-        # power of two) is the integer 2 wmax - w_j (exact in float64: below 2^31).  And r_j = p_j.
-        bad = problem.utility[1:] != p
-        if wmax > 0 and alpha / s == 2.0 * wmax:
-            bad |= q_items / s != 2.0 * wmax - w
-        elif wmax > 0:
-            bad[:] = True
-        if bad.any():
-            j = int(np.argmax(bad))
-            raise InputError("cannot be encoded exactly (profit and weight too far apart in "
-                             "magnitude for float64)", column="values", row=j,
-                             value=_exact_numbers(values, "values")[1][j])
-    return problem

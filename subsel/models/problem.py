@@ -9,7 +9,7 @@ Agents ``i = 0..n-1`` have a quality ``q_i`` in [0, 1], a per-unit cost ``c_i >=
 plus the optional extensions budget, demand and must-take / must-not-take lists, and the planner's
 fields (minimum orders, lot sizes, fixed costs, groups with limits; :mod:`subsel.models.planner`).
 
-This module is above 600 lines (about 630): the planner's five fields must be declared on the
+This module is above 600 lines (about 670): the planner's five fields must be declared on the
 dataclass, with their parameters documented; their checks and their evaluation live in
 :mod:`subsel.models.planner`, their hooks in the feasibility rule in :mod:`subsel.models.feasibility`.
 The linear quality
@@ -49,6 +49,8 @@ from .rules import (
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+
+    from .knapsack_encoding import IntegerKnapsack
 
 #: Longest selection whose last evaluation a problem keeps (the fixed cost of small solves).
 _MEMO_MAX_N = 1024
@@ -156,6 +158,12 @@ class SubsetSelectionProblem:
         When a field is not of a numeric / sequence kind at all, or an array holds booleans
         (numpy would read ``True`` as 1.0; a boolean is never a quality, cost or capacity).
 
+    Attributes
+    ----------
+    knapsack : IntegerKnapsack or None
+        For a problem built by :meth:`from_knapsack` from integer data: the knapsack's integers,
+        which decide its quality constraint when float64 does not hold them exactly; else None.
+
     Examples
     --------
     >>> from subsel.models import SubsetSelectionProblem
@@ -188,6 +196,13 @@ class SubsetSelectionProblem:
     #: The planner's fields in force (set per instance by ``_set_planner``; not a dataclass field):
     #: None for the paper's model.
     _planner: ClassVar[PlannerFields | None] = None
+    #: The integer data of a problem built from an integer 0-1 knapsack
+    #: (:meth:`from_knapsack`; set per instance, not a constructor argument), else None.  A copy
+    #: made with :meth:`with_changes` is a new problem and does not keep it.
+    knapsack: ClassVar[IntegerKnapsack | None] = None
+    #: The same, when the float64 encoding is not exact: the quality constraint is then decided on
+    #: these integers (:meth:`IntegerKnapsack.violation`).
+    _integer_rule: ClassVar[IntegerKnapsack | None] = None
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
@@ -391,7 +406,7 @@ class SubsetSelectionProblem:
         """
         if type(x) is np.ndarray and x.dtype.kind in "iu" and x.shape == (self.n,) and self.budget is None \
                 and self.demand is None and not self.must_take.size and not self.must_not_take.size \
-                and self._planner is None:
+                and self._planner is None and self._integer_rule is None:
             quick = self._evaluate_integers(x)
             if quick is not None:
                 return quick
@@ -546,31 +561,41 @@ class SubsetSelectionProblem:
         weights : array-like of float, shape (m,)
             Item weights ``w_j >= 0``.
         capacity : float
-            Knapsack capacity ``W >= 0``.
+            Knapsack capacity ``W >= 0`` (an int of any size).
 
         Returns
         -------
         SubsetSelectionProblem
-            ``m + 1`` agents named ``anchor, item_0, ..., item_{m-1}``.
+            ``m + 1`` agents named ``anchor, item_0, ..., item_{m-1}``; for integer data its
+            :attr:`knapsack` holds the integers (:class:`~subsel.models.IntegerKnapsack`).
 
         Notes
         -----
-        Feasibility is checked with the absolute tolerance 1e-9 on the scaled row, i.e. about
-        ``1e-9 / s`` in knapsack weight units (``s <= 1 / (W + 3 max w)``, ``W`` capped at the total
-        weight).  **Integer data are encoded exactly** and the encoding is checked: every profit is
-        the stored utility of its agent, every sum of profits and of weights is at most ``2^53``,
-        and one unit of weight (``s >= 2^-29``) lies above the tolerance, so that the optimum of the
-        encoding is the knapsack optimum.  Real-valued data are encoded as floats: weight
-        differences below ``1e-9 / s`` are not seen.
+        **Integer data** (ints, or floats without a fractional part) are kept exactly, as an
+        :class:`~subsel.models.IntegerKnapsack` in :attr:`knapsack`: each profit and weight at most
+        ``2^62``, the profits and the weights each summing to at most ``2^62``.  Up to
+        ``W + 3 max w <= 2^29`` with sums of at most ``2^53`` the float64 encoding is exact (checked:
+        every profit is the stored utility of its agent, every ``q_j`` is ``alpha - w_j s``) and one
+        unit of weight (``s >= 2^-29``) lies above the tolerance, so the feasibility rule of
+        :meth:`evaluate` decides as the integers do and the encoding's optimum is the knapsack
+        optimum.  Beyond that range the float64 numbers only approximate the data; the problem then
+        decides its quality constraint on the integers (``weights . x[1:] <= W x[0]``, exactly), so
+        that a selection is feasible exactly when it fits, and the ``exact`` solver solves it as an
+        integer knapsack (Pisinger, Operations Research 45(5), 1997).
+
+        **Real-valued data** are encoded as floats and feasibility is checked with the absolute
+        tolerance 1e-9 on the scaled row, i.e. about ``1e-9 / s`` in knapsack weight units
+        (``s <= 1 / (W + 3 max w)``, ``W`` capped at the total weight): weight differences below it
+        are not seen.
 
         Raises
         ------
         ValueError
-            Negative or non-finite profits, weights or capacity; arrays of different lengths;
-            integer data beyond the exact range (a sum of profits or weights above ``2^53``,
-            naming the item where it crosses; ``W + 3 max w > 2^29``).
+            Negative or non-finite profits, weights or capacity; arrays of different lengths; integer
+            data beyond ``2^62`` (an entry, or a sum of profits or of weights, naming the item where
+            it crosses).
         """
-        from .knapsack import encode_knapsack  # the knapsack module builds on this one
+        from .knapsack_encoding import encode_knapsack  # the encoding builds on this module
 
         return encode_knapsack(cls, values, weights, capacity)
 

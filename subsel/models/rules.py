@@ -27,6 +27,7 @@ __all__ = [
     "FEASIBILITY_TOL",
     "OPTIMALITY_RTOL",
     "MAX_EXACT_INT",
+    "MAX_KNAPSACK_TOTAL",
     "R_RANGE",
     "MAX_COST",
     "weighted_sum",
@@ -56,6 +57,11 @@ OPTIMALITY_RTOL = 1e-9
 #: exactly a float64, so unit counts, their sums of at most ``2**53`` and integer knapsack data stay
 #: exact.  Larger values are refused (a silent wrap or rounding would change the problem).
 MAX_EXACT_INT = 2 ** 53
+
+#: Largest total of the values (and of the weights) of an integer knapsack: every sum of distinct
+#: items then fits in int64 with room for the dynamic program's differences.  Integer knapsack data
+#: beyond :data:`MAX_EXACT_INT` are kept and decided as integers, not as float64.
+MAX_KNAPSACK_TOTAL = 2 ** 62
 
 #: The unit roundoff's double, ``2^-52``: the spacing of float64 numbers in [1, 2).
 _EPS = 2.0 ** -52

@@ -73,6 +73,7 @@ from ..models import (
     weighted_sum,
 )
 from ._cuts import excluding
+from ._encoded import refuse_encoded
 from .base import MAX_CUT_RANGE, RawResult, Solver, SolverError, Status
 
 #: Loosening / tightening of the scaled rows between the relaxation and the tightened model (ten
@@ -454,6 +455,7 @@ class MILPSolver(Solver):
         return self._solve_excluding(problem, np.zeros((0, problem.n), dtype=np.int64))
 
     def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> RawResult:
+        refuse_encoded(problem, self.name)
         clock = BackendClock()
         raw = self._pipeline(problem, clock, excluded)
         return raw._replace(backend_time_s=clock.seconds)

@@ -428,6 +428,10 @@ class DPSS(Solver):
         return float(np.exp(np.sum(np.log1p(free[free > 0].astype(float)))))
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        if problem._integer_rule is not None:  # a knapsack beyond exact float64: solved in integers
+            from ._encoded import solve_encoded
+
+            return solve_encoded(problem, self.time_limit_s, None)
         if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: every allowed count
             return _dpss_planner(problem, self.time_limit_s)
         if not problem.must_take.size and not problem.must_not_take.size and problem._max_capacity == 1:

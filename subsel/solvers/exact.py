@@ -366,7 +366,8 @@ class Exact(Solver):
         exactly where the sums of the data are exact (integer knapsacks) and within the rounding of
         float sums otherwise.  Deciding it may cost many times the search on knapsacks where ties
         abound (strongly correlated classes); ``False`` skips it (the first optimum found is
-        returned, and ``jit=None`` then means the numpy path only).
+        returned, and ``jit=None`` then means the numpy path only; the documentation's "Which
+        optimal selection you get" lists every solver's choice among equal optima).
 
     Raises
     ------
@@ -457,6 +458,10 @@ class Exact(Solver):
         return super().threshold_solver(problem)
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        if problem._integer_rule is not None:  # a knapsack beyond exact float64: solved in integers
+            from ._encoded import solve_encoded
+
+            return solve_encoded(problem, self.time_limit_s, self.memory_limit_mb, self.lexicographic)
         if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: choices per agent
             return solve_choices(problem, self.time_limit_s, self.memory_limit_mb)
         raw = self._solve_any(problem)

@@ -477,6 +477,10 @@ class GSS(Solver):
     complexity = "O(n log n)"
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        if problem._integer_rule is not None:  # a knapsack beyond exact float64: the greedy in integers
+            from ._encoded import greedy_encoded
+
+            return RawResult(greedy_encoded(problem._integer_rule), Status.FEASIBLE)
         if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: the greedy over choices
             return solve_choices(problem, None, None, greedy=True)
         x, feasible = _gss_one(problem)

@@ -27,6 +27,7 @@ import numpy as np
 from .._validation import _entry_error, _reject_booleans, check_scalar, readonly
 from ._knapsack import int_tolerance
 from ._knapsack import solve_knapsack as _solve_core
+from ._small_knapsack import solve_small
 from ._ties import SubSolver, lex_greatest
 from .base import SolverError, Status
 from .exact import DEFAULT_MEMORY_LIMIT_MB, Exact, _binary_pieces
@@ -73,6 +74,15 @@ class KnapsackSolution:
     def optimal(self) -> bool:
         """True when the answer is proven optimal."""
         return self.status is Status.OPTIMAL
+
+    @classmethod
+    def _optimal(cls, x: np.ndarray, value: int, weight: int, wall_time_s: float) -> "KnapsackSolution":
+        """A proven optimum (``bound = value``), built without the dataclass machinery (the fixed cost
+        of a small call); ``x`` read-only."""
+        self = object.__new__(cls)
+        self.__dict__.update(x=x, value=value, weight=weight, status=Status.OPTIMAL, bound=value,
+                             wall_time_s=wall_time_s)
+        return self
 
 
 def _as_int_array(value: Any, field_name: str) -> np.ndarray:
@@ -193,8 +203,14 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         selections, independent of values and weights, so raising an item's value never removes a
         copy of it from the answer.  Deciding it costs little where ties are few but up to a
         thousand times the search where they abound (subset sum, the strongly correlated classes at
-        10^4 items: seconds).  ``False``: the first optimum the search reaches (a deterministic
-        function of the input, but no particular optimal selection).
+        10^4 items: seconds).  ``False``: on a 0-1 knapsack with at most 20 items of positive
+        value that fit, the first optimum of the enumeration (Horowitz and Sahni, J. ACM 21(2),
+        1974): with ``m <= 10`` such items ``y``, the optimal ``y`` with the smallest
+        ``sum_j y_j 2^j``; with ``11 <= m <= 20``, the first ``h = m // 2`` of them so, completed by
+        the heaviest optimal rest (equal weights: the largest ``sum_j y_{h+j} 2^j``).  Otherwise the
+        first optimum the search reaches (a deterministic function of the input, but no particular
+        optimal selection).  The documentation's "Which optimal selection you get" lists every
+        solver's choice.
 
     Returns
     -------
@@ -225,6 +241,12 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     [0, 0, 3]
     """
     start = time.perf_counter()
+    if counts is None and time_limit_s is None and lexicographic is False \
+            and type(memory_limit_mb) in (int, float) and memory_limit_mb == DEFAULT_MEMORY_LIMIT_MB:
+        small = solve_small(values, weights, capacity, start)  # up to 20 items: the fixed cost of a call
+        if small is not None:
+            x_small, value, weight, seconds = small
+            return KnapsackSolution._optimal(x_small, value, weight, seconds)
     options = Exact(time_limit_s=time_limit_s, memory_limit_mb=memory_limit_mb,   # the one check of all
                     lexicographic=lexicographic, jit=False)
     v = _as_int_array(values, "values")

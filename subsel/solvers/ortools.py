@@ -22,6 +22,7 @@ from ..models import (
     weighted_sum,
 )
 from ._cuts import excluding
+from ._encoded import refuse_encoded
 from ._milp import BackendClock, MILPSolver, captured_output, report_printed, within_tolerance
 from .base import RawResult, Solver, SolverError, Status
 
@@ -238,6 +239,7 @@ class ORToolsCPSAT(Solver):
         return self._solve_excluding(problem, np.zeros((0, problem.n), dtype=np.int64))
 
     def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> RawResult:
+        refuse_encoded(problem, self.name)
         clock = BackendClock()
         raw = self._certified(problem, clock, excluded)
         return raw._replace(backend_time_s=clock.seconds)

@@ -59,11 +59,22 @@ def test_large_coefficients_solved_exactly(tmp_path, capsys):
     assert out.read_text() == "name,units\nanchor,1\n" + "".join(f"item_{j},{u}\n" for j, u in enumerate(d["x"]))
     assert main(["solve", str(f), "--knapsack", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["x"] == d["x"]
-    # ... but another backend, or extensions, need the encoding: refused, saying where to go.
-    assert main(["solve", str(f), "--knapsack", "--solver", "gss"]) == 2
-    assert "subsel knapsack" in one_error_line(capsys)
+    # ... dpss solves it in integers as well, gss's greedy is checked in integers, a MILP refuses.
+    assert main(["solve", str(f), "--knapsack", "--solver", "dpss", "-o", str(out)]) == 0
+    assert "status       optimal" in capsys.readouterr().out
+    assert out.read_text() == "name,units\nanchor,1\n" + "".join(f"item_{j},{u}\n" for j, u in enumerate(d["x"]))
+    assert main(["solve", str(f), "--knapsack", "--solver", "gss"]) == 0
+    assert "status       feasible" in capsys.readouterr().out
+    assert main(["solve", str(f), "--knapsack", "--solver", "highs", "-o", str(tmp_path / "h.csv")]) == 2
+    assert "solve it with the 'exact' solver" in one_error_line(capsys)
+    assert not (tmp_path / "h.csv").exists()
     assert main(["solve", str(f), "--knapsack", "--must-take", "item_0"]) == 2
-    assert "subsel knapsack" in one_error_line(capsys)
+    assert "takes no --budget, --demand or must lists; 'subsel knapsack" in one_error_line(capsys)
+    assert main(["solve", str(f), "--knapsack", "--alternatives", "2"]) == 2
+    assert "takes no --alternatives; 'subsel knapsack" in one_error_line(capsys)
+    assert main(["export", str(f), "--knapsack", "-o", str(tmp_path / "m.lp")]) == 2
+    assert "has no exact LP/MPS model (its coefficients would be rounded); 'subsel knapsack" in one_error_line(capsys)
+    assert not (tmp_path / "m.lp").exists()
 
 
 def test_text_summary_and_selection_csv(tmp_path, capsys):

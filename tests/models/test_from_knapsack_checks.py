@@ -26,11 +26,15 @@ def wide_integer_knapsacks(draw):
 @given(data=wide_integer_knapsacks())
 def test_accepted_integer_encodings_are_exact(data):
     values, weights, capacity = data
-    try:
-        p = SubsetSelectionProblem.from_knapsack(values, weights, capacity)
-    except ValueError as exc:
-        assert "exceeds 2^29" in str(exc) or "2^53" in str(exc)
+    p = SubsetSelectionProblem.from_knapsack(values, weights, capacity)
+    assert p.knapsack.values.tolist() == [int(v) for v in values]
+    assert p.knapsack.weights.tolist() == [int(w) for w in weights] and p.knapsack.capacity == capacity
+    wide = min(capacity, sum(int(w) for w in weights)) + 3 * max(int(w) for w in weights) > 2 ** 29
+    if not p.knapsack.exact_in_float64:  # beyond exact float64: the integers decide (tests/solvers)
+        assert wide or sum(int(v) for v in values) > 2 ** 53
+        assert p._integer_rule is p.knapsack
         return
+    assert p._integer_rule is None
     q, r, alpha = p.quality, p.utility, p.alpha
     wmax = max(int(w) for w in weights)
     s = Fraction(alpha) / (2 * wmax) if wmax else None
@@ -42,13 +46,22 @@ def test_accepted_integer_encodings_are_exact(data):
 
 
 def test_the_sum_check_names_the_item_also_for_arrays():
-    with pytest.raises(ValueError, match=r"values\[2\] brings the sum of values to 9007199254740993"):
-        SubsetSelectionProblem.from_knapsack(np.array([2 ** 52, 2 ** 52 - 1, 2]), [1, 1, 1], 2)
+    with pytest.raises(ValueError, match=r"values\[2\] brings the sum of values to 4611686018427387905 > 2\^62"):
+        SubsetSelectionProblem.from_knapsack(np.array([2 ** 61, 2 ** 61 - 1, 2]), [1, 1, 1], 2)
     with pytest.raises(ValueError, match=r"weights\[1\] brings the sum of weights"):
-        SubsetSelectionProblem.from_knapsack([1, 1], np.array([2.0 ** 53, 1.0]), 2)
+        SubsetSelectionProblem.from_knapsack([1, 1], np.array([2.0 ** 62, 1.0]), 2)
+    with pytest.raises(ValueError, match=r"values\[1\] must be at most 2\^62 = 4611686018427387904 .*; got "
+                                         r"4611686018427387905$"):
+        SubsetSelectionProblem.from_knapsack([0, 2 ** 62 + 1], [1, 1], 2)
+    # At the limits: accepted, the integers kept exactly (a float would round 2^62 - 1).
+    p = SubsetSelectionProblem.from_knapsack([2 ** 62 - 1, 1], [2 ** 61 + 1, 2 ** 61 - 1], 10 ** 40)
+    assert p.knapsack.values.tolist() == [2 ** 62 - 1, 1] and p.knapsack.capacity == 10 ** 40
+    for capacity in (10 ** 400, 2 ** 1000 + 1, np.uint64(2 ** 64 - 1)):  # any size: every item fits
+        p = SubsetSelectionProblem.from_knapsack([3, 5], [4, 6], capacity)
+        assert p.knapsack.capacity == int(capacity) and p.evaluate([1, 1, 1]).feasible
 
 
-def test_an_inexact_encoding_is_refused_naming_the_item():
+def test_an_inexact_encoding_falls_to_the_integer_rule():
     class Skewed(SubsetSelectionProblem):
         """A problem whose utilities are off by one ulp at item 1 (as if the encoding rounded)."""
 
@@ -58,5 +71,6 @@ def test_an_inexact_encoding_is_refused_naming_the_item():
             r[2] = np.nextafter(r[2], np.inf)
             return r
 
-    with pytest.raises(ValueError, match=r"values\[1\] cannot be encoded exactly"):
-        Skewed.from_knapsack([3, 5, 7], [1, 2, 3], 4)
+    p = Skewed.from_knapsack([3, 5, 7], [1, 2, 3], 4)
+    assert not p.knapsack.exact_in_float64 and p._integer_rule is p.knapsack
+    assert SubsetSelectionProblem.from_knapsack([3, 5, 7], [1, 2, 3], 4).knapsack.exact_in_float64

@@ -158,7 +158,11 @@ FIELD_CASES = [
     (f"inst\nn 1\nc 5\n1,2.{TINY},3,0\n", 4, "column 'p': has a fractional part below", f"2.{TINY}"),
     (f"inst\nn 1\nc 5\n1,2,3.{TINY},0\n", 4, "column 'w': has a fractional part below", f"3.{TINY}"),
     (f"inst\nn 1\nc 5\n1,2,3,0.{TINY}\n", 4, "column 'x': must be 0 or 1", f"0.{TINY}"),
-    ("inst\nn 1\nc 5\n1,2,9007199254740993,0\n", 4, "column 'w': an integer above 2^53", "9007199254740993"),
+    ("inst\nn 1\nc 5\n1,2,4611686018427387905,0\n", 4, "column 'w': an integer above 2^62", "4611686018427387905"),
+    ("inst\nn 1\nc 5.5\n1,2,9007199254740993,0\n", 4, "column 'w': an integer above 2^53 = 9007199254740992 in an "
+     "instance with real numbers", "9007199254740993"),
+    ("2 5\n3074457345618258602 1\n3074457345618258602 1\n", 3, "column 'p': the p values up to this line sum "
+     "to 6148914691236517204 > 2^62", "6148914691236517204"),
     ("inst\nn 1\nc -5\n1,2,3,0\n", 3, "'c' (the capacity) must be >= 0", "-5"),
 ]
 

@@ -110,20 +110,33 @@ def test_a_huge_R_is_solved_not_called_infeasible(name):
     assert sol.status in ((Status.OPTIMAL,) if name != "ortools-cpsat" else (Status.OPTIMAL, Status.FEASIBLE))
 
 
-def test_knapsack_profits_beyond_2_to_the_53_are_refused():
-    with pytest.raises(ValueError, match=r"values\[0\] brings the sum of values to 18014398509481984 > 2\^53"):
-        SubsetSelectionProblem.from_knapsack([2 ** 54, 1], [1, 1], 2)
-    with pytest.raises(ValueError, match=r"values\[1\] brings the sum of values to 9007199254740993"):
-        SubsetSelectionProblem.from_knapsack([2 ** 53, 1], [1, 1], 2)
-    # At the edge every sum is exact: the optimum takes both items.
+def test_knapsack_profits_beyond_2_to_the_53_are_decided_in_integers():
+    # At the edge every sum is exact in float64: the optimum takes both items, on every backend.
     p = SubsetSelectionProblem.from_knapsack([2 ** 53 - 1, 1], [1, 1], 2)
+    assert p.knapsack.exact_in_float64
     for name in ("exact", "highs"):
         assert get_solver(name).solve(p).objective == float(2 ** 53)
+    # Beyond it the integers are kept: exact solves the integer knapsack, a MILP refuses in one line.
+    # (2^54 + 2 and 2^54 + 3 are the same float64: only the integers tell the optimum.)
+    p = SubsetSelectionProblem.from_knapsack([2 ** 54 + 2, 2 ** 54, 3], [2, 1, 1], 2)
+    assert not p.knapsack.exact_in_float64
+    sol = get_solver("exact").solve(p)
+    assert sol.status.value == "optimal" and sol.x.tolist() == [1, 0, 1, 1]
+    assert p.knapsack.value(sol.x) == 2 ** 54 + 3
+    with pytest.raises(ValueError, match=r"^highs: .* beyond exact float64 .* solve it with the 'exact' solver"):
+        get_solver("highs").solve(p)
 
 
-def test_knapsack_weights_finer_than_the_tolerance_are_refused():
-    with pytest.raises(ValueError, match=r"exceeds 2\^29 = 536870912"):
-        SubsetSelectionProblem.from_knapsack([5, 4], [3 * 10 ** 8, 2 * 10 ** 8], 4 * 10 ** 8)
+def test_knapsack_weights_finer_than_the_tolerance_are_decided_in_integers():
+    # One unit of weight is 2^-30 of the scaled row, below the 1e-9 tolerance: the float rule alone
+    # would let an item one unit too heavy in; the integers refuse it.
+    p = SubsetSelectionProblem.from_knapsack([5, 4], [3 * 10 ** 8, 2 * 10 ** 8 + 1], 5 * 10 ** 8)
+    assert not p.knapsack.exact_in_float64
+    assert not p.evaluate([1, 1, 1]).feasible
+    assert p.evaluate([1, 1, 1]).violations[0].startswith("quality: the items weigh sum w x = 500000001 > 500000000")
+    assert p.evaluate([1, 1, 0]).feasible and p.evaluate(np.array([1, 0, 1])).feasible
+    sol = get_solver("exact").solve(p)
+    assert sol.x.tolist() == [1, 1, 0] and sol.status.value == "optimal"
 
 
 def test_cli_refuses_out_of_range_numbers_naming_file_line_and_column(tmp_path, capsys):
@@ -133,10 +146,10 @@ def test_cli_refuses_out_of_range_numbers_naming_file_line_and_column(tmp_path, 
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"subsel: error: {agents}: line 3, column 'capacity': must be at most 2^53")
     knap = tmp_path / "k.txt"
-    knap.write_text("2 2\n18014398509481984 1\n1 1\n")
+    knap.write_text("2 2\n4611686018427387905 1\n1 1\n")
     assert main(["solve", "--knapsack", str(knap)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith(f"subsel: error: {knap}: line 2, column 'p': an integer above 2^53")
+    assert err.startswith(f"subsel: error: {knap}: line 2, column 'p': an integer above 2^62")
     assert main(["export", str(agents), "--alpha", "0.5", "-o", str(tmp_path / "m.mps")]) == 2
     assert not (tmp_path / "m.mps").exists()
 
