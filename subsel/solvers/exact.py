@@ -632,8 +632,11 @@ class Exact(Solver):
             value = math.fsum(cr.tolist())
             if (best is None or value > best_value) and (c is found or problem.evaluate(c).feasible):
                 best, best_value, xr = c, value, cr
-        if best is None:  # pragma: no cover - the start is feasible whenever the problem is
-            return RawResult(None, Status.TIME_LIMIT if deadline else Status.FEASIBLE, None)
+        if best is None:
+            # The start has the largest quality surplus of all selections (every agent above alpha
+            # at its upper bound, every other at its lower bound), so when the exact rule refuses it
+            # (its float surplus passed by a hair) the rule refuses every selection: infeasible.
+            return RawResult(None, Status.INFEASIBLE)
         x = best
         # A candidate better than the knapsack's answer means the float sums lost a selection.
         repaired = repaired or x is not found

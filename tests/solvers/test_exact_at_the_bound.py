@@ -63,3 +63,19 @@ def test_mirrored_pairs_across_the_bound_match_brute_force():
                                          capacity=caps)
         sol, _ = check(problem)
         assert sol.status is Status.OPTIMAL
+
+
+def test_a_must_list_whose_best_surplus_misses_the_rule_by_a_hair_is_infeasible():
+    """The start (every agent above alpha at its upper bound, the rest at their lower bounds, the
+    must-take agent included) passes the float surplus by a hair and fails the exact rule: nothing
+    is feasible, and exact says so (it used to end with 'feasible but no selection')."""
+    base = SubsetSelectionProblem(quality=[0.6, 0.8, 0.05, 0.0, 0.0], cost=[0.0] * 5, capacity=[1, 2, 1, 1, 1],
+                                  must_take=[2], alpha=0.5625)
+    start = np.array([1, 2, 1, 0, 0])
+    from subsel.decisions.pricing import _last_feasible_alpha
+
+    problem = base.with_changes(alpha=float(np.nextafter(_last_feasible_alpha(base, start), 1.0)))
+    assert (start * problem.quality_margin).sum() + 1e-9 >= 0  # the float surplus passes ...
+    assert not problem.evaluate(start).feasible  # ... the exact rule does not
+    assert brute_force(problem) is None  # nothing passes the rule
+    assert get_solver("exact").solve(problem).status is Status.INFEASIBLE
