@@ -68,7 +68,7 @@ state-list representation.
 from __future__ import annotations
 
 import time
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -96,6 +96,8 @@ _MAX_ENUMERATE = 20
 #: ... and up to this many, directly (one list of at most 2^10 subsets: fewer array operations).
 _DIRECT_ENUMERATE = 10
 _SUBSETS: dict[int, np.ndarray] = {}
+#: The compiled core search, once looked up (:func:`_kernel`).
+_KERNEL: list[Any] = []
 #: Peak bytes per state of one core step (the state list, the merged list and its temporaries).
 _BYTES_PER_STATE = 200
 
@@ -272,7 +274,8 @@ def _surrogate_bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int
 
 def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: float, integer: bool,
                           unit: float, deadline: float | None, memory_limit: int | None,
-                          margin: float = _INT_MARGIN) -> tuple[float, float, np.ndarray | None, bool]:
+                          margin: float = _INT_MARGIN, kernel: bool = False
+                          ) -> tuple[float, float, np.ndarray | None, bool]:
     """The surrogate relaxation of the cardinality bounds (Martello, Pisinger, Toth 1999, Section 3).
 
     The maximum cardinality ``card1`` (the most light items that fit) and the minimum cardinality
@@ -329,7 +332,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
         _, _, p0, always = _surrogate_bound(p, w, c, s, card)
         rest = np.flatnonzero(~always)
         cs = c + s * card - (w[always] + s).sum().item()
-        res = solve_knapsack(p[rest], w[rest] + s, cs, deadline, memory_limit, _relax=False)
+        res = solve_knapsack(p[rest], w[rest] + s, cs, deadline, memory_limit, _relax=False, kernel=kernel)
         z1 = p0 + res.value
         bound1 = z1 if res.optimal else p0 + res.bound + (margin if p.dtype.kind != "f" else 0.0)
         exhausted = exhausted or not res.optimal
@@ -343,7 +346,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
 
 def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
                    deadline: float | None = None, memory_limit: int | None = None,
-                   _relax: bool = True, target: float | None = None) -> KnapsackResult:
+                   _relax: bool = True, target: float | None = None, kernel: bool = False) -> KnapsackResult:
     """Solve ``max p.y  s.t.  w.y <= c, y in {0,1}^m`` exactly (minknap core DP with combo's bounds).
 
     Parameters
@@ -365,6 +368,9 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         that cannot reach it and stops at the first such selection (``optimal=True`` then means
         "decided": ``take`` is such a selection, or the break solution when none exists, which the
         caller tells apart by its value).
+    kernel : bool, default False
+        On integer data, run the core search compiled (:mod:`subsel.solvers._knapsack_nb`, numba,
+        imported here on first use) when numba is installed: the same steps, so the same answer.
 
     Returns
     -------
@@ -455,6 +461,16 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     saved = 0                                                 # bytes of the saved history
     # (64-bit integers: only while the surrogate weights, up to twice the largest, cannot overflow)
     relax_done = not _relax or (exact_int and float(w.sum()) + m * float(w.max()) >= 2.0 ** 62)
+    nbk = _kernel() if kernel and integer else None
+    if nbk is not None:   # the same search, compiled (subsel.solvers._knapsack_nb)
+        def relax(z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
+            u, z_new, take_new, _ = _surrogate_relaxation(
+                p, w, capacity, b, z, integer,
+                int_unit if exact_int else unit if unit is not None else _real_unit(w),
+                deadline, room, margin, kernel=True)
+            return u, z_new, take_new
+        return nbk.search(p, w, e, flip_bound, capacity, b, Pb, Wb, z, ub_global, margin, target is not None,
+                          deadline, memory_limit, relax_done, relax, lp, order, take_sorted)
     next_pairing = _MIN_PAIRING
     side = 1
     # Next unprocessed free item on each side (-1 / m when exhausted).
@@ -554,6 +570,18 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m) if W.size else np.zeros(0)
         bound = min(lp, ub_global, max(z, float(ub.max()) if ub.size else z))
     return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, core, stopped)
+
+
+def _kernel() -> Any:
+    """The compiled core search (module :mod:`subsel.solvers._knapsack_nb`), imported on first use;
+    ``None`` when numba is not installed or fails to load (then the numpy loop runs)."""
+    if not _KERNEL:
+        try:
+            from . import _knapsack_nb
+            _KERNEL.append(_knapsack_nb)
+        except Exception:  # no numba, or a broken one: the numpy loop answers the same
+            _KERNEL.append(None)
+    return _KERNEL[0]
 
 
 def _subsets(k: int) -> np.ndarray:

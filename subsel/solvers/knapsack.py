@@ -153,7 +153,7 @@ def _core(memory: int | None) -> SubSolver:
     """The exact sub-solver of the rule among equal optima: the knapsack core, without a deadline
     (the rule's questions are small next to the search that found the optimum)."""
     def solve(p: np.ndarray, w: np.ndarray, c: Any, target: Any) -> tuple[np.ndarray, bool]:
-        res = _solve_core(p, w, c, None, memory, target=target)
+        res = _solve_core(p, w, c, None, memory, target=target, kernel=True)
         return res.take, res.optimal
     return solve
 
@@ -272,10 +272,10 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     c_core = float(cap) if floats else cap
     useful = pv > 0
     if useful.all():
-        res = _solve_core(pv, pw, c_core, deadline, memory)
+        res = _solve_core(pv, pw, c_core, deadline, memory, kernel=True)
         take = res.take
     else:
-        res = _solve_core(pv[useful], pw[useful], c_core, deadline, memory)
+        res = _solve_core(pv[useful], pw[useful], c_core, deadline, memory, kernel=True)
         take = np.zeros(pv.size, dtype=bool)
         take[useful] = res.take
     if res.optimal and lexicographic:
