@@ -67,7 +67,9 @@ state-list representation.
 """
 from __future__ import annotations
 
+import math
 import time
+from fractions import Fraction
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -309,13 +311,23 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
     if not cases:
         return np.inf, z, None, False
     ub, take, exhausted = -np.inf, None, False
+    nbk = _kernel() if kernel else None
+
+    def bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int, step: float) -> tuple[float, float]:
+        """The surrogate bound at ``s`` and its estimate at ``s + step`` (compiled when asked)."""
+        if nbk is not None:
+            u0, u1, every = nbk.surrogate_bound(p, w, c, s, card, step)
+            if not every:
+                return u0, u1
+        u0, u1, _, _ = _surrogate_bound(p, w, c, s, card, step)
+        return u0, u1
     for s_lo, s_hi, card, improving_only in cases:
         # Integer bisection on s in units of the weight grid, led by the sign of the bound's slope.
         k_lo, k_hi = int(np.floor(s_lo / unit)), int(np.ceil(s_hi / unit))
         best_u, best_k = np.inf, 0
         while k_lo <= k_hi:
             k = (k_lo + k_hi) // 2
-            u0, u1, _, _ = _surrogate_bound(p, w, c, k * unit, card, unit)
+            u0, u1 = bound(p, w, c, k * unit, card, unit)
             if u0 < best_u:
                 best_u, best_k = u0, k
             if u1 > u0:
@@ -408,6 +420,12 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     p, w, e = p[order], w[order], e[order]
     cw = np.cumsum(w)
     b = int(np.searchsorted(cw, capacity, side="right"))  # first item that does not fit
+    if exact_int and b < m:
+        fix = _exact_ties(p, w, e, b)
+        if fix is not None:
+            order, p, w = order[fix], p[fix], w[fix]
+            cw = np.cumsum(w)
+            b = int(np.searchsorted(cw, capacity, side="right"))
     integer = exact_int or bool(unit is not None and np.all(p == np.round(p)) and p.sum() < _INT_EXACT)
     margin = int_tolerance(p) if exact_int else _INT_MARGIN
     take_sorted = np.zeros(m, dtype=bool)
@@ -418,7 +436,9 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     Pb = p[:b].sum().item()
     Wb = cw[b - 1].item() if b > 0 else 0
     lp = Pb + (capacity - Wb) * float(e[b])
-    if exact_int:  # the Dantzig bound, rounded down, in exact integers
+    if exact_int:
+        # The Dantzig bound, rounded down, in exact integers (the order around the break item made
+        # exact by _exact_ties).
         ub_global = Pb + (capacity - Wb) * int(p[b]) // int(w[b])
     else:
         ub_global = np.floor(lp + margin) if integer else lp
@@ -570,6 +590,33 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m) if W.size else np.zeros(0)
         bound = min(lp, ub_global, max(z, float(ub.max()) if ub.size else z))
     return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, core, stopped)
+
+
+def _exact_ties(p: np.ndarray, w: np.ndarray, e: np.ndarray, b: int) -> np.ndarray | None:
+    """On int64 data, the permutation that puts the items whose float efficiency equals the break
+    item's in the exact order of ``p / w`` (decreasing; equal ratios by position), or ``None`` when
+    they already are.
+
+    Float division is monotone, so an item can only be on the wrong side of the break item when its
+    float efficiency equals the break item's (values ``2^54`` and ``2^54 + 1`` of weight 1 are equally
+    efficient in float64); the exact Dantzig bound needs that order.  Products are compared in int64
+    where they fit, else in Python integers.
+    """
+    lo = int(np.searchsorted(-e, -e[b], side="left"))
+    hi = int(np.searchsorted(-e, -e[b], side="right"))
+    if hi - lo < 2:
+        return None
+    pg, wg = p[lo:hi], w[lo:hi]
+    if float(pg.max()) * float(wg.max()) < 2.0 ** 62:
+        if np.all(pg[:-1] * wg[1:] >= pg[1:] * wg[:-1]):
+            return None
+    pl, wl = pg.tolist(), wg.tolist()
+    if all(pl[i] * wl[i + 1] >= pl[i + 1] * wl[i] for i in range(len(pl) - 1)):
+        return None
+    group = sorted(range(hi - lo), key=lambda i: (-Fraction(pl[i], wl[i]) if wl[i] else -math.inf, i))
+    perm = np.arange(p.size)
+    perm[lo:hi] = lo + np.array(group, dtype=np.int64)
+    return perm
 
 
 def _kernel() -> Any:

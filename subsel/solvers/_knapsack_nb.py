@@ -435,12 +435,119 @@ def backtrack(take: np.ndarray, items: np.ndarray, hist_anc: np.ndarray, hist_bi
         ancestor, flips = hist_anc[q], hist_bits[q]
 
 
+@nb.njit(cache=False)
+def _before(e: np.ndarray, i: int, j: int) -> bool:
+    """Whether item ``i`` precedes item ``j`` in the stable order by decreasing efficiency."""
+    return e[i] > e[j] or (e[i] == e[j] and i < j)
+
+
+@nb.njit(cache=False)
+def dantzig(p: np.ndarray, w: np.ndarray, c: Any, step: Any, grow: int) -> tuple[float, float]:
+    """``_knapsack._dantzig`` (Dantzig bound, and its estimate at weights ``+ step``, capacity
+    ``+ grow * step``) without the sort: the break item of the stable order by decreasing ``p / w``
+    (``w > 0``) found by selection in expected linear time (Martello and Toth, *Knapsack Problems*,
+    1990, Section 2.2.2).  The items before it, the break item and so every float operation are
+    those of the sorted computation: the same numbers."""
+    n = p.size
+    e = p / w
+    idx = np.arange(n)
+    lo, hi = 0, n
+    wacc = w[0] - w[0]
+    pacc = p[0] - p[0]
+    nb_ = 0
+    brk = -1
+    while lo < hi:
+        # Median of three as the pivot, then a partition of idx[lo:hi] around it.
+        a, b_, c_ = idx[lo], idx[(lo + hi) >> 1], idx[hi - 1]
+        if _before(e, a, b_):
+            a, b_ = b_, a
+        if _before(e, b_, c_):
+            b_ = c_
+            if _before(e, a, b_):
+                b_ = a
+        piv = b_
+        i, j = lo, hi - 1
+        wb = w[0] - w[0]
+        pbb = p[0] - p[0]
+        k = lo
+        while k <= j:
+            x = idx[k]
+            if x != piv and _before(e, x, piv):
+                idx[k], idx[i] = idx[i], idx[k]
+                wb += w[x]
+                pbb += p[x]
+                i += 1
+                k += 1
+            elif x == piv:
+                k += 1
+            else:
+                idx[k], idx[j] = idx[j], idx[k]
+                j -= 1
+        # idx[lo:i] precede the pivot, idx[j+1:hi] follow it; move the pivot to position i.
+        for q in range(i, j + 1):
+            if idx[q] == piv:
+                idx[q], idx[i] = idx[i], idx[q]
+                break
+        if wacc + wb > c:
+            hi = i
+            continue
+        wacc += wb
+        pacc += pbb
+        nb_ += i - lo
+        if wacc + w[piv] > c:
+            brk = piv
+            break
+        wacc += w[piv]
+        pacc += p[piv]
+        nb_ += 1
+        lo = i + 1
+    pb = float(pacc)
+    if brk < 0:
+        return pb, pb
+    r = float(c) - float(wacc) if nb_ else float(c) - 0.0
+    pj, wj = float(p[brk]), float(w[brk])
+    return pb + r * pj / wj, pb + max(r + (grow - nb_) * step, 0.0) * pj / (wj + step)
+
+
+@nb.njit(cache=False)
+def surrogate_bound(p: np.ndarray, w: np.ndarray, c: Any, s: Any, card: int, step: Any
+                    ) -> tuple[float, float, bool]:
+    """The first two answers of ``_knapsack._surrogate_bound`` (the surrogate problem's Dantzig bound
+    and its estimate at ``s + step``), by the same operations; the third is True when every item is
+    always taken (then the caller asks ``_surrogate_bound``: its answer is an exact sum)."""
+    n = p.size
+    cnt = 0
+    wsum = w[0] - w[0] + s - s
+    p0 = p[0] - p[0]
+    for j in range(n):
+        if w[j] + s <= 0:
+            cnt += 1
+            wsum += w[j] + s
+            p0 += p[j]
+    cs = c + s * card - wsum
+    if cs < 0:
+        return -np.inf, -np.inf, False
+    if cnt == n:
+        return 0.0, 0.0, True
+    pr = np.empty(n - cnt, p.dtype)
+    wr = np.empty(n - cnt, w.dtype)
+    k = 0
+    for j in range(n):
+        if w[j] + s > 0:
+            pr[k] = p[j]
+            wr[k] = w[j] + s
+            k += 1
+    u, u_next = dantzig(pr, wr, cs, step, card - cnt)
+    return p0 + u, p0 + u_next, False
+
+
 def _enable_caching() -> None:
     """Attach the disk cache to the kernels; without a writable cache folder they are compiled in
     each process instead (warned)."""
     try:
         with _numba_cache_dir(cache_dir()):
-            for kernel in (_refresh, _search_right, _search_left, _bound, _improving, _grow, _push, run, backtrack):
+            for kernel in (_refresh, _search_right, _search_left, _bound, _improving, _grow, _push, run, backtrack,
+                           _before, dantzig, surrogate_bound):
                 kernel.enable_caching()
     except Exception as exc:  # no writable folder: compile per process
         warnings.warn(f"solve_knapsack: no cache for the compiled kernel in {cache_dir()} ({exc}); it is "
