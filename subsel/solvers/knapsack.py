@@ -169,7 +169,9 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     is capped at the copies that fit (``C // w_j``) and split into binary pieces of 1, 2, 4, ...
     copies (Martello and Toth, *Knapsack Problems*, 1990, Section 3.2), so a count of 10^12 costs
     about 40 items.  The arithmetic is exact for totals up to 2^62 (float64 state lists up to 2^52,
-    int64 above) and the answer is checked in integers before it is returned.
+    int64 above) and the answer is checked in integers before it is returned.  With numba installed
+    the core search runs compiled (imported on the first knapsack of more than 20 items), a
+    step-for-step port of the numpy loop: the same ``x`` either way.
 
     Parameters
     ----------
@@ -193,8 +195,10 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         selections, independent of values and weights, so raising an item's value never removes a
         copy of it from the answer.  Deciding it costs little where ties are few but up to a
         thousand times the search where they abound (subset sum, the strongly correlated classes at
-        10^4 items: seconds).  ``False``: the first optimum the search reaches (a deterministic
-        function of the input, but no particular optimal selection).
+        10^4 items: seconds).  ``False``: the first optimum the search reaches (items in
+        decreasing efficiency, equal efficiencies by index; the core grown alternately from the break
+        item; among states of equal weight and value the first reached kept): a deterministic
+        function of the input, the same with or without numba, but no particular optimal selection.
 
     Returns
     -------

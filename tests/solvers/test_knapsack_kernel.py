@@ -62,6 +62,7 @@ def public_both(path, *args, **kwargs):
 @example(([3, 3, 3], [2, 2, 2], 4, None))                                   # ties
 @example(([2 ** 44 + 1, 2 ** 44], [2 ** 44, 2 ** 44 - 1], 2 ** 45 - 2, None))  # huge, one unit apart
 @example(([5, 5, 5, 5], [2 ** 60, 2 ** 60, 2 ** 60, 1], 2 ** 61, None))      # totals near 2^62
+@example(([0, 0, 2 ** 54, 0, 2 ** 54 + 1], [0, 0, 1, 0, 1], 1, None))        # equal float efficiencies
 def test_zero_one_kernel_is_the_numpy_loop_and_optimal(path, data):
     values, weights, capacity, _ = data
     sol, ref = public_both(path, values, weights, capacity)
