@@ -416,6 +416,19 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         capacity = float(cap_steps - cap_steps % d) * unit
     with np.errstate(over="ignore", divide="ignore"):  # zero or denormal weights: cap the efficiency
         e = np.minimum(p / w, _MAX_EFFICIENCY)
+    if kernel and not exact_int and target is None and unit is not None \
+            and np.all(p == np.round(p)) and p.sum() < _INT_EXACT and not np.isnan(e).any():
+        nbk = _kernel()
+        if nbk is not None:
+            # Integer data in float64: the compiled search sorts only the free items (the same steps).
+            def relax_sorted(z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
+                order = np.argsort(-e, kind="stable")
+                ps, ws = p[order], w[order]
+                b = int(np.searchsorted(np.cumsum(ws), capacity, side="right"))
+                u, z_new, take_new, _ = _surrogate_relaxation(ps, ws, capacity, b, z, True, unit, deadline, room,
+                                                              _INT_MARGIN, kernel=True)
+                return u, z_new, None if take_new is None else _unsort(take_new, order)
+            return nbk.search_free(p, w, e, capacity, deadline, memory_limit, not _relax, relax_sorted)
     order = np.argsort(-e, kind="stable")
     p, w, e = p[order], w[order], e[order]
     cw = np.cumsum(w)
@@ -488,7 +501,7 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
                 p, w, capacity, b, z, integer,
                 int_unit if exact_int else unit if unit is not None else _real_unit(w),
                 deadline, room, margin, kernel=True)
-            return u, z_new, take_new
+            return u, z_new, None if take_new is None else _unsort(take_new, order)
         return nbk.search(p, w, e, flip_bound, capacity, b, Pb, Wb, z, ub_global, margin, target is not None,
                           deadline, memory_limit, relax_done, relax, lp, order, take_sorted)
     next_pairing = _MIN_PAIRING

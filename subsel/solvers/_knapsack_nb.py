@@ -8,6 +8,13 @@ bounds computed by the same operations), so both return the same selection on ev
 choice among equal optima is the first optimum that search reaches, whichever path runs it.  The
 surrogate relaxation (once per search) and the deadline stay in Python: the kernel returns to its
 caller when the relaxation is due and after a budget of states, and is called again to resume.
+On integer data in float64 (:func:`search_free`) the items are not all sorted: the break item is
+found by selection and only the free items (those the reduction leaves) are sorted, as combo's
+partial sorting avoids a full sort; the numpy loop never looks at the other items, so the steps are
+the same.
+
+Longer than 600 lines on purpose: a port of one algorithm whose state is shared by all its parts
+(the loop, its resumable state vector, the selection of the break item and the surrogate bounds).
 
 Importing this module imports numba; :mod:`subsel.solvers._knapsack` imports it only when a knapsack
 reaches the core search, never at ``import subsel``.  The functions are compiled on first use and
@@ -34,11 +41,11 @@ from ._knapsack import (
     _BATCH_STATES,
     _BLOCK,
     _BYTES_PER_STATE,
+    _INT_MARGIN,
     _MAX_BATCH,
     _REFRESH_EVERY,
     KnapsackResult,
     _state_bounds,
-    _unsort,
 )
 from ._knapsack_jit import _numba_cache_dir, cache_dir
 
@@ -442,6 +449,40 @@ def _before(e: np.ndarray, i: int, j: int) -> bool:
 
 
 @nb.njit(cache=False)
+def _partition(e: np.ndarray, w: np.ndarray, idx: np.ndarray, lo: int, hi: int) -> tuple[int, Any]:
+    """Partition ``idx[lo:hi]`` around a pivot (median of three) in the stable order by decreasing
+    ``e``: returns the pivot's new position ``i`` (``idx[lo:i]`` precede it) and their weight."""
+    a, b_, c_ = idx[lo], idx[(lo + hi) >> 1], idx[hi - 1]
+    if _before(e, a, b_):
+        a, b_ = b_, a
+    if _before(e, b_, c_):
+        b_ = c_
+        if _before(e, a, b_):
+            b_ = a
+    piv = b_
+    i, j = lo, hi - 1
+    wb = w[0] - w[0]
+    k = lo
+    while k <= j:
+        x = idx[k]
+        if x != piv and _before(e, x, piv):
+            idx[k], idx[i] = idx[i], idx[k]
+            wb += w[x]
+            i += 1
+            k += 1
+        elif x == piv:
+            k += 1
+        else:
+            idx[k], idx[j] = idx[j], idx[k]
+            j -= 1
+    for q in range(i, j + 1):
+        if idx[q] == piv:
+            idx[q], idx[i] = idx[i], idx[q]
+            break
+    return i, wb
+
+
+@nb.njit(cache=False)
 def dantzig(p: np.ndarray, w: np.ndarray, c: Any, step: Any, grow: int) -> tuple[float, float]:
     """``_knapsack._dantzig`` (Dantzig bound, and its estimate at weights ``+ step``, capacity
     ``+ grow * step``) without the sort: the break item of the stable order by decreasing ``p / w``
@@ -457,42 +498,14 @@ def dantzig(p: np.ndarray, w: np.ndarray, c: Any, step: Any, grow: int) -> tuple
     nb_ = 0
     brk = -1
     while lo < hi:
-        # Median of three as the pivot, then a partition of idx[lo:hi] around it.
-        a, b_, c_ = idx[lo], idx[(lo + hi) >> 1], idx[hi - 1]
-        if _before(e, a, b_):
-            a, b_ = b_, a
-        if _before(e, b_, c_):
-            b_ = c_
-            if _before(e, a, b_):
-                b_ = a
-        piv = b_
-        i, j = lo, hi - 1
-        wb = w[0] - w[0]
-        pbb = p[0] - p[0]
-        k = lo
-        while k <= j:
-            x = idx[k]
-            if x != piv and _before(e, x, piv):
-                idx[k], idx[i] = idx[i], idx[k]
-                wb += w[x]
-                pbb += p[x]
-                i += 1
-                k += 1
-            elif x == piv:
-                k += 1
-            else:
-                idx[k], idx[j] = idx[j], idx[k]
-                j -= 1
-        # idx[lo:i] precede the pivot, idx[j+1:hi] follow it; move the pivot to position i.
-        for q in range(i, j + 1):
-            if idx[q] == piv:
-                idx[q], idx[i] = idx[i], idx[q]
-                break
+        i, wb = _partition(e, w, idx, lo, hi)
+        piv = idx[i]
         if wacc + wb > c:
             hi = i
             continue
         wacc += wb
-        pacc += pbb
+        for q in range(lo, i):
+            pacc += p[idx[q]]
         nb_ += i - lo
         if wacc + w[piv] > c:
             brk = piv
@@ -547,7 +560,7 @@ def _enable_caching() -> None:
     try:
         with _numba_cache_dir(cache_dir()):
             for kernel in (_refresh, _search_right, _search_left, _bound, _improving, _grow, _push, run, backtrack,
-                           _before, dantzig, surrogate_bound):
+                           _before, _partition, dantzig, surrogate_bound, break_solution):
                 kernel.enable_caching()
     except Exception as exc:  # no writable folder: compile per process
         warnings.warn(f"solve_knapsack: no cache for the compiled kernel in {cache_dir()} ({exc}); it is "
@@ -559,7 +572,8 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
            Pb: Any, Wb: Any, z: Any, ub_global: Any, margin: float, has_target: bool,
            deadline: float | None, memory_limit: int | None, relax_done: bool,
            relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]],
-           lp: float, order: np.ndarray, take_sorted: np.ndarray) -> KnapsackResult:
+           lp: float, order: np.ndarray, take_sorted: np.ndarray, base: np.ndarray | None = None
+           ) -> KnapsackResult:
     """The core search of :func:`subsel.solvers._knapsack.solve_knapsack` on integer data, compiled.
 
     Called by it with the data in efficiency order and the search's start (break item ``b``, break
@@ -619,22 +633,84 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
         optimal = code == DONE
         break
     z = zst[Z].item()
-    if ist[I_ZKIND] == 2 and z_take is not None:
-        take_sorted = z_take
-    elif ist[I_ZKIND] == 1:
+    if ist[I_ZKIND] == 2 and z_take is not None:   # (already in the caller's order)
+        return _result(z_take, W, P, capacity, e, w, flip_bound, big, margin, ist, zst, optimal, lp, ub_global,
+                       stopped)
+    if ist[I_ZKIND] == 1:
         take_sorted = take_sorted.copy()
         backtrack(take_sorted, items, hist_anc, hist_bits, hist_off, int(ist[I_ZBLOCK]), int(ist[I_ZANC]),
                   zbits[0], int(ist[I_ZEXTRA]), b)
+    out = np.zeros(order.size, dtype=bool) if base is None else base.copy()
+    out[order] = take_sorted
+    return _result(out, W, P, capacity, e, w, flip_bound, big, margin, ist, zst, optimal, lp, ub_global, stopped)
+
+
+def _result(take: np.ndarray, W: np.ndarray, P: np.ndarray, capacity: Any, e: np.ndarray, w: np.ndarray,
+            flip_bound: np.ndarray, big: Any, margin: float, ist: np.ndarray, zst: np.ndarray, optimal: bool,
+            lp: float, ub_global: Any, stopped: str) -> KnapsackResult:
+    """The search's answer (``take`` in the caller's order), with the bound of an unfinished search."""
+    z = zst[Z].item()
     if optimal:
         bound = z
     else:
         free = flip_bound >= zst[Z_FRESH].item() + 1.0 - margin
         wf = np.where(free, w, big)
         min_left, min_right = np.minimum.accumulate(wf), np.minimum.accumulate(wf[::-1])[::-1]
-        ub = _state_bounds(W, P, capacity, int(ist[I_S]), int(ist[I_T]), e, min_left, min_right, m) \
+        ub = _state_bounds(W, P, capacity, int(ist[I_S]), int(ist[I_T]), e, min_left, min_right, e.size) \
             if W.size else np.zeros(0)
         bound = min(lp, ub_global, max(z, float(ub.max()) if ub.size else z))
-    return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, int(ist[I_NITEMS]), stopped)
+    return KnapsackResult(take, z, lp, bound, optimal, int(ist[I_NITEMS]), stopped)
+
+
+@nb.njit(cache=False)
+def break_solution(e: np.ndarray, w: np.ndarray, c: Any) -> tuple[np.ndarray, int]:
+    """The break solution of the stable order by decreasing efficiency ``e`` without sorting: the
+    items before the break item (a mask) and the break item (-1 when everything fits), by selection
+    in expected linear time (Martello and Toth, *Knapsack Problems*, 1990, Section 2.2.2)."""
+    n = e.size
+    idx = np.arange(n)
+    before = np.zeros(n, np.bool_)
+    lo, hi = 0, n
+    wacc = w[0] - w[0]
+    while lo < hi:
+        i, wb = _partition(e, w, idx, lo, hi)
+        if wacc + wb > c:
+            hi = i
+            continue
+        wacc += wb
+        for q in range(lo, i):
+            before[idx[q]] = True
+        k = idx[i]
+        if wacc + w[k] > c:
+            return before, k
+        wacc += w[k]
+        before[k] = True
+        lo = i + 1
+    return before, -1
+
+
+def search_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, deadline: float | None,
+                memory_limit: int | None, relax_done: bool,
+                relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]]) -> KnapsackResult:
+    """:func:`search` on integer data in float64 (in the caller's order) without sorting every item:
+    the break item by selection, then only the free items (those the reduction leaves) sorted.  The
+    numpy loop sorts all items, but never looks at the others: the same steps, the same answer."""
+    before, brk = break_solution(e, w, capacity)
+    if brk < 0:  # everything fits
+        val = p.sum().item()
+        return KnapsackResult(np.ones(p.size, dtype=bool), val, val, val, True, 0)
+    Pb = p[before].sum().item()
+    Wb = w[before].sum().item()
+    eb = float(e[brk])
+    lp = Pb + (capacity - Wb) * eb
+    ub_global = np.floor(lp + _INT_MARGIN)
+    flip_bound = lp - np.abs(p - eb * w)
+    F = np.flatnonzero(flip_bound >= Pb + 1.0 - _INT_MARGIN)
+    F = F[np.argsort(-e[F], kind="stable")]
+    inside = before[F]
+    b = int(inside.sum())
+    return search(p[F], w[F], e[F], flip_bound[F], capacity, b, Pb, Wb, Pb, ub_global, _INT_MARGIN, False,
+                  deadline, memory_limit, relax_done, relax, lp, F, inside, base=before)
 
 
 def _ub_value(ub: Any, exact_int: bool) -> Any:
