@@ -298,8 +298,12 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
         The upper bound found (``inf`` when none), the best feasible value found (``z`` when none
         better), its items (``None`` when none better) and whether a deadline or memory limit struck.
     """
-    card1 = int(np.searchsorted(np.cumsum(np.sort(w)), c, side="right"))
-    card2 = int(np.searchsorted(np.cumsum(np.sort(p)[::-1]), z, side="right")) + 1
+    nbk = _kernel() if kernel else None
+    if nbk is not None:   # the same counts by selection, compiled
+        card1, card2 = int(nbk.count_fit(w, c, False)), int(nbk.count_fit(p, z, True)) + 1
+    else:
+        card1 = int(np.searchsorted(np.cumsum(np.sort(w)), c, side="right"))
+        card2 = int(np.searchsorted(np.cumsum(np.sort(p)[::-1]), z, side="right")) + 1
     maxsur = float(w.max())
     cases: list[tuple[float, float, int, bool]] = []   # (s_lo, s_hi, cardinality, improving-only)
     if card2 == b + 1:
@@ -311,7 +315,6 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
     if not cases:
         return np.inf, z, None, False
     ub, take, exhausted = -np.inf, None, False
-    nbk = _kernel() if kernel else None
 
     def bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int, step: float) -> tuple[float, float]:
         """The surrogate bound at ``s`` and its estimate at ``s + step`` (compiled when asked)."""

@@ -560,7 +560,7 @@ def _enable_caching() -> None:
     try:
         with _numba_cache_dir(cache_dir()):
             for kernel in (_refresh, _search_right, _search_left, _bound, _improving, _grow, _push, run, backtrack,
-                           _before, _partition, dantzig, surrogate_bound, break_solution):
+                           _before, _partition, dantzig, surrogate_bound, break_solution, count_fit):
                 kernel.enable_caching()
     except Exception as exc:  # no writable folder: compile per process
         warnings.warn(f"solve_knapsack: no cache for the compiled kernel in {cache_dir()} ({exc}); it is "
@@ -660,6 +660,49 @@ def _result(take: np.ndarray, W: np.ndarray, P: np.ndarray, capacity: Any, e: np
             if W.size else np.zeros(0)
         bound = min(lp, ub_global, max(z, float(ub.max()) if ub.size else z))
     return KnapsackResult(take, z, lp, bound, optimal, int(ist[I_NITEMS]), stopped)
+
+
+@nb.njit(cache=False)
+def count_fit(a: np.ndarray, cap: Any, largest: bool) -> int:
+    """The most entries of ``a`` (``>= 0``) whose sum stays ``<= cap``, taking the smallest first (the
+    largest first when ``largest``): ``np.searchsorted(np.cumsum(np.sort(a)), cap, side="right")``
+    (``np.sort(a)[::-1]`` when ``largest``) by selection instead of a sort (the count and the sums,
+    exact on integers, do not depend on the order of equal entries)."""
+    v = -a if largest else a.copy()
+    n = v.size
+    lo, hi = 0, n
+    acc = a[0] - a[0] if n else cap - cap
+    cnt = 0
+    while lo < hi:
+        x, y, z = v[lo], v[(lo + hi) >> 1], v[hi - 1]
+        piv = max(min(x, y), min(max(x, y), z))
+        # Three-way partition of v[lo:hi]: below the pivot, equal, above.
+        i, k, j = lo, lo, hi - 1
+        s_less = acc - acc
+        while k <= j:
+            if v[k] < piv:
+                v[i], v[k] = v[k], v[i]
+                s_less += -v[i] if largest else v[i]
+                i += 1
+                k += 1
+            elif v[k] > piv:
+                v[k], v[j] = v[j], v[k]
+                j -= 1
+            else:
+                k += 1
+        if acc + s_less > cap:
+            hi = i
+            continue
+        acc += s_less
+        cnt += i - lo
+        one = -piv if largest else piv
+        for _ in range(i, j + 1):
+            if acc + one > cap:
+                return cnt
+            acc += one
+            cnt += 1
+        lo = j + 1
+    return cnt
 
 
 @nb.njit(cache=False)
