@@ -143,3 +143,10 @@ def test_import_and_small_solves_do_not_import_numba():
             "assert 'numba' in sys.modules\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_rule_among_equal_optima_when_the_capacity_rounds_up_in_floats():
+    # 2^55 - 2 is 2^55 in float64: both heavy items seemed to fit, and the rule froze them as taken.
+    values, weights, capacity = [1, 0, 0, 1, 0], [2 ** 54, 0, 0, 2 ** 54, 0], 2 ** 55 - 2
+    sol = solve_knapsack(values, weights, capacity, lexicographic=True)
+    assert sol.x.tolist() == [1, 1, 1, 0, 1] and sol.optimal
