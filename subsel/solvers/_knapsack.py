@@ -67,8 +67,10 @@ state-list representation.
 """
 from __future__ import annotations
 
+import math
 import time
-from typing import Callable, NamedTuple
+from fractions import Fraction
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -96,6 +98,8 @@ _MAX_ENUMERATE = 20
 #: ... and up to this many, directly (one list of at most 2^10 subsets: fewer array operations).
 _DIRECT_ENUMERATE = 10
 _SUBSETS: dict[int, np.ndarray] = {}
+#: The compiled core search, once looked up (:func:`_kernel`).
+_KERNEL: list[Any] = []
 #: Peak bytes per state of one core step (the state list, the merged list and its temporaries).
 _BYTES_PER_STATE = 200
 
@@ -272,7 +276,8 @@ def _surrogate_bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int
 
 def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: float, integer: bool,
                           unit: float, deadline: float | None, memory_limit: int | None,
-                          margin: float = _INT_MARGIN) -> tuple[float, float, np.ndarray | None, bool]:
+                          margin: float = _INT_MARGIN, kernel: bool = False
+                          ) -> tuple[float, float, np.ndarray | None, bool]:
     """The surrogate relaxation of the cardinality bounds (Martello, Pisinger, Toth 1999, Section 3).
 
     The maximum cardinality ``card1`` (the most light items that fit) and the minimum cardinality
@@ -293,8 +298,12 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
         The upper bound found (``inf`` when none), the best feasible value found (``z`` when none
         better), its items (``None`` when none better) and whether a deadline or memory limit struck.
     """
-    card1 = int(np.searchsorted(np.cumsum(np.sort(w)), c, side="right"))
-    card2 = int(np.searchsorted(np.cumsum(np.sort(p)[::-1]), z, side="right")) + 1
+    nbk = _kernel() if kernel else None
+    if nbk is not None:   # the same counts by selection, compiled
+        card1, card2 = int(nbk.count_fit(w, c, False)), int(nbk.count_fit(p, z, True)) + 1
+    else:
+        card1 = int(np.searchsorted(np.cumsum(np.sort(w)), c, side="right"))
+        card2 = int(np.searchsorted(np.cumsum(np.sort(p)[::-1]), z, side="right")) + 1
     maxsur = float(w.max())
     cases: list[tuple[float, float, int, bool]] = []   # (s_lo, s_hi, cardinality, improving-only)
     if card2 == b + 1:
@@ -306,13 +315,22 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
     if not cases:
         return np.inf, z, None, False
     ub, take, exhausted = -np.inf, None, False
+
+    def bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int, step: float) -> tuple[float, float]:
+        """The surrogate bound at ``s`` and its estimate at ``s + step`` (compiled when asked)."""
+        if nbk is not None:
+            u0, u1, every = nbk.surrogate_bound(p, w, c, s, card, step)
+            if not every:
+                return u0, u1
+        u0, u1, _, _ = _surrogate_bound(p, w, c, s, card, step)
+        return u0, u1
     for s_lo, s_hi, card, improving_only in cases:
         # Integer bisection on s in units of the weight grid, led by the sign of the bound's slope.
         k_lo, k_hi = int(np.floor(s_lo / unit)), int(np.ceil(s_hi / unit))
         best_u, best_k = np.inf, 0
         while k_lo <= k_hi:
             k = (k_lo + k_hi) // 2
-            u0, u1, _, _ = _surrogate_bound(p, w, c, k * unit, card, unit)
+            u0, u1 = bound(p, w, c, k * unit, card, unit)
             if u0 < best_u:
                 best_u, best_k = u0, k
             if u1 > u0:
@@ -329,7 +347,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
         _, _, p0, always = _surrogate_bound(p, w, c, s, card)
         rest = np.flatnonzero(~always)
         cs = c + s * card - (w[always] + s).sum().item()
-        res = solve_knapsack(p[rest], w[rest] + s, cs, deadline, memory_limit, _relax=False)
+        res = solve_knapsack(p[rest], w[rest] + s, cs, deadline, memory_limit, _relax=False, kernel=kernel)
         z1 = p0 + res.value
         bound1 = z1 if res.optimal else p0 + res.bound + (margin if p.dtype.kind != "f" else 0.0)
         exhausted = exhausted or not res.optimal
@@ -343,7 +361,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
 
 def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
                    deadline: float | None = None, memory_limit: int | None = None,
-                   _relax: bool = True, target: float | None = None) -> KnapsackResult:
+                   _relax: bool = True, target: float | None = None, kernel: bool = False) -> KnapsackResult:
     """Solve ``max p.y  s.t.  w.y <= c, y in {0,1}^m`` exactly (minknap core DP with combo's bounds).
 
     Parameters
@@ -365,6 +383,9 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         that cannot reach it and stops at the first such selection (``optimal=True`` then means
         "decided": ``take`` is such a selection, or the break solution when none exists, which the
         caller tells apart by its value).
+    kernel : bool, default False
+        On integer data, run the core search compiled (:mod:`subsel.solvers._knapsack_nb`, numba,
+        imported here on first use) when numba is installed: the same steps, so the same answer.
 
     Returns
     -------
@@ -398,10 +419,29 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         capacity = float(cap_steps - cap_steps % d) * unit
     with np.errstate(over="ignore", divide="ignore"):  # zero or denormal weights: cap the efficiency
         e = np.minimum(p / w, _MAX_EFFICIENCY)
+    if kernel and not exact_int and target is None and unit is not None \
+            and np.all(p == np.round(p)) and p.sum() < _INT_EXACT and not np.isnan(e).any():
+        nbk = _kernel()
+        if nbk is not None:
+            # Integer data in float64: the compiled search sorts only the free items (the same steps).
+            def relax_sorted(z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
+                order = np.argsort(-e, kind="stable")
+                ps, ws = p[order], w[order]
+                b = int(np.searchsorted(np.cumsum(ws), capacity, side="right"))
+                u, z_new, take_new, _ = _surrogate_relaxation(ps, ws, capacity, b, z, True, unit, deadline, room,
+                                                              _INT_MARGIN, kernel=True)
+                return u, z_new, None if take_new is None else _unsort(take_new, order)
+            return nbk.search_free(p, w, e, capacity, deadline, memory_limit, not _relax, relax_sorted)
     order = np.argsort(-e, kind="stable")
     p, w, e = p[order], w[order], e[order]
     cw = np.cumsum(w)
     b = int(np.searchsorted(cw, capacity, side="right"))  # first item that does not fit
+    if exact_int and b < m:
+        fix = _exact_ties(p, w, e, b)
+        if fix is not None:
+            order, p, w = order[fix], p[fix], w[fix]
+            cw = np.cumsum(w)
+            b = int(np.searchsorted(cw, capacity, side="right"))
     integer = exact_int or bool(unit is not None and np.all(p == np.round(p)) and p.sum() < _INT_EXACT)
     margin = int_tolerance(p) if exact_int else _INT_MARGIN
     take_sorted = np.zeros(m, dtype=bool)
@@ -412,7 +452,9 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     Pb = p[:b].sum().item()
     Wb = cw[b - 1].item() if b > 0 else 0
     lp = Pb + (capacity - Wb) * float(e[b])
-    if exact_int:  # the Dantzig bound, rounded down, in exact integers
+    if exact_int:
+        # The Dantzig bound, rounded down, in exact integers (the order around the break item made
+        # exact by _exact_ties).
         ub_global = Pb + (capacity - Wb) * int(p[b]) // int(w[b])
     else:
         ub_global = np.floor(lp + margin) if integer else lp
@@ -455,6 +497,16 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     saved = 0                                                 # bytes of the saved history
     # (64-bit integers: only while the surrogate weights, up to twice the largest, cannot overflow)
     relax_done = not _relax or (exact_int and float(w.sum()) + m * float(w.max()) >= 2.0 ** 62)
+    nbk = _kernel() if kernel and integer else None
+    if nbk is not None:   # the same search, compiled (subsel.solvers._knapsack_nb)
+        def relax(z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
+            u, z_new, take_new, _ = _surrogate_relaxation(
+                p, w, capacity, b, z, integer,
+                int_unit if exact_int else unit if unit is not None else _real_unit(w),
+                deadline, room, margin, kernel=True)
+            return u, z_new, None if take_new is None else _unsort(take_new, order)
+        return nbk.search(p, w, e, flip_bound, capacity, b, Pb, Wb, z, ub_global, margin, target is not None,
+                          deadline, memory_limit, relax_done, relax, lp, order, take_sorted)
     next_pairing = _MIN_PAIRING
     side = 1
     # Next unprocessed free item on each side (-1 / m when exhausted).
@@ -554,6 +606,45 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m) if W.size else np.zeros(0)
         bound = min(lp, ub_global, max(z, float(ub.max()) if ub.size else z))
     return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, core, stopped)
+
+
+def _exact_ties(p: np.ndarray, w: np.ndarray, e: np.ndarray, b: int) -> np.ndarray | None:
+    """On int64 data, the permutation that puts the items whose float efficiency equals the break
+    item's in the exact order of ``p / w`` (decreasing; equal ratios by position), or ``None`` when
+    they already are.
+
+    Float division is monotone, so an item can only be on the wrong side of the break item when its
+    float efficiency equals the break item's (values ``2^54`` and ``2^54 + 1`` of weight 1 are equally
+    efficient in float64); the exact Dantzig bound needs that order.  Products are compared in int64
+    where they fit, else in Python integers.
+    """
+    lo = int(np.searchsorted(-e, -e[b], side="left"))
+    hi = int(np.searchsorted(-e, -e[b], side="right"))
+    if hi - lo < 2:
+        return None
+    pg, wg = p[lo:hi], w[lo:hi]
+    if float(pg.max()) * float(wg.max()) < 2.0 ** 62:
+        if np.all(pg[:-1] * wg[1:] >= pg[1:] * wg[:-1]):
+            return None
+    pl, wl = pg.tolist(), wg.tolist()
+    if all(pl[i] * wl[i + 1] >= pl[i + 1] * wl[i] for i in range(len(pl) - 1)):
+        return None
+    group = sorted(range(hi - lo), key=lambda i: (-Fraction(pl[i], wl[i]) if wl[i] else -math.inf, i))
+    perm = np.arange(p.size)
+    perm[lo:hi] = lo + np.array(group, dtype=np.int64)
+    return perm
+
+
+def _kernel() -> Any:
+    """The compiled core search (module :mod:`subsel.solvers._knapsack_nb`), imported on first use;
+    ``None`` when numba is not installed or fails to load (then the numpy loop runs)."""
+    if not _KERNEL:
+        try:
+            from . import _knapsack_nb
+            _KERNEL.append(_knapsack_nb)
+        except Exception:  # no numba, or a broken one: the numpy loop answers the same
+            _KERNEL.append(None)
+    return _KERNEL[0]
 
 
 def _subsets(k: int) -> np.ndarray:

@@ -106,8 +106,10 @@ def lex_greatest(p: np.ndarray, w: np.ndarray, c: float, take: np.ndarray, prefe
         z = float(pf[take].sum())
         slack = 2.0 ** -40 * max(1.0, abs(lp)) + margin
         frozen = lp - np.abs(pf - eb * wf) + slack < z
-    else:  # everything fits: every optimal selection takes every item of positive value
+    elif _exact_sum(w) <= c:  # everything fits: every optimal selection takes every item of positive value
         frozen = p > 0
+    else:  # it only seemed to fit in floats (a capacity rounded up, 2^55 - 2 to 2^55): freeze nothing
+        frozen = np.zeros(m, dtype=bool)
     # Frozen items are the same in every optimal selection: the rest is decided on the free items,
     # against their share of the optimum and of the capacity.
     free = np.flatnonzero(~frozen)

@@ -588,7 +588,7 @@ class Exact(Solver):
         x = x0
         repaired = False
         for _ in range(_MAX_REPAIRS):
-            res = solve_knapsack(values, weights, capacity, deadline, memory)
+            res = solve_knapsack(values, weights, capacity, deadline, memory, kernel=True)
             if first_solve is None:
                 first_solve = (res, base, values)
             x = x0.copy()

@@ -1,0 +1,769 @@
+"""Compiled core search (numba) of the integer knapsack dynamic program of
+:mod:`subsel.solvers._knapsack`: the expanding core with Pareto state lists, the bounds that drop
+states, the reduction of items, combo's pairing of states with items, and the backtracking, in one call.
+
+It is a step-for-step port of the numpy loop of :func:`subsel.solvers._knapsack.solve_knapsack` (the
+same items in the same order, the same batches, the same merge and dominance rule, the same float
+bounds computed by the same operations), so both return the same selection on every input: the
+choice among equal optima is the first optimum that search reaches, whichever path runs it.  The
+surrogate relaxation (once per search) and the deadline stay in Python: the kernel returns to its
+caller when the relaxation is due and after a budget of states, and is called again to resume.
+On integer data in float64 (:func:`search_free`) the items are not all sorted: the break item is
+found by selection and only the free items (those the reduction leaves) are sorted, as combo's
+partial sorting avoids a full sort; the numpy loop never looks at the other items, so the steps are
+the same.
+
+Longer than 600 lines on purpose: a port of one algorithm whose state is shared by all its parts
+(the loop, its resumable state vector, the selection of the break item and the surrogate bounds).
+
+Importing this module imports numba; :mod:`subsel.solvers._knapsack` imports it only when a knapsack
+reaches the core search, never at ``import subsel``.  The functions are compiled on first use and
+cached on disk in the folder of :func:`subsel.solvers._knapsack_jit.cache_dir`.
+
+References
+----------
+D. Pisinger, "A minimal algorithm for the 0-1 knapsack problem", Operations Research 45(5):758-767,
+1997.  S. Martello, D. Pisinger and P. Toth, "Dynamic programming and strong bounds for the 0-1
+knapsack problem", Management Science 45(3):414-424, 1999 (Section 5: pairing of states with items).
+"""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from typing import Any, Callable
+
+import numba as nb
+import numpy as np
+
+from . import _knapsack
+from ._knapsack import (
+    _BATCH_STATES,
+    _BLOCK,
+    _BYTES_PER_STATE,
+    _INT_MARGIN,
+    _MAX_BATCH,
+    _REFRESH_EVERY,
+    KnapsackResult,
+    _state_bounds,
+)
+from ._knapsack_jit import _numba_cache_dir, cache_dir
+
+#: The numpy loop's constants (compiled in as they are at import).
+BLOCK = _BLOCK
+#: Return codes of :func:`run`.
+DONE, BUDGET, MEMORY, RELAX = 0, 1, 2, 3
+#: Fields of the integer state vector ``ist`` of :func:`run`.
+(I_S, I_T, I_SIDE, I_NITEMS, I_NBLOCKS, I_LAST_REFRESH, I_NEXT_PAIRING, I_RELAX_DONE, I_ZKIND,
+ I_ZBLOCK, I_ZANC, I_ZEXTRA, I_SAVED, I_CORE_DONE) = range(14)
+IST_SIZE = 14
+#: Fields of the value vector ``zst`` (the profits' dtype): incumbent, incumbent at the last refresh,
+#: global upper bound (on int64 data rounded up to an integer: ``z >= ub`` is then exact).
+Z, Z_FRESH, UB = 0, 1, 2
+
+
+@nb.njit(cache=False)
+def _refresh(flip_bound: np.ndarray, w: np.ndarray, z: Any, integer: bool, margin: float, big: Any
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Free items (those an improving solution may flip) and their weight prefix/suffix minima
+    (``big`` where there is none: inf, or the largest int64)."""
+    m = w.size
+    thr = z + 1.0 - margin
+    cnt = 0
+    free = np.empty(m, np.bool_)
+    for j in range(m):
+        f = flip_bound[j] >= thr if integer else flip_bound[j] > z
+        free[j] = f
+        if f:
+            cnt += 1
+    idx = np.empty(cnt, np.int64)
+    min_left = np.empty(m, w.dtype)
+    min_right = np.empty(m, w.dtype)
+    k = 0
+    cur = big
+    for j in range(m):
+        if free[j]:
+            idx[k] = j
+            k += 1
+            if w[j] < cur:
+                cur = w[j]
+        min_left[j] = cur
+    cur = big
+    for j in range(m - 1, -1, -1):
+        if free[j] and w[j] < cur:
+            cur = w[j]
+        min_right[j] = cur
+    return idx, min_left, min_right
+
+
+@nb.njit(cache=False)
+def _search_right(a: np.ndarray, v: Any) -> int:
+    """``np.searchsorted(a, v, side="right")``."""
+    lo, hi = 0, a.size
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if v < a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@nb.njit(cache=False)
+def _search_left(a: np.ndarray, v: Any) -> int:
+    """``np.searchsorted(a, v, side="left")``."""
+    lo, hi = 0, a.size
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@nb.njit(cache=False)
+def _bound(Wi: Any, Pi: Any, c: Any, has_left: bool, has_right: bool, eL: float, eR: float,
+           mL: Any, mR: Any) -> float:
+    """Upper bound of one state over all flips of the items outside the core: the formula of
+    ``_knapsack._state_bounds``, with its operations in the same order (so the same float)."""
+    slack = c - Wi
+    if slack >= 0:
+        if has_right:
+            gain = eR * slack
+            if slack < mR:
+                if has_left:
+                    gain = gain - (eL - eR) * (mR - slack)
+                else:
+                    gain = 0.0
+            if gain < 0.0:
+                gain = 0.0
+            return Pi + gain
+        return Pi + 0.0
+    if has_left:
+        om = -slack
+        return Pi - eR * om - (eL - eR) * max(om, mL)
+    return -np.inf
+
+
+@nb.njit(cache=False)
+def _improving(bound: float, z: Any, integer: bool, margin: float) -> bool:
+    """Whether a bound still allows a solution strictly better than ``z``."""
+    if integer:
+        return bound >= z + 1.0 - margin
+    return bound > z
+
+
+@nb.njit(cache=False)
+def _grow(a: np.ndarray, need: int) -> np.ndarray:
+    """``a`` itself when it holds ``need`` entries, else a copy at least twice as long."""
+    if need <= a.size:
+        return a
+    out = np.empty(max(need, 2 * a.size), a.dtype)
+    out[:a.size] = a
+    return out
+
+
+@nb.njit(cache=False)
+def _push(nW: np.ndarray, nP: np.ndarray, nanc: np.ndarray, nbits: np.ndarray, n: int, wi: Any, pi: Any,
+          a: int, bt: np.uint64) -> int:
+    """Append a state more profitable than every lighter one to the first ``n`` of the new list (it
+    replaces a kept state of equal weight: the numpy path's dominance rule); returns the new length."""
+    if n > 0 and nW[n - 1] == wi:
+        n -= 1
+    nW[n] = wi
+    nP[n] = pi
+    nanc[n] = a
+    nbits[n] = bt
+    return n + 1
+
+
+@nb.njit(cache=False)
+def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: Any, big: Any, b: int,
+        integer: bool, margin: float, has_target: bool, mem_limit: int, budget: int, min_relax: int,
+        W: np.ndarray, P: np.ndarray, anc: np.ndarray, bits: np.ndarray, items: np.ndarray,
+        hist_anc: np.ndarray, hist_bits: np.ndarray, hist_off: np.ndarray,
+        ist: np.ndarray, zst: np.ndarray, zbits: np.ndarray
+        ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Run the core search from the state given until it ends, the relaxation is due or ``budget``
+    states have been processed.
+
+    Parameters
+    ----------
+    p, w : ndarray, shape (m,)
+        Profits and weights in efficiency order (float64 holding integers, or int64).
+    e, flip_bound : ndarray of float, shape (m,)
+        Efficiencies and the Dembo-Hammer bounds of flipping each item.
+    c, big, b : scalar, scalar, int
+        Capacity (the profits' type), the weights' "none" (inf, or the largest int64) and break item.
+    integer, margin : bool, float
+        The pruning rule ``bound >= z + 1 - margin`` (else ``bound > z``).
+    has_target : bool
+        Stop at the first improvement of ``z`` (the numpy path's ``target``).
+    mem_limit, budget, min_relax : int
+        Bytes the state lists may take (-1: none); states to process before returning; the list
+        length past which the relaxation is due.
+    W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits
+        The search's state (see the module's fields); ``ist``, ``zst``, ``zbits`` updated in place.
+
+    Returns
+    -------
+    (code, W, P, anc, bits, hist_anc, hist_bits, hist_off)
+        ``DONE`` (optimal), ``BUDGET`` (call again), ``MEMORY`` (stopped by the memory limit) or
+        ``RELAX`` (the caller runs the surrogate relaxation, sets ``I_RELAX_DONE``, calls again);
+        and the state arrays (possibly reallocated).
+    """
+    m = p.size
+    s = ist[I_S]
+    t = ist[I_T]
+    side = ist[I_SIDE]
+    n_items = ist[I_NITEMS]
+    n_blocks = ist[I_NBLOCKS]
+    last_refresh = ist[I_LAST_REFRESH]
+    next_pairing = ist[I_NEXT_PAIRING]
+    z = zst[Z]
+    z_fresh = zst[Z_FRESH]
+    ub_global = zst[UB]
+    free_idx, min_left, min_right = _refresh(flip_bound, w, z_fresh, integer, margin, big)
+    work = 0
+    code = DONE
+    batch = np.empty(_MAX_BATCH, np.int64)
+    while True:
+        if W.size == 0 or (s < 0 and t >= m) or z >= ub_global or (has_target and ist[I_ZKIND] != 0):
+            code = DONE
+            break
+        if work > budget:
+            code = BUDGET
+            break
+        if mem_limit >= 0 and ist[I_SAVED] + W.size * _BYTES_PER_STATE > mem_limit:
+            code = MEMORY
+            break
+        if ist[I_RELAX_DONE] == 0 and W.size > min_relax:
+            code = RELAX
+            break
+        work += W.size
+        if W.size > next_pairing:
+            # Combo's pairing of states with the items outside the core (numpy: _pair_states).
+            next_pairing = W.size
+            found = False
+            best = z
+            best_k = 0
+            best_j = 0
+            for sgn in (1, -1):
+                first = True
+                cand_best = z
+                ck = 0
+                cj = 0
+                if sgn == 1:
+                    lo = _search_left(free_idx, t)
+                    hi = free_idx.size
+                else:
+                    lo = 0
+                    hi = _search_right(free_idx, s) if s >= 0 else 0
+                for q in range(lo, hi):
+                    j = free_idx[q]
+                    k = _search_right(W, c - sgn * w[j]) - 1
+                    if k < 0:
+                        continue
+                    cv = P[k] + sgn * p[j]
+                    if first or cv > cand_best:
+                        cand_best, ck, cj, first = cv, k, j, False
+                if not first and (not found or cand_best > best):
+                    best, best_k, best_j, found = cand_best, ck, cj, True
+            if found and best > z:
+                z = best
+                ist[I_ZKIND] = 1
+                ist[I_ZBLOCK] = n_blocks
+                ist[I_ZANC] = anc[best_k]
+                zbits[0] = bits[best_k]
+                ist[I_ZEXTRA] = best_j
+                continue
+        if z > z_fresh and n_items - last_refresh >= _REFRESH_EVERY:
+            free_idx, min_left, min_right = _refresh(flip_bound, w, z, integer, margin, big)
+            z_fresh = z
+            last_refresh = n_items
+        # The next items, alternating sides, several at once while the state list is short.
+        room = BLOCK - n_items % BLOCK
+        kmax = 1
+        while kmax < min(_MAX_BATCH, room) and (W.size << (kmax + 1)) <= _BATCH_STATES:
+            kmax += 1
+        nb_ = 0
+        while nb_ < kmax and (t < m or s >= 0):
+            if (side == 1 and t < m) or s < 0:
+                batch[nb_] = t
+                q = _search_right(free_idx, t)
+                t = free_idx[q] if q < free_idx.size else m
+            else:
+                batch[nb_] = s
+                q = _search_left(free_idx, s) - 1
+                s = free_idx[q] if q >= 0 else -1
+            nb_ += 1
+            side = -side
+        shift = np.uint64(n_items % BLOCK)
+        has_left, has_right = s >= 0, t < m
+        eL = e[s] if has_left else np.inf
+        eR = e[t] if has_right else 0.0
+        mL = min_left[s] if has_left else min_left[0]
+        mR = min_right[t] if has_right else min_right[0]
+        size = W.size
+        if nb_ == 1:
+            j = batch[0]
+            dw = w[j] if j >= b else -w[j]
+            dp = p[j] if j >= b else -p[j]
+            nW = np.empty(2 * size, W.dtype)
+            nP = np.empty(2 * size, P.dtype)
+            nanc = np.empty(2 * size, np.int64)
+            nbits = np.empty(2 * size, np.uint64)
+            n = 0
+            i1 = 0
+            i2 = 0
+            run_max = P[0]
+            first = True
+            while i1 < size or i2 < size:
+                # List 1 before list 2 on equal weights (np.searchsorted side="right").
+                if i2 >= size or (i1 < size and W[i1] <= W[i2] + dw):
+                    wi, pi, src, fl = W[i1], P[i1], i1, False
+                    i1 += 1
+                else:
+                    wi, pi, src, fl = W[i2] + dw, P[i2] + dp, i2, True
+                    i2 += 1
+                if first or pi > run_max:
+                    n = _push(nW, nP, nanc, nbits, n, wi, pi, anc[src],
+                              bits[src] | ((np.uint64(1) << shift) if fl else np.uint64(0)))
+                    run_max = pi
+                first = False
+            W, P, anc, bits = nW[:n], nP[:n], nanc[:n], nbits[:n]
+        else:
+            k = nb_
+            nsub = 1 << k
+            dW = np.zeros(nsub, W.dtype)
+            dP = np.zeros(nsub, P.dtype)
+            for u in range(nsub):
+                for i in range(k):
+                    if (u >> i) & 1:
+                        j = batch[i]
+                        if j >= b:
+                            dW[u] += w[j]
+                            dP[u] += p[j]
+                        else:
+                            dW[u] -= w[j]
+                            dP[u] -= p[j]
+            tot = nsub * size
+            flat = np.empty(tot, np.int64)
+            nf = 0
+            for u in range(nsub):
+                for i in range(size):
+                    wi = dW[u] + W[i]
+                    pi = dP[u] + P[i]
+                    ub = _bound(wi, pi, c, has_left, has_right, eL, eR, mL, mR)
+                    if _improving(ub, z, integer, margin):
+                        flat[nf] = u * size + i
+                        nf += 1
+            flat = flat[:nf]
+            Wn = np.empty(nf, W.dtype)
+            for q in range(nf):
+                Wn[q] = dW[flat[q] // size] + W[flat[q] % size]
+            order = np.argsort(Wn, kind="mergesort")
+            nW = np.empty(nf, W.dtype)
+            nP = np.empty(nf, P.dtype)
+            nanc = np.empty(nf, np.int64)
+            nbits = np.empty(nf, np.uint64)
+            n = 0
+            run_max = P[0]
+            first = True
+            for q in range(nf):
+                f = flat[order[q]]
+                u, i = f // size, f % size
+                wi = Wn[order[q]]
+                pi = dP[u] + P[i]
+                if first or pi > run_max:
+                    n = _push(nW, nP, nanc, nbits, n, wi, pi, anc[i], bits[i] | (np.uint64(u) << shift))
+                    run_max = pi
+                first = False
+            W, P, anc, bits = nW[:n], nP[:n], nanc[:n], nbits[:n]
+        items[n_items:n_items + nb_] = batch[:nb_]
+        n_items += nb_
+        # Incumbent: the heaviest feasible state is the most profitable one.
+        k = _search_right(W, c) - 1
+        if k >= 0 and P[k] > z:
+            z = P[k]
+            ist[I_ZKIND] = 1
+            ist[I_ZBLOCK] = n_blocks
+            ist[I_ZANC] = anc[k]
+            zbits[0] = bits[k]
+            ist[I_ZEXTRA] = -1
+        # Bounds of the states against every free item outside the core.
+        n = 0
+        for i in range(W.size):
+            if _improving(_bound(W[i], P[i], c, has_left, has_right, eL, eR, mL, mR), z, integer, margin):
+                W[n], P[n], anc[n], bits[n] = W[i], P[i], anc[i], bits[i]
+                n += 1
+        if n < W.size:
+            W, P, anc, bits = W[:n].copy(), P[:n].copy(), anc[:n].copy(), bits[:n].copy()
+        if n_items % BLOCK == 0:
+            end = hist_off[n_blocks] + W.size
+            hist_anc = _grow(hist_anc, end)
+            hist_bits = _grow(hist_bits, end)
+            hist_off = _grow(hist_off, n_blocks + 2)
+            hist_anc[hist_off[n_blocks]:end] = anc
+            hist_bits[hist_off[n_blocks]:end] = bits
+            n_blocks += 1
+            hist_off[n_blocks] = end
+            ist[I_SAVED] += 16 * W.size
+            anc = np.arange(W.size)
+            bits = np.zeros(W.size, np.uint64)
+    ist[I_S] = s
+    ist[I_T] = t
+    ist[I_SIDE] = side
+    ist[I_NITEMS] = n_items
+    ist[I_NBLOCKS] = n_blocks
+    ist[I_LAST_REFRESH] = last_refresh
+    ist[I_NEXT_PAIRING] = next_pairing
+    zst[Z] = z
+    zst[Z_FRESH] = z_fresh
+    return code, W, P, anc, bits, hist_anc, hist_bits, hist_off
+
+
+@nb.njit(cache=False)
+def backtrack(take: np.ndarray, items: np.ndarray, hist_anc: np.ndarray, hist_bits: np.ndarray,
+              hist_off: np.ndarray, block: int, ancestor: int, flips: np.uint64, extra: int, b: int) -> None:
+    """Flip, in ``take`` (the break solution, in place), the core items of the incumbent's history."""
+    if extra >= 0:
+        take[extra] = extra >= b
+    while True:
+        for pos in range(BLOCK):
+            if (flips >> np.uint64(pos)) & np.uint64(1):
+                item = items[block * BLOCK + pos]
+                take[item] = item >= b
+        if block == 0:
+            return
+        block -= 1
+        q = hist_off[block] + ancestor
+        ancestor, flips = hist_anc[q], hist_bits[q]
+
+
+@nb.njit(cache=False)
+def _before(e: np.ndarray, i: int, j: int) -> bool:
+    """Whether item ``i`` precedes item ``j`` in the stable order by decreasing efficiency."""
+    return e[i] > e[j] or (e[i] == e[j] and i < j)
+
+
+@nb.njit(cache=False)
+def _partition(e: np.ndarray, w: np.ndarray, idx: np.ndarray, lo: int, hi: int) -> tuple[int, Any]:
+    """Partition ``idx[lo:hi]`` around a pivot (median of three) in the stable order by decreasing
+    ``e``: returns the pivot's new position ``i`` (``idx[lo:i]`` precede it) and their weight."""
+    a, b_, c_ = idx[lo], idx[(lo + hi) >> 1], idx[hi - 1]
+    if _before(e, a, b_):
+        a, b_ = b_, a
+    if _before(e, b_, c_):
+        b_ = c_
+        if _before(e, a, b_):
+            b_ = a
+    piv = b_
+    i, j = lo, hi - 1
+    wb = w[0] - w[0]
+    k = lo
+    while k <= j:
+        x = idx[k]
+        if x != piv and _before(e, x, piv):
+            idx[k], idx[i] = idx[i], idx[k]
+            wb += w[x]
+            i += 1
+            k += 1
+        elif x == piv:
+            k += 1
+        else:
+            idx[k], idx[j] = idx[j], idx[k]
+            j -= 1
+    for q in range(i, j + 1):
+        if idx[q] == piv:
+            idx[q], idx[i] = idx[i], idx[q]
+            break
+    return i, wb
+
+
+@nb.njit(cache=False)
+def dantzig(p: np.ndarray, w: np.ndarray, c: Any, step: Any, grow: int) -> tuple[float, float]:
+    """``_knapsack._dantzig`` (Dantzig bound, and its estimate at weights ``+ step``, capacity
+    ``+ grow * step``) without the sort: the break item of the stable order by decreasing ``p / w``
+    (``w > 0``) found by selection in expected linear time (Martello and Toth, *Knapsack Problems*,
+    1990, Section 2.2.2).  The items before it, the break item and so every float operation are
+    those of the sorted computation: the same numbers."""
+    n = p.size
+    e = p / w
+    idx = np.arange(n)
+    lo, hi = 0, n
+    wacc = w[0] - w[0]
+    pacc = p[0] - p[0]
+    nb_ = 0
+    brk = -1
+    while lo < hi:
+        i, wb = _partition(e, w, idx, lo, hi)
+        piv = idx[i]
+        if wacc + wb > c:
+            hi = i
+            continue
+        wacc += wb
+        for q in range(lo, i):
+            pacc += p[idx[q]]
+        nb_ += i - lo
+        if wacc + w[piv] > c:
+            brk = piv
+            break
+        wacc += w[piv]
+        pacc += p[piv]
+        nb_ += 1
+        lo = i + 1
+    pb = float(pacc)
+    if brk < 0:
+        return pb, pb
+    r = float(c) - float(wacc) if nb_ else float(c) - 0.0
+    pj, wj = float(p[brk]), float(w[brk])
+    return pb + r * pj / wj, pb + max(r + (grow - nb_) * step, 0.0) * pj / (wj + step)
+
+
+@nb.njit(cache=False)
+def surrogate_bound(p: np.ndarray, w: np.ndarray, c: Any, s: Any, card: int, step: Any
+                    ) -> tuple[float, float, bool]:
+    """The first two answers of ``_knapsack._surrogate_bound`` (the surrogate problem's Dantzig bound
+    and its estimate at ``s + step``), by the same operations; the third is True when every item is
+    always taken (then the caller asks ``_surrogate_bound``: its answer is an exact sum)."""
+    n = p.size
+    cnt = 0
+    wsum = w[0] - w[0] + s - s
+    p0 = p[0] - p[0]
+    for j in range(n):
+        if w[j] + s <= 0:
+            cnt += 1
+            wsum += w[j] + s
+            p0 += p[j]
+    cs = c + s * card - wsum
+    if cs < 0:
+        return -np.inf, -np.inf, False
+    if cnt == n:
+        return 0.0, 0.0, True
+    pr = np.empty(n - cnt, p.dtype)
+    wr = np.empty(n - cnt, w.dtype)
+    k = 0
+    for j in range(n):
+        if w[j] + s > 0:
+            pr[k] = p[j]
+            wr[k] = w[j] + s
+            k += 1
+    u, u_next = dantzig(pr, wr, cs, step, card - cnt)
+    return p0 + u, p0 + u_next, False
+
+
+def _enable_caching() -> None:
+    """Attach the disk cache to the kernels; without a writable cache folder they are compiled in
+    each process instead (warned)."""
+    try:
+        with _numba_cache_dir(cache_dir()):
+            for kernel in (_refresh, _search_right, _search_left, _bound, _improving, _grow, _push, run, backtrack,
+                           _before, _partition, dantzig, surrogate_bound, break_solution, count_fit):
+                kernel.enable_caching()
+    except Exception as exc:  # no writable folder: compile per process
+        warnings.warn(f"solve_knapsack: no cache for the compiled kernel in {cache_dir()} ({exc}); it is "
+                      "compiled in each process", RuntimeWarning, stacklevel=2)
+
+
+
+def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, capacity: Any, b: int,
+           Pb: Any, Wb: Any, z: Any, ub_global: Any, margin: float, has_target: bool,
+           deadline: float | None, memory_limit: int | None, relax_done: bool,
+           relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]],
+           lp: float, order: np.ndarray, take_sorted: np.ndarray, base: np.ndarray | None = None
+           ) -> KnapsackResult:
+    """The core search of :func:`subsel.solvers._knapsack.solve_knapsack` on integer data, compiled.
+
+    Called by it with the data in efficiency order and the search's start (break item ``b``, break
+    solution ``(Pb, Wb)``, incumbent ``z``, global bound ``ub_global``); ``relax(z, room)`` runs the
+    surrogate relaxation and returns ``(bound, value, take or None)``.  Same answer as the numpy loop.
+
+    Returns
+    -------
+    KnapsackResult
+    """
+    m = p.size
+    exact_int = p.dtype == np.int64
+    big: Any = np.int64(np.iinfo(np.int64).max) if exact_int else np.inf
+    W = np.array([Wb], dtype=p.dtype)
+    P = np.array([Pb], dtype=p.dtype)
+    anc = np.zeros(1, dtype=np.int64)
+    bits = np.zeros(1, dtype=np.uint64)
+    items = np.empty(m, dtype=np.int64)
+    hist_anc = np.empty(64, dtype=np.int64)
+    hist_bits = np.empty(64, dtype=np.uint64)
+    hist_off = np.zeros(8, dtype=np.int64)
+    free_idx = np.flatnonzero(flip_bound >= z + 1.0 - margin)
+    k = int(np.searchsorted(free_idx, b - 1, side="right")) - 1
+    s = int(free_idx[k]) if k >= 0 else -1
+    k = int(np.searchsorted(free_idx, b, side="left"))
+    t = int(free_idx[k]) if k < free_idx.size else m
+    ist = np.zeros(IST_SIZE, dtype=np.int64)
+    ist[I_S], ist[I_T], ist[I_SIDE] = s, t, 1
+    ist[I_NEXT_PAIRING], ist[I_RELAX_DONE] = _knapsack._MIN_PAIRING, int(relax_done)
+    zst = np.array([z, z, _ub_value(ub_global, exact_int)], dtype=p.dtype)
+    zbits = np.zeros(1, dtype=np.uint64)
+    z_take: np.ndarray | None = None
+    optimal = False
+    stopped = ""
+    mem = -1 if memory_limit is None else int(memory_limit)
+    budget = 2 ** 62 if deadline is None else 200_000
+    while True:
+        if deadline is not None and time.perf_counter() > deadline:
+            stopped = "time"
+            break
+        code, W, P, anc, bits, hist_anc, hist_bits, hist_off = run(
+            p, w, e, flip_bound, capacity, big, b, True, margin, has_target, mem, budget, _knapsack._MIN_RELAX,
+            W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits)
+        if code == BUDGET:
+            continue
+        if code == RELAX:
+            ist[I_RELAX_DONE] = 1
+            room = None if memory_limit is None else memory_limit - int(ist[I_SAVED]) - W.size * _BYTES_PER_STATE
+            u, z_new, take_new = relax(zst[Z].item(), room)
+            ub_global = min(ub_global, u)
+            zst[UB] = _ub_value(ub_global, exact_int)
+            if take_new is not None and z_new > zst[Z].item():
+                zst[Z], ist[I_ZKIND], z_take = z_new, 2, take_new
+            continue
+        if code == MEMORY:
+            stopped = "memory"
+        optimal = code == DONE
+        break
+    z = zst[Z].item()
+    if ist[I_ZKIND] == 2 and z_take is not None:   # (already in the caller's order)
+        return _result(z_take, W, P, capacity, e, w, flip_bound, big, margin, ist, zst, optimal, lp, ub_global,
+                       stopped)
+    if ist[I_ZKIND] == 1:
+        take_sorted = take_sorted.copy()
+        backtrack(take_sorted, items, hist_anc, hist_bits, hist_off, int(ist[I_ZBLOCK]), int(ist[I_ZANC]),
+                  zbits[0], int(ist[I_ZEXTRA]), b)
+    out = np.zeros(order.size, dtype=bool) if base is None else base.copy()
+    out[order] = take_sorted
+    return _result(out, W, P, capacity, e, w, flip_bound, big, margin, ist, zst, optimal, lp, ub_global, stopped)
+
+
+def _result(take: np.ndarray, W: np.ndarray, P: np.ndarray, capacity: Any, e: np.ndarray, w: np.ndarray,
+            flip_bound: np.ndarray, big: Any, margin: float, ist: np.ndarray, zst: np.ndarray, optimal: bool,
+            lp: float, ub_global: Any, stopped: str) -> KnapsackResult:
+    """The search's answer (``take`` in the caller's order), with the bound of an unfinished search."""
+    z = zst[Z].item()
+    if optimal:
+        bound = z
+    else:
+        free = flip_bound >= zst[Z_FRESH].item() + 1.0 - margin
+        wf = np.where(free, w, big)
+        min_left, min_right = np.minimum.accumulate(wf), np.minimum.accumulate(wf[::-1])[::-1]
+        ub = _state_bounds(W, P, capacity, int(ist[I_S]), int(ist[I_T]), e, min_left, min_right, e.size) \
+            if W.size else np.zeros(0)
+        bound = min(lp, ub_global, max(z, float(ub.max()) if ub.size else z))
+    return KnapsackResult(take, z, lp, bound, optimal, int(ist[I_NITEMS]), stopped)
+
+
+@nb.njit(cache=False)
+def count_fit(a: np.ndarray, cap: Any, largest: bool) -> int:
+    """The most entries of ``a`` (``>= 0``) whose sum stays ``<= cap``, taking the smallest first (the
+    largest first when ``largest``): ``np.searchsorted(np.cumsum(np.sort(a)), cap, side="right")``
+    (``np.sort(a)[::-1]`` when ``largest``) by selection instead of a sort (the count and the sums,
+    exact on integers, do not depend on the order of equal entries)."""
+    v = -a if largest else a.copy()
+    n = v.size
+    lo, hi = 0, n
+    acc = a[0] - a[0] if n else cap - cap
+    cnt = 0
+    while lo < hi:
+        x, y, z = v[lo], v[(lo + hi) >> 1], v[hi - 1]
+        piv = max(min(x, y), min(max(x, y), z))
+        # Three-way partition of v[lo:hi]: below the pivot, equal, above.
+        i, k, j = lo, lo, hi - 1
+        s_less = acc - acc
+        while k <= j:
+            if v[k] < piv:
+                v[i], v[k] = v[k], v[i]
+                s_less += -v[i] if largest else v[i]
+                i += 1
+                k += 1
+            elif v[k] > piv:
+                v[k], v[j] = v[j], v[k]
+                j -= 1
+            else:
+                k += 1
+        if acc + s_less > cap:
+            hi = i
+            continue
+        acc += s_less
+        cnt += i - lo
+        one = -piv if largest else piv
+        for _ in range(i, j + 1):
+            if acc + one > cap:
+                return cnt
+            acc += one
+            cnt += 1
+        lo = j + 1
+    return cnt
+
+
+@nb.njit(cache=False)
+def break_solution(e: np.ndarray, w: np.ndarray, c: Any) -> tuple[np.ndarray, int]:
+    """The break solution of the stable order by decreasing efficiency ``e`` without sorting: the
+    items before the break item (a mask) and the break item (-1 when everything fits), by selection
+    in expected linear time (Martello and Toth, *Knapsack Problems*, 1990, Section 2.2.2)."""
+    n = e.size
+    idx = np.arange(n)
+    before = np.zeros(n, np.bool_)
+    lo, hi = 0, n
+    wacc = w[0] - w[0]
+    while lo < hi:
+        i, wb = _partition(e, w, idx, lo, hi)
+        if wacc + wb > c:
+            hi = i
+            continue
+        wacc += wb
+        for q in range(lo, i):
+            before[idx[q]] = True
+        k = idx[i]
+        if wacc + w[k] > c:
+            return before, k
+        wacc += w[k]
+        before[k] = True
+        lo = i + 1
+    return before, -1
+
+
+def search_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, deadline: float | None,
+                memory_limit: int | None, relax_done: bool,
+                relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]]) -> KnapsackResult:
+    """:func:`search` on integer data in float64 (in the caller's order) without sorting every item:
+    the break item by selection, then only the free items (those the reduction leaves) sorted.  The
+    numpy loop sorts all items, but never looks at the others: the same steps, the same answer."""
+    before, brk = break_solution(e, w, capacity)
+    if brk < 0:  # everything fits
+        val = p.sum().item()
+        return KnapsackResult(np.ones(p.size, dtype=bool), val, val, val, True, 0)
+    Pb = p[before].sum().item()
+    Wb = w[before].sum().item()
+    eb = float(e[brk])
+    lp = Pb + (capacity - Wb) * eb
+    ub_global = np.floor(lp + _INT_MARGIN)
+    flip_bound = lp - np.abs(p - eb * w)
+    F = np.flatnonzero(flip_bound >= Pb + 1.0 - _INT_MARGIN)
+    F = F[np.argsort(-e[F], kind="stable")]
+    inside = before[F]
+    b = int(inside.sum())
+    return search(p[F], w[F], e[F], flip_bound[F], capacity, b, Pb, Wb, Pb, ub_global, _INT_MARGIN, False,
+                  deadline, memory_limit, relax_done, relax, lp, F, inside, base=before)
+
+
+def _ub_value(ub: Any, exact_int: bool) -> Any:
+    """The global bound as the kernel compares it with ``z``: on int64 data the least integer ``>= ub``
+    (``z >= ub`` is then decided exactly), else the float."""
+    if not exact_int:
+        return float(ub)
+    if ub == np.inf:
+        return np.iinfo(np.int64).max
+    return min(math.ceil(ub), np.iinfo(np.int64).max)
+
+
+_enable_caching()
