@@ -25,6 +25,7 @@ the incumbent (the incumbent's value was not attainable).
 """
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -59,7 +60,8 @@ def exact_knapsack(values: np.ndarray, weights: list[int], capacity: int, incumb
         ``c >= 0``, exact.
     incumbent : float, default -inf
         The value of a selection known to fit (its items' float sum), or less; states that cannot
-        reach it are dropped.  A value above the optimum makes the search return ``None``.
+        reach it are dropped.  A value above the optimum makes the search return ``None`` (unless
+        every item fits: then all of them are the answer).
     deadline : float or None
         ``time.perf_counter()`` value after which the search gives up (``None``: none).
     memory : int or None
@@ -97,10 +99,13 @@ def exact_knapsack(values: np.ndarray, weights: list[int], capacity: int, incumb
     best = max(incumbent, greedy)
     rc = values - lam * wf
     lagrange = lam * cf + float(np.maximum(rc, 0.0).sum())
-    # Rounding of the float weights (relative eps each), of lam * w and of the sums of m terms.
-    margin = 4.0 * (m + 8) * eps * (lam * cf + float(values.sum()) + lam * float(wf.sum())) + 1e-300
-    # Reduction: an item whose flip bounds every selection below the incumbent keeps its LP side.
-    fixed = lagrange - np.abs(rc) + margin < best
+    # Rounding of the float weights (relative eps each), of lam * w and of the sums of m terms;
+    # lam * c <= sum(values): the items before the break item have efficiency >= lam and the
+    # capacity left for the break item is below its weight.
+    margin = 8.0 * (m + 8) * eps * float(values.sum()) + 1e-300
+    # Reduction: an item whose flip bounds every selection below the incumbent keeps its LP side
+    # (each flip's term rounded relative to its own magnitude too).
+    fixed = lagrange - np.abs(rc) + margin + 4.0 * eps * (values + lam * wf) < best
     ones = fixed & (rc > 0)
     free = np.flatnonzero(~fixed)
     cap_left = capacity - sum(weights[i] for i in np.flatnonzero(ones).tolist())
@@ -123,10 +128,12 @@ def exact_knapsack(values: np.ndarray, weights: list[int], capacity: int, incumb
             return None
         w, v, bit = fw[k], fv[k], 1 << k
         # Candidates: each state without item k, and with it where it fits.
-        nw, nv, nm = [], [], []
+        nw: list[int] = []
+        nv: list[float] = []
+        nm: list[int] = []
         i = j = 0
         n_old = len(sw)
-        top = -np.inf
+        top = -math.inf
         floor = best - margin - rest[k + 1]
         while i < n_old or j < n_old:
             # Next candidate in weight order from the two sorted lists (old, old + item).
