@@ -177,8 +177,9 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
         then use :func:`frontier` on a grid).  ``exact`` proves the optimum at such thresholds in
         the rule's exact integer arithmetic (a reduction by Lagrangian bounds, then a Pareto dynamic
         program: Martello and Toth, *Knapsack Problems*, 1990, Sections 2.6-2.7); it stops there
-        only when that search passes its limit of 2e6 states, the memory limit or the time limit
-        (random instances of 40 to 1,000 agents with q, c uniform in [0, 1] complete).  The MILP
+        only when that search passes its limits (2e5 states at once, 2e7 in all), the memory limit
+        or the time limit (random instances of 40 to 1,000 agents with q, c uniform in [0, 1]
+        complete).  The MILP
         backends take ``exact``'s selection where their tolerances cut it off and ``exact``
         supports the problem, and otherwise decide with their unshifted model, cutting off optima
         the rule refuses by a hair (see :mod:`subsel.solvers._milp`).

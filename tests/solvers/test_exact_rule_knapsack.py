@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import subsel.solvers._exact_rule as exact_rule_module
 import subsel.solvers.exact as exact_module
 from subsel import SubsetSelectionProblem
 from subsel.decisions.pricing import _last_feasible_alpha
@@ -84,13 +85,15 @@ def test_integer_knapsack_matches_brute_force(knapsack, data):
     assert above is None or (sum(weights) <= capacity and above[1] == again[1])
 
 
-def test_integer_knapsack_gives_up_when_the_states_pass_the_memory_limit():
+def test_integer_knapsack_gives_up_past_its_memory_time_and_work_limits():
     values = np.ones(20)
     weights = [2 ** 80 + 3 ** i for i in range(20)]
     assert exact_knapsack(values, weights, sum(weights) // 2, memory=0) is None
     found = exact_knapsack(values, weights, sum(weights) // 2)
     assert found is not None and found[1] == 10.0  # the 10 lightest fit in half the total, 11 do not
     assert exact_knapsack(values, weights, sum(weights) // 2, deadline=0.0) is None  # long passed
+    with mock.patch.object(exact_rule_module, "_MAX_WORK", 100):
+        assert exact_knapsack(values, weights, sum(weights) // 2) is None
 
 
 @st.composite
