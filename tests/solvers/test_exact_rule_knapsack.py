@@ -100,17 +100,22 @@ def test_integer_knapsack_gives_up_past_its_memory_time_and_work_limits():
 def hair_above_average(draw, n_max: int, cap_max: int):
     """A random instance at the first float threshold above the last one where a selection meets
     the rule (its average quality plus 1e-9 / units): there the selection misses the rule by a
-    hair, and the float sums of the margins may still accept it.  The selection is the optimum at
-    the instance's own threshold (as on the frontier) or a random one."""
+    hair, and the float sums of the margins may still accept it.  The selection is a random one,
+    or the optimum after a few such steps up the frontier from the instance's own threshold."""
     problem = draw(problems(n_min=2, n_max=n_max, cap_max=cap_max))
     if draw(st.booleans()):
-        x = get_solver("exact").solve(problem).x.copy()
-    else:
         x = np.array([draw(st.integers(0, int(k))) for k in problem.capacity], dtype=np.int64)
-    if not x.any():
-        x[0] = 1
-    last = _last_feasible_alpha(problem, x)
-    return problem.with_changes(alpha=min(math.nextafter(last, math.inf), 1.0))
+        steps = 1
+    else:
+        x, steps = None, draw(st.integers(1, 4))
+    for _ in range(steps):
+        if x is None:
+            x = get_solver("exact").solve(problem).x.copy()
+        if not x.any():
+            x[0] = 1
+        problem = problem.with_changes(alpha=min(math.nextafter(_last_feasible_alpha(problem, x), math.inf), 1.0))
+        x = None
+    return problem
 
 
 def _check(problem):
@@ -123,7 +128,7 @@ def _check(problem):
     assert sol.objective == pytest.approx(ref[0], rel=1e-9, abs=1e-12)
 
 
-@settings(max_examples=150)
+@settings(max_examples=400)  # the float sums and the rule disagree on a few percent of them
 @given(hair_above_average(n_max=10, cap_max=1))
 def test_exact_a_hair_above_a_selections_average_quality_with_the_integer_search(problem):
     # Enumeration (up to 16 pieces) turned off: every repair goes through the integer search.
