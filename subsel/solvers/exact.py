@@ -40,6 +40,7 @@ from ..models import (
     rounded_up,
 )
 from ._choices import solve_choices
+from ._exact_rule import exact_knapsack
 from ._knapsack import KnapsackResult, solve_knapsack
 from .base import RawResult, Solution, Solver, Status
 
@@ -254,8 +255,8 @@ def _unit_ranges(value: np.ndarray, weight: np.ndarray, free: np.ndarray, capaci
 
 
 def _exact_rule_knapsack(problem: SubsetSelectionProblem, x0: np.ndarray, agents: np.ndarray,
-                         sign: np.ndarray, free: np.ndarray, deadline: float | None, memory: int | None
-                         ) -> tuple[np.ndarray, Any] | None:
+                         sign: np.ndarray, free: np.ndarray, deadline: float | None, memory: int | None,
+                         incumbent: np.ndarray | None = None) -> tuple[np.ndarray, Any] | None:
     """The reduced knapsack solved against the model's exact rule, when its weights allow.
 
     The rule (:func:`subsel.models.rules.linear_at_least`) compares the exact real sum
@@ -264,12 +265,22 @@ def _exact_rule_knapsack(problem: SubsetSelectionProblem, x0: np.ndarray, agents
     tolerance, rounded down) are integers on a common grid; divided by their common divisor, and
     when every sum of them stays below ``2**53``, float sums of them are exact and the knapsack
     decides the rule itself.  Used when the float sums of the margins and the rule disagree on a
-    selection a hair from the bound (Deva et al., AAMAS 2021, Section 3, the reduction).
+    selection a hair from the bound (Deva et al., AAMAS 2021, Section 3, the reduction).  When the
+    integers pass ``2**53``, up to 16 pieces are enumerated, and more are reduced by Lagrangian
+    (Dantzig) bounds against the best known selection and solved by a Pareto dynamic program in
+    Python integers (:func:`subsel.solvers._exact_rule.exact_knapsack`).
+
+    Parameters
+    ----------
+    incumbent : ndarray of int64, shape (n,), optional
+        A selection the rule accepts, of the same start ``x0`` and items (the best known); its
+        value lets the integer search drop items and states that cannot beat it.
 
     Returns
     -------
     (x, result) or None
-        The selection and the knapsack's answer; ``None`` when the integers do not fit.
+        The selection and the knapsack's answer; ``None`` when the integers do not fit or the
+        integer search gave up (too many states, the memory limit or the deadline).
     """
     alpha = dyadic(problem.alpha)
     dq = [dyadic(v) - alpha for v in problem.quality.tolist()]
@@ -299,8 +310,18 @@ def _exact_rule_knapsack(problem: SubsetSelectionProblem, x0: np.ndarray, agents
         take = subsets[int(np.argmax(worth))] > 0
         value = float(values[take].sum())
         res = KnapsackResult(take, value, max(value, float(values.sum())), value, True, owner.size)
-    else:
-        return None
+    else:  # reduction and a Pareto dynamic program, in Python integers
+        best = -math.inf
+        if incumbent is not None:
+            moved = sign * (incumbent[agents] - x0[agents])
+            if (moved >= 0).all() and (moved <= free).all():
+                best = float((np.abs(problem.utility[agents]) * moved).sum())
+        w_py = [w_small[o] * s for o, s in zip(owner.tolist(), size.tolist())]
+        found = exact_knapsack(values, w_py, cap // g, best, deadline, memory)
+        if found is None:
+            return None
+        take, value = found
+        res = KnapsackResult(take, value, value, value, True, owner.size)
     units = np.bincount(owner[take], weights=size[take], minlength=agents.size).astype(np.int64)
     x = x0.copy()
     x[agents] += sign * units
@@ -643,12 +664,15 @@ class Exact(Solver):
         res0, base0, values0 = first_solve
         if repaired and res0.optimal:
             # Search again with the rule's exact arithmetic (when its integers fit).
-            again = _exact_rule_knapsack(problem, x0, agents, sign, free, deadline, memory)
+            again = _exact_rule_knapsack(problem, x0, agents, sign, free, deadline, memory, x)
             if again is not None and again[1].optimal and problem.evaluate(again[0]).feasible:
                 xe = again[0]
                 xer = xe * r
                 if math.fsum(xer.tolist()) >= best_value:
-                    x, xr, repaired = xe, xer, False
+                    x, xr = xe, xer
+                # The exact search's optimum bounds every selection the rule accepts (up to the
+                # rounding of float value sums): the kept answer, at least as good, is optimal.
+                repaired = False
         objective = float(xr.sum())
         # The bound is a float sum of the start's utilities and of the knapsack's values: rounded
         # up by the most that rounding can lose, it is a true upper bound (Solver.solve also keeps
