@@ -32,6 +32,7 @@ import numpy as np
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, partition_masks, rounded_up
 from ._knapsack import solve_knapsack
 from .base import RawResult, Solution, SolverError, Status
+from .exact import relaxed_capacity
 
 if TYPE_CHECKING:  # pragma: no cover
     from .exact import Exact
@@ -78,9 +79,10 @@ def unit_threshold_solver(solver: "Exact", problem: SubsetSelectionProblem
         agents = np.concatenate((add, remove))
         sign = np.ones(agents.size, dtype=np.int64)
         sign[add.size:] = -1
-        capacity = float((x0 * margin).sum()) + FEASIBILITY_TOL
+        weights = np.abs(margin[agents])
+        capacity = relaxed_capacity(float((x0 * margin).sum()) + FEASIBILITY_TOL, x0, margin, weights)
         values = value_all[agents]
-        res = solve_knapsack(values, np.abs(margin[agents]), capacity, deadline, memory)
+        res = solve_knapsack(values, weights, capacity, deadline, memory)
         x = x0.copy()
         x[agents] += sign * res.take
         if float(at.quality_surplus(x)) + FEASIBILITY_TOL < 0:

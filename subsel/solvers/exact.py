@@ -254,6 +254,33 @@ def _unit_ranges(value: np.ndarray, weight: np.ndarray, free: np.ndarray, capaci
     return lo, hi, greedy
 
 
+def relaxed_capacity(capacity: float, x0: np.ndarray, margin: np.ndarray, weights: np.ndarray) -> float:
+    """The knapsack's capacity raised by the most its float sums can lose, so that it is a relaxation.
+
+    The model's rule decides ``sum_i (q_i - alpha) x_i >= -FEASIBILITY_TOL`` exactly on the stored
+    floats; the knapsack compares float sums of the weights ``|q_j - alpha|`` with the float capacity
+    ``surplus(x0) + FEASIBILITY_TOL``.  Each side is within :func:`~subsel.models.rounded_up`'s
+    rounding error of its exact value, so with the capacity raised by it every selection the rule
+    accepts fits the knapsack: the knapsack's optimum bounds them all, and an answer the rule then
+    accepts is proven optimal (one the rule refuses, a hair over the bound, is repaired).  Without it
+    a selection the rule accepts by less than the float resolution (at a selection's last feasible
+    threshold) could be cut off and a worse one called optimal.
+
+    Parameters
+    ----------
+    capacity : float
+        ``surplus(x0) + FEASIBILITY_TOL`` in floats.
+    x0 : ndarray of int64, shape (n,)
+        The start selection.
+    margin : ndarray of float, shape (n,)
+        ``q - alpha``.
+    weights : ndarray of float, shape (m,)
+        The knapsack items' weights (every unit of every piece).
+    """
+    magnitude = float(np.abs(x0 * margin).sum()) + float(weights.sum()) + FEASIBILITY_TOL
+    return float(rounded_up(capacity, magnitude, x0.size + weights.size + 2))
+
+
 def _exact_rule_knapsack(problem: SubsetSelectionProblem, x0: np.ndarray, agents: np.ndarray,
                          sign: np.ndarray, free: np.ndarray, deadline: float | None, memory: int | None,
                          incumbent: np.ndarray | None = None) -> tuple[np.ndarray, Any] | None:
@@ -605,6 +632,7 @@ class Exact(Solver):
         else:  # one unit per agent (the common case): the items are the agents
             values, weights = unit_value, unit_weight
             base = float(x0r.sum())
+        capacity = relaxed_capacity(capacity, x0, margin, weights)
         first_solve: Any = None  # (result, base, values) of the first solve: the bound and the optimum it proves
         x = x0
         repaired = False
