@@ -34,7 +34,6 @@ from ..models import (
     partition_masks,
     rounded_up,
 )
-from ._choices import solve_choices
 from ._knapsack import KnapsackResult, solve_knapsack
 from .base import RawResult, Solver, Status
 
@@ -434,6 +433,8 @@ class Exact(Solver):
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: choices per agent
+            from ._choices import solve_choices  # here: only the planner's fields load its code (start-up)
+
             return solve_choices(problem, self.time_limit_s, self.memory_limit_mb)
         raw = self._solve_any(problem)
         if self.lexicographic and raw.status is Status.OPTIMAL and raw.x is not None and problem._max_capacity == 1 \
