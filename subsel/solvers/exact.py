@@ -42,6 +42,9 @@ DEFAULT_MEMORY_LIMIT_MB = 1024.0
 #: How many times the capacity is tightened when a solution fails the final check (rounding).
 _MAX_REPAIRS = 5
 
+#: ``ndarray.sum`` of a 1-D array without its Python wrapper: the same pairwise sum, bit for bit.
+_sum = np.add.reduce
+
 #: Pieces up to which the exact-rule fallback enumerates every subset when its integers pass 2^53.
 _EXACT_ENUMERATE = 16
 
@@ -485,8 +488,8 @@ class Exact(Solver):
             agents = np.concatenate((add, remove))
             sign = np.ones(agents.size, dtype=np.int64)
             sign[add.size:] = -1
-            free = np.ones(agents.size, dtype=np.int64)
-            surplus0 = float((x0 * margin).sum())
+            free: np.ndarray | None = None  # one unit each (made only for the exact-rule search)
+            surplus0 = float(_sum(x0 * margin))
             multi = False  # one unit per agent
         else:
             S1, S2, S3, S4 = problem.partition()
@@ -516,6 +519,7 @@ class Exact(Solver):
         if multi:
             # Bounded-knapsack items.  Agents that are the same item (same unit value and weight, of
             # either sign) form one item with the units of all; an answer is spread back over them.
+            assert free is not None  # several units: the general path made it
             order = np.lexsort((unit_weight, unit_value))
             uv, uw, free_sorted = unit_value[order], unit_weight[order], free[order]
             first = np.ones(order.size, dtype=bool)
@@ -555,7 +559,7 @@ class Exact(Solver):
             base = float((x1 * r).sum()) if capacity1 >= 0 else float(x0r.sum())
         else:  # one unit per agent (the common case): the items are the agents
             values, weights = unit_value, unit_weight
-            base = float(x0r.sum())
+            base = float(_sum(x0r))
         first_solve: Any = None  # (result, base, values) of the first solve: the bound and the optimum it proves
         x = x0
         repaired = False
@@ -597,7 +601,12 @@ class Exact(Solver):
         best: np.ndarray | None = None
         best_value = -math.inf
         xr = x0r
-        for c in (x, x0, greedy_x):
+        if x is not None and not multi and not repaired:
+            # One unit per agent, first answer accepted: each item taken adds its |r_i| > 0 to the
+            # start's utility, so the exact utility of x is at least the start's and the exactly
+            # rounded sums below would keep x (monotone rounding; x * r is exact for 0/1 units).
+            best, xr = x, x * r
+        for c in () if best is not None else (x, x0, greedy_x):
             if c is None:
                 continue
             cr = x0r if c is x0 else c * r
@@ -612,17 +621,18 @@ class Exact(Solver):
         res0, base0, values0 = first_solve
         if repaired and res0.optimal:
             # Search again with the rule's exact arithmetic (when its integers fit).
-            again = _exact_rule_knapsack(problem, x0, agents, sign, free, deadline, memory)
+            units = np.ones(agents.size, dtype=np.int64) if free is None else free
+            again = _exact_rule_knapsack(problem, x0, agents, sign, units, deadline, memory)
             if again is not None and again[1].optimal and problem.evaluate(again[0]).feasible:
                 xe = again[0]
                 xer = xe * r
                 if math.fsum(xer.tolist()) >= best_value:
                     x, xr, repaired = xe, xer, False
-        objective = float(xr.sum())
+        objective = float(_sum(xr))
         # The bound is a float sum of the start's utilities and of the knapsack's values: rounded
         # up by the most that rounding can lose, it is a true upper bound (Solver.solve also keeps
         # it at least the objective).
-        magnitude = float(np.abs(x0r).sum()) + float(np.abs(xr).sum()) + float(values0.sum())
+        magnitude = float(_sum(np.abs(x0r))) + float(_sum(np.abs(xr))) + float(_sum(values0))
         terms = 2 * (r.size + values0.size)
         if not res0.optimal:
             return RawResult(x, Status.TIME_LIMIT, max(rounded_up(base0 + res0.bound, magnitude, terms), objective))
