@@ -211,35 +211,38 @@ def check_scalar(value: Any, name: str, target_type: type[int] | type[float] = f
     integer = target_type is int
     left = include_boundaries in ("both", "left")
     right = include_boundaries in ("both", "right")
-
-    def message() -> str:  # written only for an error: a valid argument costs no formatting
-        def bound(b: float) -> str:
-            return str(b) if isinstance(b, int) else f"{b:g}"
-
-        if min_val is not None and max_val is not None:
-            what = f" in {'[' if left else '('}{bound(min_val)}, {bound(max_val)}{']' if right else ')'}"
-        elif min_val is not None:
-            what = f" {'>=' if left else '>'} {bound(min_val)}"
-        elif max_val is not None:
-            what = f" {'<=' if right else '<'} {bound(max_val)}"
-        else:
-            what = ""
-        kind = "an integer" if integer else ("a number" if what else "a finite number")
-        return f"{name} must be {kind}{what}{f' ({unit})' if unit else ''}; got {_shown(value)}"
-
     number = value if not isinstance(value, (bool, np.bool_)) else None
     if integer and isinstance(number, (int, np.integer)):
         v: float = int(number)
     elif not integer and isinstance(number, (int, float, np.integer, np.floating)):
         v = float(number)
     else:
-        raise TypeError(message().replace("a finite number", "a number"))
-    if not integer and not math.isfinite(v):
-        raise ValueError(message())
-    if (min_val is not None and (v < min_val if left else v <= min_val)) \
+        raise TypeError(_scalar_message(value, name, integer, min_val, max_val, left, right, unit)
+                        .replace("a finite number", "a number"))
+    if (not integer and not math.isfinite(v)) \
+            or (min_val is not None and (v < min_val if left else v <= min_val)) \
             or (max_val is not None and (v > max_val if right else v >= max_val)):
-        raise ValueError(message())
+        raise ValueError(_scalar_message(value, name, integer, min_val, max_val, left, right, unit))
     return v
+
+
+def _scalar_message(value: Any, name: str, integer: bool, min_val: float | None, max_val: float | None,
+                    left: bool, right: bool, unit: str) -> str:
+    """:func:`check_scalar`'s error message, written only for an error (a valid argument costs no
+    formatting and no closure)."""
+    def bound(b: float) -> str:
+        return str(b) if isinstance(b, int) else f"{b:g}"
+
+    if min_val is not None and max_val is not None:
+        what = f" in {'[' if left else '('}{bound(min_val)}, {bound(max_val)}{']' if right else ')'}"
+    elif min_val is not None:
+        what = f" {'>=' if left else '>'} {bound(min_val)}"
+    elif max_val is not None:
+        what = f" {'<=' if right else '<'} {bound(max_val)}"
+    else:
+        what = ""
+    kind = "an integer" if integer else ("a number" if what else "a finite number")
+    return f"{name} must be {kind}{what}{f' ({unit})' if unit else ''}; got {_shown(value)}"
 
 
 def readonly(arr: np.ndarray, copy: bool = True) -> np.ndarray:

@@ -80,13 +80,15 @@ def test_import_loads_neither_pandas_nor_a_backend(module):
 
 def test_a_solve_on_the_command_line_loads_only_what_it_uses(tmp_path):
     """``subsel solve`` on an agents CSV loads neither the batch, the LP/MPS formulations, the
-    knapsack files, the knapsack API, the explanation of infeasibility, the rule among equal optima
-    nor ``numpy.random`` (start-up)."""
+    knapsack files, the knapsack API, the explanation of infeasibility, the rule among equal optima,
+    the planner's per-agent choices, the batch answers, the plug-in solvers' entry points (nor any
+    metadata) nor ``numpy.random`` (start-up)."""
     agents = tmp_path / "two.csv"
     agents.write_text("name,quality,cost\na,0.9,0.5\nb,0.4,0.2\n")
     unused = ["subsel.models.batch", "subsel.models.formulations", "subsel.models.knapsack",
               "subsel.models.instances", "subsel.solvers.knapsack", "subsel.solvers.explain",
-              "subsel.solvers._ties", "numpy.random", "tempfile", "pandas"]
+              "subsel.solvers._ties", "subsel.solvers._choices", "subsel.solvers._batch",
+              "subsel.solvers._plugins", "importlib.metadata", "tomllib", "numpy.random", "tempfile", "pandas"]
     code = ("import sys; from subsel.cli import main; "
             f"code = main(['solve', {str(agents)!r}, '--alpha', '0.5']); "
             f"print(code, [m for m in {unused!r} if m in sys.modules])")

@@ -205,7 +205,6 @@ class SubsetSelectionProblem:
     _integer_rule: ClassVar[IntegerKnapsack | None] = None
 
     def __post_init__(self) -> None:
-        set_ = functools.partial(object.__setattr__, self)
         q = _as_float_array(self.quality, "quality")
         c = _as_float_array(self.cost, "cost")
         n = q.size
@@ -238,36 +237,29 @@ class SubsetSelectionProblem:
         budget, demand, must_take, must_not_take = _check_constraints(
             n, lambda: default_names(n) if names is None else names, self.budget, self.demand,
             self.must_take, self.must_not_take)
-        set_("quality", _readonly(q, copy=False))
-        set_("cost", _readonly(c, copy=False))
-        set_("capacity", _readonly(k, copy=False))
-        set_("alpha", alpha)
-        set_("R", R)
-        set_("names", names)
-        set_("budget", budget)
-        set_("demand", demand)
-        set_("must_take", _readonly(must_take, copy=False))
-        set_("must_not_take", _readonly(must_not_take, copy=False))
+        # The validated fields, in one update of the instance's dict (what object.__setattr__ of a
+        # frozen dataclass does field by field; ``names`` is stored as ``_names``, as its descriptor
+        # stores it).
+        self.__dict__.update(quality=_readonly(q, copy=False), cost=_readonly(c, copy=False),
+                             capacity=_readonly(k, copy=False), alpha=alpha, R=R, _names=names, budget=budget,
+                             demand=demand, must_take=_readonly(must_take, copy=False),
+                             must_not_take=_readonly(must_not_take, copy=False))
         if self.objective_quality is not None:
             oq = _as_float_array(self.objective_quality, "objective_quality")
             if oq.size != n:
                 raise ValueError(f"objective_quality has {oq.size} entries but quality has {n}; "
                                  "arrays must have the same length")
             check_array_range(oq, "objective_quality", 0.0, 1.0, "in [0, 1]")
-            set_("objective_quality", _readonly(oq, copy=False))
+            self.__dict__["objective_quality"] = _readonly(oq, copy=False)
         self._set_planner(check_planner(n, k, self.min_units, self.lot_size, self.fixed_cost, self.group,
                                         self.group_limits))
 
     def _set_planner(self, planner: PlannerFields) -> None:
         """Store the planner's fields (:mod:`subsel.models.planner`); ``_planner`` is None when
         none of their constraints is in force (the paper's model: the fast paths apply)."""
-        set_ = functools.partial(object.__setattr__, self)
-        set_("min_units", planner.min_units)
-        set_("lot_size", planner.lot_size)
-        set_("fixed_cost", planner.fixed_cost)
-        set_("group", planner.group)
-        set_("group_limits", planner.group_limits)
-        set_("_planner", planner if planner.used else None)
+        self.__dict__.update(min_units=planner.min_units, lot_size=planner.lot_size, fixed_cost=planner.fixed_cost,
+                             group=planner.group, group_limits=planner.group_limits,
+                             _planner=planner if planner.used else None)
 
     @classmethod
     def _trusted(cls, quality: np.ndarray, cost: np.ndarray, alpha: float, capacity: np.ndarray, R: float,

@@ -20,14 +20,16 @@ from .registry import (
     solver_info,
 )
 
-#: Names loaded from their module when first used: a solve needs neither the knapsack API nor the
-#: explanation of an infeasible answer until asked (start-up of ``subsel solve``).
+#: Names loaded from their module when first used: a solve needs neither the knapsack API, nor the
+#: explanation of an infeasible answer until asked, nor the batch types (start-up of ``subsel solve``).
 _LAZY = {
     "Conflict": "explain", "explain_infeasible": "explain", "EnumerationTooLargeError": "dpss",
     "MAX_KNAPSACK_TOTAL": "knapsack", "KnapsackSolution": "knapsack", "solve_knapsack": "knapsack",
+    "RawBatch": "_batch", "SolutionBatch": "_batch",
 }
 
 if TYPE_CHECKING:  # the type checkers' and the API reference's view of the names above
+    from ._batch import RawBatch, SolutionBatch
     from .dpss import EnumerationTooLargeError
     from .explain import Conflict, explain_infeasible
     from .knapsack import MAX_KNAPSACK_TOTAL, KnapsackSolution, solve_knapsack
@@ -42,8 +44,10 @@ __all__ = [
     "MAX_KNAPSACK_TOTAL",
     "KnapsackSolution",
     "SOLVERS",
+    "RawBatch",
     "RawResult",
     "Solution",
+    "SolutionBatch",
     "Solver",
     "SolverError",
     "SolverInfo",

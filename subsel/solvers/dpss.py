@@ -20,8 +20,9 @@ import time
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rounding_error_bound, rowdot
+from ._batch import RawBatch
 from ._choices import _agents
-from .base import RawBatch, RawResult, Solver, Status
+from .base import RawResult, Solver, Status
 
 #: Largest block of selections evaluated at once (memory ~ 3 arrays of this many float64).
 _BLOCK = 1 << 20

@@ -39,8 +39,6 @@ from ..models import (
     partition_masks,
     rounded_up,
 )
-from ._choices import solve_choices
-from ._exact_rule import exact_knapsack
 from ._knapsack import KnapsackResult, solve_knapsack
 from .base import RawResult, Solution, Solver, Status
 
@@ -48,6 +46,9 @@ from .base import RawResult, Solution, Solver, Status
 DEFAULT_MEMORY_LIMIT_MB = 1024.0
 #: How many times the capacity is tightened when a solution fails the final check (rounding).
 _MAX_REPAIRS = 5
+
+#: ``ndarray.sum`` of a 1-D array without its Python wrapper: the same pairwise sum, bit for bit.
+_sum = np.add.reduce
 
 #: Pieces up to which the exact-rule fallback enumerates every subset when its integers pass 2^53.
 _EXACT_ENUMERATE = 16
@@ -344,6 +345,8 @@ def _exact_rule_knapsack(problem: SubsetSelectionProblem, x0: np.ndarray, agents
             if (moved >= 0).all() and (moved <= free).all():
                 best = float((np.abs(problem.utility[agents]) * moved).sum())
         w_py = [w_small[o] * s for o, s in zip(owner.tolist(), size.tolist())]
+        from ._exact_rule import exact_knapsack  # rare: only a hair from the rule's bound
+
         found = exact_knapsack(values, w_py, cap // g, best, deadline, memory)
         if found is None:
             return None
@@ -511,6 +514,8 @@ class Exact(Solver):
 
             return solve_encoded(problem, self.time_limit_s, self.memory_limit_mb, self.lexicographic)
         if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: choices per agent
+            from ._choices import solve_choices  # here: only the planner's fields load its code (start-up)
+
             return solve_choices(problem, self.time_limit_s, self.memory_limit_mb)
         raw = self._solve_any(problem)
         if self.lexicographic and raw.status is Status.OPTIMAL and raw.x is not None and problem._max_capacity == 1 \
@@ -561,8 +566,8 @@ class Exact(Solver):
             agents = np.concatenate((add, remove))
             sign = np.ones(agents.size, dtype=np.int64)
             sign[add.size:] = -1
-            free = np.ones(agents.size, dtype=np.int64)
-            surplus0 = float((x0 * margin).sum())
+            free: np.ndarray | None = None  # one unit each (made only for the exact-rule search)
+            surplus0 = float(_sum(x0 * margin))
             multi = False  # one unit per agent
         else:
             S1, S2, S3, S4 = problem.partition()
@@ -592,6 +597,7 @@ class Exact(Solver):
         if multi:
             # Bounded-knapsack items.  Agents that are the same item (same unit value and weight, of
             # either sign) form one item with the units of all; an answer is spread back over them.
+            assert free is not None  # several units: the general path made it
             order = np.lexsort((unit_weight, unit_value))
             uv, uw, free_sorted = unit_value[order], unit_weight[order], free[order]
             first = np.ones(order.size, dtype=bool)
@@ -631,7 +637,7 @@ class Exact(Solver):
             base = float((x1 * r).sum()) if capacity1 >= 0 else float(x0r.sum())
         else:  # one unit per agent (the common case): the items are the agents
             values, weights = unit_value, unit_weight
-            base = float(x0r.sum())
+            base = float(_sum(x0r))
         capacity = relaxed_capacity(capacity, x0, margin, weights)
         first_solve: Any = None  # (result, base, values) of the first solve: the bound and the optimum it proves
         x = x0
@@ -674,7 +680,12 @@ class Exact(Solver):
         best: np.ndarray | None = None
         best_value = -math.inf
         xr = x0r
-        for c in (x, x0, greedy_x):
+        if x is not None and not multi and not repaired:
+            # One unit per agent, first answer accepted: each item taken adds its |r_i| > 0 to the
+            # start's utility, so the exact utility of x is at least the start's and the exactly
+            # rounded sums below would keep x (monotone rounding; x * r is exact for 0/1 units).
+            best, xr = x, x * r
+        for c in () if best is not None else (x, x0, greedy_x):
             if c is None:
                 continue
             cr = x0r if c is x0 else c * r
@@ -692,7 +703,8 @@ class Exact(Solver):
         res0, base0, values0 = first_solve
         if repaired and res0.optimal:
             # Search again with the rule's exact arithmetic (when its integers fit).
-            again = _exact_rule_knapsack(problem, x0, agents, sign, free, deadline, memory, x)
+            units = np.ones(agents.size, dtype=np.int64) if free is None else free
+            again = _exact_rule_knapsack(problem, x0, agents, sign, units, deadline, memory, x)
             if again is not None and again[1].optimal and problem.evaluate(again[0]).feasible:
                 xe = again[0]
                 xer = xe * r
@@ -701,11 +713,11 @@ class Exact(Solver):
                 # The exact search's optimum bounds every selection the rule accepts (up to the
                 # rounding of float value sums): the kept answer, at least as good, is optimal.
                 repaired = False
-        objective = float(xr.sum())
+        objective = float(_sum(xr))
         # The bound is a float sum of the start's utilities and of the knapsack's values: rounded
         # up by the most that rounding can lose, it is a true upper bound (Solver.solve also keeps
         # it at least the objective).
-        magnitude = float(np.abs(x0r).sum()) + float(np.abs(xr).sum()) + float(values0.sum())
+        magnitude = float(_sum(np.abs(x0r))) + float(_sum(np.abs(xr))) + float(_sum(values0))
         terms = 2 * (r.size + values0.size)
         if not res0.optimal:
             return RawResult(x, Status.TIME_LIMIT, max(rounded_up(base0 + res0.bound, magnitude, terms), objective))

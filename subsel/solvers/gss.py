@@ -18,8 +18,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, partition_masks, rowdot
+from ._batch import RawBatch, gather_rows
 from ._choices import solve_choices
-from .base import RawBatch, RawResult, Solver, Status, gather_rows
+from .base import RawResult, Solver, Status
 
 _ROUND_TOL = 1e-9
 

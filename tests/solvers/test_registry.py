@@ -11,6 +11,7 @@ from subsel import SubsetSelectionProblem
 from subsel.solvers import (
     SOLVERS,
     Solver,
+    _plugins,
     available_solvers,
     get_solver,
     register_solver,
@@ -38,7 +39,7 @@ def fake_entry_points(monkeypatch, eps, tree=None):
     for name, value, dist, requires in eps:
         d = dists.setdefault(dist, SimpleNamespace(metadata={"Name": dist}, requires=requires))
         objs.append(SimpleNamespace(name=name, value=value, group=registry.ENTRY_POINT_GROUP, dist=d))
-    monkeypatch.setattr(registry, "_source_tree_project", lambda: tree)
+    monkeypatch.setattr(_plugins, "_source_tree_project", lambda: tree)
     monkeypatch.setattr(metadata, "entry_points",
                         lambda group=None: [e for e in objs if group in (None, e.group)])
     registry._reset_plugins()
@@ -163,7 +164,7 @@ def test_installed_without_plugins_emsco_is_unknown_and_the_rest_works(monkeypat
 
 
 def test_a_source_tree_reads_its_own_pyproject_and_ignores_stale_metadata(monkeypatch, clean_registry):
-    tree = registry._source_tree_project()
+    tree = _plugins._source_tree_project()
     assert tree is not None and tree["name"] == "subsel"  # the tests run from a source tree
     # installed metadata of subsel that predates the tree's table is ignored; other plug-ins are kept
     fake_entry_points(monkeypatch, [("emsco", "old.place:Old", "subsel", []),
@@ -195,9 +196,9 @@ def test_extra_requirements_follow_self_references():
     requires = ['scikit-learn>=1.3; extra == "evolution"', 'tqdm; extra == "bandits"',
                 'subsel[bandits,evolution]; extra == "all"', 'dask[distributed]>=2024; extra == "dask"',
                 'numpy>=1.24']
-    assert registry._extra_requirements(requires, ["all"], "subsel") == ["tqdm", "scikit-learn"]
-    assert registry._extra_requirements(requires, ["dask"], "subsel") == ["dask"]
-    assert registry._extra_requirements(requires, [], "subsel") == []
+    assert _plugins._extra_requirements(requires, ["all"], "subsel") == ["tqdm", "scikit-learn"]
+    assert _plugins._extra_requirements(requires, ["dask"], "subsel") == ["dask"]
+    assert _plugins._extra_requirements(requires, [], "subsel") == []
 
 
 def test_every_builtin_backend_is_a_solver():

@@ -5,8 +5,7 @@ from hypothesis import given, settings
 
 from subsel import SubsetSelectionProblem
 from subsel.models import ProblemBatch
-from subsel.solvers import RawResult, Solver, SolverError, Status, get_solver
-from subsel.solvers.base import SolutionBatch
+from subsel.solvers import RawResult, SolutionBatch, Solver, SolverError, Status, get_solver
 from tests.strategies import must_list_problems, problem_batches
 
 
