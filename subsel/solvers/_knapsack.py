@@ -417,8 +417,11 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         d = int(np.gcd.reduce(steps[steps > 0])) if (steps > 0).any() else 1
         cap_steps = int(np.floor(capacity / unit))
         capacity = float(cap_steps - cap_steps % d) * unit
-    with np.errstate(over="ignore", divide="ignore"):  # zero or denormal weights: cap the efficiency
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # zero or denormal weights: cap it
         e = np.minimum(p / w, _MAX_EFFICIENCY)
+    # Worthless weightless items (0 / 0) are of efficiency 0, not NaN: NaN has no place in the
+    # order, and the bounds computed along it would be NaN (an exact search then misses selections).
+    e[(p == 0) & (w == 0)] = 0.0
     if kernel and not exact_int and target is None and unit is not None \
             and np.all(p == np.round(p)) and p.sum() < _INT_EXACT and not np.isnan(e).any():
         nbk = _kernel()

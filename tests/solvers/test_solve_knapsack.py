@@ -47,6 +47,7 @@ def check_answer(sol, values, weights, capacity, counts, optimum):
 @example(([3, 3, 3], [2, 2, 2], 4, None))                                   # ties
 @example(([2 ** 44 + 1, 2 ** 44], [2 ** 44, 2 ** 44 - 1], 2 ** 45 - 2, None))  # huge, one unit apart
 @example(([5], [0], 0, None))                                               # weightless item
+@example(([0, 0, 1, 1, 2] + [0] * 7, [0, 0, 2, 3, 5] + [0] * 7, 6, None))   # worthless weightless items
 def test_zero_one_against_brute_force(path, data):
     values, weights, capacity, _ = data
     optimum = int_brute_force(values, weights, capacity)
