@@ -403,8 +403,8 @@ def _next(args: argparse.Namespace) -> int:
     try:
         order = planner.next_order(unavailable=unavailable, available=available)
     except ValueError as exc:
-        option = ("--unavailable: " if unavailable is not None
-                  else f"--available-file {args.available_file}: " if available is not None else "")
+        option = "" if "is not in the pool" not in str(exc) else (
+            "--unavailable: " if unavailable is not None else f"--available-file {args.available_file}: ")
         raise CLIError(f"{option}{exc}; state left unchanged") from None
     if planner.rounds == opened and (unavailable is not None or available is not None):
         raise CLIError(f"{counted(len(planner.open), 'round')} open already (--max-open {planner.max_open}): "
