@@ -38,12 +38,17 @@ def check_problem(problem: Any, what: str = "", planner: bool = True, hint: str 
     TypeError
         Not a problem.
     ValueError
+        A knapsack beyond exact float64 arithmetic (its integers decide feasibility); or
         ``planner=False`` and the problem uses a planner field (minimum orders, lot sizes, fixed
         costs, group limits), which ``what`` does not handle: named (with ``hint``, what to do
         instead), rather than answered wrongly.
     """
     if not isinstance(problem, SubsetSelectionProblem):
         raise TypeError(f"problem must be a SubsetSelectionProblem; got {type(problem).__name__}")
+    if problem._integer_rule is not None:  # its floats alone would call overweight selections feasible
+        raise ValueError("problem is a knapsack beyond exact float64 arithmetic (its integers decide "
+                         "feasibility, problem.knapsack): the decision tools work on floats; solve it with "
+                         "get_solver('exact').solve or subsel.solve_knapsack")
     used = sorted(set(problem.extensions) & set(PLANNER_EXTENSIONS))
     if not planner and used:
         raise ValueError(f"{what} does not support the planner's {', '.join(used)}; "

@@ -384,6 +384,9 @@ class ProblemBatch:
         for j, p in enumerate(probs):
             if not isinstance(p, SubsetSelectionProblem):
                 raise TypeError(f"problems[{j}] must be a SubsetSelectionProblem; got {type(p).__name__}")
+            if p._integer_rule is not None:
+                raise ValueError(f"problems[{j}] is a knapsack beyond exact float64 arithmetic (its integers "
+                                 "decide feasibility); a ProblemBatch holds floats only: solve it on its own")
             planner = sorted(p.extensions & set(PLANNER_EXTENSIONS))
             if planner:
                 # A batch is the bandit oracle's many problems over the same agents; the planner's

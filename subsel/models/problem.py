@@ -486,7 +486,19 @@ class SubsetSelectionProblem:
         ----------
         **changes
             Any constructor argument, e.g. ``quality=q_hat, alpha=0.75``.
+
+        Raises
+        ------
+        ValueError
+            A changed field is invalid; or the problem is a knapsack beyond exact float64 arithmetic
+            (:meth:`from_knapsack` with ``problem.knapsack.exact_in_float64`` false): its integers
+            decide feasibility, a changed copy could not keep them, and its floats alone would call
+            overweight selections feasible.
         """
+        if self._integer_rule is not None:
+            raise ValueError("this problem is a knapsack beyond exact float64 arithmetic (its integers decide "
+                             "feasibility, problem.knapsack); a changed copy would lose them: solve it as it is, "
+                             "or build the changed knapsack with SubsetSelectionProblem.from_knapsack")
         base: dict[str, Any] = dict(quality=self.quality, cost=self.cost, alpha=self.alpha, capacity=self.capacity,
                     R=self.R, names=self.__dict__["_names"], budget=self.budget, demand=self.demand,
                     must_take=self.must_take, must_not_take=self.must_not_take,

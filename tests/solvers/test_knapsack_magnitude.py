@@ -168,3 +168,21 @@ def test_read_knapsack_reads_integers_exactly(tmp_path):
     with pytest.raises(ValueError, match=rf"^{f}: line 2, column 'p': has a fractional part below float64's "
                                          r"resolution"):
         read_knapsack(f)
+
+
+def test_a_knapsack_beyond_float64_is_never_changed_batched_or_decided_on_its_floats():
+    """Its floats alone would call [1, 1, 1] (weight 2e9 > 2e9 - 1) feasible: every route that would
+    drop the integers refuses in one line, and solving it as it is stays right."""
+    import subsel
+    from subsel.models import ProblemBatch
+
+    p = SubsetSelectionProblem.from_knapsack([47, 22], [10 ** 9, 10 ** 9], 2 * 10 ** 9 - 1)
+    assert p._integer_rule is not None and not p.evaluate(np.array([1, 1, 1])).feasible
+    assert get_solver("exact").solve(p).x.tolist() == [1, 1, 0]
+    refusals = [lambda: p.with_changes(alpha=p.alpha), lambda: p.with_changes(must_take=["item_0"]),
+                lambda: ProblemBatch.from_problems([p]), lambda: subsel.alternatives(p, 2),
+                lambda: subsel.frontier(p, [p.alpha], solver="highs"), lambda: subsel.payments(p)]
+    for refuse in refusals:
+        with pytest.raises(ValueError, match="beyond exact float64") as info:
+            refuse()
+        assert "\n" not in str(info.value)
