@@ -660,11 +660,20 @@ def _subsets(k: int) -> np.ndarray:
 def _enumerate(p: np.ndarray, w: np.ndarray, c: float) -> KnapsackResult:
     """Every subset, by meeting in the middle (Horowitz and Sahni, J. ACM 21(2), 1974): small ``m``.
 
+    Returns the optimum of :func:`enumerate_take` (``optimal=True``) and the Dantzig bound.
+    """
+    return _enumerated(p, w, c, enumerate_take(p, w, c))
+
+
+def enumerate_take(p: np.ndarray, w: np.ndarray, c: float) -> np.ndarray:
+    """The optimal subset of ``max p.y, w.y <= c`` the enumeration picks, as a bool array of shape (m,).
+
     The subsets of each half are listed with their sums; the lighter half is sorted by weight with
     its running profit maximum, and each subset of the other half is paired with the best subset of
     the sorted half that still fits.  Up to ``_DIRECT_ENUMERATE`` items the subsets are listed
-    directly (one list of at most 2^10).  Returns the optimum (``optimal=True``) and the Dantzig
-    bound.
+    directly (one list of at most 2^10).  Among equal optima: up to ``_DIRECT_ENUMERATE`` items the
+    first in subset order (bit ``j`` for item ``j``); above, the first subset of the first half with
+    the last (heaviest) best subset of the second half.  No subset fits: nothing taken.
     """
     m = p.size
     none = -np.inf if p.dtype.kind == "f" else np.iinfo(p.dtype).min   # no subset fits
@@ -672,8 +681,7 @@ def _enumerate(p: np.ndarray, w: np.ndarray, c: float) -> KnapsackResult:
         S = _subsets(m).astype(p.dtype, copy=False)
         total = np.where(S @ w <= c, S @ p, none)
         a = int(np.argmax(total))
-        take = S[a] > 0 if total[a] > none else np.zeros(m, dtype=bool)
-        return _enumerated(p, w, c, take)
+        return S[a] > 0 if total[a] > none else np.zeros(m, dtype=bool)
     h = m // 2
     SA, SB = _subsets(h).astype(p.dtype, copy=False), _subsets(m - h).astype(p.dtype, copy=False)
     WA, PA = SA @ w[:h], SA @ p[:h]
@@ -681,6 +689,7 @@ def _enumerate(p: np.ndarray, w: np.ndarray, c: float) -> KnapsackResult:
     ob = np.argsort(WB, kind="stable")
     WBs, PBs = WB[ob], PB[ob]
     best_p = np.maximum.accumulate(PBs)
+    # For each prefix of the weight order, the last subset reaching its best profit.
     best_at = np.maximum.accumulate(np.where(PBs >= best_p, np.arange(PBs.size), 0))
     k = np.searchsorted(WBs, c - WA, side="right") - 1
     total = np.where(k >= 0, PA + best_p[np.maximum(k, 0)], none)
@@ -689,7 +698,7 @@ def _enumerate(p: np.ndarray, w: np.ndarray, c: float) -> KnapsackResult:
     if total[a] > none:
         take[:h] = SA[a] > 0
         take[h:] = SB[ob[best_at[k[a]]]] > 0
-    return _enumerated(p, w, c, take)
+    return take
 
 
 def _enumerated(p: np.ndarray, w: np.ndarray, c: float, take: np.ndarray) -> KnapsackResult:

@@ -20,21 +20,20 @@ from typing import Any
 import numpy as np
 
 from ..models import MAX_KNAPSACK_TOTAL
-from ._knapsack import _subsets
+from ._knapsack import enumerate_take
 from .base import SolverError
 
 __all__ = ["SMALL_MAX_ITEMS", "choose", "solve_small"]
 
 #: Most items of the small path (the core enumerates up to this many: at most 2 * 2^10 subsets).
 SMALL_MAX_ITEMS = 20
-#: Up to this many items every subset is listed directly (one list of at most 2^10 subsets).
-_DIRECT = 10
 #: Totals up to this are exact in float64 (the core's float path); above, int64.
 _FLOAT_EXACT = 2 ** 52
 
 
 def choose(p: np.ndarray, w: np.ndarray, c: Any) -> np.ndarray:
-    """The optimal subset of ``max p.y`` s.t. ``w.y <= c`` that the core's enumeration returns.
+    """The optimal subset of ``max p.y`` s.t. ``w.y <= c`` that the core's enumeration returns (it is
+    that enumeration, :func:`subsel.solvers._knapsack.enumerate_take`, without its bound).
 
     Parameters
     ----------
@@ -47,28 +46,7 @@ def choose(p: np.ndarray, w: np.ndarray, c: Any) -> np.ndarray:
     -------
     ndarray of bool, shape (m,)
     """
-    m = p.size
-    dt = p.dtype
-    none = -np.inf if dt.kind == "f" else np.iinfo(dt).min
-    if m <= _DIRECT:
-        S = _subsets(m).astype(dt, copy=False)
-        total = np.where(S @ w <= c, S @ p, none)
-        return S[int(np.argmax(total))] > 0
-    h = m // 2
-    SA, SB = _subsets(h).astype(dt, copy=False), _subsets(m - h).astype(dt, copy=False)
-    WB = SB @ w[h:]
-    ob = np.argsort(WB, kind="stable")
-    PBs = (SB @ p[h:])[ob]
-    best_p = np.maximum.accumulate(PBs)
-    # For each prefix of the weight order, the last subset reaching its best profit.
-    best_at = np.maximum.accumulate(np.where(PBs >= best_p, np.arange(PBs.size), 0))
-    k = np.searchsorted(WB[ob], c - SA @ w[:h], side="right") - 1
-    total = np.where(k >= 0, SA @ p[:h] + best_p[np.maximum(k, 0)], none)
-    a = int(np.argmax(total))
-    take = np.empty(m, dtype=bool)
-    take[:h] = SA[a] > 0
-    take[h:] = SB[ob[best_at[k[a]]]] > 0
-    return take
+    return enumerate_take(p, w, c)
 
 
 def _ints(a: Any) -> tuple[np.ndarray, list[int]] | None:
