@@ -25,14 +25,14 @@ if TYPE_CHECKING:
 __all__ = ["greedy_encoded", "refuse_encoded", "solve_encoded"]
 
 
-def solve_encoded(problem: SubsetSelectionProblem, time_limit_s: float | None, memory_limit_mb: float | None,
+def solve_encoded(data: IntegerKnapsack, time_limit_s: float | None, memory_limit_mb: float | None,
                   lexicographic: bool = False) -> RawResult:
-    """Solve ``problem``'s integer knapsack exactly and return its selection of the problem's agents.
+    """Solve a problem's integer knapsack exactly and return its selection of the problem's agents.
 
     Parameters
     ----------
-    problem : SubsetSelectionProblem
-        A problem with integer knapsack data (``problem.knapsack`` not None).
+    data : IntegerKnapsack
+        The integer knapsack data of a problem built by ``from_knapsack`` (``problem.knapsack``).
     time_limit_s, memory_limit_mb : float or None
         As :func:`subsel.solvers.solve_knapsack`.
     lexicographic : bool
@@ -46,8 +46,6 @@ def solve_encoded(problem: SubsetSelectionProblem, time_limit_s: float | None, m
     """
     from .knapsack import solve_knapsack  # the knapsack API builds on exact: loaded when used
 
-    data = problem.knapsack
-    assert data is not None
     sol = solve_knapsack(data.values, data.weights, data.capacity, time_limit_s=time_limit_s,
                          memory_limit_mb=memory_limit_mb, lexicographic=lexicographic)
     x = np.concatenate((np.ones(1, dtype=np.int64), sol.x))

@@ -432,7 +432,7 @@ class DPSS(Solver):
         if problem._integer_rule is not None:  # a knapsack beyond exact float64: solved in integers
             from ._encoded import solve_encoded
 
-            return solve_encoded(problem, self.time_limit_s, None)
+            return solve_encoded(problem._integer_rule, self.time_limit_s, None)
         if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: every allowed count
             return _dpss_planner(problem, self.time_limit_s)
         if not problem.must_take.size and not problem.must_not_take.size and problem._max_capacity == 1:

@@ -512,7 +512,7 @@ class Exact(Solver):
         if problem._integer_rule is not None:  # a knapsack beyond exact float64: solved in integers
             from ._encoded import solve_encoded
 
-            return solve_encoded(problem, self.time_limit_s, self.memory_limit_mb, self.lexicographic)
+            return solve_encoded(problem._integer_rule, self.time_limit_s, self.memory_limit_mb, self.lexicographic)
         if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: choices per agent
             from ._choices import solve_choices  # here: only the planner's fields load its code (start-up)
 
