@@ -203,7 +203,9 @@ def encode_knapsack(cls: type, values: Any, weights: Any, capacity: Any) -> Subs
     q_items = np.subtract(alpha, np.multiply(w, s, out=q[1:]), out=q[1:])
     # R large enough that c_j = R q_j - p_j >= 0; a power of two keeps R q_j exact.
     ratio = float(np.max(p / q_items)) if p.size else 1.0
-    R = 2.0 ** math.ceil(math.log2(max(ratio, 1.0)))
+    # (frexp, not ceil(log2): log2 rounds 2^50 + 2 to 50.0 and R would fall one power short.)
+    mantissa, exponent = math.frexp(max(ratio, 1.0))
+    R = 2.0 ** (exponent - 1 if mantissa == 0.5 else exponent)
     c = R * q
     c[1:] -= p
     np.maximum(c, 0.0, out=c)
