@@ -271,14 +271,18 @@ class ORToolsCPSAT(Solver):
         if excluded is not None:
             form = excluding(form, excluded)[0]
         raw, exact = self._units(problem, *clock.call(self._run, form, relaxed=False))
-        if raw.status is Status.INFEASIBLE and not exact:
-            # Rounding the quality row down may cut off every feasible selection; a relaxation
-            # decides: if it is infeasible too, so is the problem.
+        margins = raw.status is not Status.INFEASIBLE or _margins_exact(problem)
+        if raw.status is Status.INFEASIBLE and not (exact and margins):
+            # Rounding the quality row down, or the margins q_i - alpha to floats, may cut off every
+            # feasible selection; a relaxation (loosened by both roundings) decides: if it is
+            # infeasible too, so is the problem.
             raw2, _ = self._units(problem, *clock.call(self._run, form, relaxed=True))
             if raw2.status is Status.INFEASIBLE:
                 return raw2
             if raw2.x is not None and problem.evaluate(np.rint(raw2.x)).feasible:
                 return RawResult(raw2.x, Status.FEASIBLE, raw2.bound)
+            if exact:  # only the margins' rounding was in doubt, and the relaxation found nothing better
+                return raw
             raise SolverError("ortools-cpsat: the integer scaling of this instance is not exact and "
                               "CP-SAT could not decide feasibility; use an exact MILP backend")
         return raw
@@ -314,7 +318,11 @@ class ORToolsCPSAT(Solver):
                 rhs = -_floor_scaled(FEASIBILITY_TOL, k=k)
                 if relaxed:
                     coef = np.rint(scaled)
-                    rhs -= math.ceil(0.5 * float(reach.sum())) if not ok else 0
+                    # Loosened by the rounding to integers (when the scaling is not exact) and by the
+                    # rounding of each margin fl(q_i - alpha), half an ulp: a relaxation of the rule.
+                    loose = 0.5 * float(reach.sum()) if not ok else 0.0
+                    loose += float(np.ldexp(2.0 ** -53 * float(np.abs(row_coef) @ reach), k))
+                    rhs -= math.ceil(loose)
                 else:
                     coef = np.floor(scaled)
                 exact &= ok
