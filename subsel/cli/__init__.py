@@ -81,7 +81,8 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser: every sub-command, or only the module of ``command`` when it is known."""
+    """The argument parser: every sub-command, or only the module of ``command`` when it is known
+    (none for ``--version``, which is answered before a command is read)."""
     from .. import __version__
 
     parser = ArgumentParser(
@@ -90,7 +91,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"subsel {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                 parser_class=ArgumentParser)
-    modules = [m for m, commands in COMMAND_MODULES.items() if command in commands] or list(COMMAND_MODULES)
+    if command == "--version":  # answered before any command is parsed: load none of them
+        modules: list[str] = []
+    else:
+        modules = [m for m, commands in COMMAND_MODULES.items() if command in commands] or list(COMMAND_MODULES)
     for name in modules:
         importlib.import_module(name).register(sub)
     return parser

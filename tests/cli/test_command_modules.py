@@ -1,6 +1,8 @@
 """The command line imports only the module of the command it runs (COMMAND_MODULES)."""
 import argparse
 import importlib
+import subprocess
+import sys
 
 import pytest
 
@@ -27,8 +29,21 @@ def test_a_known_command_builds_only_its_module_and_anything_else_builds_all():
     everything = [c for commands in COMMAND_MODULES.values() for c in commands]
     assert choices(build_parser("solve")) == list(COMMAND_MODULES["subsel.cli.core"])
     assert choices(build_parser("bandit")) == ["bandit"]
-    for argv0 in (None, "--help", "--version", "sovle"):
+    for argv0 in (None, "--help", "sovle"):
         assert choices(build_parser(argv0)) == everything
+    assert choices(build_parser("--version")) == []
+
+
+def test_version_prints_the_version_and_loads_no_command(capsys):
+    import subsel
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"subsel {subsel.__version__}\n"
+    code = ("import sys; from subsel.cli import main; rc = main(['--version']); "
+            "print(sorted(m for m in sys.modules if m.startswith(('subsel.cli.', 'subsel.experiments', "
+            "'pandas')))); sys.exit(rc)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "[]"
 
 
 def test_help_lists_every_command_and_a_typo_lists_the_choices(capsys):
