@@ -238,6 +238,18 @@ def _item(tokens: list[str], path: Path | _Stream, line: int) -> tuple[int | flo
     return p, w
 
 
+def _solution_sums(p: np.ndarray, w: np.ndarray, W: int | float, solution: np.ndarray
+                   ) -> tuple[int | float, int | float, bool]:
+    """Weight and value of a stated 0/1 solution (exact integer sums on integer data) and whether it
+    is heavier than the capacity ``W``."""
+    if p.dtype.kind == "i":  # exact integer sums
+        weight: int | float = sum(int(v) for v in w[solution == 1].tolist())
+        value: int | float = sum(int(v) for v in p[solution == 1].tolist())
+        return weight, value, weight > W
+    weight, value = float(w @ solution), float(p @ solution)
+    return weight, value, weight > W * (1 + 1e-12) + 1e-9
+
+
 def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> KnapsackInstance:
     ln, head = lines[0]
     toks = head.split()
@@ -271,13 +283,7 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
             raise ValueError(f"{path}: line {i}: after the {n} items only one line with an optimal "
                              f"0/1 vector of {n} entries may follow; got {s[:40]!r}")
         solution = np.array([int(v) for v in t], dtype=np.int64)
-        if p.dtype.kind == "i":  # exact integer sums
-            weight: int | float = sum(int(v) for v in w[solution == 1].tolist())
-            optimum = sum(int(v) for v in p[solution == 1].tolist())
-            heavy = weight > W
-        else:
-            weight, optimum = float(w @ solution), float(p @ solution)
-            heavy = weight > W * (1 + 1e-12) + 1e-9
+        weight, optimum, heavy = _solution_sums(p, w, W, solution)
         if heavy:
             raise ValueError(f"{path}: line {i}: the 0/1 vector weighs {weight:g} > W = {W:g}")
     return KnapsackInstance(path.stem, p, w, W, optimum, solution, file=str(path),
@@ -300,6 +306,7 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
             block.append((i, s))
     if block:
         blocks.append(block)
+    names: dict[str, int] = {}   # instance name -> the line its block starts at
     for block in blocks:
         name = None
         keys: dict[str, tuple[int, str]] = {}
@@ -307,6 +314,9 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
         for i, s in block:
             m = _KEY.match(s)
             if m:
+                if m.group(1) in keys:
+                    raise _bad(path, i, None, f"a second '{m.group(1)}' line in one instance (the first is "
+                                              f"line {keys[m.group(1)][0]})", s)
                 keys[m.group(1)] = (i, m.group(2))
             elif "," in s:
                 rows.append((i, [t.strip() for t in s.split(",")]))
@@ -334,9 +344,14 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
         pl, wl = [], []
         x = np.zeros(n, dtype=np.int64)
         have_x = True
+        index_line: dict[int, int] = {}   # item index -> its line
         for j, (i, t) in enumerate(rows):
             if len(t) not in (3, 4):
                 raise ValueError(f"{path}: line {i}: expected 'i,p,w,x'; got {','.join(t)!r}")
+            index = _count(t[0], path, i, "i")
+            if index in index_line:
+                raise _bad(path, i, "i", f"item index {index} repeats line {index_line[index]}", t[0])
+            index_line[index] = i
             pj, wj = _item(t[1:3], path, i)
             pl.append(pj)
             wl.append(wj)
@@ -346,8 +361,25 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
                 x[j] = int(t[3])
             else:
                 have_x = False
+        if len({len(t) for _, t in rows}) > 1:
+            first_short = next(i for i, t in rows if len(t) == 3)
+            raise ValueError(f"{path}: line {first_short}: this row has no 'x' column but other rows of the "
+                             "instance have one; give 'x' on every row or on none")
         p, w, W = _arrays(path, [i for i, _ in rows], pl, wl, W, li, None)
-        instances.append(KnapsackInstance(name or f"{path.stem}_{len(instances)}", p, w, W, optimum,
+        if have_x:
+            weight, value, heavy = _solution_sums(p, w, W, x)
+            if heavy:
+                raise ValueError(f"{path}: line {rows[0][0]}: the selection of column 'x' weighs {weight:g} > "
+                                 f"c = {W:g}")
+            if optimum is not None and value != optimum:
+                raise ValueError(f"{path}: line {keys['z'][0]}: 'z' (the optimum) states {optimum:g} but the "
+                                 f"selection of column 'x' has value {value:g}")
+        inst_name = name or f"{path.stem}_{len(instances)}"
+        if inst_name in names:
+            raise ValueError(f"{path}: line {first}: a second instance named {inst_name!r} (the first starts "
+                             f"at line {names[inst_name]})")
+        names[inst_name] = first
+        instances.append(KnapsackInstance(inst_name, p, w, W, optimum,
                                           x if have_x else None, file=str(path),
                                           lines=tuple(i for i, _ in rows), capacity_line=li,
                                           columns=("p", "w", "c")))
@@ -380,7 +412,10 @@ def read_knapsack(path: str | Path | Any, optimum_path: str | Path | None = None
     FileNotFoundError
         A file does not exist.
     ValueError
-        Bad content, naming the file and the line (and column where there is one).
+        Bad content, naming the file and the line (and column where there is one): besides a bad
+        number, in format (b) a key line given twice in one instance, an item index that is not a
+        positive integer or repeats, an ``x`` column on some rows only, a stated selection ``x``
+        heavier than ``c`` or whose value is not ``z``, and two instances of one name.
 
     Examples
     --------

@@ -106,11 +106,17 @@ def test_stdin_and_optimum_file(tmp_path, monkeypatch, capsys):
 
 def test_wrong_optimum_exits_1(tmp_path, capsys):
     f = tmp_path / "kp.txt"
-    f.write_bytes(PISINGER.replace(b"z 90", b"z 91"))
+    # Without the 'x' column (a file whose 'x' disagrees with its 'z' is refused as it is read).
+    no_x = b"\n".join(line.rsplit(b",", 1)[0] if line.count(b",") == 3 else line for line in PISINGER.split(b"\n"))
+    f.write_bytes(no_x.replace(b"z 90", b"z 91"))
     assert main(["knapsack", str(f)]) == 1
     captured = capsys.readouterr()
     assert "known_optimum 91 (DIFFERS)" in captured.out
     assert "value 90 called optimal differs from the known optimum 91" in captured.err
+    f.write_bytes(PISINGER.replace(b"z 90", b"z 91"))
+    assert main(["knapsack", str(f)]) == 2
+    assert capsys.readouterr().err == (f"subsel: error: {f}: line 4: 'z' (the optimum) states 91 but the selection "
+                                       "of column 'x' has value 90\n")
 
 
 @pytest.mark.parametrize("content, argv, fragment", [

@@ -107,6 +107,19 @@ def test_format_b_several_instances(tmp_path):
     (b"inst\nn 2\nc 5\n1,2,3,0\n", r"bad.txt: line 2: instance inst states n = 2 but has 1 item rows"),
     (b"inst\nn 1\nc 5\n1,2,3,7\n", r"bad.txt: line 4, column 'x': must be 0 or 1; got '7'"),
     (b"inst\nn 1\n1,2,3,0\n", r"bad.txt: line 1: the instance starting here has no 'c' line"),
+    # format (b): a key twice, an item index twice or not a count, 'x' on some rows only, a stated
+    # solution over the capacity or off the stated optimum, two instances of one name
+    (b"inst\nn 1\nc 5\nc 6\n1,2,3,0\n", r"bad.txt: line 4: a second 'c' line in one instance \(the first is "
+                                         r"line 3\); got 'c 6'"),
+    (b"inst\nn 1\nc 5\nz 2\nz 3\n1,2,3,1\n", r"bad.txt: line 5: a second 'z' line"),
+    (b"inst\nn 2\nc 5\n1,2,3,0\n1,2,1,0\n", r"bad.txt: line 5, column 'i': item index 1 repeats line 4; got '1'"),
+    (b"inst\nn 1\nc 5\n0,2,3,0\n", r"bad.txt: line 4, column 'i': must be a positive integer; got '0'"),
+    (b"inst\nn 2\nc 5\n1,2,3,0\n2,2,1\n", r"bad.txt: line 5: this row has no 'x' column but other rows"),
+    (b"inst\nn 2\nc 5\n1,2,3,1\n2,2,3,1\n", r"bad.txt: line 4: the selection of column 'x' weighs 6 > c = 5"),
+    (b"inst\nn 2\nc 5\nz 3\n1,2,3,1\n2,2,1,0\n", r"bad.txt: line 4: 'z' \(the optimum\) states 3 but the "
+                                                 r"selection of column 'x' has value 2"),
+    (b"a\nn 1\nc 5\n1,2,3,0\n---\na\nn 1\nc 5\n1,2,3,0\n", r"bad.txt: line 6: a second instance named 'a' "
+                                                           r"\(the first starts at line 1\)"),
 ])
 def test_bad_files_name_file_and_line(tmp_path, content, match):
     f = tmp_path / "bad.txt"
@@ -130,7 +143,8 @@ def test_optimum_file_errors(tmp_path):
 def test_read_knapsack_from_a_stream():
     """An open stream (the CLI passes ``sys.stdin`` for ``-``) reads like a file, named by its name."""
     z1 = knapsack_brute_force([5, 4, 9, 2], [4, 3, 6, 5], 10)
-    stream = io.StringIO(PISINGER.format(z1=int(z1), z2=0))
+    z2 = knapsack_brute_force([3, 4, 1], [2, 3, 4], 5)
+    stream = io.StringIO(PISINGER.format(z1=int(z1), z2=int(z2)))
     stream.name = "<stdin>"
     a, b = read_knapsack(stream)
     assert (a.name, a.m, a.optimum, b.m) == ("knapPI_1_4_20_1", 4, z1, 3)
@@ -192,7 +206,7 @@ def test_items_know_their_lines(tmp_path):
     f.write_text("\n2 10\n\n1 2\n3 4\n")
     [a] = read_knapsack(f)
     assert (a.file, a.lines, a.capacity_line, a.columns) == (str(f), (4, 5), 2, ("p", "w", "W"))
-    f.write_text(PISINGER.format(z1=1, z2=2))
+    f.write_text(PISINGER.format(z1=14, z2=7))   # the values of the 'x' columns
     a, b = read_knapsack(f)
     assert (a.lines, a.capacity_line, b.lines, b.capacity_line) == ((6, 7, 8, 9), 3, (17, 18, 19), 14)
     assert a.columns == ("p", "w", "c")
