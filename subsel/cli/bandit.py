@@ -372,6 +372,9 @@ def _names_option(text: str, option: str) -> list[str]:
     names = [s.strip() for s in text.split(",")] if text.strip() else []
     if any(not s for s in names):
         raise CLIError(f"{option} {text!r}: an empty name (two commas in a row?)")
+    twice = next((s for j, s in enumerate(names) if s in names[:j]), None)
+    if twice is not None:
+        raise CLIError(f"{option} {text!r}: names agent {twice!r} twice")
     return names
 
 
@@ -381,6 +384,11 @@ def _available_file(path: str) -> list[str]:
     table = _read_csv(path, "--available-file")
     table.require("name")
     names = table.column("name")
+    seen: dict[str, int] = {}
+    for row, name in enumerate(names):
+        if name in seen:   # two rows for one agent (perhaps of opposite availability): ambiguous
+            raise table.error(row, "name", "repeats the agent of {other}", name, other=seen[name])
+        seen[name] = row
     if not table.has("available"):
         return list(names)
     words = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}

@@ -48,6 +48,7 @@ def test_next_numbers_rounds_and_leaves_out_unavailable_agents(state, capsys):
 @pytest.mark.parametrize("extra, match", [
     (["--unavailable", "farm_z"], "--unavailable: agent 'farm_z' is not in the pool"),
     (["--unavailable", "farm_a,,farm_b"], "an empty name"),
+    (["--unavailable", "farm_a,farm_b, farm_a"], "--unavailable 'farm_a,farm_b, farm_a': names agent 'farm_a' twice"),
     (["--unavailable", "farm_a", "--available-file", "x.csv"], "not allowed with argument"),
 ])
 def test_next_availability_errors_leave_the_state_alone(state, capsys, extra, match):
@@ -63,6 +64,15 @@ def test_available_file_bad_flag_names_line_and_column(state, capsys):
     before = state.read_bytes()
     err = _error(capsys, main(["bandit", "next", "--state", str(state), "-o", "-", "--available-file", str(avail)]))
     assert "line 2, column 'available'" in err and "got 'maybe'" in err
+    assert state.read_bytes() == before
+
+
+def test_available_file_repeated_agent_names_both_lines(state, capsys):
+    avail = state.parent / "avail.csv"
+    avail.write_text("name,available\nfarm_a,1\nfarm_b,1\nfarm_a,0\n")
+    before = state.read_bytes()
+    err = _error(capsys, main(["bandit", "next", "--state", str(state), "-o", "-", "--available-file", str(avail)]))
+    assert "line 4, column 'name'" in err and "line 2" in err and "farm_a" in err
     assert state.read_bytes() == before
 
 
