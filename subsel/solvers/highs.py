@@ -48,7 +48,8 @@ class HiGHS(MILPSolver):
             return False, f"highspy is not installed ({exc})"
         return True, ""
 
-    def _run(self, form: LinearForm, time_limit: float | None, warm: np.ndarray | None) -> RawResult:
+    def _run(self, form: LinearForm, time_limit: float | None, warm: np.ndarray | None,
+             presolve: bool = True) -> RawResult:
         import highspy
 
         t0 = time.perf_counter()
@@ -65,6 +66,8 @@ class HiGHS(MILPSolver):
         # HiGHS drops matrix entries at or below small_matrix_value (default 1e-9) when the model is
         # passed; 1e-12 is the smallest it takes (what is still dropped, the certificate catches).
         h.setOptionValue("small_matrix_value", 1e-12)
+        if not presolve:
+            h.setOptionValue("presolve", "off")
         if self.threads is not None:
             # HiGHS keeps one process-wide thread pool; its size changes only after a reset.
             highspy.Highs.resetGlobalScheduler(True)
@@ -118,5 +121,11 @@ class HiGHS(MILPSolver):
             return RawResult(x, Status.TIME_LIMIT, bound)
         if status == S.kModelEmpty:  # pragma: no cover - n >= 1 always
             return RawResult(np.zeros(form.n), Status.OPTIMAL, 0.0)
+        if status == S.kSolveError and presolve:
+            # HiGHS (1.x) can end a model whose rows sit a few ulps from their bounds with "Solve
+            # error" from its presolve; solve it again without presolve before calling it an error.
+            left = None if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
+            if left is None or left > 0:
+                return self._run(form, left, warm, presolve=False)
         raise SolverError(f"highs: model status {h.modelStatusToString(status)}")
 
