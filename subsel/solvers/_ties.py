@@ -33,6 +33,12 @@ import numpy as np
 SubSolver = Callable[[np.ndarray, np.ndarray, Any, Any], tuple[np.ndarray, bool]]
 
 
+class RuleStopped(Exception):
+    """Raised by a :data:`SubSolver` whose question the time limit cut short: the rule among equal
+    optima is then undecided, and the caller returns its optimal selection with status
+    ``time_limit``."""
+
+
 def _exact_sum(a: np.ndarray) -> Any:
     """Sum independent of the order of the terms: numpy's on integer arrays (every total here is
     below 2^62: exact), ``math.fsum`` on floats."""

@@ -97,7 +97,8 @@ def _numba_installed() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None) -> np.ndarray:
+def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None,
+              deadline: float | None = None) -> np.ndarray:
     """The optimal selection the rule among equal optima picks (:mod:`subsel.solvers._ties`), given
     the optimal selection ``x`` of a problem with unit capacities and no must lists.
 
@@ -106,9 +107,10 @@ def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None
     Section 3) has the S3 agents of ``r >= 0`` as items to add (preferred: added) and the S2 agents
     as items to remove (preferred: kept).  Ties are exact on data whose sums are exact and within
     the rounding of float sums otherwise; the answer is kept only when it passes the model's
-    feasibility rule and its objective is not below that of ``x`` (else ``x`` is returned).
+    feasibility rule and its objective is not below that of ``x`` (else ``x`` is returned).  Past
+    ``deadline`` (a ``time.perf_counter()`` value) it raises :class:`~subsel.solvers._ties.RuleStopped`.
     """
-    from ._ties import lex_greatest  # here: only the lexicographic option loads the rule's code
+    from ._ties import RuleStopped, lex_greatest  # here: only the lexicographic option loads the rule's code
 
     r, margin = problem.utility, problem.quality_margin
     gain = r >= 0
@@ -121,7 +123,9 @@ def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None
     capacity = float((x0 * margin).sum()) + FEASIBILITY_TOL
 
     def solve(p: np.ndarray, w: np.ndarray, c: float, target: float) -> tuple[np.ndarray, bool]:
-        res = solve_knapsack(p, w, c, None, memory, target=target)
+        res = solve_knapsack(p, w, c, deadline, memory, target=target)
+        if not res.optimal and deadline is not None and time.perf_counter() >= deadline:
+            raise RuleStopped
         return res.take, res.optimal
 
     y = lex_greatest(np.abs(r[agents]), np.abs(margin[agents]), capacity, x[agents] != x0[agents],
@@ -418,7 +422,9 @@ class Exact(Solver):
         float sums otherwise.  Deciding it may cost many times the search on knapsacks where ties
         abound (strongly correlated classes); ``False`` skips it (the first optimum found is
         returned, and ``jit=None`` then means the numpy path only; the documentation's "Which
-        optimal selection you get" lists every solver's choice among equal optima).
+        optimal selection you get" lists every solver's choice among equal optima).  A
+        ``time_limit_s`` covers deciding the rule too: stopped there, the call returns the optimum
+        found with status ``time_limit`` (its objective optimal, its ``x`` perhaps not the rule's).
 
     Raises
     ------
@@ -509,6 +515,7 @@ class Exact(Solver):
         return super().threshold_solver(problem)
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        start = time.perf_counter()
         if problem._integer_rule is not None:  # a knapsack beyond exact float64: solved in integers
             from ._encoded import solve_encoded
 
@@ -520,8 +527,14 @@ class Exact(Solver):
         raw = self._solve_any(problem)
         if self.lexicographic and raw.status is Status.OPTIMAL and raw.x is not None and problem._max_capacity == 1 \
                 and not problem.must_take.size and not problem.must_not_take.size:
+            from ._ties import RuleStopped
+
             memory = None if self.memory_limit_mb is None else int(self.memory_limit_mb * 2 ** 20)
-            raw = raw._replace(x=_tie_rule(problem, np.asarray(raw.x, dtype=np.int64), memory))
+            deadline = None if self.time_limit_s is None else start + self.time_limit_s
+            try:
+                raw = raw._replace(x=_tie_rule(problem, np.asarray(raw.x, dtype=np.int64), memory, deadline))
+            except RuleStopped:   # an optimum, but the rule among equal optima undecided: not its answer
+                raw = raw._replace(status=Status.TIME_LIMIT)
         return raw
 
     def _solve_any(self, problem: SubsetSelectionProblem) -> RawResult:

@@ -1,6 +1,7 @@
 """The rule among equal optima (the lexicographically greatest optimal selection) in ``exact``: the
 numpy path and the compiled kernel return the same ``x``, the one brute force picks by that rule."""
 import itertools
+import time
 from unittest import mock
 
 import numpy as np
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from subsel import SubsetSelectionProblem, solve_knapsack
 from subsel.models import KNAPSACK_CLASSES, knapsack_instance
 from subsel.solvers import Status, _knapsack, get_solver
+from subsel.solvers import exact as exact_module
 from subsel.solvers._ties import lex_greatest
 from tests.strategies import brute_force_rule, int_lex_dp, int_lex_optimum, problems
 
@@ -113,3 +115,38 @@ def test_rule_on_the_classic_classes(kind, seed):
     problem = SubsetSelectionProblem.from_knapsack(v, w, c)
     for path in ("dp", "jit"):
         assert solve_on(path, problem).x[1:].tolist() == target
+
+
+def _tie_heavy_problem() -> SubsetSelectionProblem:
+    """40 agents of four qualities and three costs: ties the rule needs exact searches to decide."""
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        q, c = rng.choice([0.5, 0.6, 0.8, 0.9], size=40), rng.choice([0.1, 0.2, 0.3], size=40)
+        problem = SubsetSelectionProblem(quality=q, cost=c, alpha=0.7, R=1.0)
+        with mock.patch("subsel.solvers.exact.solve_knapsack", wraps=exact_module.solve_knapsack) as spy:
+            get_solver("exact", lexicographic=True).solve(problem)
+        if any(call.kwargs.get("target") is not None for call in spy.call_args_list):
+            return problem
+    raise AssertionError("no tie-heavy problem found")  # pragma: no cover
+
+
+def test_a_time_limit_stops_the_rule_with_status_time_limit():
+    """The rule's exact searches honour the time limit; stopped there, the optimum found is returned
+    as ``time_limit`` (its objective optimal, its x not promised to be the rule's)."""
+    problem = _tie_heavy_problem()
+    best = get_solver("exact").solve(problem)
+    real = exact_module.solve_knapsack
+
+    def slow(*args, **kwargs):   # every question of the rule outlasts the limit
+        if kwargs.get("target") is None:
+            return real(*args, **kwargs)
+        time.sleep(0.12)
+        return real(*args, **kwargs)._replace(optimal=False)
+
+    with mock.patch("subsel.solvers.exact.solve_knapsack", side_effect=slow):
+        sol = get_solver("exact", lexicographic=True, time_limit_s=0.1).solve(problem)
+    assert sol.status is Status.TIME_LIMIT
+    assert sol.objective == pytest.approx(best.objective, abs=1e-12)
+    assert problem.evaluate(sol.x).feasible
+    # Without the limit the rule is decided: optimal.
+    assert get_solver("exact", lexicographic=True).solve(problem).status is Status.OPTIMAL
