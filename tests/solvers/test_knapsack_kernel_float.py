@@ -139,3 +139,22 @@ def test_exact_is_the_same_with_and_without_numba_on_float_data(problem, alphas)
         _same_solution(solve_at(alpha), ref)
         if ref.status.value == "optimal":
             assert problem.with_changes(alpha=alpha).evaluate(ref.x).feasible
+
+
+def test_exact_reaches_the_compiled_core_on_float_data():
+    """The paper's instance: ``exact`` and its threshold solver hand their real-valued knapsack to
+    the compiled search (with the real-data pruning rule), not to the numpy loop."""
+    nbk = _knapsack._kernel()
+    assert nbk is not None
+    calls = []
+    real = nbk.search
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("integer", True))
+        return real(*args, **kwargs)
+
+    problem = SubsetSelectionProblem.random(3000, 0.7, rng=11)
+    with mock.patch.object(nbk, "search", counting):
+        Exact().solve(problem)
+        Exact().threshold_solver(problem)(0.85)
+    assert calls == [False, False]
