@@ -32,7 +32,7 @@ units affordable); :func:`payments` refuses it.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -49,7 +49,11 @@ PAYMENT_COLUMNS = ("name", "units", "reported_cost", "payment", "payment_per_uni
 
 def _optimal(solver: Solver, problem: SubsetSelectionProblem, what: str) -> Solution | None:
     """The proven optimum of ``problem``; None when it is infeasible; ValueError on any other stop."""
-    sol = solver.solve(problem)
+    return _proven(solver, solver.solve(problem), what)
+
+
+def _proven(solver: Solver, sol: Solution, what: str) -> Solution | None:
+    """``sol`` when it is a proven optimum; None when infeasible; ValueError on any other stop."""
     if sol.status is Status.INFEASIBLE:
         return None
     if sol.status is not Status.OPTIMAL:
@@ -104,7 +108,7 @@ def unit_steps(problem: SubsetSelectionProblem, agent: int | str, solver: str | 
     base = _base if _base is not None else _optimal(solver, problem, "the problem")
     if base is None:
         raise ValueError("the problem is infeasible: no selection, hence no payments")
-    return _steps(problem, i, solver, base)
+    return _steps(problem, i, solver, base, solver.exclusion_solver(problem))
 
 
 def _agent_index(problem: SubsetSelectionProblem, agent: int | str) -> int:
@@ -118,16 +122,15 @@ def _agent_index(problem: SubsetSelectionProblem, agent: int | str) -> int:
     return int(agent)
 
 
-def _steps(problem: SubsetSelectionProblem, i: int, solver: Solver, base: Solution
-           ) -> tuple[np.ndarray, np.ndarray]:
+def _steps(problem: SubsetSelectionProblem, i: int, solver: Solver, base: Solution,
+           solve_without: Callable[[int], Solution]) -> tuple[np.ndarray, np.ndarray]:
     c_i = float(problem.cost[i])
     s0 = int(base.x[i])
     if s0 == 0:  # units cannot rise with the report: 0 for every z > c_i
         return np.empty(0), np.array([0], dtype=np.int64)
     if i in problem.must_take:
         return np.array([np.inf]), np.array([s0, 0], dtype=np.int64)
-    without = _optimal(solver, problem.with_changes(must_not_take=np.append(problem.must_not_take, i)),
-                       f"the problem without agent {problem.names[i]!r}")
+    without = _proven(solver, solve_without(i), f"the problem without agent {problem.names[i]!r}")
     if without is None:  # no feasible selection without the agent: it gets units at any report
         return np.array([np.inf]), np.array([s0, 0], dtype=np.int64)
     cost = np.array(problem.cost, dtype=float)
@@ -227,8 +230,9 @@ def payments(problem: SubsetSelectionProblem, solver: str | Solver = "exact") ->
     if base is None:
         raise ValueError("the problem is infeasible: no selection, hence no payments")
     pay = np.zeros(problem.n)
+    solve_without = solver.exclusion_solver(problem)  # the problem checked once for every agent
     for i in np.flatnonzero(base.x):
-        breaks, units = _steps(problem, int(i), solver, base)
+        breaks, units = _steps(problem, int(i), solver, base, solve_without)
         c_i = float(problem.cost[i])
         pay[i] = c_i * float(base.x[i]) + _integral(c_i, breaks, units)
     x = np.asarray(base.x, dtype=np.int64)

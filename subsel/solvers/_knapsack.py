@@ -197,7 +197,13 @@ def _expand(W: np.ndarray, P: np.ndarray, batch: np.ndarray, b: int, w: np.ndarr
     sign = np.where(batch >= b, 1, -1).astype(w.dtype)
     combos = np.arange(1 << k, dtype=np.int64)
     chosen = ((combos[:, None] >> np.arange(k)) & 1).astype(w.dtype)
-    dW, dP = chosen @ (sign * w[batch]), chosen @ (sign * p[batch])
+    # Each subset's sums added item by item in batch order (not a matrix product, whose order of
+    # summation is the BLAS's): on float data the compiled core adds them in this order too.
+    sw, sp = sign * w[batch], sign * p[batch]
+    dW, dP = np.zeros(1 << k, dtype=w.dtype), np.zeros(1 << k, dtype=p.dtype)
+    for i in range(k):
+        dW += chosen[:, i] * sw[i]
+        dP += chosen[:, i] * sp[i]
     # Subset-major: ``W`` is sorted, so the list is 2^k sorted runs, which a stable sort (timsort)
     # merges in about half the time of a sort of unordered data.
     Wn = (dW[:, None] + W[None, :]).ravel()
@@ -298,7 +304,8 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
         The upper bound found (``inf`` when none), the best feasible value found (``z`` when none
         better), its items (``None`` when none better) and whether a deadline or memory limit struck.
     """
-    nbk = _kernel() if kernel else None
+    # (The counts and bounds by selection sum in another order: compiled on integer data only.)
+    nbk = _kernel() if kernel and integer else None
     if nbk is not None:   # the same counts by selection, compiled
         card1, card2 = int(nbk.count_fit(w, c, False)), int(nbk.count_fit(p, z, True)) + 1
     else:
@@ -384,8 +391,9 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         "decided": ``take`` is such a selection, or the break solution when none exists, which the
         caller tells apart by its value).
     kernel : bool, default False
-        On integer data, run the core search compiled (:mod:`subsel.solvers._knapsack_nb`, numba,
-        imported here on first use) when numba is installed: the same steps, so the same answer.
+        Run the core search compiled (:mod:`subsel.solvers._knapsack_nb`, numba, imported here on
+        first use) when numba is installed: the same steps and, on float data, the same floating-point
+        operations in the same order, so the same answer.
 
     Returns
     -------
@@ -500,8 +508,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     saved = 0                                                 # bytes of the saved history
     # (64-bit integers: only while the surrogate weights, up to twice the largest, cannot overflow)
     relax_done = not _relax or (exact_int and float(w.sum()) + m * float(w.max()) >= 2.0 ** 62)
-    nbk = _kernel() if kernel and integer else None
-    if nbk is not None:   # the same search, compiled (subsel.solvers._knapsack_nb)
+    nbk = _kernel() if kernel else None
+    if nbk is not None:   # the same search, compiled (subsel.solvers._knapsack_nb), on any data
         def relax(z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
             u, z_new, take_new, _ = _surrogate_relaxation(
                 p, w, capacity, b, z, integer,
@@ -509,7 +517,7 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
                 deadline, room, margin, kernel=True)
             return u, z_new, None if take_new is None else _unsort(take_new, order)
         return nbk.search(p, w, e, flip_bound, capacity, b, Pb, Wb, z, ub_global, margin, target is not None,
-                          deadline, memory_limit, relax_done, relax, lp, order, take_sorted)
+                          deadline, memory_limit, relax_done, relax, lp, order, take_sorted, integer=integer)
     next_pairing = _MIN_PAIRING
     side = 1
     # Next unprocessed free item on each side (-1 / m when exhausted).

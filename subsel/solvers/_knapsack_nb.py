@@ -1,6 +1,9 @@
-"""Compiled core search (numba) of the integer knapsack dynamic program of
+"""Compiled core search (numba) of the knapsack dynamic program of
 :mod:`subsel.solvers._knapsack`: the expanding core with Pareto state lists, the bounds that drop
 states, the reduction of items, combo's pairing of states with items, and the backtracking, in one call.
+On integer data and on real-valued data alike: there every float it compares (a batch's subset sums,
+a state's bound, the free items' minima) comes from the numpy loop's operations in the numpy loop's
+order, without fast-math, so the same floats.
 
 It is a step-for-step port of the numpy loop of :func:`subsel.solvers._knapsack.solve_knapsack` (the
 same items in the same order, the same batches, the same merge and dominance rule, the same float
@@ -572,13 +575,17 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
            Pb: Any, Wb: Any, z: Any, ub_global: Any, margin: float, has_target: bool,
            deadline: float | None, memory_limit: int | None, relax_done: bool,
            relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]],
-           lp: float, order: np.ndarray, take_sorted: np.ndarray, base: np.ndarray | None = None
-           ) -> KnapsackResult:
-    """The core search of :func:`subsel.solvers._knapsack.solve_knapsack` on integer data, compiled.
+           lp: float, order: np.ndarray, take_sorted: np.ndarray, base: np.ndarray | None = None,
+           integer: bool = True) -> KnapsackResult:
+    """The core search of :func:`subsel.solvers._knapsack.solve_knapsack`, compiled.
 
     Called by it with the data in efficiency order and the search's start (break item ``b``, break
     solution ``(Pb, Wb)``, incumbent ``z``, global bound ``ub_global``); ``relax(z, room)`` runs the
     surrogate relaxation and returns ``(bound, value, take or None)``.  Same answer as the numpy loop.
+    ``integer``: the pruning rule of integer data (``bound >= z + 1 - margin``); ``False`` on real
+    data (``bound > z``), where every float the search compares is computed by the numpy loop's
+    operations in its order (the subset sums of a batch item by item, the bounds term by term), so the
+    answer is the same there too.
 
     Returns
     -------
@@ -595,7 +602,7 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
     hist_anc = np.empty(64, dtype=np.int64)
     hist_bits = np.empty(64, dtype=np.uint64)
     hist_off = np.zeros(8, dtype=np.int64)
-    free_idx = np.flatnonzero(flip_bound >= z + 1.0 - margin)
+    free_idx = np.flatnonzero(_free(flip_bound, z, integer, margin))
     k = int(np.searchsorted(free_idx, b - 1, side="right")) - 1
     s = int(free_idx[k]) if k >= 0 else -1
     k = int(np.searchsorted(free_idx, b, side="left"))
@@ -615,7 +622,7 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
             stopped = "time"
             break
         code, W, P, anc, bits, hist_anc, hist_bits, hist_off = run(
-            p, w, e, flip_bound, capacity, big, b, True, margin, has_target, mem, budget, _knapsack._MIN_RELAX,
+            p, w, e, flip_bound, capacity, big, b, integer, margin, has_target, mem, budget, _knapsack._MIN_RELAX,
             W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits)
         if code == BUDGET:
             continue
@@ -635,25 +642,31 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
     z = zst[Z].item()
     if ist[I_ZKIND] == 2 and z_take is not None:   # (already in the caller's order)
         return _result(z_take, W, P, capacity, e, w, flip_bound, big, margin, ist, zst, optimal, lp, ub_global,
-                       stopped)
+                       stopped, integer)
     if ist[I_ZKIND] == 1:
         take_sorted = take_sorted.copy()
         backtrack(take_sorted, items, hist_anc, hist_bits, hist_off, int(ist[I_ZBLOCK]), int(ist[I_ZANC]),
                   zbits[0], int(ist[I_ZEXTRA]), b)
     out = np.zeros(order.size, dtype=bool) if base is None else base.copy()
     out[order] = take_sorted
-    return _result(out, W, P, capacity, e, w, flip_bound, big, margin, ist, zst, optimal, lp, ub_global, stopped)
+    return _result(out, W, P, capacity, e, w, flip_bound, big, margin, ist, zst, optimal, lp, ub_global, stopped,
+                   integer)
+
+
+def _free(flip_bound: np.ndarray, z: Any, integer: bool, margin: float) -> np.ndarray:
+    """The items an improving solution may flip (the numpy loop's ``improving(flip_bound, z)``)."""
+    return flip_bound >= z + 1.0 - margin if integer else flip_bound > z
 
 
 def _result(take: np.ndarray, W: np.ndarray, P: np.ndarray, capacity: Any, e: np.ndarray, w: np.ndarray,
             flip_bound: np.ndarray, big: Any, margin: float, ist: np.ndarray, zst: np.ndarray, optimal: bool,
-            lp: float, ub_global: Any, stopped: str) -> KnapsackResult:
+            lp: float, ub_global: Any, stopped: str, integer: bool = True) -> KnapsackResult:
     """The search's answer (``take`` in the caller's order), with the bound of an unfinished search."""
     z = zst[Z].item()
     if optimal:
         bound = z
     else:
-        free = flip_bound >= zst[Z_FRESH].item() + 1.0 - margin
+        free = _free(flip_bound, zst[Z_FRESH].item(), integer, margin)
         wf = np.where(free, w, big)
         min_left, min_right = np.minimum.accumulate(wf), np.minimum.accumulate(wf[::-1])[::-1]
         ub = _state_bounds(W, P, capacity, int(ist[I_S]), int(ist[I_T]), e, min_left, min_right, e.size) \

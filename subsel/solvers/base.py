@@ -379,6 +379,45 @@ class Solver:
 
         return solve_at
 
+    def exclusion_solver(self, problem: SubsetSelectionProblem) -> Callable[[int], Solution]:
+        """A function that solves ``problem`` without one agent: ``solve_without(i)``.
+
+        ``solve_without(i)`` returns what ``solve(problem.with_changes(must_not_take=...))``
+        returns with agent ``i`` added to the must-not-take list (the same selection, status,
+        objective, average quality and bound).  Critical payments ask it once per selected agent:
+        with one unit per agent a selected agent's critical cost is its cost plus the optimum's
+        loss without it (Archer and Tardos, FOCS 2001, Section 4; Myerson, Mathematics of
+        Operations Research 6(1), 1981).  A backend may check the problem once for every agent
+        asked later (``exact`` does; the default solves each changed problem anew).
+
+        Parameters
+        ----------
+        problem : SubsetSelectionProblem
+            Never modified.
+
+        Returns
+        -------
+        callable
+            ``solve_without(i: int) -> Solution`` for an agent index ``i`` in ``0..n-1`` (else
+            ``ValueError`` or ``TypeError``, as :meth:`SubsetSelectionProblem.with_changes`), with
+            the errors of :meth:`solve`.
+
+        Raises
+        ------
+        TypeError
+            ``problem`` is not a :class:`SubsetSelectionProblem`.
+        UnsupportedExtensionError
+            From the first ``solve_without``: the problem uses an extension this solver does not
+            support, or the solver has no must-not-take list.
+        """
+        if not isinstance(problem, SubsetSelectionProblem):
+            raise TypeError(f"problem must be a SubsetSelectionProblem; got {type(problem).__name__}")
+
+        def solve_without(i: int) -> Solution:
+            return self.solve(problem.with_changes(must_not_take=np.append(problem.must_not_take, i)))
+
+        return solve_without
+
     def solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> Solution:
         """The best selection of ``problem`` other than the rows of ``excluded`` (no-good cuts).
 

@@ -514,6 +514,28 @@ class Exact(Solver):
                 return fast
         return super().threshold_solver(problem)
 
+    def exclusion_solver(self, problem: SubsetSelectionProblem) -> Callable[[int], Solution]:
+        """A function that solves ``problem`` without agent ``i``, as :meth:`solve` does with ``i``
+        added to the must-not-take list.
+
+        With one unit per agent and no other extension the partition, the start and the items of
+        Deva et al., AAMAS 2021, Section 3, are found once and each ``solve_without(i)`` runs the
+        knapsack without ``i`` only (:mod:`subsel.solvers._without`); the answers are those of
+        :meth:`solve`, bit for bit.  Otherwise each changed problem is solved anew, as it is for a
+        subclass that replaces ``solve`` or its paths.  Parameters, returns and errors as
+        :meth:`Solver.exclusion_solver`.
+        """
+        anew = super().exclusion_solver(problem)
+        cls = type(self)
+        if cls.solve is Solver.solve and cls._solve is Exact._solve and cls._solve_any is Exact._solve_any \
+                and cls._solve_numpy is Exact._solve_numpy and cls._finish is Solver._finish:
+            from ._without import unit_exclusion_solver
+
+            fast = unit_exclusion_solver(self, problem, anew)
+            if fast is not None:
+                return fast
+        return anew
+
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         start = time.perf_counter()
         if problem._integer_rule is not None:  # a knapsack beyond exact float64: solved in integers

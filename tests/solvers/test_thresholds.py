@@ -128,8 +128,8 @@ def test_an_answer_over_the_bound_is_repaired_by_solve(monkeypatch):
     p = _large(1)
     real = thresholds.solve_knapsack
 
-    def everything(values, weights, capacity, deadline, memory):
-        res = real(values, weights, capacity, deadline, memory)
+    def everything(values, weights, capacity, deadline, memory, **kwargs):
+        res = real(values, weights, capacity, deadline, memory, **kwargs)
         return res._replace(take=np.ones_like(res.take))
 
     monkeypatch.setattr(thresholds, "solve_knapsack", everything)
@@ -145,7 +145,7 @@ def test_an_answer_the_exact_rule_refuses_is_repaired_by_solve(monkeypatch):
     p = _large(2)
     real = thresholds.solve_knapsack
     monkeypatch.setattr(thresholds, "solve_knapsack",
-                        lambda *args: real(*args)._replace(take=np.ones(args[0].size, dtype=bool)))
+                        lambda *args, **kw: real(*args, **kw)._replace(take=np.ones(args[0].size, dtype=bool)))
     monkeypatch.setattr(SubsetSelectionProblem, "quality_surplus", lambda self, x: 1.0)
     exact = _Counting()
     sol = exact.threshold_solver(p)(0.8)
