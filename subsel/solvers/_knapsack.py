@@ -427,14 +427,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         nbk = _kernel()
         if nbk is not None:
             # Integer data in float64: the compiled search sorts only the free items (the same steps).
-            def relax_sorted(z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
-                order = np.argsort(-e, kind="stable")
-                ps, ws = p[order], w[order]
-                b = int(np.searchsorted(np.cumsum(ws), capacity, side="right"))
-                u, z_new, take_new, _ = _surrogate_relaxation(ps, ws, capacity, b, z, True, unit, deadline, room,
-                                                              _INT_MARGIN, kernel=True)
-                return u, z_new, None if take_new is None else _unsort(take_new, order)
-            return nbk.search_free(p, w, e, capacity, deadline, memory_limit, not _relax, relax_sorted)
+            return nbk.search_free(p, w, e, capacity, deadline, memory_limit, not _relax,
+                                   relax_in_order(p, w, e, capacity, unit, deadline), unit)
     order = np.argsort(-e, kind="stable")
     p, w, e = p[order], w[order], e[order]
     cw = np.cumsum(w)
@@ -609,6 +603,22 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m) if W.size else np.zeros(0)
         bound = min(lp, ub_global, max(z, float(ub.max()) if ub.size else z))
     return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, core, stopped)
+
+
+def relax_in_order(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, unit: float,
+                   deadline: float | None) -> Callable[[float, int | None], tuple[float, float, np.ndarray | None]]:
+    """The surrogate relaxation of integer data in float64 given in any order (``e`` the capped
+    efficiencies, ``unit`` the weights' power-of-two grid), as the compiled search calls it: ``relax(z,
+    room)`` sorts the items by efficiency and returns ``(bound, value, take or None)``, ``take`` in the
+    given order."""
+    def relax(z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
+        order = np.argsort(-e, kind="stable")
+        ps, ws = p[order], w[order]
+        b = int(np.searchsorted(np.cumsum(ws), capacity, side="right"))
+        u, z_new, take_new, _ = _surrogate_relaxation(ps, ws, capacity, b, z, True, unit, deadline, room,
+                                                      _INT_MARGIN, kernel=True)
+        return u, z_new, None if take_new is None else _unsort(take_new, order)
+    return relax
 
 
 def _exact_ties(p: np.ndarray, w: np.ndarray, e: np.ndarray, b: int) -> np.ndarray | None:

@@ -43,6 +43,7 @@ from ._knapsack import (
     _BYTES_PER_STATE,
     _INT_MARGIN,
     _MAX_BATCH,
+    _MAX_EFFICIENCY,
     _REFRESH_EVERY,
     KnapsackResult,
     _state_bounds,
@@ -560,7 +561,8 @@ def _enable_caching() -> None:
     try:
         with _numba_cache_dir(cache_dir()):
             for kernel in (_refresh, _search_right, _search_left, _bound, _improving, _grow, _push, run, backtrack,
-                           _before, _partition, dantzig, surrogate_bound, break_solution, count_fit):
+                           _before, _partition, dantzig, surrogate_bound, break_solution, count_fit,
+                           start_free, solve01):
                 kernel.enable_caching()
     except Exception as exc:  # no writable folder: compile per process
         warnings.warn(f"solve_knapsack: no cache for the compiled kernel in {cache_dir()} ({exc}); it is "
@@ -568,25 +570,10 @@ def _enable_caching() -> None:
 
 
 
-def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, capacity: Any, b: int,
-           Pb: Any, Wb: Any, z: Any, ub_global: Any, margin: float, has_target: bool,
-           deadline: float | None, memory_limit: int | None, relax_done: bool,
-           relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]],
-           lp: float, order: np.ndarray, take_sorted: np.ndarray, base: np.ndarray | None = None
-           ) -> KnapsackResult:
-    """The core search of :func:`subsel.solvers._knapsack.solve_knapsack` on integer data, compiled.
-
-    Called by it with the data in efficiency order and the search's start (break item ``b``, break
-    solution ``(Pb, Wb)``, incumbent ``z``, global bound ``ub_global``); ``relax(z, room)`` runs the
-    surrogate relaxation and returns ``(bound, value, take or None)``.  Same answer as the numpy loop.
-
-    Returns
-    -------
-    KnapsackResult
-    """
+def _start_state(p: np.ndarray, flip_bound: np.ndarray, b: int, Pb: Any, Wb: Any, z: Any, ub_global: Any,
+                 margin: float, relax_done: bool, exact_int: bool) -> tuple[Any, ...]:
+    """The search's arrays at its start (the break solution's one state), as :func:`run` takes them."""
     m = p.size
-    exact_int = p.dtype == np.int64
-    big: Any = np.int64(np.iinfo(np.int64).max) if exact_int else np.inf
     W = np.array([Wb], dtype=p.dtype)
     P = np.array([Pb], dtype=p.dtype)
     anc = np.zeros(1, dtype=np.int64)
@@ -605,6 +592,32 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
     ist[I_NEXT_PAIRING], ist[I_RELAX_DONE] = _knapsack._MIN_PAIRING, int(relax_done)
     zst = np.array([z, z, _ub_value(ub_global, exact_int)], dtype=p.dtype)
     zbits = np.zeros(1, dtype=np.uint64)
+    return W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits
+
+
+def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, capacity: Any, b: int,
+           Pb: Any, Wb: Any, z: Any, ub_global: Any, margin: float, has_target: bool,
+           deadline: float | None, memory_limit: int | None, relax_done: bool,
+           relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]],
+           lp: float, order: np.ndarray, take_sorted: np.ndarray, base: np.ndarray | None = None,
+           state: tuple[Any, ...] | None = None) -> KnapsackResult:
+    """The core search of :func:`subsel.solvers._knapsack.solve_knapsack` on integer data, compiled.
+
+    Called by it with the data in efficiency order and the search's start (break item ``b``, break
+    solution ``(Pb, Wb)``, incumbent ``z``, global bound ``ub_global``); ``relax(z, room)`` runs the
+    surrogate relaxation and returns ``(bound, value, take or None)``.  Same answer as the numpy loop.
+    ``state``: the search's arrays ``(W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst,
+    zbits)`` where :func:`start_free` left them (``Pb``, ``Wb``, ``z`` and ``relax_done`` then unused).
+
+    Returns
+    -------
+    KnapsackResult
+    """
+    exact_int = p.dtype == np.int64
+    big: Any = np.int64(np.iinfo(np.int64).max) if exact_int else np.inf
+    if state is None:
+        state = _start_state(p, flip_bound, b, Pb, Wb, z, ub_global, margin, relax_done, exact_int)
+    W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits = state
     z_take: np.ndarray | None = None
     optimal = False
     stopped = ""
@@ -732,12 +745,244 @@ def break_solution(e: np.ndarray, w: np.ndarray, c: Any) -> tuple[np.ndarray, in
     return before, -1
 
 
+#: Return code of :func:`start_free` and :func:`solve01`: the case is left to the Python glue.
+FALLBACK = -1
+
+
+@nb.njit(cache=False)
+def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, unit: float, mem_limit: int,
+               budget: int, relax_done: bool, min_relax: int, min_pairing: int) -> tuple[Any, ...]:
+    """:func:`search_free` up to the first return of :func:`run`, in one compiled call: the break
+    solution by selection, the Dembo-Hammer bounds, the free items in efficiency order, the start of
+    the search and its run; when it ends (``DONE``), the backtracking too.
+
+    Every number is the one the Python glue computes: the sums of profits and weights are exact
+    (checked: the absolute profits sum below 2^53 and the absolute weights below 2^53 ``unit``, the
+    weights' power-of-two grid), so their order does not matter; the other operations are the same
+    float operations in the same order; the free items are sorted stably.  ``budget < 0`` returns
+    before the first step (the caller checks its deadline first, as :func:`search` does).
+
+    Returns
+    -------
+    tuple
+        ``(code, take, value, lp, ub_global, F, before, inside, b, flip_bound_F, W, P, anc, bits, items,
+        hist_anc, hist_bits, hist_off, ist, zst, zbits)``: ``code`` is :data:`FALLBACK` (sums not exact:
+        nothing done), ``DONE`` (``take``, in the caller's order, and ``value`` are the answer, the core
+        size is ``ist[I_NITEMS]``) or the code of :func:`run` to resume the search from (:func:`search`
+        with ``state``), with the free items ``F`` (in efficiency order), the break solution
+        ``before`` and its restriction ``inside`` to ``F``, the break item's rank ``b`` in ``F``.
+    """
+    n = p.size
+    ap = 0.0
+    aw = 0.0
+    for j in range(n):
+        ap += abs(p[j])
+        aw += abs(w[j])
+    empty_f = np.zeros(0, np.float64)
+    empty_i = np.zeros(0, np.int64)
+    empty_b = np.zeros(0, np.bool_)
+    empty_u = np.zeros(0, np.uint64)
+    ist = np.zeros(IST_SIZE, np.int64)
+    zst = np.zeros(3, np.float64)
+    if not (ap < 2.0 ** 53 and aw < 2.0 ** 53 * unit):
+        return (FALLBACK, empty_b, 0.0, 0.0, 0.0, empty_i, empty_b, empty_b, 0, empty_f, empty_f, empty_f,
+                empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u)
+    before, brk = break_solution(e, w, capacity)
+    if brk < 0:  # everything fits
+        val = 0.0
+        for j in range(n):
+            val += p[j]
+        return (DONE, np.ones(n, np.bool_), val, val, val, empty_i, before, empty_b, 0, empty_f, empty_f,
+                empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u)
+    Pb = 0.0
+    Wb = 0.0
+    for j in range(n):
+        if before[j]:
+            Pb += p[j]
+            Wb += w[j]
+    eb = e[brk]
+    lp = Pb + (capacity - Wb) * eb
+    ub_global = np.floor(lp + _INT_MARGIN)
+    thr = Pb + 1.0 - _INT_MARGIN
+    fb = np.empty(n, np.float64)
+    cnt = 0
+    for j in range(n):
+        fb[j] = lp - np.abs(p[j] - eb * w[j])
+        if fb[j] >= thr:
+            cnt += 1
+    F = np.empty(cnt, np.int64)
+    key = np.empty(cnt, np.float64)
+    k = 0
+    for j in range(n):
+        if fb[j] >= thr:
+            F[k] = j
+            key[k] = -e[j]
+            k += 1
+    F = F[np.argsort(key, kind="mergesort")]
+    m = cnt
+    pF = np.empty(m, np.float64)
+    wF = np.empty(m, np.float64)
+    eF = np.empty(m, np.float64)
+    fbF = np.empty(m, np.float64)
+    inside = np.empty(m, np.bool_)
+    b = 0
+    for q in range(m):
+        j = F[q]
+        pF[q], wF[q], eF[q], fbF[q], inside[q] = p[j], w[j], e[j], fb[j], before[j]
+        if before[j]:
+            b += 1
+    # The search's start (:func:`_start_state`): every free item of F is free at z = Pb.
+    W = np.full(1, Wb)
+    P = np.full(1, Pb)
+    anc = np.zeros(1, np.int64)
+    bits = np.zeros(1, np.uint64)
+    items = np.empty(m, np.int64)
+    hist_anc = np.empty(64, np.int64)
+    hist_bits = np.empty(64, np.uint64)
+    hist_off = np.zeros(8, np.int64)
+    free_idx = np.empty(m, np.int64)
+    k = 0
+    for q in range(m):
+        if fbF[q] >= Pb + 1.0 - _INT_MARGIN:
+            free_idx[k] = q
+            k += 1
+    free_idx = free_idx[:k]
+    q = _search_right(free_idx, b - 1) - 1
+    ist[I_S] = free_idx[q] if q >= 0 else -1
+    q = _search_left(free_idx, b)
+    ist[I_T] = free_idx[q] if q < free_idx.size else m
+    ist[I_SIDE] = 1
+    ist[I_NEXT_PAIRING] = min_pairing
+    ist[I_RELAX_DONE] = 1 if relax_done else 0
+    zst[Z] = Pb
+    zst[Z_FRESH] = Pb
+    zst[UB] = ub_global
+    zbits = np.zeros(1, np.uint64)
+    code = BUDGET
+    if budget >= 0:
+        code, W, P, anc, bits, hist_anc, hist_bits, hist_off = run(
+            pF, wF, eF, fbF, capacity, np.inf, b, True, _INT_MARGIN, False, mem_limit, budget, min_relax,
+            W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits)
+    take = empty_b
+    if code == DONE:
+        take_sorted = inside.copy()
+        if ist[I_ZKIND] == 1:
+            backtrack(take_sorted, items, hist_anc, hist_bits, hist_off, ist[I_ZBLOCK], ist[I_ZANC], zbits[0],
+                      ist[I_ZEXTRA], b)
+        take = before.copy()
+        for q in range(m):
+            take[F[q]] = take_sorted[q]
+    return (code, take, zst[Z], lp, ub_global, F, before, inside, b, fbF, W, P, anc, bits, items, hist_anc,
+            hist_bits, hist_off, ist, zst, zbits)
+
+
+@nb.njit(cache=False)
+def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, max_enumerate: int, min_relax: int,
+            min_pairing: int) -> tuple[Any, ...]:
+    """The default 0-1 call of :func:`subsel.solvers.knapsack.solve_knapsack` in one compiled call:
+    the checks of the entries and totals, the items that fit and are worth something, the float
+    data, the capacity on the weights' common divisor, the efficiencies, and :func:`start_free`.
+
+    Parameters
+    ----------
+    v, w : ndarray of int64, shape (n,)
+        Values and weights as given (not yet checked).
+    cap : int
+        The capacity, ``0 <= cap < 2^63`` (a larger one lets the same items in: the caller clips it).
+    mem_limit, max_enumerate, min_relax, min_pairing : int
+        Bytes the state lists may take; the core's limits as they are at the call.
+
+    Returns
+    -------
+    tuple
+        ``(code, x, value, weight, cap, items, pf, wf, e, capacity, unit) + start_free(...)``:
+        ``code`` :data:`FALLBACK` when the Python path must answer (an entry outside ``[0, 2^62]`` or a
+        total above 2^62: it raises; totals above 2^52: the int64 path; at most ``max_enumerate``
+        items of value that fit, or none of positive weight: the enumeration or the numpy loop);
+        otherwise :func:`start_free`'s code.  With ``DONE``, ``x`` (int64) is the answer, ``value``
+        and ``weight`` its exact sums, ``cap`` the capacity clipped at the total weight of the items
+        that fit; ``items`` (indices of the items of value that fit), ``pf``, ``wf``, ``e`` (their
+        float profits, weights, efficiencies), ``capacity`` (float, on the weights' divisor) and
+        ``unit`` (the weights' power-of-two grid) are what a resumed search needs.
+    """
+    n = v.size
+    limit = np.int64(2 ** 62)
+    tv = np.int64(0)
+    tw = np.int64(0)
+    m = 0
+    bad = False
+    for j in range(n):
+        if v[j] < 0 or v[j] > limit or w[j] < 0 or w[j] > limit:
+            bad = True
+        elif w[j] <= cap:
+            if v[j] > limit - tv or w[j] > limit - tw:
+                bad = True
+            else:
+                tv += v[j]
+                tw += w[j]
+                if v[j] > 0:
+                    m += 1
+        if bad:
+            break
+    x = np.zeros(n, np.int64)
+    empty_f = np.zeros(0, np.float64)
+    items = np.empty(m, np.int64)
+    pf = np.empty(m, np.float64)
+    wf = np.empty(m, np.float64)
+    e = np.empty(m, np.float64)
+    g = np.int64(0)
+    tz = 64
+    if not bad and tv < 2 ** 52 and tw <= 2 ** 52 and m > max_enumerate:
+        k = 0
+        for j in range(n):
+            if v[j] > 0 and w[j] <= cap:
+                items[k] = j
+                pf[k] = float(v[j])
+                wf[k] = float(w[j])
+                a = w[j]
+                if a > 0:
+                    while a != 0:   # the weights' greatest common divisor ...
+                        g, a = a, g % a
+                    a = w[j]
+                    z = 0
+                    while a & 1 == 0:   # ... and the least number of trailing zero bits
+                        a >>= 1
+                        z += 1
+                    tz = min(tz, z)
+                e[k] = min(pf[k] / wf[k], _MAX_EFFICIENCY) if wf[k] > 0 else _MAX_EFFICIENCY
+                k += 1
+    capk = min(cap, tw)
+    if bad or g == 0:
+        return (FALLBACK, x, 0, 0, capk, items, pf, wf, e, 0.0, 0.0) + start_free(
+            empty_f, empty_f, empty_f, 0.0, 0.0, mem_limit, -1, False, min_relax, min_pairing)
+    unit = float(np.int64(1) << tz)
+    capacity = float(capk - capk % g)
+    r = start_free(pf, wf, e, capacity, unit, mem_limit, 2 ** 62, False, min_relax, min_pairing)
+    value = np.int64(0)
+    weight = np.int64(0)
+    if r[0] == DONE:
+        take = r[1]
+        for q in range(m):
+            if take[q]:
+                j = items[q]
+                x[j] = 1
+                value += v[j]
+                weight += w[j]
+    return (r[0], x, value, weight, capk, items, pf, wf, e, capacity, unit) + r
+
+
 def search_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, deadline: float | None,
                 memory_limit: int | None, relax_done: bool,
-                relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]]) -> KnapsackResult:
+                relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]], unit: float
+                ) -> KnapsackResult:
     """:func:`search` on integer data in float64 (in the caller's order) without sorting every item:
     the break item by selection, then only the free items (those the reduction leaves) sorted.  The
-    numpy loop sorts all items, but never looks at the others: the same steps, the same answer."""
+    numpy loop sorts all items, but never looks at the others: the same steps, the same answer.
+    ``unit``: the weights' power-of-two grid.  Its start runs compiled (:func:`start_free`)."""
+    r = start_free(p, w, e, capacity, unit, -1 if memory_limit is None else int(memory_limit),
+                   2 ** 62 if deadline is None else -1, relax_done, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING)
+    if r[0] != FALLBACK:
+        return resume_free(r, p, w, e, capacity, deadline, memory_limit, relax)
     before, brk = break_solution(e, w, capacity)
     if brk < 0:  # everything fits
         val = p.sum().item()
@@ -754,6 +999,18 @@ def search_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, de
     b = int(inside.sum())
     return search(p[F], w[F], e[F], flip_bound[F], capacity, b, Pb, Wb, Pb, ub_global, _INT_MARGIN, False,
                   deadline, memory_limit, relax_done, relax, lp, F, inside, base=before)
+
+
+def resume_free(r: tuple[Any, ...], p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float,
+                deadline: float | None, memory_limit: int | None,
+                relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]]) -> KnapsackResult:
+    """The answer of :func:`search_free` from what :func:`start_free` returned (``r``): the answer
+    itself when the search ended, else the search resumed where it stopped."""
+    code, take, value, lp, ub_global, F, before, inside, b, fbF = r[:10]
+    if code == DONE:
+        return KnapsackResult(take, value, lp, value, True, int(r[18][I_NITEMS]))
+    return search(p[F], w[F], e[F], fbF, capacity, b, 0.0, 0.0, 0.0, ub_global, _INT_MARGIN, False, deadline,
+                  memory_limit, True, relax, lp, F, inside, base=before, state=r[10:])
 
 
 def _ub_value(ub: Any, exact_int: bool) -> Any:

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from .._validation import _entry_error, _reject_booleans, check_scalar, readonly
-from ._knapsack import int_tolerance
+from . import _knapsack
+from ._knapsack import KnapsackResult, int_tolerance
 from ._knapsack import solve_knapsack as _solve_core
 from ._small_knapsack import solve_small
 from ._ties import SubSolver, lex_greatest
@@ -251,6 +252,9 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         if small is not None:
             x_small, value, weight, seconds = small
             return KnapsackSolution._optimal(x_small, value, weight, seconds)
+        compiled = _solve_compiled(values, weights, capacity, start)
+        if compiled is not None:
+            return compiled
     options = Exact(time_limit_s=time_limit_s, memory_limit_mb=memory_limit_mb,   # the one check of all
                     lexicographic=lexicographic, jit=False)
     v = _as_int_array(values, "values")
@@ -312,11 +316,67 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         x[items[take]] = 1
     else:
         np.add.at(x, items[owner[take]], size[take])
+    return _answer(x, v, w, k, cap, res, 1e-6 if floats else int_tolerance(pv), start)
+
+
+def _answer(x: np.ndarray, v: np.ndarray, w: np.ndarray, k: np.ndarray | None, cap: int, res: KnapsackResult,
+            widen: float, start: float) -> KnapsackSolution:
+    """The solution of the copies ``x`` the core's answer ``res`` gave: its value and weight summed
+    in integers and checked (``weights . x <= cap``, ``x <= k``; ``k`` None: 0-1), the status and the
+    bound (the core's widened by ``widen``, its rounding error, then rounded down)."""
     value, weight = int((x * v).sum()), int((x * w).sum())
-    if weight > cap or np.any(x > k):
+    if weight > cap or (k is not None and np.any(x > k)):
         raise SolverError(f"solve_knapsack: the answer weighs {weight} > capacity {cap} (a bug; please report)")
     optimal = res.optimal and value >= res.value
-    bound = value if optimal else max(value, math.floor(res.bound + (1e-6 if floats else int_tolerance(pv))))
+    bound = value if optimal else max(value, math.floor(res.bound + widen))
     return KnapsackSolution(readonly(x, copy=False), value, weight,
                             Status.OPTIMAL if optimal else Status.TIME_LIMIT, bound,
                             time.perf_counter() - start)
+
+
+def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float) -> KnapsackSolution | None:
+    """The default 0-1 call in one compiled call (:func:`subsel.solvers._knapsack_nb.solve01`), once
+    a core search has loaded the compiled kernel; None where the general path must answer (the
+    kernel not loaded, a capacity that is not a non-negative integer, arrays of different lengths,
+    an entry or a total out of range: it names them; totals beyond float64 or few items).
+
+    The same steps as the general path's, so the same ``x``, status and bound: lists are converted
+    (and checked) as there; int64 arrays are checked inside the kernel.
+    """
+    nbk = _knapsack._KERNEL[0] if _knapsack._KERNEL else None
+    if nbk is None:   # numba not loaded yet (the general path loads it at its first core search) or absent
+        return None
+    if type(values) is np.ndarray and type(weights) is np.ndarray and values.dtype == weights.dtype == np.int64 \
+            and values.ndim == weights.ndim == 1:
+        v, w = values, weights
+    else:
+        v, w = _as_int_array(values, "values"), _as_int_array(weights, "weights")
+    if v.size != w.size:
+        return None
+    if type(capacity) is int or isinstance(capacity, np.integer):
+        cap = int(capacity)
+        if cap < 0:
+            return None
+    else:
+        return None
+    memory = int(DEFAULT_MEMORY_LIMIT_MB * 2 ** 20)
+    r = nbk.solve01(v, w, min(cap, 2 ** 63 - 1), memory, _knapsack._MAX_ENUMERATE, _knapsack._MIN_RELAX,
+                    _knapsack._MIN_PAIRING)
+    code = r[0]
+    if code == nbk.DONE:
+        x = r[1]
+        value, weight, cap_in = int(r[2]), int(r[3]), int(r[4])
+        if weight > cap_in:
+            raise SolverError(f"solve_knapsack: the answer weighs {weight} > capacity {cap_in} (a bug; please "
+                              "report)")
+        if value >= r[13]:
+            x.setflags(write=False)
+            return KnapsackSolution._optimal(x, value, weight, time.perf_counter() - start)
+    elif code == nbk.FALLBACK:
+        return None
+    items, pf, wf, e, c_core, unit = r[5:11]
+    res = nbk.resume_free(r[11:], pf, wf, e, c_core, None, memory,
+                          _knapsack.relax_in_order(pf, wf, e, c_core, unit, None))
+    x = np.zeros(v.size, dtype=np.int64)
+    x[items[res.take]] = 1
+    return _answer(x, v, w, None, int(r[4]), res, 1e-6, start)

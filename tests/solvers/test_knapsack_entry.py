@@ -1,0 +1,163 @@
+"""The default 0-1 call of ``solve_knapsack`` in one compiled call (``_knapsack_nb.solve01``): the
+same ``x``, value, weight, status and bound as the general path (the Python glue around the kernel)
+and as the numpy loop, and the optimum of brute force; the same errors, naming the same entries."""
+from contextlib import ExitStack
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from subsel.models import KNAPSACK_CLASSES, knapsack_instance
+from subsel.solvers import Status, _knapsack, knapsack, solve_knapsack
+from tests.strategies import int_brute_force, integer_knapsacks, knapsack_arrays
+
+pytest.importorskip("numba")
+
+#: Core limits: the dynamic program from the first item (no enumeration), with combo's surrogate
+#: relaxation and pairing at their thresholds or from the first step; and the defaults.
+LIMITS = {"dp": dict(_MAX_ENUMERATE=0, _DIRECT_ENUMERATE=0),
+          "dp-relax": dict(_MAX_ENUMERATE=0, _DIRECT_ENUMERATE=0, _MIN_RELAX=0, _MIN_PAIRING=0),
+          "default": {}}
+
+
+@pytest.fixture(autouse=True)
+def kernel_loaded():
+    """The compiled entry answers once a core search has loaded numba."""
+    assert _knapsack._kernel() is not None
+
+
+def answers(path, values, weights, capacity, codes=None, **kwargs):
+    """``solve_knapsack`` through the compiled entry, through the general path (the Python glue and
+    the compiled core search) and through the numpy loop, on the same core limits (the small-input
+    path off, so that every input reaches the core); the entry's return codes appended to ``codes``."""
+    nbk = _knapsack._kernel()
+    entry = nbk.solve01
+
+    def spy(*args):
+        r = entry(*args)
+        if codes is not None:
+            codes.append(int(r[0]))
+        return r
+    out = []
+    for how in ("entry", "general", "numpy"):
+        with ExitStack() as stack:
+            stack.enter_context(mock.patch.object(nbk, "solve01", spy))
+            for name, value in LIMITS[path].items():
+                stack.enter_context(mock.patch.object(_knapsack, name, value))
+            stack.enter_context(mock.patch.object(knapsack, "solve_small", lambda *a: None))
+            if how != "entry":
+                stack.enter_context(mock.patch.object(knapsack, "_solve_compiled", lambda *a: None))
+            if how == "numpy":
+                stack.enter_context(mock.patch.object(_knapsack, "_KERNEL", [None]))
+            out.append(solve_knapsack(values, weights, capacity, **kwargs))
+    return out
+
+
+def assert_same(*sols):
+    first = sols[0]
+    for sol in sols[1:]:
+        assert sol.x.tolist() == first.x.tolist()
+        assert (sol.value, sol.weight, sol.status, sol.bound) == (first.value, first.weight, first.status,
+                                                                  first.bound)
+        assert type(sol.value) is type(sol.weight) is type(sol.bound) is int
+        assert sol.x.dtype == np.int64 and not sol.x.flags.writeable
+
+
+@pytest.mark.parametrize("path", sorted(LIMITS))
+@pytest.mark.parametrize("as_array", [True, False])
+@given(integer_knapsacks())
+@example(([3, 3, 3], [2, 2, 2], 4, None))                                   # ties
+@example(([0, 0, 5, 0], [0, 3, 0, 0], 0, None))                             # zero values, zero weights, capacity 0
+@example(([4, 5, 6], [1, 2, 3], 7, None))                                   # capacity above the total weight
+@example(([4, 5, 6], [1, 2, 3], 2 ** 64 + 5, None))                         # capacity beyond int64
+@example(([2 ** 44 + 1, 2 ** 44], [2 ** 44, 2 ** 44 - 1], 2 ** 45 - 2, None))  # huge, one unit apart
+@example(([2 ** 51, 2 ** 51 - 1, 1], [2 ** 51, 2 ** 50, 2 ** 50], 2 ** 51, None))  # totals a hair from 2^52
+@example(([5, 5, 5, 5], [2 ** 60, 2 ** 60, 2 ** 60, 1], 2 ** 61, None))      # totals near 2^62
+def test_entry_is_the_general_path_and_the_numpy_loop_and_optimal(path, as_array, data):
+    values, weights, capacity, _ = data
+    if as_array:
+        values, weights = np.array(values, dtype=np.int64), np.array(weights, dtype=np.int64)
+    codes = []
+    entry, general, numpy_loop = answers(path, values, weights, capacity, codes)
+    assert_same(entry, general, numpy_loop)
+    assert entry.status is Status.OPTIMAL and entry.bound == entry.value
+    # The entry answers every knapsack with an item of value and weight that fits, on float64 totals.
+    fits = [(int(v), int(w)) for v, w in zip(values, weights) if int(w) <= capacity]
+    if path != "default" and any(v > 0 and w > 0 for v, w in fits) and \
+            max(sum(v for v, _ in fits), sum(w for _, w in fits)) < 2 ** 52:
+        assert codes and codes[0] != _knapsack._kernel().FALLBACK
+    assert entry.value == int_brute_force(list(map(int, values)), list(map(int, weights)), capacity)
+    assert entry.weight <= capacity
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_entry_is_the_general_path_on_larger_knapsacks(data):
+    """21 to 300 items with many ties (small numbers) or large ones, zero values and weights, items
+    that do not fit, tight or loose capacities; through the relaxation and pairing or not."""
+    p, w, c = data.draw(knapsack_arrays(300, (1, 1, 997, 2 ** 30 + 3, 2 ** 40), 0, (0, 11)))
+    path = data.draw(st.sampled_from(sorted(LIMITS)))
+    assert_same(*answers(path, p, w, c))
+
+
+@pytest.mark.parametrize("kind", sorted(KNAPSACK_CLASSES))
+@pytest.mark.parametrize("n, R", [(1000, 1000), (300, 10 ** 7)])
+def test_entry_is_the_general_path_on_the_classic_classes(kind, n, R):
+    values, weights, capacity = knapsack_instance(kind, n=n, R=R, rng=np.random.default_rng(R + n))
+    codes = []
+    entry, general, numpy_loop = answers("default", values, weights, int(capacity), codes)
+    assert_same(entry, general, numpy_loop)
+    assert entry.optimal and codes[0] in (_knapsack._kernel().DONE, _knapsack._kernel().RELAX)
+
+
+def test_entry_resumes_a_search_the_memory_limit_stops():
+    """The compiled entry hands an unfinished search back to Python: with a tiny default memory
+    limit the same feasible answer and bound as the general path, status time_limit."""
+    values, weights, capacity = knapsack_instance("strongly_correlated", n=500, R=10 ** 4,
+                                                  rng=np.random.default_rng(4))
+    codes = []
+    with mock.patch.object(knapsack, "DEFAULT_MEMORY_LIMIT_MB", 0.01):
+        entry, general, numpy_loop = answers("default", values, weights, int(capacity), codes,
+                                             memory_limit_mb=0.01)
+    assert_same(entry, general, numpy_loop)
+    assert codes == [_knapsack._kernel().MEMORY]
+    assert entry.status is Status.TIME_LIMIT and entry.weight <= capacity and entry.bound >= entry.value
+
+
+BIG = 2 ** 62
+
+
+@pytest.mark.parametrize("values, weights, capacity, error, match", [
+    ([1] * 24 + [-2], [1] * 25, 3, ValueError, r"values\[24\] must be >= 0; got -2"),
+    ([1] * 25, [1] * 22 + [-5, 1, 1], 3, ValueError, r"weights\[22\] must be >= 0; got -5"),
+    ([1] * 24 + [BIG + 1], [1] * 25, 3, ValueError, r"values\[24\] must be at most 2\^62 = 4611686018427387904; "
+                                                    r"got 4611686018427387905"),
+    ([1] * 25, [BIG + 7] + [1] * 24, 3, ValueError, r"weights\[0\] must be at most 2\^62"),
+    ([2 ** 61, 2 ** 61] + [1] * 23, [1] * 25, 30, ValueError,
+     r"the values of the items \(times the copies that fit\) sum to 4611686018427387927 > 2\^62"),
+    ([1] * 25, [2 ** 61, 2 ** 61] + [1] * 23, 2 ** 70, ValueError,
+     r"the weights of the items \(times the copies that fit\) sum to 4611686018427387927 > 2\^62"),
+    ([1] * 25, [1] * 24, 3, ValueError, r"values has 25 entries but weights has 24"),
+    ([1] * 25, [1] * 25, -1, ValueError, r"capacity must be >= 0; got -1"),
+    ([1] * 25, [1] * 25, 2.5, ValueError, r"capacity must be an integer.*2\.5"),
+])
+@pytest.mark.parametrize("as_array", [True, False])
+def test_entry_raises_the_general_paths_errors(values, weights, capacity, error, match, as_array):
+    if as_array:
+        values, weights = np.array(values, dtype=np.int64), np.array(weights, dtype=np.int64)
+    with pytest.raises(error, match=match) as got:
+        solve_knapsack(values, weights, capacity)
+    with mock.patch.object(knapsack, "_solve_compiled", lambda *a: None):
+        with pytest.raises(error) as ref:
+            solve_knapsack(values, weights, capacity)
+    assert str(got.value) == str(ref.value)
+
+
+def test_entry_does_not_change_its_input():
+    values, weights, capacity = knapsack_instance("weakly_correlated", n=200, R=1000, rng=np.random.default_rng(1))
+    before = values.copy(), weights.copy()
+    sol = solve_knapsack(values, weights, capacity)
+    assert sol.optimal and np.array_equal(values, before[0]) and np.array_equal(weights, before[1])
+    assert not np.shares_memory(sol.x, values)
