@@ -612,7 +612,7 @@ def relax_in_order(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float,
     room)`` sorts the items by efficiency and returns ``(bound, value, take or None)``, ``take`` in the
     given order."""
     def relax(z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
-        order = np.argsort(-e, kind="stable")
+        order = _kernel().by_efficiency(e, np.arange(e.size))   # np.argsort(-e, kind="stable"), compiled
         ps, ws = p[order], w[order]
         b = int(np.searchsorted(np.cumsum(ws), capacity, side="right"))
         u, z_new, take_new, _ = _surrogate_relaxation(ps, ws, capacity, b, z, True, unit, deadline, room,

@@ -562,7 +562,7 @@ def _enable_caching() -> None:
         with _numba_cache_dir(cache_dir()):
             for kernel in (_refresh, _search_right, _search_left, _bound, _improving, _grow, _push, run, backtrack,
                            _before, _partition, dantzig, surrogate_bound, break_solution, count_fit,
-                           start_free, solve01):
+                           by_efficiency, start_free, solve01):
                 kernel.enable_caching()
     except Exception as exc:  # no writable folder: compile per process
         warnings.warn(f"solve_knapsack: no cache for the compiled kernel in {cache_dir()} ({exc}); it is "
@@ -745,6 +745,46 @@ def break_solution(e: np.ndarray, w: np.ndarray, c: Any) -> tuple[np.ndarray, in
     return before, -1
 
 
+@nb.njit(cache=False)
+def by_efficiency(e: np.ndarray, F: np.ndarray) -> np.ndarray:
+    """The items ``F`` (ascending) in the stable order by decreasing ``e`` (no NaN): ``F[np.argsort(-e[F],
+    kind="stable")]``, by a least-significant-digit radix sort (stable) on the float's bits made
+    monotone (``-0.0`` as ``0.0``), one byte per pass, passes whose byte is the same for every item
+    skipped (Knuth, *The Art of Computer Programming* 3, Section 5.2.5)."""
+    n = F.size
+    sign = np.uint64(1) << np.uint64(63)
+    key = np.empty(n, np.uint64)
+    bits = e.view(np.uint64)
+    for q in range(n):
+        j = F[q]
+        u = np.uint64(0) if e[j] == 0.0 else bits[j]
+        u = ~u if u & sign else u | sign          # monotone in the value ...
+        key[q] = ~u                                # ... decreasing
+    count = np.zeros((8, 257), np.int64)
+    for q in range(n):
+        u = key[q]
+        for d in range(8):
+            count[d, ((u >> np.uint64(8 * d)) & np.uint64(255)) + np.uint64(1)] += 1
+    src_k, src_f = key, F.copy()
+    dst_k, dst_f = np.empty(n, np.uint64), np.empty(n, np.int64)
+    for d in range(8):
+        c = count[d]
+        if c.max() == n:        # one byte value for every item: the pass keeps the order
+            continue
+        for v in range(256):
+            c[v + 1] += c[v]
+        sh = np.uint64(8 * d)
+        for q in range(n):
+            v = (src_k[q] >> sh) & np.uint64(255)
+            pos = c[v]
+            c[v] = pos + 1
+            dst_k[pos] = src_k[q]
+            dst_f[pos] = src_f[q]
+        src_k, dst_k = dst_k, src_k
+        src_f, dst_f = dst_f, src_f
+    return src_f
+
+
 #: Return code of :func:`start_free` and :func:`solve01`: the case is left to the Python glue.
 FALLBACK = -1
 
@@ -811,14 +851,12 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
         if fb[j] >= thr:
             cnt += 1
     F = np.empty(cnt, np.int64)
-    key = np.empty(cnt, np.float64)
     k = 0
     for j in range(n):
         if fb[j] >= thr:
             F[k] = j
-            key[k] = -e[j]
             k += 1
-    F = F[np.argsort(key, kind="mergesort")]
+    F = by_efficiency(e, F)
     m = cnt
     pF = np.empty(m, np.float64)
     wF = np.empty(m, np.float64)

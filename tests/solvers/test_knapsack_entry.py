@@ -161,3 +161,15 @@ def test_entry_does_not_change_its_input():
     sol = solve_knapsack(values, weights, capacity)
     assert sol.optimal and np.array_equal(values, before[0]) and np.array_equal(weights, before[1])
     assert not np.shares_memory(sol.x, values)
+
+
+@given(st.lists(st.one_of(st.sampled_from([0.0, -0.0, 1.0, 0.5, 1e300, 2.0 ** -1074]),
+                          st.floats(0, 1e300, allow_nan=False)), max_size=300),
+       st.integers(0, 2 ** 32 - 1))
+def test_radix_order_is_the_stable_argsort(values, seed):
+    """The free items' order by decreasing efficiency (a radix sort) is numpy's stable argsort, ties
+    (and -0.0 against 0.0) by position."""
+    e = np.array(values, dtype=float)
+    F = np.flatnonzero(np.random.default_rng(seed).random(e.size) < 0.8)
+    got = _knapsack._kernel().by_efficiency(e, F)
+    assert got.tolist() == F[np.argsort(-e[F], kind="stable")].tolist()
