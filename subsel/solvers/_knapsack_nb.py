@@ -752,6 +752,11 @@ def by_efficiency(e: np.ndarray, F: np.ndarray) -> np.ndarray:
     monotone (``-0.0`` as ``0.0``), one byte per pass, passes whose byte is the same for every item
     skipped (Knuth, *The Art of Computer Programming* 3, Section 5.2.5)."""
     n = F.size
+    q = 1
+    while q < n and e[F[q - 1]] >= e[F[q]]:
+        q += 1
+    if q >= n:              # already in that order (equal efficiencies: subset sum)
+        return F.copy()
     sign = np.uint64(1) << np.uint64(63)
     key = np.empty(n, np.uint64)
     bits = e.view(np.uint64)
@@ -827,7 +832,23 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     if not (ap < 2.0 ** 53 and aw < 2.0 ** 53 * unit):
         return (FALLBACK, empty_b, 0.0, 0.0, 0.0, empty_i, empty_b, empty_b, 0, empty_f, empty_f, empty_f,
                 empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u)
-    before, brk = break_solution(e, w, capacity)
+    ordered = True          # items already by decreasing efficiency (subset sum): the break by a scan
+    for j in range(1, n):
+        if e[j] > e[j - 1]:
+            ordered = False
+            break
+    if ordered:
+        before = np.zeros(n, np.bool_)
+        brk = -1
+        acc = 0.0
+        for j in range(n):
+            if acc + w[j] > capacity:
+                brk = j
+                break
+            acc += w[j]
+            before[j] = True
+    else:
+        before, brk = break_solution(e, w, capacity)
     if brk < 0:  # everything fits
         val = 0.0
         for j in range(n):
