@@ -36,6 +36,7 @@ from typing import Any, Callable
 import numba as nb
 import numpy as np
 
+from ..models import MAX_EXACT_INT
 from . import _knapsack
 from ._knapsack import (
     _BATCH_STATES,
@@ -790,6 +791,8 @@ def by_efficiency(e: np.ndarray, F: np.ndarray) -> np.ndarray:
     return src_f
 
 
+#: Every integer up to this is exact in float64 (compiled in as a float).
+_EXACT = float(MAX_EXACT_INT)
 #: Return code of :func:`start_free` and :func:`solve01`: the case is left to the Python glue.
 FALLBACK = -1
 
@@ -829,7 +832,7 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     empty_u = np.zeros(0, np.uint64)
     ist = np.zeros(IST_SIZE, np.int64)
     zst = np.zeros(3, np.float64)
-    if not (ap < 2.0 ** 53 and aw < 2.0 ** 53 * unit):
+    if not (ap < _EXACT and aw < _EXACT * unit):
         return (FALLBACK, empty_b, 0.0, 0.0, 0.0, empty_i, empty_b, empty_b, 0, empty_f, empty_f, empty_f,
                 empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u)
     ordered = True          # items already by decreasing efficiency (subset sum): the break by a scan
