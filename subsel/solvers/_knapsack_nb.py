@@ -9,9 +9,12 @@ choice among equal optima is the first optimum that search reaches, whichever pa
 surrogate relaxation (once per search) and the deadline stay in Python: the kernel returns to its
 caller when the relaxation is due and after a budget of states, and is called again to resume.
 On integer data in float64 (:func:`search_free`) the items are not all sorted: the break item is
-found by selection and only the free items (those the reduction leaves) are sorted, as combo's
-partial sorting avoids a full sort; the numpy loop never looks at the other items, so the steps are
-the same.
+found by selection and only the free items (those the reduction leaves) are sorted (a stable radix
+sort, :func:`by_efficiency`), as combo's partial sorting avoids a full sort; the numpy loop never
+looks at the other items, so the steps are the same.  :func:`start_free` runs that start and the
+search up to its first return in one compiled call, and :func:`solve01` the whole default 0-1 call
+of ``solve_knapsack`` (checks, totals, items, then :func:`start_free`): the fixed cost of a call is
+that of one compiled call.
 
 Longer than 600 lines on purpose: a port of one algorithm whose state is shared by all its parts
 (the loop, its resumable state vector, the selection of the break item and the surrogate bounds).
