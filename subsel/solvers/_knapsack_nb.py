@@ -942,8 +942,8 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
 
 
 @nb.njit(cache=False)
-def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, max_enumerate: int, min_relax: int,
-            min_pairing: int) -> tuple[Any, ...]:
+def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, budget: int, max_enumerate: int,
+            min_relax: int, min_pairing: int) -> tuple[Any, ...]:
     """The default 0-1 call of :func:`subsel.solvers.knapsack.solve_knapsack` in one compiled call:
     the checks of the entries and totals, the items that fit and are worth something, the float
     data, the capacity on the weights' common divisor, the efficiencies, and :func:`start_free`.
@@ -954,8 +954,9 @@ def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, max_enumerat
         Values and weights as given (not yet checked).
     cap : int
         The capacity, ``0 <= cap < 2^63`` (a larger one lets the same items in: the caller clips it).
-    mem_limit, max_enumerate, min_relax, min_pairing : int
-        Bytes the state lists may take; the core's limits as they are at the call.
+    mem_limit, budget, max_enumerate, min_relax, min_pairing : int
+        Bytes the state lists may take (-1: no limit); states to process before returning to the
+        caller's clock (:func:`run`); the core's limits as they are at the call.
 
     Returns
     -------
@@ -1022,7 +1023,7 @@ def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, max_enumerat
             empty_f, empty_f, empty_f, 0.0, 0.0, mem_limit, -1, False, min_relax, min_pairing)
     unit = float(np.int64(1) << tz)
     capacity = float(capk - capk % g)
-    r = start_free(pf, wf, e, capacity, unit, mem_limit, 2 ** 62, False, min_relax, min_pairing)
+    r = start_free(pf, wf, e, capacity, unit, mem_limit, budget, False, min_relax, min_pairing)
     value = np.int64(0)
     weight = np.int64(0)
     if r[0] == DONE:

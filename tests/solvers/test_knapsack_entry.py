@@ -104,23 +104,24 @@ def test_entry_is_the_general_path_on_larger_knapsacks(data):
 
 @pytest.mark.parametrize("kind", sorted(KNAPSACK_CLASSES))
 @pytest.mark.parametrize("n, R", [(1000, 1000), (300, 10 ** 7)])
-def test_entry_is_the_general_path_on_the_classic_classes(kind, n, R):
+@pytest.mark.parametrize("options", [{}, {"time_limit_s": 600.0, "memory_limit_mb": None}])
+def test_entry_is_the_general_path_on_the_classic_classes(kind, n, R, options):
     values, weights, capacity = knapsack_instance(kind, n=n, R=R, rng=np.random.default_rng(R + n))
     codes = []
-    entry, general, numpy_loop = answers("default", values, weights, int(capacity), codes)
+    entry, general, numpy_loop = answers("default", values, weights, int(capacity), codes, **options)
     assert_same(entry, general, numpy_loop)
-    assert entry.optimal and codes[0] in (_knapsack._kernel().DONE, _knapsack._kernel().RELAX)
+    nbk = _knapsack._kernel()
+    # (a time limit: the kernel returns after a budget of states to let Python read the clock)
+    assert entry.optimal and codes[0] in (nbk.DONE, nbk.RELAX, nbk.BUDGET)
 
 
 def test_entry_resumes_a_search_the_memory_limit_stops():
-    """The compiled entry hands an unfinished search back to Python: with a tiny default memory
-    limit the same feasible answer and bound as the general path, status time_limit."""
+    """The compiled entry hands an unfinished search back to Python: with a tiny memory limit the
+    same feasible answer and bound as the general path, status time_limit."""
     values, weights, capacity = knapsack_instance("strongly_correlated", n=500, R=10 ** 4,
                                                   rng=np.random.default_rng(4))
     codes = []
-    with mock.patch.object(knapsack, "DEFAULT_MEMORY_LIMIT_MB", 0.01):
-        entry, general, numpy_loop = answers("default", values, weights, int(capacity), codes,
-                                             memory_limit_mb=0.01)
+    entry, general, numpy_loop = answers("default", values, weights, int(capacity), codes, memory_limit_mb=0.01)
     assert_same(entry, general, numpy_loop)
     assert codes == [_knapsack._kernel().MEMORY]
     assert entry.status is Status.TIME_LIMIT and entry.weight <= capacity and entry.bound >= entry.value
@@ -129,7 +130,7 @@ def test_entry_resumes_a_search_the_memory_limit_stops():
 BIG = 2 ** 62
 
 
-@pytest.mark.parametrize("values, weights, capacity, error, match", [
+@pytest.mark.parametrize("values, weights, capacity, error, match, options", [(*case, {})[:6] for case in [
     ([1] * 24 + [-2], [1] * 25, 3, ValueError, r"values\[24\] must be >= 0; got -2"),
     ([1] * 25, [1] * 22 + [-5, 1, 1], 3, ValueError, r"weights\[22\] must be >= 0; got -5"),
     ([1] * 24 + [BIG + 1], [1] * 25, 3, ValueError, r"values\[24\] must be at most 2\^62 = 4611686018427387904; "
@@ -142,16 +143,19 @@ BIG = 2 ** 62
     ([1] * 25, [1] * 24, 3, ValueError, r"values has 25 entries but weights has 24"),
     ([1] * 25, [1] * 25, -1, ValueError, r"capacity must be >= 0; got -1"),
     ([1] * 25, [1] * 25, 2.5, ValueError, r"capacity must be an integer.*2\.5"),
-])
+    ([1] * 25, [1] * 25, 3, ValueError, r"time_limit_s must be a number > 0 \(seconds\); got 0", {"time_limit_s": 0}),
+    ([-1] * 25, [1] * 25, 3, TypeError, r"time_limit_s must be a number", {"time_limit_s": "1"}),
+    ([1] * 25, [1] * 25, 3, ValueError, r"memory_limit_mb must be", {"memory_limit_mb": -1}),
+]])
 @pytest.mark.parametrize("as_array", [True, False])
-def test_entry_raises_the_general_paths_errors(values, weights, capacity, error, match, as_array):
+def test_entry_raises_the_general_paths_errors(values, weights, capacity, error, match, options, as_array):
     if as_array:
         values, weights = np.array(values, dtype=np.int64), np.array(weights, dtype=np.int64)
     with pytest.raises(error, match=match) as got:
-        solve_knapsack(values, weights, capacity)
+        solve_knapsack(values, weights, capacity, **options)
     with mock.patch.object(knapsack, "_solve_compiled", lambda *a: None):
         with pytest.raises(error) as ref:
-            solve_knapsack(values, weights, capacity)
+            solve_knapsack(values, weights, capacity, **options)
     assert str(got.value) == str(ref.value)
 
 
@@ -161,6 +165,14 @@ def test_entry_does_not_change_its_input():
     sol = solve_knapsack(values, weights, capacity)
     assert sol.optimal and np.array_equal(values, before[0]) and np.array_equal(weights, before[1])
     assert not np.shares_memory(sol.x, values)
+    # Read-only and strided arrays: the same answer (copied for the kernel).
+    ro_v, ro_w = values.copy(), weights.copy()
+    ro_v.setflags(write=False)
+    ro_w.setflags(write=False)
+    again = solve_knapsack(ro_v, ro_w, capacity)
+    assert again.x.tolist() == sol.x.tolist() and again.bound == sol.bound
+    strided = solve_knapsack(np.repeat(values, 2)[::2], np.repeat(weights, 2)[::2], capacity)
+    assert strided.x.tolist() == sol.x.tolist()
 
 
 @given(st.lists(st.one_of(st.sampled_from([0.0, -0.0, 1.0, 0.5, 1e300, 2.0 ** -1074]),
