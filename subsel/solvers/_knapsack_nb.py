@@ -55,11 +55,12 @@ BLOCK = _BLOCK
 DONE, BUDGET, MEMORY, RELAX = 0, 1, 2, 3
 #: Fields of the integer state vector ``ist`` of :func:`run`.
 (I_S, I_T, I_SIDE, I_NITEMS, I_NBLOCKS, I_LAST_REFRESH, I_NEXT_PAIRING, I_RELAX_DONE, I_ZKIND,
- I_ZBLOCK, I_ZANC, I_ZEXTRA, I_SAVED, I_CORE_DONE) = range(14)
-IST_SIZE = 14
+ I_ZBLOCK, I_ZANC, I_ZEXTRA, I_SAVED, I_CORE_DONE, I_DIV) = range(15)
+IST_SIZE = 15
 #: Fields of the value vector ``zst`` (the profits' dtype): incumbent, incumbent at the last refresh,
-#: global upper bound (on int64 data rounded up to an integer: ``z >= ub`` is then exact).
-Z, Z_FRESH, UB = 0, 1, 2
+#: global upper bound (on int64 data rounded up to an integer: ``z >= ub`` is then exact), the break
+#: solution's weight (``I_DIV``: the capacity is rounded by ``_knapsack.free_capacity`` from it).
+Z, Z_FRESH, UB, WB = 0, 1, 2, 3
 
 
 @nb.njit(cache=False)
@@ -94,6 +95,22 @@ def _refresh(flip_bound: np.ndarray, w: np.ndarray, z: Any, integer: bool, margi
             cur = w[j]
         min_right[j] = cur
     return idx, min_left, min_right
+
+
+@nb.njit(cache=False)
+def _free_capacity(c: Any, wb: Any, w: np.ndarray, idx: np.ndarray) -> Any:
+    """``_knapsack.free_capacity``: ``c`` rounded down to ``wb`` plus a multiple of the greatest
+    common divisor of the weights ``w[idx]`` (``c`` itself when it is at most 1)."""
+    g = 0
+    for q in range(idx.size):
+        x = np.int64(w[idx[q]])
+        while x != 0:
+            g, x = x, g % x
+        if g == 1:
+            return c
+    if g <= 1:
+        return c
+    return c - (c - wb) % g
 
 
 @nb.njit(cache=False)
@@ -225,6 +242,10 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
     z_fresh = zst[Z_FRESH]
     ub_global = zst[UB]
     free_idx, min_left, min_right = _refresh(flip_bound, w, z_fresh, integer, margin, big)
+    # The capacity an improving solution can use (numpy: free_capacity); c0 the capacity itself.
+    c0 = c
+    if ist[I_DIV] != 0:
+        c = _free_capacity(c0, zst[WB], w, free_idx)
     work = 0
     code = DONE
     batch = np.empty(_MAX_BATCH, np.int64)
@@ -282,6 +303,8 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
             free_idx, min_left, min_right = _refresh(flip_bound, w, z, integer, margin, big)
             z_fresh = z
             last_refresh = n_items
+            if ist[I_DIV] != 0:
+                c = _free_capacity(c0, zst[WB], w, free_idx)
         # The next items, alternating sides, several at once while the state list is short.
         room = BLOCK - n_items % BLOCK
         kmax = 1
@@ -559,8 +582,8 @@ def _enable_caching() -> None:
     each process instead (warned)."""
     try:
         with _numba_cache_dir(cache_dir()):
-            for kernel in (_refresh, _search_right, _search_left, _bound, _improving, _grow, _push, run, backtrack,
-                           _before, _partition, dantzig, surrogate_bound, break_solution, count_fit):
+            for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow, _push,
+                           run, backtrack, _before, _partition, dantzig, surrogate_bound, break_solution, count_fit):
                 kernel.enable_caching()
     except Exception as exc:  # no writable folder: compile per process
         warnings.warn(f"solve_knapsack: no cache for the compiled kernel in {cache_dir()} ({exc}); it is "
@@ -603,7 +626,8 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
     ist = np.zeros(IST_SIZE, dtype=np.int64)
     ist[I_S], ist[I_T], ist[I_SIDE] = s, t, 1
     ist[I_NEXT_PAIRING], ist[I_RELAX_DONE] = _knapsack._MIN_PAIRING, int(relax_done)
-    zst = np.array([z, z, _ub_value(ub_global, exact_int)], dtype=p.dtype)
+    ist[I_DIV] = int(_knapsack.divisible(w[free_idx], capacity, Wb))
+    zst = np.array([z, z, _ub_value(ub_global, exact_int), Wb], dtype=p.dtype)
     zbits = np.zeros(1, dtype=np.uint64)
     z_take: np.ndarray | None = None
     optimal = False
