@@ -547,7 +547,7 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
             continue
         if W.size > next_pairing:
             # Combo's pairing of states with the items outside the core: a better incumbent.
-            next_pairing = W.size
+            next_pairing = 2 * W.size
             cand = _pair_states(W, P, cap, free_idx, s, t, p, w)
             if cand is not None and cand[0] > z:
                 z, k, extra = cand

@@ -265,7 +265,7 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
         work += W.size
         if W.size > next_pairing:
             # Combo's pairing of states with the items outside the core (numpy: _pair_states).
-            next_pairing = W.size
+            next_pairing = 2 * W.size
             found = False
             best = z
             best_k = 0
@@ -472,10 +472,29 @@ def _before(e: np.ndarray, i: int, j: int) -> bool:
 
 
 @nb.njit(cache=False)
+def _pivot_positions(lo: int, hi: int) -> tuple[int, int, int]:
+    """Three positions in ``[lo, hi)`` drawn by a linear congruential hash of ``(lo, hi)``: the
+    candidates of a selection's pivot (deterministic, and not fooled by sorted or rotated input)."""
+    n = hi - lo
+    h = ((lo & 0xFFFFFFFF) * 1103515245 + (hi & 0xFFFFFFFF) * 1664525 + 12345) & 0xFFFFFFFF  # (no overflow)
+    q1 = lo + h % n
+    h = (h * 1103515245 + 12345) & 0xFFFFFFFF
+    q2 = lo + h % n
+    h = (h * 1103515245 + 12345) & 0xFFFFFFFF
+    return q1, q2, lo + h % n
+
+
+@nb.njit(cache=False)
 def _partition(e: np.ndarray, w: np.ndarray, idx: np.ndarray, lo: int, hi: int) -> tuple[int, Any]:
-    """Partition ``idx[lo:hi]`` around a pivot (median of three) in the stable order by decreasing
-    ``e``: returns the pivot's new position ``i`` (``idx[lo:i]`` precede it) and their weight."""
-    a, b_, c_ = idx[lo], idx[(lo + hi) >> 1], idx[hi - 1]
+    """Partition ``idx[lo:hi]`` around a pivot in the stable order by decreasing ``e``: returns the
+    pivot's new position ``i`` (``idx[lo:i]`` precede it) and their weight.
+
+    The pivot is the median of three entries at positions drawn by a multiplicative hash of
+    ``(lo, hi)`` (deterministic): the median of the first, middle and last entries degenerates on
+    the sorted input the surrogate bound passes (the part after a pivot comes out rotated, and the
+    next pivots fall next to its start: ten times the work at 10^4 items)."""
+    q1, q2, q3 = _pivot_positions(lo, hi)
+    a, b_, c_ = idx[q1], idx[q2], idx[q3]
     if _before(e, a, b_):
         a, b_ = b_, a
     if _before(e, b_, c_):
@@ -583,7 +602,8 @@ def _enable_caching() -> None:
     try:
         with _numba_cache_dir(cache_dir()):
             for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow, _push,
-                           run, backtrack, _before, _partition, dantzig, surrogate_bound, break_solution, count_fit):
+                           run, backtrack, _before, _pivot_positions, _partition, dantzig, surrogate_bound,
+                           break_solution, count_fit):
                 kernel.enable_caching()
     except Exception as exc:  # no writable folder: compile per process
         warnings.warn(f"solve_knapsack: no cache for the compiled kernel in {cache_dir()} ({exc}); it is "
@@ -698,7 +718,8 @@ def count_fit(a: np.ndarray, cap: Any, largest: bool) -> int:
     acc = a[0] - a[0] if n else cap - cap
     cnt = 0
     while lo < hi:
-        x, y, z = v[lo], v[(lo + hi) >> 1], v[hi - 1]
+        q1, q2, q3 = _pivot_positions(lo, hi)
+        x, y, z = v[q1], v[q2], v[q3]
         piv = max(min(x, y), min(max(x, y), z))
         # Three-way partition of v[lo:hi]: below the pivot, equal, above.
         i, k, j = lo, lo, hi - 1
