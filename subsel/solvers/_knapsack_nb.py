@@ -249,6 +249,11 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
     work = 0
     code = DONE
     batch = np.empty(_MAX_BATCH, np.int64)
+    # The state list lives at the start of the buffers cW, cP, cA, cB; a single-item step writes
+    # the next list into the spare buffers bW, bP, bA, bB and swaps them.
+    cW, cP, cA, cB = W, P, anc, bits
+    bW, bP = np.empty(0, W.dtype), np.empty(0, P.dtype)
+    bA, bB = np.empty(0, np.int64), np.empty(0, np.uint64)
     while True:
         if W.size == 0 or (s < 0 and t >= m) or z >= ub_global or (has_target and ist[I_ZKIND] != 0):
             code = DONE
@@ -330,32 +335,65 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
         mR = min_right[t] if has_right else min_right[0]
         size = W.size
         if nb_ == 1:
+            # One item: merge, dominance, incumbent and bounds in one pass, into the spare buffers.
+            # The incumbent (the merged front's heaviest feasible state, i.e. its most profitable
+            # one) is known before the pass from the two lists: the states are pruned against it.
             j = batch[0]
             dw = w[j] if j >= b else -w[j]
             dp = p[j] if j >= b else -p[j]
-            nW = np.empty(2 * size, W.dtype)
-            nP = np.empty(2 * size, P.dtype)
-            nanc = np.empty(2 * size, np.int64)
-            nbits = np.empty(2 * size, np.uint64)
+            z_new = z
+            k = _search_right(W, c) - 1
+            if k >= 0 and P[k] > z_new:
+                z_new = P[k]
+            k = _search_right(W, c - dw) - 1
+            if k >= 0 and P[k] + dp > z_new:
+                z_new = P[k] + dp
+            if bW.size < 2 * size:
+                grown = max(2 * size, 2 * bW.size)
+                bW, bP = np.empty(grown, W.dtype), np.empty(grown, P.dtype)
+                bA, bB = np.empty(grown, np.int64), np.empty(grown, np.uint64)
             n = 0
             i1 = 0
             i2 = 0
             run_max = P[0]
             first = True
+            inc_anc = 0
+            inc_bits = np.uint64(0)
+            flag = np.uint64(1) << shift
             while i1 < size or i2 < size:
                 # List 1 before list 2 on equal weights (np.searchsorted side="right").
                 if i2 >= size or (i1 < size and W[i1] <= W[i2] + dw):
-                    wi, pi, src, fl = W[i1], P[i1], i1, False
+                    wi, pi, src, bt = W[i1], P[i1], i1, bits[i1]
                     i1 += 1
                 else:
-                    wi, pi, src, fl = W[i2] + dw, P[i2] + dp, i2, True
+                    wi, pi, src, bt = W[i2] + dw, P[i2] + dp, i2, bits[i2] | flag
                     i2 += 1
                 if first or pi > run_max:
-                    n = _push(nW, nP, nanc, nbits, n, wi, pi, anc[src],
-                              bits[src] | ((np.uint64(1) << shift) if fl else np.uint64(0)))
+                    # On the front: it dominates a kept state of equal weight (numpy: _pareto).
                     run_max = pi
+                    if n > 0 and bW[n - 1] == wi:
+                        n -= 1
+                    if wi <= c:
+                        inc_anc, inc_bits = anc[src], bt
+                    if _improving(_bound(wi, pi, c, has_left, has_right, eL, eR, mL, mR), z_new, integer,
+                                  margin):
+                        bW[n], bP[n], bA[n], bB[n] = wi, pi, anc[src], bt
+                        n += 1
                 first = False
-            W, P, anc, bits = nW[:n], nP[:n], nanc[:n], nbits[:n]
+            cW, bW = bW, cW
+            cP, bP = bP, cP
+            cA, bA = bA, cA
+            cB, bB = bB, cB
+            W, P, anc, bits = cW[:n], cP[:n], cA[:n], cB[:n]
+            items[n_items] = j
+            n_items += 1
+            if z_new > z:
+                z = z_new
+                ist[I_ZKIND] = 1
+                ist[I_ZBLOCK] = n_blocks
+                ist[I_ZANC] = inc_anc
+                zbits[0] = inc_bits
+                ist[I_ZEXTRA] = -1
         else:
             k = nb_
             nsub = 1 << k
@@ -387,10 +425,10 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
             for q in range(nf):
                 Wn[q] = dW[flat[q] // size] + W[flat[q] % size]
             order = np.argsort(Wn, kind="mergesort")
-            nW = np.empty(nf, W.dtype)
-            nP = np.empty(nf, P.dtype)
-            nanc = np.empty(nf, np.int64)
-            nbits = np.empty(nf, np.uint64)
+            cW = np.empty(nf, W.dtype)
+            cP = np.empty(nf, P.dtype)
+            cA = np.empty(nf, np.int64)
+            cB = np.empty(nf, np.uint64)
             n = 0
             run_max = P[0]
             first = True
@@ -400,29 +438,28 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
                 wi = Wn[order[q]]
                 pi = dP[u] + P[i]
                 if first or pi > run_max:
-                    n = _push(nW, nP, nanc, nbits, n, wi, pi, anc[i], bits[i] | (np.uint64(u) << shift))
+                    n = _push(cW, cP, cA, cB, n, wi, pi, anc[i], bits[i] | (np.uint64(u) << shift))
                     run_max = pi
                 first = False
-            W, P, anc, bits = nW[:n], nP[:n], nanc[:n], nbits[:n]
-        items[n_items:n_items + nb_] = batch[:nb_]
-        n_items += nb_
-        # Incumbent: the heaviest feasible state is the most profitable one.
-        k = _search_right(W, c) - 1
-        if k >= 0 and P[k] > z:
-            z = P[k]
-            ist[I_ZKIND] = 1
-            ist[I_ZBLOCK] = n_blocks
-            ist[I_ZANC] = anc[k]
-            zbits[0] = bits[k]
-            ist[I_ZEXTRA] = -1
-        # Bounds of the states against every free item outside the core.
-        n = 0
-        for i in range(W.size):
-            if _improving(_bound(W[i], P[i], c, has_left, has_right, eL, eR, mL, mR), z, integer, margin):
-                W[n], P[n], anc[n], bits[n] = W[i], P[i], anc[i], bits[i]
-                n += 1
-        if n < W.size:
-            W, P, anc, bits = W[:n].copy(), P[:n].copy(), anc[:n].copy(), bits[:n].copy()
+            W, P, anc, bits = cW[:n], cP[:n], cA[:n], cB[:n]
+            items[n_items:n_items + nb_] = batch[:nb_]
+            n_items += nb_
+            # Incumbent: the heaviest feasible state is the most profitable one.
+            k = _search_right(W, c) - 1
+            if k >= 0 and P[k] > z:
+                z = P[k]
+                ist[I_ZKIND] = 1
+                ist[I_ZBLOCK] = n_blocks
+                ist[I_ZANC] = anc[k]
+                zbits[0] = bits[k]
+                ist[I_ZEXTRA] = -1
+            # Bounds of the states against every free item outside the core.
+            n = 0
+            for i in range(W.size):
+                if _improving(_bound(W[i], P[i], c, has_left, has_right, eL, eR, mL, mR), z, integer, margin):
+                    W[n], P[n], anc[n], bits[n] = W[i], P[i], anc[i], bits[i]
+                    n += 1
+            W, P, anc, bits = cW[:n], cP[:n], cA[:n], cB[:n]
         if n_items % BLOCK == 0:
             end = hist_off[n_blocks] + W.size
             hist_anc = _grow(hist_anc, end)
@@ -433,8 +470,9 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
             n_blocks += 1
             hist_off[n_blocks] = end
             ist[I_SAVED] += 16 * W.size
-            anc = np.arange(W.size)
-            bits = np.zeros(W.size, np.uint64)
+            for i in range(W.size):
+                anc[i] = i
+                bits[i] = 0
     ist[I_S] = s
     ist[I_T] = t
     ist[I_SIDE] = side
