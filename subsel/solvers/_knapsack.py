@@ -18,7 +18,8 @@ Combo's additions (Martello, Pisinger, Toth 1999) start when the state list grow
 - the *surrogate relaxation of the cardinality bounds* (:func:`_surrogate_relaxation`) tightens the
   global upper bound and often yields an optimal solution outright (the strongly correlated classes);
 - the *pairing of states with items* outside the core (:func:`_pair_states`) improves ``z`` early;
-- on integer data the capacity is rounded down to the weights' grid and common divisor.
+- on integer data the capacity is rounded down to the weights' grid and common divisor, and during
+  the search to the break weight plus a multiple of the free items' divisor (:func:`free_capacity`).
 
 Knapsacks of at most ``_MAX_ENUMERATE`` items are enumerated instead (:func:`_enumerate`: every
 subset directly up to ``_DIRECT_ENUMERATE`` items, in two halves above), which is cheaper than

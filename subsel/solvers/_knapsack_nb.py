@@ -4,7 +4,8 @@ states, the reduction of items, combo's pairing of states with items, and the ba
 
 It is a step-for-step port of the numpy loop of :func:`subsel.solvers._knapsack.solve_knapsack` (the
 same items in the same order, the same batches, the same merge and dominance rule, the same float
-bounds computed by the same operations), so both return the same selection on every input: the
+bounds computed by the same operations; a one-item step does the numpy loop's merge, dominance,
+incumbent and pruning in one pass), so both return the same selection on every input: the
 choice among equal optima is the first optimum that search reaches, whichever path runs it.  The
 surrogate relaxation (once per search) and the deadline stay in Python: the kernel returns to its
 caller when the relaxation is due and after a budget of states, and is called again to resume.
