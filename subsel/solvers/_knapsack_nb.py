@@ -4,7 +4,8 @@ states, the reduction of items, combo's pairing of states with items, and the ba
 
 It is a step-for-step port of the numpy loop of :func:`subsel.solvers._knapsack.solve_knapsack` (the
 same items in the same order, the same batches, the same merge and dominance rule, the same float
-bounds computed by the same operations), so both return the same selection on every input: the
+bounds computed by the same operations; a one-item step does the numpy loop's merge, dominance,
+incumbent and pruning in one pass), so both return the same selection on every input: the
 choice among equal optima is the first optimum that search reaches, whichever path runs it.  The
 surrogate relaxation (once per search) and the deadline stay in Python: the kernel returns to its
 caller when the relaxation is due and after a budget of states, and is called again to resume.
@@ -60,11 +61,12 @@ BLOCK = _BLOCK
 DONE, BUDGET, MEMORY, RELAX = 0, 1, 2, 3
 #: Fields of the integer state vector ``ist`` of :func:`run`.
 (I_S, I_T, I_SIDE, I_NITEMS, I_NBLOCKS, I_LAST_REFRESH, I_NEXT_PAIRING, I_RELAX_DONE, I_ZKIND,
- I_ZBLOCK, I_ZANC, I_ZEXTRA, I_SAVED, I_CORE_DONE) = range(14)
-IST_SIZE = 14
+ I_ZBLOCK, I_ZANC, I_ZEXTRA, I_SAVED, I_CORE_DONE, I_DIV) = range(15)
+IST_SIZE = 15
 #: Fields of the value vector ``zst`` (the profits' dtype): incumbent, incumbent at the last refresh,
-#: global upper bound (on int64 data rounded up to an integer: ``z >= ub`` is then exact).
-Z, Z_FRESH, UB = 0, 1, 2
+#: global upper bound (on int64 data rounded up to an integer: ``z >= ub`` is then exact), the break
+#: solution's weight (``I_DIV``: the capacity is rounded by ``_knapsack.free_capacity`` from it).
+Z, Z_FRESH, UB, WB = 0, 1, 2, 3
 
 
 @nb.njit(cache=False)
@@ -99,6 +101,34 @@ def _refresh(flip_bound: np.ndarray, w: np.ndarray, z: Any, integer: bool, margi
             cur = w[j]
         min_right[j] = cur
     return idx, min_left, min_right
+
+
+@nb.njit(cache=False)
+def _free_capacity(c: Any, wb: Any, w: np.ndarray, idx: np.ndarray) -> Any:
+    """``_knapsack.free_capacity``: ``c`` rounded down to ``wb`` plus a multiple of the greatest
+    common divisor of the weights ``w[idx]`` (``c`` itself when it is at most 1)."""
+    g = 0
+    for q in range(idx.size):
+        x = np.int64(w[idx[q]])
+        while x != 0:
+            g, x = x, g % x
+        if g == 1:
+            return c
+    if g <= 1:
+        return c
+    return c - (c - wb) % g
+
+
+@nb.njit(cache=False)
+def _divisible(w: np.ndarray, idx: np.ndarray, c: float, wb: float) -> bool:
+    """``_knapsack.divisible(w[idx], c, wb)`` on float64 data: the capacity below 2^53, the break
+    weight ``wb`` and the weights ``w[idx]`` integral (their sums are then exact)."""
+    if not (c < 2.0 ** 53 and wb == np.floor(wb)):
+        return False
+    for q in range(idx.size):
+        if w[idx[q]] != np.floor(w[idx[q]]):
+            return False
+    return True
 
 
 @nb.njit(cache=False)
@@ -230,9 +260,18 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
     z_fresh = zst[Z_FRESH]
     ub_global = zst[UB]
     free_idx, min_left, min_right = _refresh(flip_bound, w, z_fresh, integer, margin, big)
+    # The capacity an improving solution can use (numpy: free_capacity); c0 the capacity itself.
+    c0 = c
+    if ist[I_DIV] != 0:
+        c = _free_capacity(c0, zst[WB], w, free_idx)
     work = 0
     code = DONE
     batch = np.empty(_MAX_BATCH, np.int64)
+    # The state list lives at the start of the buffers cW, cP, cA, cB; a single-item step writes
+    # the next list into the spare buffers bW, bP, bA, bB and swaps them.
+    cW, cP, cA, cB = W, P, anc, bits
+    bW, bP = np.empty(0, W.dtype), np.empty(0, P.dtype)
+    bA, bB = np.empty(0, np.int64), np.empty(0, np.uint64)
     while True:
         if W.size == 0 or (s < 0 and t >= m) or z >= ub_global or (has_target and ist[I_ZKIND] != 0):
             code = DONE
@@ -249,7 +288,7 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
         work += W.size
         if W.size > next_pairing:
             # Combo's pairing of states with the items outside the core (numpy: _pair_states).
-            next_pairing = W.size
+            next_pairing = 2 * W.size
             found = False
             best = z
             best_k = 0
@@ -287,6 +326,8 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
             free_idx, min_left, min_right = _refresh(flip_bound, w, z, integer, margin, big)
             z_fresh = z
             last_refresh = n_items
+            if ist[I_DIV] != 0:
+                c = _free_capacity(c0, zst[WB], w, free_idx)
         # The next items, alternating sides, several at once while the state list is short.
         room = BLOCK - n_items % BLOCK
         kmax = 1
@@ -312,32 +353,65 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
         mR = min_right[t] if has_right else min_right[0]
         size = W.size
         if nb_ == 1:
+            # One item: merge, dominance, incumbent and bounds in one pass, into the spare buffers.
+            # The incumbent (the merged front's heaviest feasible state, i.e. its most profitable
+            # one) is known before the pass from the two lists: the states are pruned against it.
             j = batch[0]
             dw = w[j] if j >= b else -w[j]
             dp = p[j] if j >= b else -p[j]
-            nW = np.empty(2 * size, W.dtype)
-            nP = np.empty(2 * size, P.dtype)
-            nanc = np.empty(2 * size, np.int64)
-            nbits = np.empty(2 * size, np.uint64)
+            z_new = z
+            k = _search_right(W, c) - 1
+            if k >= 0 and P[k] > z_new:
+                z_new = P[k]
+            k = _search_right(W, c - dw) - 1
+            if k >= 0 and P[k] + dp > z_new:
+                z_new = P[k] + dp
+            if bW.size < 2 * size:
+                grown = max(2 * size, 2 * bW.size)
+                bW, bP = np.empty(grown, W.dtype), np.empty(grown, P.dtype)
+                bA, bB = np.empty(grown, np.int64), np.empty(grown, np.uint64)
             n = 0
             i1 = 0
             i2 = 0
             run_max = P[0]
             first = True
+            inc_anc = 0
+            inc_bits = np.uint64(0)
+            flag = np.uint64(1) << shift
             while i1 < size or i2 < size:
                 # List 1 before list 2 on equal weights (np.searchsorted side="right").
                 if i2 >= size or (i1 < size and W[i1] <= W[i2] + dw):
-                    wi, pi, src, fl = W[i1], P[i1], i1, False
+                    wi, pi, src, bt = W[i1], P[i1], i1, bits[i1]
                     i1 += 1
                 else:
-                    wi, pi, src, fl = W[i2] + dw, P[i2] + dp, i2, True
+                    wi, pi, src, bt = W[i2] + dw, P[i2] + dp, i2, bits[i2] | flag
                     i2 += 1
                 if first or pi > run_max:
-                    n = _push(nW, nP, nanc, nbits, n, wi, pi, anc[src],
-                              bits[src] | ((np.uint64(1) << shift) if fl else np.uint64(0)))
+                    # On the front: it dominates a kept state of equal weight (numpy: _pareto).
                     run_max = pi
+                    if n > 0 and bW[n - 1] == wi:
+                        n -= 1
+                    if wi <= c:
+                        inc_anc, inc_bits = anc[src], bt
+                    if _improving(_bound(wi, pi, c, has_left, has_right, eL, eR, mL, mR), z_new, integer,
+                                  margin):
+                        bW[n], bP[n], bA[n], bB[n] = wi, pi, anc[src], bt
+                        n += 1
                 first = False
-            W, P, anc, bits = nW[:n], nP[:n], nanc[:n], nbits[:n]
+            cW, bW = bW, cW
+            cP, bP = bP, cP
+            cA, bA = bA, cA
+            cB, bB = bB, cB
+            W, P, anc, bits = cW[:n], cP[:n], cA[:n], cB[:n]
+            items[n_items] = j
+            n_items += 1
+            if z_new > z:
+                z = z_new
+                ist[I_ZKIND] = 1
+                ist[I_ZBLOCK] = n_blocks
+                ist[I_ZANC] = inc_anc
+                zbits[0] = inc_bits
+                ist[I_ZEXTRA] = -1
         else:
             k = nb_
             nsub = 1 << k
@@ -369,10 +443,10 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
             for q in range(nf):
                 Wn[q] = dW[flat[q] // size] + W[flat[q] % size]
             order = np.argsort(Wn, kind="mergesort")
-            nW = np.empty(nf, W.dtype)
-            nP = np.empty(nf, P.dtype)
-            nanc = np.empty(nf, np.int64)
-            nbits = np.empty(nf, np.uint64)
+            cW = np.empty(nf, W.dtype)
+            cP = np.empty(nf, P.dtype)
+            cA = np.empty(nf, np.int64)
+            cB = np.empty(nf, np.uint64)
             n = 0
             run_max = P[0]
             first = True
@@ -382,29 +456,28 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
                 wi = Wn[order[q]]
                 pi = dP[u] + P[i]
                 if first or pi > run_max:
-                    n = _push(nW, nP, nanc, nbits, n, wi, pi, anc[i], bits[i] | (np.uint64(u) << shift))
+                    n = _push(cW, cP, cA, cB, n, wi, pi, anc[i], bits[i] | (np.uint64(u) << shift))
                     run_max = pi
                 first = False
-            W, P, anc, bits = nW[:n], nP[:n], nanc[:n], nbits[:n]
-        items[n_items:n_items + nb_] = batch[:nb_]
-        n_items += nb_
-        # Incumbent: the heaviest feasible state is the most profitable one.
-        k = _search_right(W, c) - 1
-        if k >= 0 and P[k] > z:
-            z = P[k]
-            ist[I_ZKIND] = 1
-            ist[I_ZBLOCK] = n_blocks
-            ist[I_ZANC] = anc[k]
-            zbits[0] = bits[k]
-            ist[I_ZEXTRA] = -1
-        # Bounds of the states against every free item outside the core.
-        n = 0
-        for i in range(W.size):
-            if _improving(_bound(W[i], P[i], c, has_left, has_right, eL, eR, mL, mR), z, integer, margin):
-                W[n], P[n], anc[n], bits[n] = W[i], P[i], anc[i], bits[i]
-                n += 1
-        if n < W.size:
-            W, P, anc, bits = W[:n].copy(), P[:n].copy(), anc[:n].copy(), bits[:n].copy()
+            W, P, anc, bits = cW[:n], cP[:n], cA[:n], cB[:n]
+            items[n_items:n_items + nb_] = batch[:nb_]
+            n_items += nb_
+            # Incumbent: the heaviest feasible state is the most profitable one.
+            k = _search_right(W, c) - 1
+            if k >= 0 and P[k] > z:
+                z = P[k]
+                ist[I_ZKIND] = 1
+                ist[I_ZBLOCK] = n_blocks
+                ist[I_ZANC] = anc[k]
+                zbits[0] = bits[k]
+                ist[I_ZEXTRA] = -1
+            # Bounds of the states against every free item outside the core.
+            n = 0
+            for i in range(W.size):
+                if _improving(_bound(W[i], P[i], c, has_left, has_right, eL, eR, mL, mR), z, integer, margin):
+                    W[n], P[n], anc[n], bits[n] = W[i], P[i], anc[i], bits[i]
+                    n += 1
+            W, P, anc, bits = cW[:n], cP[:n], cA[:n], cB[:n]
         if n_items % BLOCK == 0:
             end = hist_off[n_blocks] + W.size
             hist_anc = _grow(hist_anc, end)
@@ -415,8 +488,9 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
             n_blocks += 1
             hist_off[n_blocks] = end
             ist[I_SAVED] += 16 * W.size
-            anc = np.arange(W.size)
-            bits = np.zeros(W.size, np.uint64)
+            for i in range(W.size):
+                anc[i] = i
+                bits[i] = 0
     ist[I_S] = s
     ist[I_T] = t
     ist[I_SIDE] = side
@@ -454,10 +528,29 @@ def _before(e: np.ndarray, i: int, j: int) -> bool:
 
 
 @nb.njit(cache=False)
+def _pivot_positions(lo: int, hi: int) -> tuple[int, int, int]:
+    """Three positions in ``[lo, hi)`` drawn by a linear congruential hash of ``(lo, hi)``: the
+    candidates of a selection's pivot (deterministic, and not fooled by sorted or rotated input)."""
+    n = hi - lo
+    h = ((lo & 0xFFFFFFFF) * 1103515245 + (hi & 0xFFFFFFFF) * 1664525 + 12345) & 0xFFFFFFFF  # (no overflow)
+    q1 = lo + h % n
+    h = (h * 1103515245 + 12345) & 0xFFFFFFFF
+    q2 = lo + h % n
+    h = (h * 1103515245 + 12345) & 0xFFFFFFFF
+    return q1, q2, lo + h % n
+
+
+@nb.njit(cache=False)
 def _partition(e: np.ndarray, w: np.ndarray, idx: np.ndarray, lo: int, hi: int) -> tuple[int, Any]:
-    """Partition ``idx[lo:hi]`` around a pivot (median of three) in the stable order by decreasing
-    ``e``: returns the pivot's new position ``i`` (``idx[lo:i]`` precede it) and their weight."""
-    a, b_, c_ = idx[lo], idx[(lo + hi) >> 1], idx[hi - 1]
+    """Partition ``idx[lo:hi]`` around a pivot in the stable order by decreasing ``e``: returns the
+    pivot's new position ``i`` (``idx[lo:i]`` precede it) and their weight.
+
+    The pivot is the median of three entries at positions drawn by a multiplicative hash of
+    ``(lo, hi)`` (deterministic): the median of the first, middle and last entries degenerates on
+    the sorted input the surrogate bound passes (the part after a pivot comes out rotated, and the
+    next pivots fall next to its start: ten times the work at 10^4 items)."""
+    q1, q2, q3 = _pivot_positions(lo, hi)
+    a, b_, c_ = idx[q1], idx[q2], idx[q3]
     if _before(e, a, b_):
         a, b_ = b_, a
     if _before(e, b_, c_):
@@ -564,9 +657,9 @@ def _enable_caching() -> None:
     each process instead (warned)."""
     try:
         with _numba_cache_dir(cache_dir()):
-            for kernel in (_refresh, _search_right, _search_left, _bound, _improving, _grow, _push, run, backtrack,
-                           _before, _partition, dantzig, surrogate_bound, break_solution, count_fit,
-                           by_efficiency, start_free, solve01):
+            for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow, _push,
+                           run, backtrack, _before, _pivot_positions, _partition, dantzig, surrogate_bound,
+                           break_solution, count_fit, by_efficiency, _divisible, start_free, solve01):
                 kernel.enable_caching()
     except Exception as exc:  # no writable folder: compile per process
         warnings.warn(f"solve_knapsack: no cache for the compiled kernel in {cache_dir()} ({exc}); it is "
@@ -574,9 +667,11 @@ def _enable_caching() -> None:
 
 
 
-def _start_state(p: np.ndarray, flip_bound: np.ndarray, b: int, Pb: Any, Wb: Any, z: Any, ub_global: Any,
-                 margin: float, relax_done: bool, exact_int: bool) -> tuple[Any, ...]:
-    """The search's arrays at its start (the break solution's one state), as :func:`run` takes them."""
+def _start_state(p: np.ndarray, w: np.ndarray, flip_bound: np.ndarray, capacity: Any, b: int, Pb: Any, Wb: Any,
+                 z: Any, ub_global: Any, margin: float, relax_done: bool, exact_int: bool) -> tuple[Any, ...]:
+    """The search's arrays at its start (the break solution's one state), as :func:`run` takes them;
+    ``ist[I_DIV]`` whether the capacity is rounded to the free items' divisor (``_knapsack.divisible``
+    on the items free at ``z``), ``zst[WB]`` the break solution's weight it is rounded from."""
     m = p.size
     W = np.array([Wb], dtype=p.dtype)
     P = np.array([Pb], dtype=p.dtype)
@@ -594,7 +689,8 @@ def _start_state(p: np.ndarray, flip_bound: np.ndarray, b: int, Pb: Any, Wb: Any
     ist = np.zeros(IST_SIZE, dtype=np.int64)
     ist[I_S], ist[I_T], ist[I_SIDE] = s, t, 1
     ist[I_NEXT_PAIRING], ist[I_RELAX_DONE] = _knapsack._MIN_PAIRING, int(relax_done)
-    zst = np.array([z, z, _ub_value(ub_global, exact_int)], dtype=p.dtype)
+    ist[I_DIV] = int(_knapsack.divisible(w[free_idx], capacity, Wb))
+    zst = np.array([z, z, _ub_value(ub_global, exact_int), Wb], dtype=p.dtype)
     zbits = np.zeros(1, dtype=np.uint64)
     return W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits
 
@@ -620,7 +716,7 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
     exact_int = p.dtype == np.int64
     big: Any = np.int64(np.iinfo(np.int64).max) if exact_int else np.inf
     if state is None:
-        state = _start_state(p, flip_bound, b, Pb, Wb, z, ub_global, margin, relax_done, exact_int)
+        state = _start_state(p, w, flip_bound, capacity, b, Pb, Wb, z, ub_global, margin, relax_done, exact_int)
     W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits = state
     z_take: np.ndarray | None = None
     optimal = False
@@ -691,7 +787,8 @@ def count_fit(a: np.ndarray, cap: Any, largest: bool) -> int:
     acc = a[0] - a[0] if n else cap - cap
     cnt = 0
     while lo < hi:
-        x, y, z = v[lo], v[(lo + hi) >> 1], v[hi - 1]
+        q1, q2, q3 = _pivot_positions(lo, hi)
+        x, y, z = v[q1], v[q2], v[q3]
         piv = max(min(x, y), min(max(x, y), z))
         # Three-way partition of v[lo:hi]: below the pivot, equal, above.
         i, k, j = lo, lo, hi - 1
@@ -834,7 +931,7 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     empty_b = np.zeros(0, np.bool_)
     empty_u = np.zeros(0, np.uint64)
     ist = np.zeros(IST_SIZE, np.int64)
-    zst = np.zeros(3, np.float64)
+    zst = np.zeros(4, np.float64)
     if not (ap < _EXACT and aw < _EXACT * unit):
         return (FALLBACK, empty_b, 0.0, 0.0, 0.0, empty_i, empty_b, empty_b, 0, empty_f, empty_f, empty_f,
                 empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u)
@@ -919,9 +1016,11 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     ist[I_SIDE] = 1
     ist[I_NEXT_PAIRING] = min_pairing
     ist[I_RELAX_DONE] = 1 if relax_done else 0
+    ist[I_DIV] = 1 if _divisible(wF, free_idx, capacity, Wb) else 0
     zst[Z] = Pb
     zst[Z_FRESH] = Pb
     zst[UB] = ub_global
+    zst[WB] = Wb
     zbits = np.zeros(1, np.uint64)
     code = BUDGET
     if budget >= 0:
