@@ -185,3 +185,53 @@ def test_radix_order_is_the_stable_argsort(values, seed):
     F = np.flatnonzero(np.random.default_rng(seed).random(e.size) < 0.8)
     got = _knapsack._kernel().by_efficiency(e, F)
     assert got.tolist() == F[np.argsort(-e[F], kind="stable")].tolist()
+
+
+class _Started(Exception):
+    """Raised in place of the search's first run: the start state is built."""
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 120), st.sampled_from([1, 2, 3, 6, 1024]), st.sampled_from([1.0, 0.5, 2.0 ** 40]),
+       st.integers(1, 9), st.integers(0, 2 ** 32 - 1))
+def test_start_free_builds_the_start_state_of_the_python_path(n, g, unit, tenths, seed):
+    """The compiled start (``start_free``) builds, array for array, the state the Python glue builds
+    (``_start_state``) on the same items: the free items, the break item, the incumbent and bound, and
+    whether the capacity is rounded to the free items' divisor (``ist[I_DIV]``, from ``zst[WB]``, the
+    break weight) -- on integer weights sharing a divisor, on half-integers, and on a grid whose
+    capacity is beyond 2^53 (not rounded)."""
+    nbk = _knapsack._kernel()
+    rng = np.random.default_rng(seed)
+    w = (rng.integers(1, 50, n) * g).astype(float) * unit
+    p = np.where(rng.random(n) < 0.5, rng.integers(1, 1000, n), w / unit + 7).astype(float)
+    e = np.minimum(p / w, _knapsack._MAX_EFFICIENCY)
+    capacity = float(np.floor(w.sum() / unit * tenths / 10)) * unit
+    r = nbk.start_free(p, w, e, capacity, unit, -1, -1, False, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING)
+    assert r[0] != nbk.FALLBACK
+    if r[0] == nbk.DONE:   # everything fits: no search
+        assert w.sum() <= capacity
+        return
+    built = {}
+    start_state = nbk._start_state
+
+    def spy(pF, wF, fbF, cap, b, *rest):
+        built.update(pF=pF, wF=wF, fbF=fbF, b=b, state=[a.copy() for a in start_state(pF, wF, fbF, cap, b, *rest)])
+        raise _Started
+
+    def fallback(*args):
+        return (nbk.FALLBACK,)
+    with mock.patch.object(nbk, "start_free", fallback), mock.patch.object(nbk, "_start_state", spy):
+        with pytest.raises(_Started):
+            nbk.search_free(p, w, e, capacity, None, None, False, lambda z, room: (np.inf, z, None), unit)
+    F, b, fbF = r[5], r[8], r[9]
+    assert np.array_equal(p[F], built["pF"]) and np.array_equal(w[F], built["wF"]) and b == built["b"]
+    assert np.array_equal(fbF, built["fbF"])
+    names = ["W", "P", "anc", "bits", "items", "hist_anc", "hist_bits", "hist_off", "ist", "zst", "zbits"]
+    for name, got, want in zip(names, r[10:], built["state"], strict=True):
+        assert got.dtype == want.dtype and got.shape == want.shape, name
+        if name not in ("items", "hist_anc", "hist_bits"):   # (buffers not yet written)
+            assert np.array_equal(got, want), (name, got, want)
+    ist, zst = r[18], r[19]
+    assert zst[nbk.WB] == r[10][0] and zst.size == 4
+    # Rounded exactly when every sum is an exact integer: the items free at the start (all of F).
+    assert ist[nbk.I_DIV] == (capacity < 2.0 ** 53 and zst[nbk.WB] % 1 == 0 and bool(np.all(w[F] % 1 == 0)))
