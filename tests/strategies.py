@@ -327,6 +327,29 @@ def planner_problems(draw, n_max: int = 5, cap_max: int = 4) -> SubsetSelectionP
 
 
 @st.composite
+def knapsack_arrays(draw, m_max: int = 100, scales: tuple[int, ...] = (1, 1, 997, 2 ** 40 + 3, 2 ** 53),
+                    low: int = 1, tenths: tuple[int, int] = (1, 9)):
+    """Knapsacks ``(p, w, c)`` of 21 to ``m_max`` items as int64 arrays and an int: weights of
+    ``low..hi`` times a scale plus 0..2 (``hi`` in 3, 20, 1000: many ties or few), values random (as
+    low), correlated or equal to the weights (subset sum), the capacity ``tenths`` tenths of the total
+    weight; totals below 2^62 (a large scale shrinks ``hi`` and the item count).  For the numbers
+    beyond brute force: to compare two paths of the same search."""
+    m = draw(st.integers(21, m_max))
+    scale = draw(st.sampled_from(scales))
+    hi = draw(st.sampled_from([3, 20, 1000]))
+    if (hi + 3) * scale * 2 * m > 2 ** 62:   # totals above the int64 path's 2^62
+        hi = 3
+        m = min(m, 2 ** 62 // (12 * scale))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    w = rng.integers(low, hi + 1, m) * scale + rng.integers(0, 3, m)
+    kind = draw(st.sampled_from(["random", "correlated", "subset-sum"]))
+    p = {"random": rng.integers(low, hi + 1, m) * scale, "correlated": w + scale * (hi // 10 + 1),
+         "subset-sum": w.copy()}[kind]
+    c = int(w.sum()) * draw(st.integers(*tenths)) // 10
+    return p.astype(np.int64), w.astype(np.int64), c
+
+
+@st.composite
 def integer_knapsacks(draw, m_max: int = 12, bounded: bool = False):
     """Integer knapsacks ``(values, weights, capacity, counts)`` as Python ints: small numbers (many
     ties), or numbers times a large scale plus a small offset (totals up to about 2^62), and

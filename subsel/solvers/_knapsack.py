@@ -18,7 +18,8 @@ Combo's additions (Martello, Pisinger, Toth 1999) start when the state list grow
 - the *surrogate relaxation of the cardinality bounds* (:func:`_surrogate_relaxation`) tightens the
   global upper bound and often yields an optimal solution outright (the strongly correlated classes);
 - the *pairing of states with items* outside the core (:func:`_pair_states`) improves ``z`` early;
-- on integer data the capacity is rounded down to the weights' grid and common divisor.
+- on integer data the capacity is rounded down to the weights' grid and common divisor, and during
+  the search to the break weight plus a multiple of the free items' divisor (:func:`free_capacity`).
 
 Knapsacks of at most ``_MAX_ENUMERATE`` items are enumerated instead (:func:`_enumerate`: every
 subset directly up to ``_DIRECT_ENUMERATE`` items, in two halves above), which is cheaper than
@@ -435,14 +436,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         nbk = _kernel()
         if nbk is not None:
             # Integer data in float64: the compiled search sorts only the free items (the same steps).
-            def relax_sorted(z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
-                order = np.argsort(-e, kind="stable")
-                ps, ws = p[order], w[order]
-                b = int(np.searchsorted(np.cumsum(ws), capacity, side="right"))
-                u, z_new, take_new, _ = _surrogate_relaxation(ps, ws, capacity, b, z, True, unit, deadline, room,
-                                                              _INT_MARGIN, kernel=True)
-                return u, z_new, None if take_new is None else _unsort(take_new, order)
-            return nbk.search_free(p, w, e, capacity, deadline, memory_limit, not _relax, relax_sorted)
+            return nbk.search_free(p, w, e, capacity, deadline, memory_limit, not _relax,
+                                   relax_in_order(p, w, e, capacity, unit, deadline), unit)
     order = np.argsort(-e, kind="stable")
     p, w, e = p[order], w[order], e[order]
     cw = np.cumsum(w)
@@ -518,6 +513,10 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
             return u, z_new, None if take_new is None else _unsort(take_new, order)
         return nbk.search(p, w, e, flip_bound, capacity, b, Pb, Wb, z, ub_global, margin, target is not None,
                           deadline, memory_limit, relax_done, relax, lp, order, take_sorted, integer=integer)
+    # The capacity an improving solution can use (rounded to the free items' divisor): the loop's
+    # feasibility and bounds use it; the final bound of an unfinished search the capacity itself.
+    div = divisible(w[free_idx], capacity, Wb)
+    cap = free_capacity(capacity, Wb, w, free_idx) if div else capacity
     next_pairing = _MIN_PAIRING
     side = 1
     # Next unprocessed free item on each side (-1 / m when exhausted).
@@ -551,8 +550,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
             continue
         if W.size > next_pairing:
             # Combo's pairing of states with the items outside the core: a better incumbent.
-            next_pairing = W.size
-            cand = _pair_states(W, P, capacity, free_idx, s, t, p, w)
+            next_pairing = 2 * W.size
+            cand = _pair_states(W, P, cap, free_idx, s, t, p, w)
             if cand is not None and cand[0] > z:
                 z, k, extra = cand
                 z_ref, z_take = (len(blocks), int(anc[k]), int(bits[k]), extra), None
@@ -560,6 +559,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         if z > z_fresh and len(items) - last_refresh >= _REFRESH_EVERY:
             free_idx, min_left, min_right = refresh(z)
             z_fresh, last_refresh = z, len(items)
+            if div:
+                cap = free_capacity(capacity, Wb, w, free_idx)
         # The next items, alternating sides (when one side is exhausted, the other); several at
         # once while the state list is short, so that the numpy calls work on longer arrays.
         room = _BLOCK - len(items) % _BLOCK
@@ -586,18 +587,18 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         else:
             W, P, src, combo = _expand(
                 W, P, np.array(batch), b, w, p,
-                lambda Wn, Pn: np.asarray(improving(_state_bounds(Wn, Pn, capacity, s, t, e, min_left, min_right,
+                lambda Wn, Pn: np.asarray(improving(_state_bounds(Wn, Pn, cap, s, t, e, min_left, min_right,
                                                                   m), z)))
         anc = anc[src]
         bits = bits[src] | (combo << shift)
         items.extend(batch)
         # Incumbent: the heaviest feasible state is the most profitable one.
-        k = int(np.searchsorted(W, capacity, side="right")) - 1
+        k = int(np.searchsorted(W, cap, side="right")) - 1
         if k >= 0 and P[k] > z:
             z = P[k].item()
             z_ref, z_take = (len(blocks), int(anc[k]), int(bits[k]), -1), None
         # Bounds of the states against every free item outside the core.
-        ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m)
+        ub = _state_bounds(W, P, cap, s, t, e, min_left, min_right, m)
         alive = np.asarray(improving(ub, z))  # ub is an array: so is alive
         if not alive.all():
             W, P, anc, bits = W[alive], P[alive], anc[alive], bits[alive]
@@ -617,6 +618,22 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m) if W.size else np.zeros(0)
         bound = min(lp, ub_global, max(z, float(ub.max()) if ub.size else z))
     return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, core, stopped)
+
+
+def relax_in_order(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, unit: float,
+                   deadline: float | None) -> Callable[[float, int | None], tuple[float, float, np.ndarray | None]]:
+    """The surrogate relaxation of integer data in float64 given in any order (``e`` the capped
+    efficiencies, ``unit`` the weights' power-of-two grid), as the compiled search calls it: ``relax(z,
+    room)`` sorts the items by efficiency and returns ``(bound, value, take or None)``, ``take`` in the
+    given order."""
+    def relax(z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
+        order = _kernel().by_efficiency(e, np.arange(e.size))   # np.argsort(-e, kind="stable"), compiled
+        ps, ws = p[order], w[order]
+        b = int(np.searchsorted(np.cumsum(ws), capacity, side="right"))
+        u, z_new, take_new, _ = _surrogate_relaxation(ps, ws, capacity, b, z, True, unit, deadline, room,
+                                                      _INT_MARGIN, kernel=True)
+        return u, z_new, None if take_new is None else _unsort(take_new, order)
+    return relax
 
 
 def _exact_ties(p: np.ndarray, w: np.ndarray, e: np.ndarray, b: int) -> np.ndarray | None:
@@ -788,6 +805,34 @@ def _state_bounds(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.
         else:
             ub[over] = -np.inf
     return ub
+
+
+def divisible(w_free: np.ndarray, capacity: Any, Wb: Any) -> bool:
+    """Whether the search may round its capacity to the common divisor of the free items' weights
+    (:func:`free_capacity`): ``w_free`` (the weights of the items free at the start), the break
+    solution's weight ``Wb`` and the capacity are integers whose sums are exact (int64, or float64
+    below 2^53)."""
+    if w_free.dtype.kind != "f":
+        return True
+    return bool(capacity < 2.0 ** 53 and float(Wb).is_integer() and np.all(w_free == np.floor(w_free)))
+
+
+def free_capacity(capacity: Any, Wb: Any, w: np.ndarray, free_idx: np.ndarray) -> Any:
+    """The capacity an improving solution can use: the largest value ``<= capacity`` of the form
+    ``Wb + g k`` (``k`` integer), ``g`` the greatest common divisor of the free items' weights.
+
+    An improving solution flips only free items, so its weight is the break solution's weight
+    ``Wb`` plus a multiple of ``g``: combo's rudimentary divisibility (Martello, Pisinger, Toth,
+    Management Science 45(3), 1999, Section 4) on the items the reduction leaves, with the fixed
+    items folded into ``Wb`` (so it stays exact when the fixed items' weights share no divisor).
+    ``capacity`` itself when ``g <= 1``; exact on integers (int64, or float64 below 2^53).
+    """
+    if free_idx.size == 0:
+        return capacity
+    g = int(np.gcd.reduce(w[free_idx].astype(np.int64)))
+    if g <= 1:
+        return capacity
+    return capacity - (capacity - Wb) % g
 
 
 def _backtrack(take_sorted: np.ndarray, items: list[int], blocks: list[tuple[np.ndarray, np.ndarray]],

@@ -7,14 +7,18 @@ order, without fast-math, so the same floats.
 
 It is a step-for-step port of the numpy loop of :func:`subsel.solvers._knapsack.solve_knapsack` (the
 same items in the same order, the same batches, the same merge and dominance rule, the same float
-bounds computed by the same operations), so both return the same selection on every input: the
+bounds computed by the same operations; a one-item step does the numpy loop's merge, dominance,
+incumbent and pruning in one pass), so both return the same selection on every input: the
 choice among equal optima is the first optimum that search reaches, whichever path runs it.  The
 surrogate relaxation (once per search) and the deadline stay in Python: the kernel returns to its
 caller when the relaxation is due and after a budget of states, and is called again to resume.
 On integer data in float64 (:func:`search_free`) the items are not all sorted: the break item is
-found by selection and only the free items (those the reduction leaves) are sorted, as combo's
-partial sorting avoids a full sort; the numpy loop never looks at the other items, so the steps are
-the same.
+found by selection and only the free items (those the reduction leaves) are sorted (a stable radix
+sort, :func:`by_efficiency`), as combo's partial sorting avoids a full sort; the numpy loop never
+looks at the other items, so the steps are the same.  :func:`start_free` runs that start and the
+search up to its first return in one compiled call, and :func:`solve01` the whole default 0-1 call
+of ``solve_knapsack`` (checks, totals, items, then :func:`start_free`): the fixed cost of a call is
+that of one compiled call.
 
 Longer than 600 lines on purpose: a port of one algorithm whose state is shared by all its parts
 (the loop, its resumable state vector, the selection of the break item and the surrogate bounds).
@@ -39,6 +43,7 @@ from typing import Any, Callable
 import numba as nb
 import numpy as np
 
+from ..models import MAX_EXACT_INT
 from . import _knapsack
 from ._knapsack import (
     _BATCH_STATES,
@@ -46,6 +51,7 @@ from ._knapsack import (
     _BYTES_PER_STATE,
     _INT_MARGIN,
     _MAX_BATCH,
+    _MAX_EFFICIENCY,
     _REFRESH_EVERY,
     KnapsackResult,
     _state_bounds,
@@ -58,11 +64,12 @@ BLOCK = _BLOCK
 DONE, BUDGET, MEMORY, RELAX = 0, 1, 2, 3
 #: Fields of the integer state vector ``ist`` of :func:`run`.
 (I_S, I_T, I_SIDE, I_NITEMS, I_NBLOCKS, I_LAST_REFRESH, I_NEXT_PAIRING, I_RELAX_DONE, I_ZKIND,
- I_ZBLOCK, I_ZANC, I_ZEXTRA, I_SAVED, I_CORE_DONE) = range(14)
-IST_SIZE = 14
+ I_ZBLOCK, I_ZANC, I_ZEXTRA, I_SAVED, I_CORE_DONE, I_DIV) = range(15)
+IST_SIZE = 15
 #: Fields of the value vector ``zst`` (the profits' dtype): incumbent, incumbent at the last refresh,
-#: global upper bound (on int64 data rounded up to an integer: ``z >= ub`` is then exact).
-Z, Z_FRESH, UB = 0, 1, 2
+#: global upper bound (on int64 data rounded up to an integer: ``z >= ub`` is then exact), the break
+#: solution's weight (``I_DIV``: the capacity is rounded by ``_knapsack.free_capacity`` from it).
+Z, Z_FRESH, UB, WB = 0, 1, 2, 3
 
 
 @nb.njit(cache=False)
@@ -97,6 +104,34 @@ def _refresh(flip_bound: np.ndarray, w: np.ndarray, z: Any, integer: bool, margi
             cur = w[j]
         min_right[j] = cur
     return idx, min_left, min_right
+
+
+@nb.njit(cache=False)
+def _free_capacity(c: Any, wb: Any, w: np.ndarray, idx: np.ndarray) -> Any:
+    """``_knapsack.free_capacity``: ``c`` rounded down to ``wb`` plus a multiple of the greatest
+    common divisor of the weights ``w[idx]`` (``c`` itself when it is at most 1)."""
+    g = 0
+    for q in range(idx.size):
+        x = np.int64(w[idx[q]])
+        while x != 0:
+            g, x = x, g % x
+        if g == 1:
+            return c
+    if g <= 1:
+        return c
+    return c - (c - wb) % g
+
+
+@nb.njit(cache=False)
+def _divisible(w: np.ndarray, idx: np.ndarray, c: float, wb: float) -> bool:
+    """``_knapsack.divisible(w[idx], c, wb)`` on float64 data: the capacity below 2^53, the break
+    weight ``wb`` and the weights ``w[idx]`` integral (their sums are then exact)."""
+    if not (c < 2.0 ** 53 and wb == np.floor(wb)):
+        return False
+    for q in range(idx.size):
+        if w[idx[q]] != np.floor(w[idx[q]]):
+            return False
+    return True
 
 
 @nb.njit(cache=False)
@@ -228,9 +263,18 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
     z_fresh = zst[Z_FRESH]
     ub_global = zst[UB]
     free_idx, min_left, min_right = _refresh(flip_bound, w, z_fresh, integer, margin, big)
+    # The capacity an improving solution can use (numpy: free_capacity); c0 the capacity itself.
+    c0 = c
+    if ist[I_DIV] != 0:
+        c = _free_capacity(c0, zst[WB], w, free_idx)
     work = 0
     code = DONE
     batch = np.empty(_MAX_BATCH, np.int64)
+    # The state list lives at the start of the buffers cW, cP, cA, cB; a single-item step writes
+    # the next list into the spare buffers bW, bP, bA, bB and swaps them.
+    cW, cP, cA, cB = W, P, anc, bits
+    bW, bP = np.empty(0, W.dtype), np.empty(0, P.dtype)
+    bA, bB = np.empty(0, np.int64), np.empty(0, np.uint64)
     while True:
         if W.size == 0 or (s < 0 and t >= m) or z >= ub_global or (has_target and ist[I_ZKIND] != 0):
             code = DONE
@@ -247,7 +291,7 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
         work += W.size
         if W.size > next_pairing:
             # Combo's pairing of states with the items outside the core (numpy: _pair_states).
-            next_pairing = W.size
+            next_pairing = 2 * W.size
             found = False
             best = z
             best_k = 0
@@ -285,6 +329,8 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
             free_idx, min_left, min_right = _refresh(flip_bound, w, z, integer, margin, big)
             z_fresh = z
             last_refresh = n_items
+            if ist[I_DIV] != 0:
+                c = _free_capacity(c0, zst[WB], w, free_idx)
         # The next items, alternating sides, several at once while the state list is short.
         room = BLOCK - n_items % BLOCK
         kmax = 1
@@ -310,32 +356,65 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
         mR = min_right[t] if has_right else min_right[0]
         size = W.size
         if nb_ == 1:
+            # One item: merge, dominance, incumbent and bounds in one pass, into the spare buffers.
+            # The incumbent (the merged front's heaviest feasible state, i.e. its most profitable
+            # one) is known before the pass from the two lists: the states are pruned against it.
             j = batch[0]
             dw = w[j] if j >= b else -w[j]
             dp = p[j] if j >= b else -p[j]
-            nW = np.empty(2 * size, W.dtype)
-            nP = np.empty(2 * size, P.dtype)
-            nanc = np.empty(2 * size, np.int64)
-            nbits = np.empty(2 * size, np.uint64)
+            z_new = z
+            k = _search_right(W, c) - 1
+            if k >= 0 and P[k] > z_new:
+                z_new = P[k]
+            k = _search_right(W, c - dw) - 1
+            if k >= 0 and P[k] + dp > z_new:
+                z_new = P[k] + dp
+            if bW.size < 2 * size:
+                grown = max(2 * size, 2 * bW.size)
+                bW, bP = np.empty(grown, W.dtype), np.empty(grown, P.dtype)
+                bA, bB = np.empty(grown, np.int64), np.empty(grown, np.uint64)
             n = 0
             i1 = 0
             i2 = 0
             run_max = P[0]
             first = True
+            inc_anc = 0
+            inc_bits = np.uint64(0)
+            flag = np.uint64(1) << shift
             while i1 < size or i2 < size:
                 # List 1 before list 2 on equal weights (np.searchsorted side="right").
                 if i2 >= size or (i1 < size and W[i1] <= W[i2] + dw):
-                    wi, pi, src, fl = W[i1], P[i1], i1, False
+                    wi, pi, src, bt = W[i1], P[i1], i1, bits[i1]
                     i1 += 1
                 else:
-                    wi, pi, src, fl = W[i2] + dw, P[i2] + dp, i2, True
+                    wi, pi, src, bt = W[i2] + dw, P[i2] + dp, i2, bits[i2] | flag
                     i2 += 1
                 if first or pi > run_max:
-                    n = _push(nW, nP, nanc, nbits, n, wi, pi, anc[src],
-                              bits[src] | ((np.uint64(1) << shift) if fl else np.uint64(0)))
+                    # On the front: it dominates a kept state of equal weight (numpy: _pareto).
                     run_max = pi
+                    if n > 0 and bW[n - 1] == wi:
+                        n -= 1
+                    if wi <= c:
+                        inc_anc, inc_bits = anc[src], bt
+                    if _improving(_bound(wi, pi, c, has_left, has_right, eL, eR, mL, mR), z_new, integer,
+                                  margin):
+                        bW[n], bP[n], bA[n], bB[n] = wi, pi, anc[src], bt
+                        n += 1
                 first = False
-            W, P, anc, bits = nW[:n], nP[:n], nanc[:n], nbits[:n]
+            cW, bW = bW, cW
+            cP, bP = bP, cP
+            cA, bA = bA, cA
+            cB, bB = bB, cB
+            W, P, anc, bits = cW[:n], cP[:n], cA[:n], cB[:n]
+            items[n_items] = j
+            n_items += 1
+            if z_new > z:
+                z = z_new
+                ist[I_ZKIND] = 1
+                ist[I_ZBLOCK] = n_blocks
+                ist[I_ZANC] = inc_anc
+                zbits[0] = inc_bits
+                ist[I_ZEXTRA] = -1
         else:
             k = nb_
             nsub = 1 << k
@@ -367,10 +446,10 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
             for q in range(nf):
                 Wn[q] = dW[flat[q] // size] + W[flat[q] % size]
             order = np.argsort(Wn, kind="mergesort")
-            nW = np.empty(nf, W.dtype)
-            nP = np.empty(nf, P.dtype)
-            nanc = np.empty(nf, np.int64)
-            nbits = np.empty(nf, np.uint64)
+            cW = np.empty(nf, W.dtype)
+            cP = np.empty(nf, P.dtype)
+            cA = np.empty(nf, np.int64)
+            cB = np.empty(nf, np.uint64)
             n = 0
             run_max = P[0]
             first = True
@@ -380,29 +459,28 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
                 wi = Wn[order[q]]
                 pi = dP[u] + P[i]
                 if first or pi > run_max:
-                    n = _push(nW, nP, nanc, nbits, n, wi, pi, anc[i], bits[i] | (np.uint64(u) << shift))
+                    n = _push(cW, cP, cA, cB, n, wi, pi, anc[i], bits[i] | (np.uint64(u) << shift))
                     run_max = pi
                 first = False
-            W, P, anc, bits = nW[:n], nP[:n], nanc[:n], nbits[:n]
-        items[n_items:n_items + nb_] = batch[:nb_]
-        n_items += nb_
-        # Incumbent: the heaviest feasible state is the most profitable one.
-        k = _search_right(W, c) - 1
-        if k >= 0 and P[k] > z:
-            z = P[k]
-            ist[I_ZKIND] = 1
-            ist[I_ZBLOCK] = n_blocks
-            ist[I_ZANC] = anc[k]
-            zbits[0] = bits[k]
-            ist[I_ZEXTRA] = -1
-        # Bounds of the states against every free item outside the core.
-        n = 0
-        for i in range(W.size):
-            if _improving(_bound(W[i], P[i], c, has_left, has_right, eL, eR, mL, mR), z, integer, margin):
-                W[n], P[n], anc[n], bits[n] = W[i], P[i], anc[i], bits[i]
-                n += 1
-        if n < W.size:
-            W, P, anc, bits = W[:n].copy(), P[:n].copy(), anc[:n].copy(), bits[:n].copy()
+            W, P, anc, bits = cW[:n], cP[:n], cA[:n], cB[:n]
+            items[n_items:n_items + nb_] = batch[:nb_]
+            n_items += nb_
+            # Incumbent: the heaviest feasible state is the most profitable one.
+            k = _search_right(W, c) - 1
+            if k >= 0 and P[k] > z:
+                z = P[k]
+                ist[I_ZKIND] = 1
+                ist[I_ZBLOCK] = n_blocks
+                ist[I_ZANC] = anc[k]
+                zbits[0] = bits[k]
+                ist[I_ZEXTRA] = -1
+            # Bounds of the states against every free item outside the core.
+            n = 0
+            for i in range(W.size):
+                if _improving(_bound(W[i], P[i], c, has_left, has_right, eL, eR, mL, mR), z, integer, margin):
+                    W[n], P[n], anc[n], bits[n] = W[i], P[i], anc[i], bits[i]
+                    n += 1
+            W, P, anc, bits = cW[:n], cP[:n], cA[:n], cB[:n]
         if n_items % BLOCK == 0:
             end = hist_off[n_blocks] + W.size
             hist_anc = _grow(hist_anc, end)
@@ -413,8 +491,9 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
             n_blocks += 1
             hist_off[n_blocks] = end
             ist[I_SAVED] += 16 * W.size
-            anc = np.arange(W.size)
-            bits = np.zeros(W.size, np.uint64)
+            for i in range(W.size):
+                anc[i] = i
+                bits[i] = 0
     ist[I_S] = s
     ist[I_T] = t
     ist[I_SIDE] = side
@@ -452,10 +531,29 @@ def _before(e: np.ndarray, i: int, j: int) -> bool:
 
 
 @nb.njit(cache=False)
+def _pivot_positions(lo: int, hi: int) -> tuple[int, int, int]:
+    """Three positions in ``[lo, hi)`` drawn by a linear congruential hash of ``(lo, hi)``: the
+    candidates of a selection's pivot (deterministic, and not fooled by sorted or rotated input)."""
+    n = hi - lo
+    h = ((lo & 0xFFFFFFFF) * 1103515245 + (hi & 0xFFFFFFFF) * 1664525 + 12345) & 0xFFFFFFFF  # (no overflow)
+    q1 = lo + h % n
+    h = (h * 1103515245 + 12345) & 0xFFFFFFFF
+    q2 = lo + h % n
+    h = (h * 1103515245 + 12345) & 0xFFFFFFFF
+    return q1, q2, lo + h % n
+
+
+@nb.njit(cache=False)
 def _partition(e: np.ndarray, w: np.ndarray, idx: np.ndarray, lo: int, hi: int) -> tuple[int, Any]:
-    """Partition ``idx[lo:hi]`` around a pivot (median of three) in the stable order by decreasing
-    ``e``: returns the pivot's new position ``i`` (``idx[lo:i]`` precede it) and their weight."""
-    a, b_, c_ = idx[lo], idx[(lo + hi) >> 1], idx[hi - 1]
+    """Partition ``idx[lo:hi]`` around a pivot in the stable order by decreasing ``e``: returns the
+    pivot's new position ``i`` (``idx[lo:i]`` precede it) and their weight.
+
+    The pivot is the median of three entries at positions drawn by a multiplicative hash of
+    ``(lo, hi)`` (deterministic): the median of the first, middle and last entries degenerates on
+    the sorted input the surrogate bound passes (the part after a pivot comes out rotated, and the
+    next pivots fall next to its start: ten times the work at 10^4 items)."""
+    q1, q2, q3 = _pivot_positions(lo, hi)
+    a, b_, c_ = idx[q1], idx[q2], idx[q3]
     if _before(e, a, b_):
         a, b_ = b_, a
     if _before(e, b_, c_):
@@ -562,8 +660,9 @@ def _enable_caching() -> None:
     each process instead (warned)."""
     try:
         with _numba_cache_dir(cache_dir()):
-            for kernel in (_refresh, _search_right, _search_left, _bound, _improving, _grow, _push, run, backtrack,
-                           _before, _partition, dantzig, surrogate_bound, break_solution, count_fit):
+            for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow, _push,
+                           run, backtrack, _before, _pivot_positions, _partition, dantzig, surrogate_bound,
+                           break_solution, count_fit, by_efficiency, _divisible, start_free, solve01):
                 kernel.enable_caching()
     except Exception as exc:  # no writable folder: compile per process
         warnings.warn(f"solve_knapsack: no cache for the compiled kernel in {cache_dir()} ({exc}); it is "
@@ -571,29 +670,13 @@ def _enable_caching() -> None:
 
 
 
-def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, capacity: Any, b: int,
-           Pb: Any, Wb: Any, z: Any, ub_global: Any, margin: float, has_target: bool,
-           deadline: float | None, memory_limit: int | None, relax_done: bool,
-           relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]],
-           lp: float, order: np.ndarray, take_sorted: np.ndarray, base: np.ndarray | None = None,
-           integer: bool = True) -> KnapsackResult:
-    """The core search of :func:`subsel.solvers._knapsack.solve_knapsack`, compiled.
-
-    Called by it with the data in efficiency order and the search's start (break item ``b``, break
-    solution ``(Pb, Wb)``, incumbent ``z``, global bound ``ub_global``); ``relax(z, room)`` runs the
-    surrogate relaxation and returns ``(bound, value, take or None)``.  Same answer as the numpy loop.
-    ``integer``: the pruning rule of integer data (``bound >= z + 1 - margin``); ``False`` on real
-    data (``bound > z``), where every float the search compares is computed by the numpy loop's
-    operations in its order (the subset sums of a batch item by item, the bounds term by term), so the
-    answer is the same there too.
-
-    Returns
-    -------
-    KnapsackResult
-    """
+def _start_state(p: np.ndarray, w: np.ndarray, flip_bound: np.ndarray, capacity: Any, b: int, Pb: Any, Wb: Any,
+                 z: Any, ub_global: Any, margin: float, relax_done: bool, exact_int: bool,
+                 integer: bool = True) -> tuple[Any, ...]:
+    """The search's arrays at its start (the break solution's one state), as :func:`run` takes them;
+    ``ist[I_DIV]`` whether the capacity is rounded to the free items' divisor (``_knapsack.divisible``
+    on the items free at ``z``), ``zst[WB]`` the break solution's weight it is rounded from."""
     m = p.size
-    exact_int = p.dtype == np.int64
-    big: Any = np.int64(np.iinfo(np.int64).max) if exact_int else np.inf
     W = np.array([Wb], dtype=p.dtype)
     P = np.array([Pb], dtype=p.dtype)
     anc = np.zeros(1, dtype=np.int64)
@@ -610,8 +693,40 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
     ist = np.zeros(IST_SIZE, dtype=np.int64)
     ist[I_S], ist[I_T], ist[I_SIDE] = s, t, 1
     ist[I_NEXT_PAIRING], ist[I_RELAX_DONE] = _knapsack._MIN_PAIRING, int(relax_done)
-    zst = np.array([z, z, _ub_value(ub_global, exact_int)], dtype=p.dtype)
+    ist[I_DIV] = int(_knapsack.divisible(w[free_idx], capacity, Wb))
+    zst = np.array([z, z, _ub_value(ub_global, exact_int), Wb], dtype=p.dtype)
     zbits = np.zeros(1, dtype=np.uint64)
+    return W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits
+
+
+def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, capacity: Any, b: int,
+           Pb: Any, Wb: Any, z: Any, ub_global: Any, margin: float, has_target: bool,
+           deadline: float | None, memory_limit: int | None, relax_done: bool,
+           relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]],
+           lp: float, order: np.ndarray, take_sorted: np.ndarray, base: np.ndarray | None = None,
+           state: tuple[Any, ...] | None = None, integer: bool = True) -> KnapsackResult:
+    """The core search of :func:`subsel.solvers._knapsack.solve_knapsack`, compiled.
+
+    Called by it with the data in efficiency order and the search's start (break item ``b``, break
+    solution ``(Pb, Wb)``, incumbent ``z``, global bound ``ub_global``); ``relax(z, room)`` runs the
+    surrogate relaxation and returns ``(bound, value, take or None)``.  Same answer as the numpy loop.
+    ``state``: the search's arrays ``(W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst,
+    zbits)`` where :func:`start_free` left them (``Pb``, ``Wb``, ``z`` and ``relax_done`` then unused).
+    ``integer``: the pruning rule of integer data (``bound >= z + 1 - margin``); ``False`` on real
+    data (``bound > z``), where every float the search compares is computed by the numpy loop's
+    operations in its order (the subset sums of a batch item by item, the bounds term by term), so the
+    answer is the same there too.
+
+    Returns
+    -------
+    KnapsackResult
+    """
+    exact_int = p.dtype == np.int64
+    big: Any = np.int64(np.iinfo(np.int64).max) if exact_int else np.inf
+    if state is None:
+        state = _start_state(p, w, flip_bound, capacity, b, Pb, Wb, z, ub_global, margin, relax_done, exact_int,
+                             integer)
+    W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits = state
     z_take: np.ndarray | None = None
     optimal = False
     stopped = ""
@@ -687,7 +802,8 @@ def count_fit(a: np.ndarray, cap: Any, largest: bool) -> int:
     acc = a[0] - a[0] if n else cap - cap
     cnt = 0
     while lo < hi:
-        x, y, z = v[lo], v[(lo + hi) >> 1], v[hi - 1]
+        q1, q2, q3 = _pivot_positions(lo, hi)
+        x, y, z = v[q1], v[q2], v[q3]
         piv = max(min(x, y), min(max(x, y), z))
         # Three-way partition of v[lo:hi]: below the pivot, equal, above.
         i, k, j = lo, lo, hi - 1
@@ -745,12 +861,308 @@ def break_solution(e: np.ndarray, w: np.ndarray, c: Any) -> tuple[np.ndarray, in
     return before, -1
 
 
+@nb.njit(cache=False)
+def by_efficiency(e: np.ndarray, F: np.ndarray) -> np.ndarray:
+    """The items ``F`` (ascending) in the stable order by decreasing ``e`` (no NaN): ``F[np.argsort(-e[F],
+    kind="stable")]``, by a least-significant-digit radix sort (stable) on the float's bits made
+    monotone (``-0.0`` as ``0.0``), one byte per pass, passes whose byte is the same for every item
+    skipped (Knuth, *The Art of Computer Programming* 3, Section 5.2.5)."""
+    n = F.size
+    q = 1
+    while q < n and e[F[q - 1]] >= e[F[q]]:
+        q += 1
+    if q >= n:              # already in that order (equal efficiencies: subset sum)
+        return F.copy()
+    sign = np.uint64(1) << np.uint64(63)
+    key = np.empty(n, np.uint64)
+    bits = e.view(np.uint64)
+    for q in range(n):
+        j = F[q]
+        u = np.uint64(0) if e[j] == 0.0 else bits[j]
+        u = ~u if u & sign else u | sign          # monotone in the value ...
+        key[q] = ~u                                # ... decreasing
+    count = np.zeros((8, 257), np.int64)
+    for q in range(n):
+        u = key[q]
+        for d in range(8):
+            count[d, ((u >> np.uint64(8 * d)) & np.uint64(255)) + np.uint64(1)] += 1
+    src_k, src_f = key, F.copy()
+    dst_k, dst_f = np.empty(n, np.uint64), np.empty(n, np.int64)
+    for d in range(8):
+        c = count[d]
+        if c.max() == n:        # one byte value for every item: the pass keeps the order
+            continue
+        for v in range(256):
+            c[v + 1] += c[v]
+        sh = np.uint64(8 * d)
+        for q in range(n):
+            v = (src_k[q] >> sh) & np.uint64(255)
+            pos = c[v]
+            c[v] = pos + 1
+            dst_k[pos] = src_k[q]
+            dst_f[pos] = src_f[q]
+        src_k, dst_k = dst_k, src_k
+        src_f, dst_f = dst_f, src_f
+    return src_f
+
+
+#: Every integer up to this is exact in float64 (compiled in as a float).
+_EXACT = float(MAX_EXACT_INT)
+#: Return code of :func:`start_free` and :func:`solve01`: the case is left to the Python glue.
+FALLBACK = -1
+
+
+@nb.njit(cache=False)
+def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, unit: float, mem_limit: int,
+               budget: int, relax_done: bool, min_relax: int, min_pairing: int) -> tuple[Any, ...]:
+    """:func:`search_free` up to the first return of :func:`run`, in one compiled call: the break
+    solution by selection, the Dembo-Hammer bounds, the free items in efficiency order, the start of
+    the search and its run; when it ends (``DONE``), the backtracking too.
+
+    Every number is the one the Python glue computes: the sums of profits and weights are exact
+    (checked: the absolute profits sum below 2^53 and the absolute weights below 2^53 ``unit``, the
+    weights' power-of-two grid), so their order does not matter; the other operations are the same
+    float operations in the same order; the free items are sorted stably.  ``budget < 0`` returns
+    before the first step (the caller checks its deadline first, as :func:`search` does).
+
+    Returns
+    -------
+    tuple
+        ``(code, take, value, lp, ub_global, F, before, inside, b, flip_bound_F, W, P, anc, bits, items,
+        hist_anc, hist_bits, hist_off, ist, zst, zbits)``: ``code`` is :data:`FALLBACK` (sums not exact:
+        nothing done), ``DONE`` (``take``, in the caller's order, and ``value`` are the answer, the core
+        size is ``ist[I_NITEMS]``) or the code of :func:`run` to resume the search from (:func:`search`
+        with ``state``), with the free items ``F`` (in efficiency order), the break solution
+        ``before`` and its restriction ``inside`` to ``F``, the break item's rank ``b`` in ``F``.
+    """
+    n = p.size
+    ap = 0.0
+    aw = 0.0
+    for j in range(n):
+        ap += abs(p[j])
+        aw += abs(w[j])
+    empty_f = np.zeros(0, np.float64)
+    empty_i = np.zeros(0, np.int64)
+    empty_b = np.zeros(0, np.bool_)
+    empty_u = np.zeros(0, np.uint64)
+    ist = np.zeros(IST_SIZE, np.int64)
+    zst = np.zeros(4, np.float64)
+    if not (ap < _EXACT and aw < _EXACT * unit):
+        return (FALLBACK, empty_b, 0.0, 0.0, 0.0, empty_i, empty_b, empty_b, 0, empty_f, empty_f, empty_f,
+                empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u)
+    ordered = True          # items already by decreasing efficiency (subset sum): the break by a scan
+    for j in range(1, n):
+        if e[j] > e[j - 1]:
+            ordered = False
+            break
+    if ordered:
+        before = np.zeros(n, np.bool_)
+        brk = -1
+        acc = 0.0
+        for j in range(n):
+            if acc + w[j] > capacity:
+                brk = j
+                break
+            acc += w[j]
+            before[j] = True
+    else:
+        before, brk = break_solution(e, w, capacity)
+    if brk < 0:  # everything fits
+        val = 0.0
+        for j in range(n):
+            val += p[j]
+        return (DONE, np.ones(n, np.bool_), val, val, val, empty_i, before, empty_b, 0, empty_f, empty_f,
+                empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u)
+    Pb = 0.0
+    Wb = 0.0
+    for j in range(n):
+        if before[j]:
+            Pb += p[j]
+            Wb += w[j]
+    eb = e[brk]
+    lp = Pb + (capacity - Wb) * eb
+    ub_global = np.floor(lp + _INT_MARGIN)
+    thr = Pb + 1.0 - _INT_MARGIN
+    fb = np.empty(n, np.float64)
+    cnt = 0
+    for j in range(n):
+        fb[j] = lp - np.abs(p[j] - eb * w[j])
+        if fb[j] >= thr:
+            cnt += 1
+    F = np.empty(cnt, np.int64)
+    k = 0
+    for j in range(n):
+        if fb[j] >= thr:
+            F[k] = j
+            k += 1
+    F = by_efficiency(e, F)
+    m = cnt
+    pF = np.empty(m, np.float64)
+    wF = np.empty(m, np.float64)
+    eF = np.empty(m, np.float64)
+    fbF = np.empty(m, np.float64)
+    inside = np.empty(m, np.bool_)
+    b = 0
+    for q in range(m):
+        j = F[q]
+        pF[q], wF[q], eF[q], fbF[q], inside[q] = p[j], w[j], e[j], fb[j], before[j]
+        if before[j]:
+            b += 1
+    # The search's start (:func:`_start_state`): every free item of F is free at z = Pb.
+    W = np.full(1, Wb)
+    P = np.full(1, Pb)
+    anc = np.zeros(1, np.int64)
+    bits = np.zeros(1, np.uint64)
+    items = np.empty(m, np.int64)
+    hist_anc = np.empty(64, np.int64)
+    hist_bits = np.empty(64, np.uint64)
+    hist_off = np.zeros(8, np.int64)
+    free_idx = np.empty(m, np.int64)
+    k = 0
+    for q in range(m):
+        if fbF[q] >= Pb + 1.0 - _INT_MARGIN:
+            free_idx[k] = q
+            k += 1
+    free_idx = free_idx[:k]
+    q = _search_right(free_idx, b - 1) - 1
+    ist[I_S] = free_idx[q] if q >= 0 else -1
+    q = _search_left(free_idx, b)
+    ist[I_T] = free_idx[q] if q < free_idx.size else m
+    ist[I_SIDE] = 1
+    ist[I_NEXT_PAIRING] = min_pairing
+    ist[I_RELAX_DONE] = 1 if relax_done else 0
+    ist[I_DIV] = 1 if _divisible(wF, free_idx, capacity, Wb) else 0
+    zst[Z] = Pb
+    zst[Z_FRESH] = Pb
+    zst[UB] = ub_global
+    zst[WB] = Wb
+    zbits = np.zeros(1, np.uint64)
+    code = BUDGET
+    if budget >= 0:
+        code, W, P, anc, bits, hist_anc, hist_bits, hist_off = run(
+            pF, wF, eF, fbF, capacity, np.inf, b, True, _INT_MARGIN, False, mem_limit, budget, min_relax,
+            W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits)
+    take = empty_b
+    if code == DONE:
+        take_sorted = inside.copy()
+        if ist[I_ZKIND] == 1:
+            backtrack(take_sorted, items, hist_anc, hist_bits, hist_off, ist[I_ZBLOCK], ist[I_ZANC], zbits[0],
+                      ist[I_ZEXTRA], b)
+        take = before.copy()
+        for q in range(m):
+            take[F[q]] = take_sorted[q]
+    return (code, take, zst[Z], lp, ub_global, F, before, inside, b, fbF, W, P, anc, bits, items, hist_anc,
+            hist_bits, hist_off, ist, zst, zbits)
+
+
+@nb.njit(cache=False)
+def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, budget: int, max_enumerate: int,
+            min_relax: int, min_pairing: int) -> tuple[Any, ...]:
+    """The default 0-1 call of :func:`subsel.solvers.knapsack.solve_knapsack` in one compiled call:
+    the checks of the entries and totals, the items that fit and are worth something, the float
+    data, the capacity on the weights' common divisor, the efficiencies, and :func:`start_free`.
+
+    Parameters
+    ----------
+    v, w : ndarray of int64, shape (n,)
+        Values and weights as given (not yet checked).
+    cap : int
+        The capacity, ``0 <= cap < 2^63`` (a larger one lets the same items in: the caller clips it).
+    mem_limit, budget, max_enumerate, min_relax, min_pairing : int
+        Bytes the state lists may take (-1: no limit); states to process before returning to the
+        caller's clock (:func:`run`); the core's limits as they are at the call.
+
+    Returns
+    -------
+    tuple
+        ``(code, x, value, weight, cap, items, pf, wf, e, capacity, unit) + start_free(...)``:
+        ``code`` :data:`FALLBACK` when the Python path must answer (an entry outside ``[0, 2^62]`` or a
+        total above 2^62: it raises; totals above 2^52: the int64 path; at most ``max_enumerate``
+        items of value that fit, or none of positive weight: the enumeration or the numpy loop);
+        otherwise :func:`start_free`'s code.  With ``DONE``, ``x`` (int64) is the answer, ``value``
+        and ``weight`` its exact sums, ``cap`` the capacity clipped at the total weight of the items
+        that fit; ``items`` (indices of the items of value that fit), ``pf``, ``wf``, ``e`` (their
+        float profits, weights, efficiencies), ``capacity`` (float, on the weights' divisor) and
+        ``unit`` (the weights' power-of-two grid) are what a resumed search needs.
+    """
+    n = v.size
+    limit = np.int64(2 ** 62)
+    tv = np.int64(0)
+    tw = np.int64(0)
+    m = 0
+    bad = False
+    for j in range(n):
+        if v[j] < 0 or v[j] > limit or w[j] < 0 or w[j] > limit:
+            bad = True
+        elif w[j] <= cap:
+            if v[j] > limit - tv or w[j] > limit - tw:
+                bad = True
+            else:
+                tv += v[j]
+                tw += w[j]
+                if v[j] > 0:
+                    m += 1
+        if bad:
+            break
+    x = np.zeros(n, np.int64)
+    empty_f = np.zeros(0, np.float64)
+    items = np.empty(m, np.int64)
+    pf = np.empty(m, np.float64)
+    wf = np.empty(m, np.float64)
+    e = np.empty(m, np.float64)
+    g = np.int64(0)
+    tz = 64
+    if not bad and tv < 2 ** 52 and tw <= 2 ** 52 and m > max_enumerate:
+        k = 0
+        for j in range(n):
+            if v[j] > 0 and w[j] <= cap:
+                items[k] = j
+                pf[k] = float(v[j])
+                wf[k] = float(w[j])
+                a = w[j]
+                if a > 0:
+                    while a != 0:   # the weights' greatest common divisor ...
+                        g, a = a, g % a
+                    a = w[j]
+                    z = 0
+                    while a & 1 == 0:   # ... and the least number of trailing zero bits
+                        a >>= 1
+                        z += 1
+                    tz = min(tz, z)
+                e[k] = min(pf[k] / wf[k], _MAX_EFFICIENCY) if wf[k] > 0 else _MAX_EFFICIENCY
+                k += 1
+    capk = min(cap, tw)
+    if bad or g == 0:
+        return (FALLBACK, x, 0, 0, capk, items, pf, wf, e, 0.0, 0.0) + start_free(
+            empty_f, empty_f, empty_f, 0.0, 0.0, mem_limit, -1, False, min_relax, min_pairing)
+    unit = float(np.int64(1) << tz)
+    capacity = float(capk - capk % g)
+    r = start_free(pf, wf, e, capacity, unit, mem_limit, budget, False, min_relax, min_pairing)
+    value = np.int64(0)
+    weight = np.int64(0)
+    if r[0] == DONE:
+        take = r[1]
+        for q in range(m):
+            if take[q]:
+                j = items[q]
+                x[j] = 1
+                value += v[j]
+                weight += w[j]
+    return (r[0], x, value, weight, capk, items, pf, wf, e, capacity, unit) + r
+
+
 def search_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, deadline: float | None,
                 memory_limit: int | None, relax_done: bool,
-                relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]]) -> KnapsackResult:
+                relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]], unit: float
+                ) -> KnapsackResult:
     """:func:`search` on integer data in float64 (in the caller's order) without sorting every item:
     the break item by selection, then only the free items (those the reduction leaves) sorted.  The
-    numpy loop sorts all items, but never looks at the others: the same steps, the same answer."""
+    numpy loop sorts all items, but never looks at the others: the same steps, the same answer.
+    ``unit``: the weights' power-of-two grid.  Its start runs compiled (:func:`start_free`)."""
+    r = start_free(p, w, e, capacity, unit, -1 if memory_limit is None else int(memory_limit),
+                   2 ** 62 if deadline is None else -1, relax_done, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING)
+    if r[0] != FALLBACK:
+        return resume_free(r, p, w, e, capacity, deadline, memory_limit, relax)
     before, brk = break_solution(e, w, capacity)
     if brk < 0:  # everything fits
         val = p.sum().item()
@@ -767,6 +1179,18 @@ def search_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, de
     b = int(inside.sum())
     return search(p[F], w[F], e[F], flip_bound[F], capacity, b, Pb, Wb, Pb, ub_global, _INT_MARGIN, False,
                   deadline, memory_limit, relax_done, relax, lp, F, inside, base=before)
+
+
+def resume_free(r: tuple[Any, ...], p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float,
+                deadline: float | None, memory_limit: int | None,
+                relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]]) -> KnapsackResult:
+    """The answer of :func:`search_free` from what :func:`start_free` returned (``r``): the answer
+    itself when the search ended, else the search resumed where it stopped."""
+    code, take, value, lp, ub_global, F, before, inside, b, fbF = r[:10]
+    if code == DONE:
+        return KnapsackResult(take, value, lp, value, True, int(r[18][I_NITEMS]))
+    return search(p[F], w[F], e[F], fbF, capacity, b, 0.0, 0.0, 0.0, ub_global, _INT_MARGIN, False, deadline,
+                  memory_limit, True, relax, lp, F, inside, base=before, state=r[10:])
 
 
 def _ub_value(ub: Any, exact_int: bool) -> Any:

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from .._validation import _entry_error, _reject_booleans, check_scalar, readonly
-from ._knapsack import int_tolerance
+from . import _knapsack
+from ._knapsack import KnapsackResult, int_tolerance
 from ._knapsack import solve_knapsack as _solve_core
 from ._small_knapsack import solve_small
 from ._ties import SubSolver, lex_greatest
@@ -181,7 +182,9 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     about 40 items.  The arithmetic is exact for totals up to 2^62 (float64 state lists up to 2^52,
     int64 above) and the answer is checked in integers before it is returned.  With numba installed
     the core search runs compiled (imported on the first knapsack of more than 20 items), a
-    step-for-step port of the numpy loop: the same ``x`` either way.
+    step-for-step port of the numpy loop: the same ``x`` either way; once it is loaded, a 0-1 call
+    without ``lexicographic`` on totals up to 2^52 is one compiled call from the arrays to the answer
+    (the checks, the items that fit, the search), with the same ``x``, status and bound.
 
     Parameters
     ----------
@@ -251,6 +254,10 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         if small is not None:
             x_small, value, weight, seconds = small
             return KnapsackSolution._optimal(x_small, value, weight, seconds)
+    if counts is None and lexicographic is False:
+        compiled = _solve_compiled(values, weights, capacity, start, time_limit_s, memory_limit_mb)
+        if compiled is not None:
+            return compiled
     options = Exact(time_limit_s=time_limit_s, memory_limit_mb=memory_limit_mb,   # the one check of all
                     lexicographic=lexicographic, jit=False)
     v = _as_int_array(values, "values")
@@ -312,11 +319,83 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         x[items[take]] = 1
     else:
         np.add.at(x, items[owner[take]], size[take])
+    return _answer(x, v, w, k, cap, res, 1e-6 if floats else int_tolerance(pv), start)
+
+
+def _answer(x: np.ndarray, v: np.ndarray, w: np.ndarray, k: np.ndarray | None, cap: int, res: KnapsackResult,
+            widen: float, start: float) -> KnapsackSolution:
+    """The solution of the copies ``x`` the core's answer ``res`` gave: its value and weight summed
+    in integers and checked (``weights . x <= cap``, ``x <= k``; ``k`` None: 0-1), the status and the
+    bound (the core's widened by ``widen``, its rounding error, then rounded down)."""
     value, weight = int((x * v).sum()), int((x * w).sum())
-    if weight > cap or np.any(x > k):
+    if weight > cap or (k is not None and np.any(x > k)):
         raise SolverError(f"solve_knapsack: the answer weighs {weight} > capacity {cap} (a bug; please report)")
     optimal = res.optimal and value >= res.value
-    bound = value if optimal else max(value, math.floor(res.bound + (1e-6 if floats else int_tolerance(pv))))
+    bound = value if optimal else max(value, math.floor(res.bound + widen))
     return KnapsackSolution(readonly(x, copy=False), value, weight,
                             Status.OPTIMAL if optimal else Status.TIME_LIMIT, bound,
                             time.perf_counter() - start)
+
+
+def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time_limit_s: Any,
+                    memory_limit_mb: Any) -> KnapsackSolution | None:
+    """A 0-1 call without the rule among equal optima in one compiled call
+    (:func:`subsel.solvers._knapsack_nb.solve01`), once a core search has loaded the compiled kernel;
+    None where the general path must answer (the kernel not loaded, a capacity that is not a
+    non-negative integer, arrays of different lengths, an entry or a total out of range: it names
+    them; totals beyond float64 or few items; the deadline already past).
+
+    The same steps as the general path's, so the same ``x``, status and bound: the options are
+    checked as ``exact`` checks them, lists are converted (and checked) as there, int64 arrays inside
+    the kernel.  With a time limit the kernel returns after a budget of states and the search goes on
+    in Python, which reads the clock (the general path reads it before the first step too).
+    """
+    nbk = _knapsack._KERNEL[0] if _knapsack._KERNEL else None
+    if nbk is None:   # numba not loaded yet (the general path loads it at its first core search) or absent
+        return None
+    deadline = None
+    if time_limit_s is not None:
+        deadline = start + check_scalar(time_limit_s, "time_limit_s", min_val=0, include_boundaries="right",
+                                        unit="seconds")
+    memory = None
+    if memory_limit_mb is not None:
+        memory = int(check_scalar(memory_limit_mb, "memory_limit_mb", min_val=0, include_boundaries="right",
+                                  unit="MiB") * 2 ** 20)
+    if type(values) is np.ndarray and type(weights) is np.ndarray and values.dtype == weights.dtype == np.int64 \
+            and values.ndim == weights.ndim == 1:
+        v, w = values, weights
+        if not (v.flags.c_contiguous and v.flags.writeable and w.flags.c_contiguous and w.flags.writeable):
+            v, w = np.array(v), np.array(w)   # (the kernel is compiled for writeable contiguous arrays)
+    else:
+        v, w = _as_int_array(values, "values"), _as_int_array(weights, "weights")
+    if v.size != w.size:
+        return None
+    if type(capacity) is int or isinstance(capacity, np.integer):
+        cap = int(capacity)
+        if cap < 0:
+            return None
+    else:
+        return None
+    if deadline is not None and time.perf_counter() > deadline:
+        return None
+    r = nbk.solve01(v, w, min(cap, 2 ** 63 - 1), -1 if memory is None else memory,
+                    2 ** 62 if deadline is None else 200_000, _knapsack._MAX_ENUMERATE, _knapsack._MIN_RELAX,
+                    _knapsack._MIN_PAIRING)
+    code = r[0]
+    if code == nbk.DONE:
+        x = r[1]
+        value, weight, cap_in = int(r[2]), int(r[3]), int(r[4])
+        if weight > cap_in:
+            raise SolverError(f"solve_knapsack: the answer weighs {weight} > capacity {cap_in} (a bug; please "
+                              "report)")
+        if value >= r[13]:
+            x.setflags(write=False)
+            return KnapsackSolution._optimal(x, value, weight, time.perf_counter() - start)
+    elif code == nbk.FALLBACK:
+        return None
+    items, pf, wf, e, c_core, unit = r[5:11]
+    res = nbk.resume_free(r[11:], pf, wf, e, c_core, deadline, memory,
+                          _knapsack.relax_in_order(pf, wf, e, c_core, unit, deadline))
+    x = np.zeros(v.size, dtype=np.int64)
+    x[items[res.take]] = 1
+    return _answer(x, v, w, None, int(r[4]), res, 1e-6, start)

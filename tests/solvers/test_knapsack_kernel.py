@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from subsel.models import KNAPSACK_CLASSES, knapsack_instance
 from subsel.solvers import Status, _knapsack, solve_knapsack
-from tests.strategies import int_brute_force, integer_knapsacks
+from tests.strategies import int_brute_force, integer_knapsacks, knapsack_arrays
 
 pytest.importorskip("numba")
 
@@ -87,18 +87,7 @@ def test_bounded_kernel_is_the_numpy_loop_and_optimal(path, data):
 def test_kernel_is_the_numpy_loop_on_larger_knapsacks(data):
     """Dozens to hundreds of items with many ties (small numbers) or huge ones (int64 state lists),
     with the relaxation and pairing on or off, a target, or a memory limit."""
-    m = data.draw(st.integers(21, 100))
-    scale = data.draw(st.sampled_from([1, 1, 997, 2 ** 40 + 3, 2 ** 53]))
-    hi = data.draw(st.sampled_from([3, 20, 1000]))
-    if (hi + 3) * scale * 2 * m > 2 ** 62:   # totals above the int64 path's 2^62
-        hi = 3
-        m = min(m, 2 ** 62 // (12 * scale))
-    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1)))
-    w = rng.integers(1, hi + 1, m) * scale + rng.integers(0, 3, m)
-    kind = data.draw(st.sampled_from(["random", "correlated", "subset-sum"]))
-    p = {"random": rng.integers(1, hi + 1, m) * scale, "correlated": w + scale * (hi // 10 + 1),
-         "subset-sum": w.copy()}[kind]
-    c = int(w.sum()) * data.draw(st.integers(1, 9)) // 10
+    p, w, c = data.draw(knapsack_arrays())
     floats = int(p.sum()) <= 2 ** 52 and int(w.sum()) <= 2 ** 52 and data.draw(st.booleans())
     pp, ww, cc = (p.astype(float), w.astype(float), float(c)) if floats else (p, w, c)
     path = data.draw(st.sampled_from(["dp", "dp-relax", "default"]))

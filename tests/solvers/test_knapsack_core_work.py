@@ -1,0 +1,160 @@
+"""The work-saving parts of the knapsack core search, kernel (numba) against the numpy loop and both
+against an exact reference: the capacity rounded to the free items' weight divisor, the one-pass
+core step of the kernel, the pairing schedule and the selection pivots (sorted, reversed and tied
+input), on small instances of every published class, with ties, zero weights and huge coefficients."""
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from subsel.models import HARD_KNAPSACK_CLASSES, KNAPSACK_CLASSES, knapsack_instance
+from subsel.solvers import _knapsack
+
+pytest.importorskip("numba")
+
+from subsel.solvers import _knapsack_nb  # noqa: E402  (needs numba)
+
+#: (most items enumerated, enumerated directly, relaxation threshold, pairing threshold): the
+#: dynamic program answers every size; "dp-relax" runs the relaxation and the pairing at once.
+PATHS = {"dp": (0, 0, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING), "dp-relax": (0, 0, 0, 0)}
+
+
+def cores(p, w, c, path):
+    """The numpy loop's and the kernel's answers on the same limits."""
+    most, direct, relax, pairing = PATHS[path]
+    with mock.patch.object(_knapsack, "_MAX_ENUMERATE", most), \
+            mock.patch.object(_knapsack, "_DIRECT_ENUMERATE", direct), \
+            mock.patch.object(_knapsack, "_MIN_RELAX", relax), \
+            mock.patch.object(_knapsack, "_MIN_PAIRING", pairing):
+        return (_knapsack.solve_knapsack(p, w, c, kernel=False), _knapsack.solve_knapsack(p, w, c, kernel=True))
+
+
+def optimum(values, weights, capacity) -> int:
+    """The optimum by the textbook dynamic program over Pareto states (Python ints, exact)."""
+    states = {0: 0}                                     # weight -> best value
+    for v, wt in zip(values, weights):
+        for W, P in list(states.items()):
+            if W + wt <= capacity and states.get(W + wt, -1) < P + v:
+                states[W + wt] = P + v
+    return max(states.values())
+
+
+def check(p, w, c, path):
+    """Identical answers from both paths, optimal, feasible and equal to the reference."""
+    ref, kern = cores(p, w, c, path)
+    assert kern.take.tolist() == ref.take.tolist()
+    assert (kern.value, kern.bound, kern.optimal, kern.core_size) == (ref.value, ref.bound, ref.optimal,
+                                                                       ref.core_size)
+    assert kern.optimal
+    pi, wi = [int(a) for a in p], [int(a) for a in w]
+    taken = np.flatnonzero(kern.take)
+    assert sum(wi[j] for j in taken) <= int(c)
+    assert sum(pi[j] for j in taken) == int(kern.value) == optimum(pi, wi, int(c))
+
+
+@settings(max_examples=60, deadline=None)
+@given(kind=st.sampled_from(KNAPSACK_CLASSES + HARD_KNAPSACK_CLASSES), n=st.integers(2, 40),
+       R=st.sampled_from([10, 100, 1000]), seed=st.integers(0, 2 ** 32 - 1),
+       fraction=st.sampled_from([0.1, 0.5, 0.9]), path=st.sampled_from(sorted(PATHS)),
+       huge=st.booleans())
+def test_every_class_kernel_is_the_numpy_loop_and_optimal(kind, n, R, seed, fraction, path, huge):
+    p, w, c = knapsack_instance(kind, n, R, np.random.default_rng(seed), fraction)
+    if huge:   # scaled beyond float64 (int64 state lists), one unit added to some weights
+        K = 2 ** 60 // int(max(p.sum(), w.sum(), 1)) | 1
+        bump = np.random.default_rng(seed + 1).integers(0, 2, n)
+        p, w, c = p * K, w * K + bump, int(c) * K
+        check(p, w, c, path)
+    else:
+        check(p.astype(float), w.astype(float), float(c), path)
+        check(p, w, int(c), path)
+
+
+@settings(max_examples=60, deadline=None)
+@given(g=st.sampled_from([2, 3, 6, 1024, 3 ** 30]), m=st.integers(21, 60), seed=st.integers(0, 2 ** 32 - 1),
+       fixed=st.integers(0, 5), path=st.sampled_from(sorted(PATHS)), ints=st.booleans())
+@example(g=2, m=21, seed=0, fixed=3, path="dp", ints=True)
+def test_divisor_of_the_free_items_with_fixed_items_off_the_grid(g, m, seed, fixed, path, ints):
+    """Items of one efficiency whose weights share the divisor ``g`` (every state stays alive without
+    the rounded capacity), a few very efficient items of weight ``1 mod g`` that the reduction fixes
+    in the knapsack (so the break weight is off the grid), and capacities a unit either side."""
+    rng = np.random.default_rng(seed)
+    k = rng.integers(1, 11, m)
+    w = np.concatenate((k * g, g * rng.integers(1, 4, fixed) + 1))
+    p = np.concatenate((k * 7, 100 * g * np.ones(fixed, dtype=np.int64)))
+    c = int(w[m:].sum()) + int(k.sum()) * g // 2 + int(rng.integers(-1, 2))
+    if float(p.sum()) >= 2.0 ** 52 or float(w.sum()) >= 2.0 ** 52:
+        ints = True
+    check(p if ints else p.astype(float), w if ints else w.astype(float), c if ints else float(c), path)
+
+
+@given(st.lists(st.integers(0, 60), min_size=1, max_size=12), st.integers(0, 10 ** 4), st.integers(0, 10 ** 4),
+       st.booleans())
+@example([4, 6, 0], 17, 3, True)
+@example([0, 0], 9, 2, False)
+def test_free_capacity_is_the_largest_reachable_capacity(weights, capacity, Wb, floats):
+    """Both implementations return the largest value ``<= capacity`` congruent to ``Wb`` modulo the
+    divisor of the weights (the capacity itself when the divisor is 0 or 1), computed by search."""
+    Wb = min(Wb, capacity)
+    w = np.array(weights, dtype=float if floats else np.int64)
+    idx = np.arange(w.size)
+    g = int(np.gcd.reduce(np.array(weights)))
+    expected = capacity if g <= 1 else max(x for x in range(Wb, capacity + 1) if (x - Wb) % g == 0)
+    c = float(capacity) if floats else capacity
+    Wbv = float(Wb) if floats else Wb
+    assert _knapsack.free_capacity(c, Wbv, w, idx) == expected
+    assert _knapsack_nb._free_capacity(c, Wbv, w, idx) == expected
+
+
+def test_divisibility_needs_integer_free_weights_and_break_weight():
+    w = np.array([2.0, 4.0, 6.0])
+    assert _knapsack.divisible(w, 100.0, 3.0)
+    assert not _knapsack.divisible(np.array([2.0, 4.5]), 100.0, 3.0)
+    assert not _knapsack.divisible(w, 100.0, 2.5)
+    assert not _knapsack.divisible(w, 2.0 ** 53, 3.0)
+    assert _knapsack.divisible(np.array([3, 5], dtype=np.int64), 2 ** 61, 7)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 3000), ties=st.sampled_from([2, 50, 10 ** 6]), seed=st.integers(0, 2 ** 32 - 1),
+       layout=st.sampled_from(["sorted", "reversed", "random"]), frac=st.floats(0.0, 1.0))
+def test_selections_on_sorted_reversed_and_tied_input(n, ties, seed, layout, frac):
+    """The break item and counts by selection equal the sorted computations on the inputs where
+    a fixed pivot position degenerates (sorted and rotated lists, many equal keys)."""
+    rng = np.random.default_rng(seed)
+    w = rng.integers(1, ties + 1, n).astype(float)
+    p = w + float(ties // 10 + 1)
+    order = np.argsort(-(p / w), kind="stable")
+    if layout == "reversed":
+        order = order[::-1]
+    elif layout == "random":
+        order = rng.permutation(n)
+    p, w = p[order].copy(), w[order].copy()
+    c = float(np.floor(frac * w.sum()))
+    assert _knapsack_nb.dantzig(p, w, c, 1.0, 3) == _knapsack._dantzig(p, w, c, 1.0, 3)
+    for a, cap in ((w, c), (p, float(np.floor(frac * p.sum())))):
+        for largest in (False, True):
+            ref = np.searchsorted(np.cumsum(np.sort(a)[::-1] if largest else np.sort(a)), cap, side="right")
+            assert _knapsack_nb.count_fit(a, cap, largest) == ref
+    before, brk = _knapsack_nb.break_solution(p / w, w, c)
+    cw = np.cumsum(w[np.argsort(-(p / w), kind="stable")])
+    b = int(np.searchsorted(cw, c, side="right"))
+    assert int(before.sum()) == b and (brk < 0) == (b == n)
+
+
+def test_pairing_runs_again_only_when_the_state_list_has_doubled():
+    """Combo's pairing of states with items: at the threshold, then each time the list has doubled
+    (not at every step past it): counted on the numpy loop, which the kernel follows step for step."""
+    p, w, c = knapsack_instance("weakly_correlated_spanner", 2000, 1000, np.random.default_rng(5))
+    sizes = []
+    real = _knapsack._pair_states
+
+    def spy(W, *args):
+        sizes.append(W.size)
+        return real(W, *args)
+    with mock.patch.object(_knapsack, "_pair_states", spy):
+        ref, kern = cores(p.astype(float), w.astype(float), float(c), "dp")
+    assert kern.take.tolist() == ref.take.tolist() and ref.optimal
+    assert sizes and sizes[0] > _knapsack._MIN_PAIRING
+    assert all(b > 2 * a for a, b in zip(sizes, sizes[1:]))
