@@ -29,7 +29,7 @@ from . import _knapsack
 from ._knapsack import KnapsackResult, int_tolerance
 from ._knapsack import solve_knapsack as _solve_core
 from ._small_knapsack import solve_small
-from ._ties import SubSolver, lex_greatest
+from ._ties import RuleStopped, SubSolver, lex_greatest
 from .base import SolverError, Status
 from .exact import DEFAULT_MEMORY_LIMIT_MB, Exact, _binary_pieces
 
@@ -160,11 +160,13 @@ def _total(arr: np.ndarray, copies: np.ndarray) -> int:
     return sum(a * b for a, b in zip(arr.tolist(), copies.tolist()))
 
 
-def _core(memory: int | None) -> SubSolver:
-    """The exact sub-solver of the rule among equal optima: the knapsack core, without a deadline
-    (the rule's questions are small next to the search that found the optimum)."""
+def _core(memory: int | None, deadline: float | None) -> SubSolver:
+    """The exact sub-solver of the rule among equal optima: the knapsack core, raising
+    :class:`RuleStopped` when ``deadline`` cut a question short."""
     def solve(p: np.ndarray, w: np.ndarray, c: Any, target: Any) -> tuple[np.ndarray, bool]:
-        res = _solve_core(p, w, c, None, memory, target=target, kernel=True)
+        res = _solve_core(p, w, c, deadline, memory, target=target, kernel=True)
+        if not res.optimal and deadline is not None and time.perf_counter() >= deadline:
+            raise RuleStopped
         return res.take, res.optimal
     return solve
 
@@ -199,6 +201,8 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         each (the 0-1 knapsack).
     time_limit_s : float, optional
         Stop after about this many seconds with the best selection found (status ``time_limit``).
+        With ``lexicographic``, deciding the rule counts too: stopped there, the optimum found is
+        returned with status ``time_limit`` and ``bound`` equal to its value.
     memory_limit_mb : float or None, default 1024
         Most memory (MiB) the state lists may take; when the next step would pass it, the search
         stops with the best selection found (status ``time_limit``).  ``None``: no limit.
@@ -312,8 +316,11 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         take = np.zeros(pv.size, dtype=bool)
         take[useful] = res.take
     if res.optimal and lexicographic:
-        take = lex_greatest(pv, pw, c_core, take, np.ones(pv.size, dtype=bool), _core(memory),
-                            0.0 if floats else int_tolerance(pv))
+        try:
+            take = lex_greatest(pv, pw, c_core, take, np.ones(pv.size, dtype=bool), _core(memory, deadline),
+                                0.0 if floats else int_tolerance(pv))
+        except RuleStopped:   # an optimum, but the rule undecided: status time_limit, bound the optimum
+            res = res._replace(optimal=False, bound=res.value)
     x = np.zeros(v.size, dtype=np.int64)
     if single:
         x[items[take]] = 1

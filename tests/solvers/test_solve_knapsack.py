@@ -1,4 +1,5 @@
 """The public integer knapsack API (``subsel.solve_knapsack``) against brute force, and its checks."""
+import time
 from unittest import mock
 
 import numpy as np
@@ -9,6 +10,7 @@ from hypothesis import strategies as st
 import subsel
 from subsel.models import KNAPSACK_CLASSES, knapsack_instance
 from subsel.solvers import MAX_KNAPSACK_TOTAL, KnapsackSolution, Status, _knapsack, solve_knapsack
+from subsel.solvers import knapsack as knapsack_module
 from tests.strategies import int_brute_force, int_lex_optimum, integer_knapsacks, knapsack_dp
 
 #: The paths of the knapsack core: the dynamic program (no enumeration), the same with combo's
@@ -243,3 +245,26 @@ def test_a_core_step_keeps_the_pareto_front_of_every_flip_and_traces_each_state(
         flips = [i for i in range(k) if int(bits[j]) >> i & 1]
         assert W[j] == W0[src[j]] + sum(sign[i] * w[batch[i]] for i in flips)
         assert P[j] == P0[src[j]] + sum(sign[i] * p[batch[i]] for i in flips)
+
+
+def test_a_time_limit_stops_the_rule_among_equal_optima():
+    """``lexicographic=True``: the rule's exact searches honour ``time_limit_s``; stopped there, the
+    optimum found comes back as ``time_limit`` with the optimum as its bound."""
+    values, weights, capacity = knapsack_instance("subset_sum", n=200, R=1000, rng=np.random.default_rng(3))
+    full = solve_knapsack(values, weights, capacity)
+    real = knapsack_module._solve_core
+    asked = []
+
+    def slow(*args, **kwargs):   # every question of the rule outlasts the limit
+        if kwargs.get("target") is None:
+            return real(*args, **kwargs)
+        asked.append(kwargs["target"])
+        time.sleep(0.12)
+        return real(*args, **kwargs)._replace(optimal=False)
+
+    with mock.patch.object(knapsack_module, "_solve_core", side_effect=slow):
+        sol = solve_knapsack(values, weights, capacity, lexicographic=True, time_limit_s=0.1)
+    assert asked, "the rule asked no question: the instance does not exercise the limit"
+    assert sol.status is Status.TIME_LIMIT and sol.value == full.value == sol.bound
+    assert sol.weight <= capacity
+    assert solve_knapsack(values, weights, capacity, lexicographic=True).status is Status.OPTIMAL
