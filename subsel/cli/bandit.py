@@ -406,6 +406,9 @@ def _next(args: argparse.Namespace) -> int:
     if args.output != "-":
         _check_writable_file(Path(args.output), "--output")
     unavailable = None if args.unavailable is None else _names_option(args.unavailable, "--unavailable")
+    if unavailable == []:
+        raise CLIError(f"--unavailable {args.unavailable!r}: names no agent (leave the option out when every "
+                       "agent is available)")
     available = None if args.available_file is None else _available_file(args.available_file)
     opened = planner.rounds
     try:

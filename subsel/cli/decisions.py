@@ -183,7 +183,7 @@ def solve_alternatives(args: argparse.Namespace, problem, solver: Solver, label:
                       r.status, _selected_agents(problem.names, r.x) or "(nothing)"))
     print_table(table, file=out)
     if len(df) < args.alternatives:
-        print(f"only {counted(len(df), 'feasible selection')} exist", file=out)
+        print(f"only {counted(len(df), 'feasible selection')} {'exists' if len(df) == 1 else 'exist'}", file=out)
     if args.output is not None and args.output != "-":
         print(f"wrote        {args.output} (rank,name,units of the selected agents)", file=out)
     return 0

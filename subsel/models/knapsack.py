@@ -216,15 +216,19 @@ def read_optimum(path: str | Path | Any) -> int | float:
     FileNotFoundError
         The file does not exist.
     ValueError
-        The file does not hold exactly one number (naming the file and line).
+        The file does not hold exactly one number, or it is negative (naming the file and line).
     """
     path = _as_source(path)
     lines = _lines(path)
     tokens = [(i, t) for i, s in lines for t in s.split()]
     if len(tokens) != 1:
         where = f"line {tokens[1][0]}: " if len(tokens) > 1 else ""
-        raise ValueError(f"{path}: {where}expected exactly one number (the optimum); got {len(tokens)} tokens")
-    return _number(tokens[0][1], path, tokens[0][0], None, "the optimum ")
+        raise ValueError(f"{path}: {where}expected exactly one number (the optimum); the file holds "
+                         f"{len(tokens)} words")
+    value = _number(tokens[0][1], path, tokens[0][0], None, "the optimum ")
+    if value < 0:   # (profits are >= 0: so is every optimum)
+        raise _bad(path, tokens[0][0], None, "the optimum must be >= 0", tokens[0][1])
+    return value
 
 
 def _item(tokens: list[str], path: Path | _Stream, line: int) -> tuple[int | float, int | float]:

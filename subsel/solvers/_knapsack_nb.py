@@ -58,6 +58,10 @@ from ._knapsack import (
 )
 from ._knapsack_jit import _numba_cache_dir, cache_dir
 
+#: About the seconds per state of the bound of an unfinished search (reserved before its deadline).
+_BOUND_SECONDS_PER_STATE = 1e-7
+#: Every integer up to this is exact in float64 (compiled in as a float).
+_EXACT = float(MAX_EXACT_INT)
 #: The numpy loop's constants (compiled in as they are at import).
 BLOCK = _BLOCK
 #: Return codes of :func:`run`.
@@ -126,7 +130,7 @@ def _free_capacity(c: Any, wb: Any, w: np.ndarray, idx: np.ndarray) -> Any:
 def _divisible(w: np.ndarray, idx: np.ndarray, c: float, wb: float) -> bool:
     """``_knapsack.divisible(w[idx], c, wb)`` on float64 data: the capacity below 2^53, the break
     weight ``wb`` and the weights ``w[idx]`` integral (their sums are then exact)."""
-    if not (c < 2.0 ** 53 and wb == np.floor(wb)):
+    if not (c < _EXACT and wb == np.floor(wb)):
         return False
     for q in range(idx.size):
         if w[idx[q]] != np.floor(w[idx[q]]):
@@ -732,13 +736,19 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
     stopped = ""
     mem = -1 if memory_limit is None else int(memory_limit)
     budget = 2 ** 62 if deadline is None else 200_000
+    last = 0.0   # seconds of the last call of run
     while True:
-        if deadline is not None and time.perf_counter() > deadline:
+        now = time.perf_counter()
+        # Stop before the deadline when another call like the last, and the final bound over the
+        # states (about 1e-7 s each), would end past it: a call on millions of states takes tenths
+        # of a second, and ending past the limit by that much is not honouring it.
+        if deadline is not None and now + last + W.size * _BOUND_SECONDS_PER_STATE > deadline:
             stopped = "time"
             break
         code, W, P, anc, bits, hist_anc, hist_bits, hist_off = run(
             p, w, e, flip_bound, capacity, big, b, integer, margin, has_target, mem, budget, _knapsack._MIN_RELAX,
             W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits)
+        last = time.perf_counter() - now
         if code == BUDGET:
             continue
         if code == RELAX:
@@ -905,9 +915,6 @@ def by_efficiency(e: np.ndarray, F: np.ndarray) -> np.ndarray:
         src_f, dst_f = dst_f, src_f
     return src_f
 
-
-#: Every integer up to this is exact in float64 (compiled in as a float).
-_EXACT = float(MAX_EXACT_INT)
 #: Return code of :func:`start_free` and :func:`solve01`: the case is left to the Python glue.
 FALLBACK = -1
 

@@ -128,7 +128,9 @@ def _as_int_array(value: Any, field_name: str) -> np.ndarray:
     if raw.size:
         if raw.min() < 0:
             raise _entry_error(field_name, raw < 0, raw, "must be >= 0")
-        if raw.max() > limit:
+        with np.errstate(over="ignore"):   # (float16 cannot hold 2^62: the comparison is still right)
+            too_big = raw.max() > limit
+        if too_big:
             big = raw > limit
             got = raw[big][0]
             raise _entry_error(field_name, big, raw, f"must be at most 2^62 = {limit}",
@@ -202,7 +204,10 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     time_limit_s : float, optional
         Stop after about this many seconds with the best selection found (status ``time_limit``).
         With ``lexicographic``, deciding the rule counts too: stopped there, the optimum found is
-        returned with status ``time_limit`` and ``bound`` equal to its value.
+        returned with status ``time_limit`` and ``bound`` equal to its value.  The clock is read
+        between core steps, and the search stops early when the next step and the bound of the
+        states would end past the limit; the first call of a process also loads the compiled core
+        (about a second; after an install numba compiles it once, which takes longer).
     memory_limit_mb : float or None, default 1024
         Most memory (MiB) the state lists may take; when the next step would pass it, the search
         stops with the best selection found (status ``time_limit``).  ``None``: no limit.

@@ -48,6 +48,7 @@ def test_next_numbers_rounds_and_leaves_out_unavailable_agents(state, capsys):
 @pytest.mark.parametrize("extra, match", [
     (["--unavailable", "farm_z"], "--unavailable: agent 'farm_z' is not in the pool"),
     (["--unavailable", "farm_a,,farm_b"], "an empty name"),
+    (["--unavailable", " "], "--unavailable ' ': names no agent"),
     (["--unavailable", "farm_a,farm_b, farm_a"], "--unavailable 'farm_a,farm_b, farm_a': names agent 'farm_a' twice"),
     (["--unavailable", "farm_a", "--available-file", "x.csv"], "not allowed with argument"),
 ])

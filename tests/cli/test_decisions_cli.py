@@ -222,3 +222,11 @@ def test_alternatives_of_an_infeasible_problem_say_why_and_write_nothing(tmp_pat
         assert "status       infeasible" in captured.out and f"why          {why['explanation']}" in captured.out
     if mode == "output":
         assert not out.exists() and "no selection written: status infeasible" in captured.err
+
+
+def test_solve_alternatives_when_one_exists(tmp_path, capsys):
+    path = tmp_path / "one.csv"
+    path.write_text("name,quality,cost\na,0.9,0.1\n")
+    capsys.readouterr()
+    assert main(["solve", str(path), "--alpha", "0.95", "--alternatives", "3"]) == 0
+    assert "only 1 feasible selection exists" in capsys.readouterr().out

@@ -133,6 +133,9 @@ def test_optimum_file_errors(tmp_path):
     o.write_text("12\n13\n")
     with pytest.raises(ValueError, match=r"opt: line 2: expected exactly one number"):
         read_optimum(o)
+    o.write_text("-5\n")
+    with pytest.raises(ValueError, match=r"opt: line 1: the optimum must be >= 0; got '-5'"):
+        read_optimum(o)
     o.write_text("twelve\n")
     with pytest.raises(ValueError, match=r"opt: line 1: the optimum must be a number; got 'twelve'"):
         read_optimum(o)
