@@ -629,10 +629,9 @@ class Exact(Solver):
         unit_weight = np.abs(margin[agents])
         capacity = surplus0 + FEASIBILITY_TOL
         greedy_x: np.ndarray | None = None  # the selection the unit ranges are measured against
-        if multi:
+        if multi and free is not None:   # (several units: only the general path sets free)
             # Bounded-knapsack items.  Agents that are the same item (same unit value and weight, of
             # either sign) form one item with the units of all; an answer is spread back over them.
-            assert free is not None  # several units: the general path made it
             order = np.lexsort((unit_weight, unit_value))
             uv, uw, free_sorted = unit_value[order], unit_weight[order], free[order]
             first = np.ones(order.size, dtype=bool)
