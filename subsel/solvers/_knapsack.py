@@ -89,11 +89,12 @@ _BLOCK = 64
 #: Items flipped together in one step while the expanded list stays below _BATCH_STATES states.
 _MAX_BATCH = 8
 _BATCH_STATES = 4096
-#: Combo's thresholds (Martello, Pisinger, Toth 1999, Section 6): the surrogate relaxation once the
-#: state list passes _MIN_RELAX states, the pairing of states with items at _MIN_PAIRING (then again
-#: each time the list doubles).
+#: Combo's thresholds (Martello, Pisinger, Toth 1999, Section 6: M2 and M3): the surrogate relaxation
+#: once the state list passes _MIN_RELAX states, the pairing of states with items at _MIN_PAIRING
+#: (then again each time the list doubles).  Pairing earlier costs a pass over the free items with a
+#: search in the state list for each, more than it saves on the easy classes.
 _MIN_RELAX = 2000
-_MIN_PAIRING = 256
+_MIN_PAIRING = 10000
 #: Up to this many items, every subset is enumerated (two halves of at most 2^10 subsets each) ...
 _MAX_ENUMERATE = 20
 #: ... and up to this many, directly (one list of at most 2^10 subsets: fewer array operations).
@@ -496,6 +497,13 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
             z = z_fresh = floor
     z_ref: tuple[int, int, int, int] | None = None            # (block, ancestor, bits, extra item)
     z_take: np.ndarray | None = None                          # or the whole solution (surrogate)
+    if integer and target is None:
+        # Combo's greedy solutions around the break item: often the optimum, and a higher z fixes more items.
+        z_greedy, flips = greedy_start(p, w, b, Pb, Wb, capacity)
+        if flips:
+            z = z_fresh = z_greedy
+            z_take = take_sorted.copy()
+            z_take[list(flips)] = ~z_take[list(flips)]
     free_idx, min_left, min_right = refresh(z)
     last_refresh = 0
     optimal = False
@@ -512,7 +520,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
                 deadline, room, margin, kernel=True)
             return u, z_new, None if take_new is None else _unsort(take_new, order)
         return nbk.search(p, w, e, flip_bound, capacity, b, Pb, Wb, z, ub_global, margin, target is not None,
-                          deadline, memory_limit, relax_done, relax, lp, order, take_sorted, integer=integer)
+                          deadline, memory_limit, relax_done, relax, lp, order, take_sorted, integer=integer,
+                          z_take=None if z_take is None else _unsort(z_take, order))
     # The capacity an improving solution can use (rounded to the free items' divisor): the loop's
     # feasibility and bounds use it; the final bound of an unfinished search the capacity itself.
     div = divisible(w[free_idx], capacity, Wb)
@@ -618,6 +627,53 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m) if W.size else np.zeros(0)
         bound = min(lp, ub_global, max(z, float(ub.max()) if ub.size else z))
     return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, core, stopped)
+
+
+def greedy_start(p: np.ndarray, w: np.ndarray, b: int, Pb: Any, Wb: Any, capacity: Any) -> tuple[Any, tuple[int, ...]]:
+    """Combo's greedy solutions around the break item (Martello, Pisinger, Toth 1999, the initial
+    core): the best of the break solution ``(Pb, Wb)`` with, in this order,
+
+    1. the last item before the break item ``b`` out and the most profitable item from ``b`` on that
+       then fits in;
+    2. the most profitable item after ``b`` that fits into the residual capacity;
+    3. ``b`` in and the least profitable item before it whose removal makes room;
+    4. ``b`` and ``b + 1`` in and the least profitable item before ``b`` whose removal makes room.
+
+    Items are in the stable order by decreasing efficiency; among equal profits the first in that
+    order is taken, and a later solution replaces an earlier one only when strictly better.  On integer
+    data (the sums are exact).  O(m).
+
+    Returns
+    -------
+    (value, flips)
+        The best value (``Pb`` when none is better) and the positions it flips (empty then).
+    """
+    m = p.size
+    r0 = capacity - Wb
+    best: Any = Pb
+    flips: tuple[int, ...] = ()
+    if b >= 1:
+        ok = np.flatnonzero(w[b:] <= r0 + w[b - 1])
+        if ok.size:
+            j = b + int(ok[np.argmax(p[b:][ok])])
+            val = Pb - p[b - 1] + p[j]
+            if val > best:
+                best, flips = val, (b - 1, j)
+    ok = np.flatnonzero(w[b:] <= r0)
+    if ok.size:
+        j = b + int(ok[np.argmax(p[b:][ok])])
+        val = Pb + p[j]
+        if val > best:
+            best, flips = val, (j,)
+    for extra in ((b,), (b, b + 1)) if b + 1 < m else ((b,),):
+        need = sum(w[k] for k in extra) - r0
+        ok = np.flatnonzero(w[:b] >= need)
+        if ok.size:
+            q = int(ok[np.argmin(p[:b][ok])])
+            val = Pb + sum(p[k] for k in extra) - p[q]
+            if val > best:
+                best, flips = val, (q, *extra)
+    return (best.item() if isinstance(best, np.generic) else best), flips
 
 
 def relax_in_order(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, unit: float,

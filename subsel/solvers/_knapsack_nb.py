@@ -666,7 +666,8 @@ def _enable_caching() -> None:
         with _numba_cache_dir(cache_dir()):
             for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow, _push,
                            run, backtrack, _before, _pivot_positions, _partition, dantzig, surrogate_bound,
-                           break_solution, count_fit, by_efficiency, _divisible, start_free, solve01):
+                           break_solution, count_fit, by_efficiency, _divisible, greedy_free, start_free,
+                           solve01):
                 kernel.enable_caching()
     except Exception as exc:  # no writable folder: compile per process
         warnings.warn(f"solve_knapsack: no cache for the compiled kernel in {cache_dir()} ({exc}); it is "
@@ -708,7 +709,8 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
            deadline: float | None, memory_limit: int | None, relax_done: bool,
            relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]],
            lp: float, order: np.ndarray, take_sorted: np.ndarray, base: np.ndarray | None = None,
-           state: tuple[Any, ...] | None = None, integer: bool = True) -> KnapsackResult:
+           state: tuple[Any, ...] | None = None, integer: bool = True, z_take: np.ndarray | None = None
+           ) -> KnapsackResult:
     """The core search of :func:`subsel.solvers._knapsack.solve_knapsack`, compiled.
 
     Called by it with the data in efficiency order and the search's start (break item ``b``, break
@@ -719,7 +721,8 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
     ``integer``: the pruning rule of integer data (``bound >= z + 1 - margin``); ``False`` on real
     data (``bound > z``), where every float the search compares is computed by the numpy loop's
     operations in its order (the subset sums of a batch item by item, the bounds term by term), so the
-    answer is the same there too.
+    answer is the same there too.  ``z_take``: the incumbent's items (in the caller's order) when it is
+    not the break solution (a greedy solution of value ``z``).
 
     Returns
     -------
@@ -731,7 +734,8 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
         state = _start_state(p, w, flip_bound, capacity, b, Pb, Wb, z, ub_global, margin, relax_done, exact_int,
                              integer)
     W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits = state
-    z_take: np.ndarray | None = None
+    if z_take is not None:
+        ist[I_ZKIND] = 2
     optimal = False
     stopped = ""
     mem = -1 if memory_limit is None else int(memory_limit)
@@ -915,6 +919,68 @@ def by_efficiency(e: np.ndarray, F: np.ndarray) -> np.ndarray:
         src_f, dst_f = dst_f, src_f
     return src_f
 
+@nb.njit(cache=False)
+def greedy_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, before: np.ndarray, brk: int, Pb: float, Wb: float,
+                capacity: float) -> tuple[float, np.ndarray]:
+    """``_knapsack.greedy_start`` on the items in any order (``before`` the break solution, ``brk`` the
+    break item): the same solutions, the same ties (the first in the stable order by decreasing ``e``),
+    the same float operations, in two passes.  Returns the value and the break solution with its
+    flips (``before`` itself when none is better)."""
+    n = p.size
+    r0 = capacity - Wb
+    need1 = w[brk] - r0
+    a = -1      # the last item before the break item, the first after it, solutions 2 and 3
+    k2 = -1
+    j2 = -1
+    q1 = -1
+    for j in range(n):
+        if before[j]:
+            if a < 0 or _before(e, a, j):
+                a = j
+            if w[j] >= need1 and (q1 < 0 or p[j] < p[q1] or (p[j] == p[q1] and _before(e, j, q1))):
+                q1 = j
+        elif j != brk:
+            if k2 < 0 or _before(e, j, k2):
+                k2 = j
+            if w[j] <= r0 and (j2 < 0 or p[j] > p[j2] or (p[j] == p[j2] and _before(e, j, j2))):
+                j2 = j
+    lim = r0 + w[a] if a >= 0 else -np.inf
+    need2 = (w[brk] + w[k2]) - r0 if k2 >= 0 else np.inf
+    j1 = -1     # solutions 1 and 4
+    q2 = -1
+    for j in range(n):
+        if before[j]:
+            if w[j] >= need2 and (q2 < 0 or p[j] < p[q2] or (p[j] == p[q2] and _before(e, j, q2))):
+                q2 = j
+        elif w[j] <= lim and (j1 < 0 or p[j] > p[j1] or (p[j] == p[j1] and _before(e, j, j1))):
+            j1 = j
+    best = Pb
+    f1, f2, f3 = -1, -1, -1
+    if j1 >= 0:
+        val = Pb - p[a] + p[j1]
+        if val > best:
+            best, f1, f2, f3 = val, a, j1, -1
+    if j2 >= 0:
+        val = Pb + p[j2]
+        if val > best:
+            best, f1, f2, f3 = val, j2, -1, -1
+    if q1 >= 0:
+        val = Pb + p[brk] - p[q1]
+        if val > best:
+            best, f1, f2, f3 = val, q1, brk, -1
+    if q2 >= 0:
+        val = Pb + (p[brk] + p[k2]) - p[q2]
+        if val > best:
+            best, f1, f2, f3 = val, q2, brk, k2
+    take = before
+    if f1 >= 0:
+        take = before.copy()
+        for f in (f1, f2, f3):
+            if f >= 0:
+                take[f] = not take[f]
+    return best, take
+
+
 #: Return code of :func:`start_free` and :func:`solve01`: the case is left to the Python glue.
 FALLBACK = -1
 
@@ -956,7 +1022,7 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     zst = np.zeros(4, np.float64)
     if not (ap < _EXACT and aw < _EXACT * unit):
         return (FALLBACK, empty_b, 0.0, 0.0, 0.0, empty_i, empty_b, empty_b, 0, empty_f, empty_f, empty_f,
-                empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u)
+                empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u, empty_b)
     ordered = True          # items already by decreasing efficiency (subset sum): the break by a scan
     for j in range(1, n):
         if e[j] > e[j - 1]:
@@ -979,7 +1045,7 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
         for j in range(n):
             val += p[j]
         return (DONE, np.ones(n, np.bool_), val, val, val, empty_i, before, empty_b, 0, empty_f, empty_f,
-                empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u)
+                empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u, empty_b)
     Pb = 0.0
     Wb = 0.0
     for j in range(n):
@@ -989,7 +1055,12 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     eb = e[brk]
     lp = Pb + (capacity - Wb) * eb
     ub_global = np.floor(lp + _INT_MARGIN)
-    thr = Pb + 1.0 - _INT_MARGIN
+    z0, gtake = greedy_free(p, w, e, before, brk, Pb, Wb, capacity)
+    if z0 >= ub_global:    # a greedy solution is optimal
+        zst[Z] = z0
+        return (DONE, gtake.copy(), z0, lp, ub_global, empty_i, before, empty_b, 0, empty_f, empty_f,
+                empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u, gtake)
+    thr = z0 + 1.0 - _INT_MARGIN
     fb = np.empty(n, np.float64)
     cnt = 0
     for j in range(n):
@@ -1027,7 +1098,7 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     free_idx = np.empty(m, np.int64)
     k = 0
     for q in range(m):
-        if fbF[q] >= Pb + 1.0 - _INT_MARGIN:
+        if fbF[q] >= thr:
             free_idx[k] = q
             k += 1
     free_idx = free_idx[:k]
@@ -1039,8 +1110,10 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     ist[I_NEXT_PAIRING] = min_pairing
     ist[I_RELAX_DONE] = 1 if relax_done else 0
     ist[I_DIV] = 1 if _divisible(wF, free_idx, capacity, Wb) else 0
-    zst[Z] = Pb
-    zst[Z_FRESH] = Pb
+    zst[Z] = z0
+    zst[Z_FRESH] = z0
+    if z0 > Pb:
+        ist[I_ZKIND] = 2
     zst[UB] = ub_global
     zst[WB] = Wb
     zbits = np.zeros(1, np.uint64)
@@ -1051,15 +1124,18 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
             W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits)
     take = empty_b
     if code == DONE:
-        take_sorted = inside.copy()
-        if ist[I_ZKIND] == 1:
-            backtrack(take_sorted, items, hist_anc, hist_bits, hist_off, ist[I_ZBLOCK], ist[I_ZANC], zbits[0],
-                      ist[I_ZEXTRA], b)
-        take = before.copy()
-        for q in range(m):
-            take[F[q]] = take_sorted[q]
+        if ist[I_ZKIND] == 2:
+            take = gtake.copy()
+        else:
+            take_sorted = inside.copy()
+            if ist[I_ZKIND] == 1:
+                backtrack(take_sorted, items, hist_anc, hist_bits, hist_off, ist[I_ZBLOCK], ist[I_ZANC],
+                          zbits[0], ist[I_ZEXTRA], b)
+            take = before.copy()
+            for q in range(m):
+                take[F[q]] = take_sorted[q]
     return (code, take, zst[Z], lp, ub_global, F, before, inside, b, fbF, W, P, anc, bits, items, hist_anc,
-            hist_bits, hist_off, ist, zst, zbits)
+            hist_bits, hist_off, ist, zst, zbits, gtake)
 
 
 @nb.njit(cache=False)
@@ -1128,14 +1204,16 @@ def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, budget: int,
                 wf[k] = float(w[j])
                 a = w[j]
                 if a > 0:
-                    while a != 0:   # the weights' greatest common divisor ...
-                        g, a = a, g % a
-                    a = w[j]
-                    z = 0
-                    while a & 1 == 0:   # ... and the least number of trailing zero bits
-                        a >>= 1
-                        z += 1
-                    tz = min(tz, z)
+                    if g != 1:      # the weights' greatest common divisor (1 stays 1) ...
+                        while a != 0:
+                            g, a = a, g % a
+                        a = w[j]
+                    if tz > 0:      # ... and the least number of trailing zero bits
+                        z = 0
+                        while a & 1 == 0 and z < tz:
+                            a >>= 1
+                            z += 1
+                        tz = z
                 e[k] = min(pf[k] / wf[k], _MAX_EFFICIENCY) if wf[k] > 0 else _MAX_EFFICIENCY
                 k += 1
     capk = min(cap, tw)
@@ -1180,12 +1258,14 @@ def search_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, de
     lp = Pb + (capacity - Wb) * eb
     ub_global = np.floor(lp + _INT_MARGIN)
     flip_bound = lp - np.abs(p - eb * w)
-    F = np.flatnonzero(flip_bound >= Pb + 1.0 - _INT_MARGIN)
+    z0, gtake = greedy_free(p, w, e, before, brk, Pb, Wb, capacity)
+    F = np.flatnonzero(flip_bound >= z0 + 1.0 - _INT_MARGIN)
     F = F[np.argsort(-e[F], kind="stable")]
     inside = before[F]
     b = int(inside.sum())
-    return search(p[F], w[F], e[F], flip_bound[F], capacity, b, Pb, Wb, Pb, ub_global, _INT_MARGIN, False,
-                  deadline, memory_limit, relax_done, relax, lp, F, inside, base=before)
+    return search(p[F], w[F], e[F], flip_bound[F], capacity, b, Pb, Wb, z0, ub_global, _INT_MARGIN, False,
+                  deadline, memory_limit, relax_done, relax, lp, F, inside, base=before,
+                  z_take=gtake if z0 > Pb else None)
 
 
 def resume_free(r: tuple[Any, ...], p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float,
@@ -1197,7 +1277,8 @@ def resume_free(r: tuple[Any, ...], p: np.ndarray, w: np.ndarray, e: np.ndarray,
     if code == DONE:
         return KnapsackResult(take, value, lp, value, True, int(r[18][I_NITEMS]))
     return search(p[F], w[F], e[F], fbF, capacity, b, 0.0, 0.0, 0.0, ub_global, _INT_MARGIN, False, deadline,
-                  memory_limit, True, relax, lp, F, inside, base=before, state=r[10:])
+                  memory_limit, True, relax, lp, F, inside, base=before, state=r[10:21],
+                  z_take=r[21] if r[18][I_ZKIND] == 2 else None)
 
 
 def _ub_value(ub: Any, exact_int: bool) -> Any:

@@ -62,19 +62,21 @@ def test_eager_bounds_match_dynamic_program_on_every_class(eager, kind, seed):
     check(res, p, w, c, knapsack_dp(p, w, c))
 
 
-@pytest.mark.parametrize("kind, n, R", [("strongly_correlated", 500, 1000),
-                                        ("inverse_strongly_correlated", 1000, 200),
-                                        ("almost_strongly_correlated", 500, 1000)])
-def test_default_thresholds_match_dynamic_program_on_correlated_classes(monkeypatch, kind, n, R):
-    """State lists long enough that the relaxation and the pairing start by themselves."""
+@pytest.mark.parametrize("kind, n, R, seed, expected", [
+    ("strongly_correlated", 1000, 10000, 7, {"relax", "pair"}),
+    ("inverse_strongly_correlated", 1000, 10000, 8, {"relax", "pair"}),
+    ("almost_strongly_correlated", 500, 1000, 7, {"relax"})])
+def test_default_thresholds_match_dynamic_program_on_correlated_classes(monkeypatch, kind, n, R, seed, expected):
+    """State lists long enough that the relaxation (and, past 10,000 states, the pairing) start by
+    themselves."""
     calls = []
     relax, pair = _knapsack._surrogate_relaxation, _knapsack._pair_states
     monkeypatch.setattr(_knapsack, "_surrogate_relaxation", lambda *a: calls.append("relax") or relax(*a))
     monkeypatch.setattr(_knapsack, "_pair_states", lambda *a: calls.append("pair") or pair(*a))
-    p, w, c = knapsack_instance(kind, n, R, np.random.default_rng(7 if R == 1000 else 8))
+    p, w, c = knapsack_instance(kind, n, R, np.random.default_rng(seed))
     res = solve_knapsack(p.astype(float), w.astype(float), float(c))
     check(res, p, w, c, knapsack_dp(p, w, c))
-    assert "relax" in calls and "pair" in calls
+    assert set(calls) == expected
 
 
 def test_scaled_real_weights_keep_integer_mode():
