@@ -356,13 +356,18 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
         _, _, p0, always = _surrogate_bound(p, w, c, s, card)
         rest = np.flatnonzero(~always)
         cs = c + s * card - (w[always] + s).sum().item()
-        res = solve_knapsack(p[rest], w[rest] + s, cs, deadline, memory_limit, _relax=False, kernel=kernel)
+        # Only surrogate solutions better than z matter: on integer data (exact sums) the surrogate
+        # knapsack is solved with z as its lower bound, as combo does.
+        lower = z - p0 if integer else None
+        res = solve_knapsack(p[rest], w[rest] + s, cs, deadline, memory_limit, _relax=False, kernel=kernel,
+                             lower=lower)
         z1 = p0 + res.value
         bound1 = z1 if res.optimal else p0 + res.bound + (margin if p.dtype.kind != "f" else 0.0)
         exhausted = exhausted or not res.optimal
         picked = always.copy()
         picked[rest[res.take]] = True
-        if int(picked.sum()) == card and z1 > z and w[picked].sum().item() <= c:
+        if (lower is None or res.value > lower) and int(picked.sum()) == card and z1 > z \
+                and w[picked].sum().item() <= c:
             z, take = z1, picked
         ub = max(ub, max(bound1, z) if improving_only else bound1)
     return max(ub, z), z, take, exhausted
@@ -370,7 +375,8 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
 
 def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
                    deadline: float | None = None, memory_limit: int | None = None,
-                   _relax: bool = True, target: float | None = None, kernel: bool = False) -> KnapsackResult:
+                   _relax: bool = True, target: float | None = None, kernel: bool = False,
+                   lower: float | None = None) -> KnapsackResult:
     """Solve ``max p.y  s.t.  w.y <= c, y in {0,1}^m`` exactly (minknap core DP with combo's bounds).
 
     Parameters
@@ -392,6 +398,11 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         that cannot reach it and stops at the first such selection (``optimal=True`` then means
         "decided": ``take`` is such a selection, or the break solution when none exists, which the
         caller tells apart by its value).
+    lower : float or None
+        Only selections of value ``> lower`` matter (combo's lower bound ``lb``): the search starts with
+        ``lower`` as its incumbent, so it prunes every state and fixes every item that cannot beat it.
+        When none does, the answer's ``value`` is ``lower`` (or, on at most ``_MAX_ENUMERATE`` items,
+        the optimum itself) and ``take`` is not a selection of that value: ``value > lower`` tells.
     kernel : bool, default False
         Run the core search compiled (:mod:`subsel.solvers._knapsack_nb`, numba, imported here on
         first use) when numba is installed: the same steps and, on float data, the same floating-point
@@ -438,7 +449,8 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         if nbk is not None:
             # Integer data in float64: the compiled search sorts only the free items (the same steps).
             return nbk.search_free(p, w, e, capacity, deadline, memory_limit, not _relax,
-                                   relax_in_order(p, w, e, capacity, unit, deadline), unit)
+                                   relax_in_order(p, w, e, capacity, unit, deadline), unit,
+                                   -np.inf if lower is None else float(lower))
     order = np.argsort(-e, kind="stable")
     p, w, e = p[order], w[order], e[order]
     cw = np.cumsum(w)
@@ -495,12 +507,14 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         floor = target - 1 if integer else float(np.nextafter(float(target), -np.inf))
         if floor > z:
             z = z_fresh = floor
+    if lower is not None and lower > z:
+        z = z_fresh = lower
     z_ref: tuple[int, int, int, int] | None = None            # (block, ancestor, bits, extra item)
     z_take: np.ndarray | None = None                          # or the whole solution (surrogate)
     if integer and target is None:
         # Combo's greedy solutions around the break item: often the optimum, and a higher z fixes more items.
         z_greedy, flips = greedy_start(p, w, b, Pb, Wb, capacity)
-        if flips:
+        if flips and z_greedy > z:
             z = z_fresh = z_greedy
             z_take = take_sorted.copy()
             z_take[list(flips)] = ~z_take[list(flips)]

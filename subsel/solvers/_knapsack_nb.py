@@ -221,6 +221,43 @@ def _push(nW: np.ndarray, nP: np.ndarray, nanc: np.ndarray, nbits: np.ndarray, n
 
 
 @nb.njit(cache=False)
+def _merge_runs(a: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """``np.argsort(a, kind="mergesort")`` of ``a`` made of the sorted runs ``a[starts[r]:starts[r + 1]]``
+    (non-decreasing each): the runs merged pairwise, bottom up, the earlier run first on ties (a stable
+    sort's order, which is unique).  O(len(a) log(runs))."""
+    n = a.size
+    nrun = starts.size - 1
+    idx = np.arange(n)
+    tmp = np.empty(n, np.int64)
+    width = 1
+    while width < nrun:
+        for r0 in range(0, nrun, 2 * width):
+            lo = starts[r0]
+            mid = starts[min(r0 + width, nrun)]
+            hi = starts[min(r0 + 2 * width, nrun)]
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                if a[idx[j]] < a[idx[i]]:
+                    tmp[k] = idx[j]
+                    j += 1
+                else:
+                    tmp[k] = idx[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                tmp[k] = idx[i]
+                i += 1
+                k += 1
+            while j < hi:
+                tmp[k] = idx[j]
+                j += 1
+                k += 1
+        idx, tmp = tmp, idx
+        width *= 2
+    return idx
+
+
+@nb.njit(cache=False)
 def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: Any, big: Any, b: int,
         integer: bool, margin: float, has_target: bool, mem_limit: int, budget: int, min_relax: int,
         W: np.ndarray, P: np.ndarray, anc: np.ndarray, bits: np.ndarray, items: np.ndarray,
@@ -436,20 +473,23 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
                             dP[u] -= p[j]
             tot = nsub * size
             flat = np.empty(tot, np.int64)
+            Wn = np.empty(tot, W.dtype)
+            starts = np.empty(nsub + 1, np.int64)
             nf = 0
             for u in range(nsub):
+                starts[u] = nf
                 for i in range(size):
                     wi = dW[u] + W[i]
                     pi = dP[u] + P[i]
                     ub = _bound(wi, pi, c, has_left, has_right, eL, eR, mL, mR)
                     if _improving(ub, z, integer, margin):
                         flat[nf] = u * size + i
+                        Wn[nf] = wi
                         nf += 1
+            starts[nsub] = nf
             flat = flat[:nf]
-            Wn = np.empty(nf, W.dtype)
-            for q in range(nf):
-                Wn[q] = dW[flat[q] // size] + W[flat[q] % size]
-            order = np.argsort(Wn, kind="mergesort")
+            Wn = Wn[:nf]
+            order = _merge_runs(Wn, starts)
             cW = np.empty(nf, W.dtype)
             cP = np.empty(nf, P.dtype)
             cA = np.empty(nf, np.int64)
@@ -665,7 +705,7 @@ def _enable_caching() -> None:
     try:
         with _numba_cache_dir(cache_dir()):
             for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow, _push,
-                           run, backtrack, _before, _pivot_positions, _partition, dantzig, surrogate_bound,
+                           _merge_runs, run, backtrack, _before, _pivot_positions, _partition, dantzig, surrogate_bound,
                            break_solution, count_fit, by_efficiency, _divisible, greedy_free, start_free,
                            solve01):
                 kernel.enable_caching()
@@ -987,7 +1027,8 @@ FALLBACK = -1
 
 @nb.njit(cache=False)
 def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, unit: float, mem_limit: int,
-               budget: int, relax_done: bool, min_relax: int, min_pairing: int) -> tuple[Any, ...]:
+               budget: int, relax_done: bool, min_relax: int, min_pairing: int, lower: float = -np.inf
+               ) -> tuple[Any, ...]:
     """:func:`search_free` up to the first return of :func:`run`, in one compiled call: the break
     solution by selection, the Dembo-Hammer bounds, the free items in efficiency order, the start of
     the search and its run; when it ends (``DONE``), the backtracking too.
@@ -996,7 +1037,9 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     (checked: the absolute profits sum below 2^53 and the absolute weights below 2^53 ``unit``, the
     weights' power-of-two grid), so their order does not matter; the other operations are the same
     float operations in the same order; the free items are sorted stably.  ``budget < 0`` returns
-    before the first step (the caller checks its deadline first, as :func:`search` does).
+    before the first step (the caller checks its deadline first, as :func:`search` does).  ``lower``:
+    the incumbent's value to start from when it is above the break solution's (``_knapsack.solve_knapsack``'s
+    ``lower``: no selection of that value is known).
 
     Returns
     -------
@@ -1055,12 +1098,18 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     eb = e[brk]
     lp = Pb + (capacity - Wb) * eb
     ub_global = np.floor(lp + _INT_MARGIN)
+    zs = Pb if lower <= Pb else lower
     z0, gtake = greedy_free(p, w, e, before, brk, Pb, Wb, capacity)
-    if z0 >= ub_global:    # a greedy solution is optimal
-        zst[Z] = z0
-        return (DONE, gtake.copy(), z0, lp, ub_global, empty_i, before, empty_b, 0, empty_f, empty_f,
+    greedy = z0 > zs
+    if greedy:
+        zs = z0
+    else:
+        gtake = before
+    if zs >= ub_global:    # a greedy solution is optimal (or nothing beats lower)
+        zst[Z] = zs
+        return (DONE, gtake.copy(), zs, lp, ub_global, empty_i, before, empty_b, 0, empty_f, empty_f,
                 empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u, gtake)
-    thr = z0 + 1.0 - _INT_MARGIN
+    thr = zs + 1.0 - _INT_MARGIN
     fb = np.empty(n, np.float64)
     cnt = 0
     for j in range(n):
@@ -1110,9 +1159,9 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     ist[I_NEXT_PAIRING] = min_pairing
     ist[I_RELAX_DONE] = 1 if relax_done else 0
     ist[I_DIV] = 1 if _divisible(wF, free_idx, capacity, Wb) else 0
-    zst[Z] = z0
-    zst[Z_FRESH] = z0
-    if z0 > Pb:
+    zst[Z] = zs
+    zst[Z_FRESH] = zs
+    if greedy:
         ist[I_ZKIND] = 2
     zst[UB] = ub_global
     zst[WB] = Wb
@@ -1238,14 +1287,16 @@ def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, budget: int,
 
 def search_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, deadline: float | None,
                 memory_limit: int | None, relax_done: bool,
-                relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]], unit: float
-                ) -> KnapsackResult:
+                relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]], unit: float,
+                lower: float = -np.inf) -> KnapsackResult:
     """:func:`search` on integer data in float64 (in the caller's order) without sorting every item:
     the break item by selection, then only the free items (those the reduction leaves) sorted.  The
     numpy loop sorts all items, but never looks at the others: the same steps, the same answer.
-    ``unit``: the weights' power-of-two grid.  Its start runs compiled (:func:`start_free`)."""
+    ``unit``: the weights' power-of-two grid; ``lower`` as in ``_knapsack.solve_knapsack``.  Its start
+    runs compiled (:func:`start_free`)."""
     r = start_free(p, w, e, capacity, unit, -1 if memory_limit is None else int(memory_limit),
-                   2 ** 62 if deadline is None else -1, relax_done, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING)
+                   2 ** 62 if deadline is None else -1, relax_done, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING,
+                   lower)
     if r[0] != FALLBACK:
         return resume_free(r, p, w, e, capacity, deadline, memory_limit, relax)
     before, brk = break_solution(e, w, capacity)
@@ -1258,14 +1309,17 @@ def search_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, de
     lp = Pb + (capacity - Wb) * eb
     ub_global = np.floor(lp + _INT_MARGIN)
     flip_bound = lp - np.abs(p - eb * w)
+    zs = max(Pb, lower)
     z0, gtake = greedy_free(p, w, e, before, brk, Pb, Wb, capacity)
-    F = np.flatnonzero(flip_bound >= z0 + 1.0 - _INT_MARGIN)
+    greedy = z0 > zs
+    zs = z0 if greedy else zs
+    F = np.flatnonzero(flip_bound >= zs + 1.0 - _INT_MARGIN)
     F = F[np.argsort(-e[F], kind="stable")]
     inside = before[F]
     b = int(inside.sum())
-    return search(p[F], w[F], e[F], flip_bound[F], capacity, b, Pb, Wb, z0, ub_global, _INT_MARGIN, False,
+    return search(p[F], w[F], e[F], flip_bound[F], capacity, b, Pb, Wb, zs, ub_global, _INT_MARGIN, False,
                   deadline, memory_limit, relax_done, relax, lp, F, inside, base=before,
-                  z_take=gtake if z0 > Pb else None)
+                  z_take=gtake if greedy else None)
 
 
 def resume_free(r: tuple[Any, ...], p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float,

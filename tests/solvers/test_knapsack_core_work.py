@@ -18,7 +18,8 @@ from subsel.solvers import _knapsack_nb  # noqa: E402  (needs numba)
 
 #: (most items enumerated, enumerated directly, relaxation threshold, pairing threshold): the
 #: dynamic program answers every size; "dp-relax" runs the relaxation and the pairing at once.
-PATHS = {"dp": (0, 0, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING), "dp-relax": (0, 0, 0, 0)}
+PATHS = {"dp": (0, 0, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING), "dp-relax": (0, 0, 0, 0),
+         "dp-pair": (0, 0, _knapsack._MIN_RELAX, 256)}
 
 
 def cores(p, w, c, path):
@@ -154,7 +155,18 @@ def test_pairing_runs_again_only_when_the_state_list_has_doubled():
         sizes.append(W.size)
         return real(W, *args)
     with mock.patch.object(_knapsack, "_pair_states", spy):
-        ref, kern = cores(p.astype(float), w.astype(float), float(c), "dp")
+        ref, kern = cores(p.astype(float), w.astype(float), float(c), "dp-pair")
     assert kern.take.tolist() == ref.take.tolist() and ref.optimal
-    assert sizes and sizes[0] > _knapsack._MIN_PAIRING
+    assert sizes and sizes[0] > PATHS["dp-pair"][3]
     assert all(b > 2 * a for a, b in zip(sizes, sizes[1:]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(-5, 5), max_size=12), min_size=1, max_size=17))
+def test_merging_sorted_runs_gives_the_stable_sort(runs):
+    """The batch step merges its sorted runs instead of sorting: the same order as a stable sort,
+    ties (frequent here) and empty runs included."""
+    parts = [np.sort(np.array(r, dtype=float)) for r in runs]
+    a = np.concatenate(parts) if parts else np.zeros(0)
+    starts = np.cumsum([0] + [len(r) for r in runs]).astype(np.int64)
+    assert _knapsack_nb._merge_runs(a, starts).tolist() == np.argsort(a, kind="stable").tolist()
