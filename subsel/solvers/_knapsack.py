@@ -25,12 +25,14 @@ Knapsacks of at most ``_MAX_ENUMERATE`` items are enumerated instead (:func:`_en
 subset directly up to ``_DIRECT_ENUMERATE`` items, in two halves above), which is cheaper than
 setting up the dynamic program.
 
-Every step is a handful of numpy operations on the state list; while the list is short, up to
-``_MAX_BATCH`` items are flipped in one step (every subset of them), so that numpy works on longer
-arrays.  The solution of each state is kept as in minknap: a bit vector of the flips of the last
-``_BLOCK`` core items plus a pointer to its ancestor, saved once per block.  Cost: ``O(m log m)`` for
-the sort and the reduction plus ``O(|core| * |states|)``; the number of states is pseudo-polynomial
-in the worst case.  The memory of the state lists can be capped (``memory_limit``).
+The search starts from combo's greedy solutions around the break item (:func:`greedy_start`): when
+one reaches the Dantzig bound no core item is needed, and a higher incumbent fixes more items. Every
+core step adds one item to the core (a handful of numpy operations on the state list; the compiled
+search, :mod:`subsel.solvers._knapsack_nb`, does them in one pass). The solution of each state is
+kept as in minknap: a bit vector of the flips of the last ``_BLOCK`` core items plus a pointer to
+its ancestor, saved once per block. Cost: ``O(m log m)`` for the sort and the reduction plus
+``O(|core| * |states|)``; the number of states is pseudo-polynomial in the worst case. The memory of
+the state lists can be capped (``memory_limit``).
 
 References
 ----------
@@ -86,15 +88,14 @@ _REFRESH_EVERY = 4
 _MAX_EFFICIENCY = 1e300
 #: Core steps per block of the solution history (bits of a uint64).
 _BLOCK = 64
-#: Items flipped together in one step while the expanded list stays below _BATCH_STATES states.
-_MAX_BATCH = 8
-_BATCH_STATES = 4096
-#: Combo's thresholds (Martello, Pisinger, Toth 1999, Section 6: M2 and M3): the surrogate relaxation
-#: once the state list passes _MIN_RELAX states, the pairing of states with items at _MIN_PAIRING
-#: (then again each time the list doubles).  Pairing earlier costs a pass over the free items with a
-#: search in the state list for each, more than it saves on the easy classes.
+#: Combo's thresholds (Martello, Pisinger, Toth 1999, Section 6): the surrogate relaxation once the
+#: state list passes _MIN_RELAX states (M2), the pairing of states with items at _MIN_PAIRING (then
+#: again each time the list doubles; it stops at the first pairing that reaches the global bound).
+#: Combo pairs once, at M3 = 10,000 states; pairing at 1,000 found the optimum of the subset-sum and
+#: correlated instances sooner (2-10 times faster there), pairing at 256 cost more than it saved
+#: (a pass over the free items, with a search in the state list for each).
 _MIN_RELAX = 2000
-_MIN_PAIRING = 10000
+_MIN_PAIRING = 1000
 #: Up to this many items, every subset is enumerated (two halves of at most 2^10 subsets each) ...
 _MAX_ENUMERATE = 20
 #: ... and up to this many, directly (one list of at most 2^10 subsets: fewer array operations).
@@ -181,48 +182,6 @@ def _pareto(Wm: np.ndarray, Pm: np.ndarray) -> np.ndarray:
         if same.any():
             idx = np.concatenate((idx[:-1][~same], idx[-1:]))
     return idx
-
-
-def _expand(W: np.ndarray, P: np.ndarray, batch: np.ndarray, b: int, w: np.ndarray, p: np.ndarray,
-            keep: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Flip every subset of the ``k`` items of ``batch`` in every state; keep the Pareto front.
-
-    ``keep(W, P)``, when given, marks the new states that may still lead to an improving solution
-    (their upper bound beats the incumbent); the others are dropped before the sort.  The bound is
-    monotone under dominance (a lighter, more profitable state has at least the same bound), so
-    dropping them first leaves the same front as dropping them after.
-
-    Returns the new ``W, P``, each state's source index and its subset as a bit mask (uint64).
-    """
-    k = batch.size
-    sign = np.where(batch >= b, 1, -1).astype(w.dtype)
-    combos = np.arange(1 << k, dtype=np.int64)
-    chosen = ((combos[:, None] >> np.arange(k)) & 1).astype(w.dtype)
-    # Each subset's sums added item by item in batch order (not a matrix product, whose order of
-    # summation is the BLAS's): on float data the compiled core adds them in this order too.
-    sw, sp = sign * w[batch], sign * p[batch]
-    dW, dP = np.zeros(1 << k, dtype=w.dtype), np.zeros(1 << k, dtype=p.dtype)
-    for i in range(k):
-        dW += chosen[:, i] * sw[i]
-        dP += chosen[:, i] * sp[i]
-    # Subset-major: ``W`` is sorted, so the list is 2^k sorted runs, which a stable sort (timsort)
-    # merges in about half the time of a sort of unordered data.
-    Wn = (dW[:, None] + W[None, :]).ravel()
-    Pn = (dP[:, None] + P[None, :]).ravel()
-    flat: np.ndarray | None = None
-    if keep is not None:
-        flat = np.flatnonzero(keep(Wn, Pn))
-        if flat.size == 0:
-            empty = np.zeros(0, dtype=np.int64)
-            return Wn[:0], Pn[:0], empty, empty.astype(np.uint64)
-        Wn, Pn = Wn[flat], Pn[flat]
-    order = np.argsort(Wn, kind="stable")
-    Wn, Pn = Wn[order], Pn[order]
-    idx = _pareto(Wn, Pn)
-    kept = order[idx] if flat is None else flat[order[idx]]
-    subset, source = np.divmod(kept, W.size)
-    return Wn[idx], Pn[idx], source, subset.astype(np.uint64)
 
 
 def _weight_grid(w: np.ndarray) -> float | None:
@@ -584,37 +543,22 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
             z_fresh, last_refresh = z, len(items)
             if div:
                 cap = free_capacity(capacity, Wb, w, free_idx)
-        # The next items, alternating sides (when one side is exhausted, the other); several at
-        # once while the state list is short, so that the numpy calls work on longer arrays.
-        room = _BLOCK - len(items) % _BLOCK
-        kmax = 1
-        while kmax < min(_MAX_BATCH, room) and (W.size << (kmax + 1)) <= _BATCH_STATES:
-            kmax += 1
-        batch: list[int] = []
-        while len(batch) < kmax and (t < m or s >= 0):
-            if (side == 1 and t < m) or s < 0:
-                batch.append(t)
-                k = int(np.searchsorted(free_idx, t, side="right"))
-                t = int(free_idx[k]) if k < free_idx.size else m
-            else:
-                batch.append(s)
-                k = int(np.searchsorted(free_idx, s, side="left")) - 1
-                s = int(free_idx[k]) if k >= 0 else -1
-            side = -side
-        shift = np.uint64(len(items) % _BLOCK)
-        if len(batch) == 1:
-            j = batch[0]
-            sign = 1 if j >= b else -1
-            W, P, src, flipped = _merge(W, P, W + sign * w[j], P + sign * p[j])
-            combo = flipped.astype(np.uint64)
+        # The next item, alternating sides (when one side is exhausted, the other).
+        if (side == 1 and t < m) or s < 0:
+            j = t
+            k = int(np.searchsorted(free_idx, t, side="right"))
+            t = int(free_idx[k]) if k < free_idx.size else m
         else:
-            W, P, src, combo = _expand(
-                W, P, np.array(batch), b, w, p,
-                lambda Wn, Pn: np.asarray(improving(_state_bounds(Wn, Pn, cap, s, t, e, min_left, min_right,
-                                                                  m), z)))
+            j = s
+            k = int(np.searchsorted(free_idx, s, side="left")) - 1
+            s = int(free_idx[k]) if k >= 0 else -1
+        side = -side
+        shift = np.uint64(len(items) % _BLOCK)
+        sign = 1 if j >= b else -1
+        W, P, src, flipped = _merge(W, P, W + sign * w[j], P + sign * p[j])
         anc = anc[src]
-        bits = bits[src] | (combo << shift)
-        items.extend(batch)
+        bits = bits[src] | (flipped.astype(np.uint64) << shift)
+        items.append(j)
         # Incumbent: the heaviest feasible state is the most profitable one.
         k = int(np.searchsorted(W, cap, side="right")) - 1
         if k >= 0 and P[k] > z:

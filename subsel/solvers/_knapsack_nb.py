@@ -1,14 +1,14 @@
 """Compiled core search (numba) of the knapsack dynamic program of
 :mod:`subsel.solvers._knapsack`: the expanding core with Pareto state lists, the bounds that drop
 states, the reduction of items, combo's pairing of states with items, and the backtracking, in one call.
-On integer data and on real-valued data alike: there every float it compares (a batch's subset sums,
-a state's bound, the free items' minima) comes from the numpy loop's operations in the numpy loop's
-order, without fast-math, so the same floats.
+On integer data and on real-valued data alike: there every float it compares (a state's sums, its
+bound, the free items' minima) comes from the numpy loop's operations in the numpy loop's order,
+without fast-math, so the same floats.
 
 It is a step-for-step port of the numpy loop of :func:`subsel.solvers._knapsack.solve_knapsack` (the
-same items in the same order, the same batches, the same merge and dominance rule, the same float
-bounds computed by the same operations; a one-item step does the numpy loop's merge, dominance,
-incumbent and pruning in one pass), so both return the same selection on every input: the
+same start from combo's greedy solutions, the same items in the same order, one per step, the same
+merge and dominance rule, the same float bounds computed by the same operations; a step does the
+numpy loop's merge, dominance, incumbent and pruning in one pass), so both return the same selection on every input: the
 choice among equal optima is the first optimum that search reaches, whichever path runs it.  The
 surrogate relaxation (once per search) and the deadline stay in Python: the kernel returns to its
 caller when the relaxation is due and after a budget of states, and is called again to resume.
@@ -36,6 +36,7 @@ knapsack problem", Management Science 45(3):414-424, 1999 (Section 5: pairing of
 from __future__ import annotations
 
 import math
+import threading
 import time
 import warnings
 from typing import Any, Callable
@@ -46,11 +47,9 @@ import numpy as np
 from ..models import MAX_EXACT_INT
 from . import _knapsack
 from ._knapsack import (
-    _BATCH_STATES,
     _BLOCK,
     _BYTES_PER_STATE,
     _INT_MARGIN,
-    _MAX_BATCH,
     _MAX_EFFICIENCY,
     _REFRESH_EVERY,
     KnapsackResult,
@@ -221,49 +220,12 @@ def _push(nW: np.ndarray, nP: np.ndarray, nanc: np.ndarray, nbits: np.ndarray, n
 
 
 @nb.njit(cache=False)
-def _merge_runs(a: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """``np.argsort(a, kind="mergesort")`` of ``a`` made of the sorted runs ``a[starts[r]:starts[r + 1]]``
-    (non-decreasing each): the runs merged pairwise, bottom up, the earlier run first on ties (a stable
-    sort's order, which is unique).  O(len(a) log(runs))."""
-    n = a.size
-    nrun = starts.size - 1
-    idx = np.arange(n)
-    tmp = np.empty(n, np.int64)
-    width = 1
-    while width < nrun:
-        for r0 in range(0, nrun, 2 * width):
-            lo = starts[r0]
-            mid = starts[min(r0 + width, nrun)]
-            hi = starts[min(r0 + 2 * width, nrun)]
-            i, j, k = lo, mid, lo
-            while i < mid and j < hi:
-                if a[idx[j]] < a[idx[i]]:
-                    tmp[k] = idx[j]
-                    j += 1
-                else:
-                    tmp[k] = idx[i]
-                    i += 1
-                k += 1
-            while i < mid:
-                tmp[k] = idx[i]
-                i += 1
-                k += 1
-            while j < hi:
-                tmp[k] = idx[j]
-                j += 1
-                k += 1
-        idx, tmp = tmp, idx
-        width *= 2
-    return idx
-
-
-@nb.njit(cache=False)
 def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: Any, big: Any, b: int,
         integer: bool, margin: float, has_target: bool, mem_limit: int, budget: int, min_relax: int,
         W: np.ndarray, P: np.ndarray, anc: np.ndarray, bits: np.ndarray, items: np.ndarray,
         hist_anc: np.ndarray, hist_bits: np.ndarray, hist_off: np.ndarray,
-        ist: np.ndarray, zst: np.ndarray, zbits: np.ndarray
-        ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        ist: np.ndarray, zst: np.ndarray, zbits: np.ndarray, spare: tuple[np.ndarray, ...]
+        ) -> tuple[Any, ...]:
     """Run the core search from the state given until it ends, the relaxation is due or ``budget``
     states have been processed.
 
@@ -284,13 +246,16 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
         length past which the relaxation is due.
     W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits
         The search's state (see the module's fields); ``ist``, ``zst``, ``zbits`` updated in place.
+    spare : tuple of 4 ndarrays
+        Buffers of a state list's weights, profits, ancestors and bits, of any length (grown when too
+        short), which the one-item steps write the next list into (:func:`take_spare`).
 
     Returns
     -------
-    (code, W, P, anc, bits, hist_anc, hist_bits, hist_off)
+    (code, W, P, anc, bits, hist_anc, hist_bits, hist_off, spare)
         ``DONE`` (optimal), ``BUDGET`` (call again), ``MEMORY`` (stopped by the memory limit) or
         ``RELAX`` (the caller runs the surrogate relaxation, sets ``I_RELAX_DONE``, calls again);
-        and the state arrays (possibly reallocated).
+        the state arrays (possibly reallocated) and the spare buffers left.
     """
     m = p.size
     s = ist[I_S]
@@ -310,12 +275,10 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
         c = _free_capacity(c0, zst[WB], w, free_idx)
     work = 0
     code = DONE
-    batch = np.empty(_MAX_BATCH, np.int64)
     # The state list lives at the start of the buffers cW, cP, cA, cB; a single-item step writes
     # the next list into the spare buffers bW, bP, bA, bB and swaps them.
     cW, cP, cA, cB = W, P, anc, bits
-    bW, bP = np.empty(0, W.dtype), np.empty(0, P.dtype)
-    bA, bB = np.empty(0, np.int64), np.empty(0, np.uint64)
+    bW, bP, bA, bB = spare
     while True:
         if W.size == 0 or (s < 0 and t >= m) or z >= ub_global or (has_target and ist[I_ZKIND] != 0):
             code = DONE
@@ -338,6 +301,8 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
             best_k = 0
             best_j = 0
             for sgn in (1, -1):
+                if integer and found and best >= ub_global:   # (nothing beats the bound: combo stops)
+                    break
                 first = True
                 cand_best = z
                 ck = 0
@@ -356,6 +321,8 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
                     cv = P[k] + sgn * p[j]
                     if first or cv > cand_best:
                         cand_best, ck, cj, first = cv, k, j, False
+                        if integer and cand_best >= ub_global:   # (the first maximum, as numpy argmax)
+                            break
                 if not first and (not found or cand_best > best):
                     best, best_k, best_j, found = cand_best, ck, cj, True
             if found and best > z:
@@ -372,23 +339,16 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
             last_refresh = n_items
             if ist[I_DIV] != 0:
                 c = _free_capacity(c0, zst[WB], w, free_idx)
-        # The next items, alternating sides, several at once while the state list is short.
-        room = BLOCK - n_items % BLOCK
-        kmax = 1
-        while kmax < min(_MAX_BATCH, room) and (W.size << (kmax + 1)) <= _BATCH_STATES:
-            kmax += 1
-        nb_ = 0
-        while nb_ < kmax and (t < m or s >= 0):
-            if (side == 1 and t < m) or s < 0:
-                batch[nb_] = t
-                q = _search_right(free_idx, t)
-                t = free_idx[q] if q < free_idx.size else m
-            else:
-                batch[nb_] = s
-                q = _search_left(free_idx, s) - 1
-                s = free_idx[q] if q >= 0 else -1
-            nb_ += 1
-            side = -side
+        # The next item, alternating sides (when one side is exhausted, the other).
+        if (side == 1 and t < m) or s < 0:
+            j = t
+            q = _search_right(free_idx, t)
+            t = free_idx[q] if q < free_idx.size else m
+        else:
+            j = s
+            q = _search_left(free_idx, s) - 1
+            s = free_idx[q] if q >= 0 else -1
+        side = -side
         shift = np.uint64(n_items % BLOCK)
         has_left, has_right = s >= 0, t < m
         eL = e[s] if has_left else np.inf
@@ -396,135 +356,64 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
         mL = min_left[s] if has_left else min_left[0]
         mR = min_right[t] if has_right else min_right[0]
         size = W.size
-        if nb_ == 1:
-            # One item: merge, dominance, incumbent and bounds in one pass, into the spare buffers.
-            # The incumbent (the merged front's heaviest feasible state, i.e. its most profitable
-            # one) is known before the pass from the two lists: the states are pruned against it.
-            j = batch[0]
-            dw = w[j] if j >= b else -w[j]
-            dp = p[j] if j >= b else -p[j]
-            z_new = z
-            k = _search_right(W, c) - 1
-            if k >= 0 and P[k] > z_new:
-                z_new = P[k]
-            k = _search_right(W, c - dw) - 1
-            if k >= 0 and P[k] + dp > z_new:
-                z_new = P[k] + dp
-            if bW.size < 2 * size:
-                grown = max(2 * size, 2 * bW.size)
-                bW, bP = np.empty(grown, W.dtype), np.empty(grown, P.dtype)
-                bA, bB = np.empty(grown, np.int64), np.empty(grown, np.uint64)
-            n = 0
-            i1 = 0
-            i2 = 0
-            run_max = P[0]
-            first = True
-            inc_anc = 0
-            inc_bits = np.uint64(0)
-            flag = np.uint64(1) << shift
-            while i1 < size or i2 < size:
-                # List 1 before list 2 on equal weights (np.searchsorted side="right").
-                if i2 >= size or (i1 < size and W[i1] <= W[i2] + dw):
-                    wi, pi, src, bt = W[i1], P[i1], i1, bits[i1]
-                    i1 += 1
-                else:
-                    wi, pi, src, bt = W[i2] + dw, P[i2] + dp, i2, bits[i2] | flag
-                    i2 += 1
-                if first or pi > run_max:
-                    # On the front: it dominates a kept state of equal weight (numpy: _pareto).
-                    run_max = pi
-                    if n > 0 and bW[n - 1] == wi:
-                        n -= 1
-                    if wi <= c:
-                        inc_anc, inc_bits = anc[src], bt
-                    if _improving(_bound(wi, pi, c, has_left, has_right, eL, eR, mL, mR), z_new, integer,
-                                  margin):
-                        bW[n], bP[n], bA[n], bB[n] = wi, pi, anc[src], bt
-                        n += 1
-                first = False
-            cW, bW = bW, cW
-            cP, bP = bP, cP
-            cA, bA = bA, cA
-            cB, bB = bB, cB
-            W, P, anc, bits = cW[:n], cP[:n], cA[:n], cB[:n]
-            items[n_items] = j
-            n_items += 1
-            if z_new > z:
-                z = z_new
-                ist[I_ZKIND] = 1
-                ist[I_ZBLOCK] = n_blocks
-                ist[I_ZANC] = inc_anc
-                zbits[0] = inc_bits
-                ist[I_ZEXTRA] = -1
-        else:
-            k = nb_
-            nsub = 1 << k
-            dW = np.zeros(nsub, W.dtype)
-            dP = np.zeros(nsub, P.dtype)
-            for u in range(nsub):
-                for i in range(k):
-                    if (u >> i) & 1:
-                        j = batch[i]
-                        if j >= b:
-                            dW[u] += w[j]
-                            dP[u] += p[j]
-                        else:
-                            dW[u] -= w[j]
-                            dP[u] -= p[j]
-            tot = nsub * size
-            flat = np.empty(tot, np.int64)
-            Wn = np.empty(tot, W.dtype)
-            starts = np.empty(nsub + 1, np.int64)
-            nf = 0
-            for u in range(nsub):
-                starts[u] = nf
-                for i in range(size):
-                    wi = dW[u] + W[i]
-                    pi = dP[u] + P[i]
-                    ub = _bound(wi, pi, c, has_left, has_right, eL, eR, mL, mR)
-                    if _improving(ub, z, integer, margin):
-                        flat[nf] = u * size + i
-                        Wn[nf] = wi
-                        nf += 1
-            starts[nsub] = nf
-            flat = flat[:nf]
-            Wn = Wn[:nf]
-            order = _merge_runs(Wn, starts)
-            cW = np.empty(nf, W.dtype)
-            cP = np.empty(nf, P.dtype)
-            cA = np.empty(nf, np.int64)
-            cB = np.empty(nf, np.uint64)
-            n = 0
-            run_max = P[0]
-            first = True
-            for q in range(nf):
-                f = flat[order[q]]
-                u, i = f // size, f % size
-                wi = Wn[order[q]]
-                pi = dP[u] + P[i]
-                if first or pi > run_max:
-                    n = _push(cW, cP, cA, cB, n, wi, pi, anc[i], bits[i] | (np.uint64(u) << shift))
-                    run_max = pi
-                first = False
-            W, P, anc, bits = cW[:n], cP[:n], cA[:n], cB[:n]
-            items[n_items:n_items + nb_] = batch[:nb_]
-            n_items += nb_
-            # Incumbent: the heaviest feasible state is the most profitable one.
-            k = _search_right(W, c) - 1
-            if k >= 0 and P[k] > z:
-                z = P[k]
-                ist[I_ZKIND] = 1
-                ist[I_ZBLOCK] = n_blocks
-                ist[I_ZANC] = anc[k]
-                zbits[0] = bits[k]
-                ist[I_ZEXTRA] = -1
-            # Bounds of the states against every free item outside the core.
-            n = 0
-            for i in range(W.size):
-                if _improving(_bound(W[i], P[i], c, has_left, has_right, eL, eR, mL, mR), z, integer, margin):
-                    W[n], P[n], anc[n], bits[n] = W[i], P[i], anc[i], bits[i]
+        # Merge, dominance, incumbent and bounds in one pass, into the spare buffers.  The incumbent
+        # (the merged front's heaviest feasible state, i.e. its most profitable one) is known before
+        # the pass from the two lists: the states are pruned against it.
+        dw = w[j] if j >= b else -w[j]
+        dp = p[j] if j >= b else -p[j]
+        z_new = z
+        k = _search_right(W, c) - 1
+        if k >= 0 and P[k] > z_new:
+            z_new = P[k]
+        k = _search_right(W, c - dw) - 1
+        if k >= 0 and P[k] + dp > z_new:
+            z_new = P[k] + dp
+        if bW.size < 2 * size:
+            grown = max(2 * size, 2 * bW.size)
+            bW, bP = np.empty(grown, W.dtype), np.empty(grown, P.dtype)
+            bA, bB = np.empty(grown, np.int64), np.empty(grown, np.uint64)
+        n = 0
+        i1 = 0
+        i2 = 0
+        run_max = P[0]
+        first = True
+        inc_anc = 0
+        inc_bits = np.uint64(0)
+        flag = np.uint64(1) << shift
+        while i1 < size or i2 < size:
+            # List 1 before list 2 on equal weights (np.searchsorted side="right").
+            if i2 >= size or (i1 < size and W[i1] <= W[i2] + dw):
+                wi, pi, src, bt = W[i1], P[i1], i1, bits[i1]
+                i1 += 1
+            else:
+                wi, pi, src, bt = W[i2] + dw, P[i2] + dp, i2, bits[i2] | flag
+                i2 += 1
+            if first or pi > run_max:
+                # On the front: it dominates a kept state of equal weight (numpy: _pareto).
+                run_max = pi
+                if n > 0 and bW[n - 1] == wi:
+                    n -= 1
+                if wi <= c:
+                    inc_anc, inc_bits = anc[src], bt
+                if _improving(_bound(wi, pi, c, has_left, has_right, eL, eR, mL, mR), z_new, integer,
+                              margin):
+                    bW[n], bP[n], bA[n], bB[n] = wi, pi, anc[src], bt
                     n += 1
-            W, P, anc, bits = cW[:n], cP[:n], cA[:n], cB[:n]
+            first = False
+        cW, bW = bW, cW
+        cP, bP = bP, cP
+        cA, bA = bA, cA
+        cB, bB = bB, cB
+        W, P, anc, bits = cW[:n], cP[:n], cA[:n], cB[:n]
+        items[n_items] = j
+        n_items += 1
+        if z_new > z:
+            z = z_new
+            ist[I_ZKIND] = 1
+            ist[I_ZBLOCK] = n_blocks
+            ist[I_ZANC] = inc_anc
+            zbits[0] = inc_bits
+            ist[I_ZEXTRA] = -1
         if n_items % BLOCK == 0:
             end = hist_off[n_blocks] + W.size
             hist_anc = _grow(hist_anc, end)
@@ -547,7 +436,7 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
     ist[I_NEXT_PAIRING] = next_pairing
     zst[Z] = z
     zst[Z_FRESH] = z_fresh
-    return code, W, P, anc, bits, hist_anc, hist_bits, hist_off
+    return code, W, P, anc, bits, hist_anc, hist_bits, hist_off, (bW, bP, bA, bB)
 
 
 @nb.njit(cache=False)
@@ -705,7 +594,7 @@ def _enable_caching() -> None:
     try:
         with _numba_cache_dir(cache_dir()):
             for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow, _push,
-                           _merge_runs, run, backtrack, _before, _pivot_positions, _partition, dantzig, surrogate_bound,
+                           run, backtrack, _before, _pivot_positions, _partition, dantzig, surrogate_bound,
                            break_solution, count_fit, by_efficiency, _divisible, greedy_free, start_free,
                            solve01):
                 kernel.enable_caching()
@@ -749,8 +638,8 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
            deadline: float | None, memory_limit: int | None, relax_done: bool,
            relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]],
            lp: float, order: np.ndarray, take_sorted: np.ndarray, base: np.ndarray | None = None,
-           state: tuple[Any, ...] | None = None, integer: bool = True, z_take: np.ndarray | None = None
-           ) -> KnapsackResult:
+           state: tuple[Any, ...] | None = None, integer: bool = True, z_take: np.ndarray | None = None,
+           spare: tuple[np.ndarray, ...] | None = None) -> KnapsackResult:
     """The core search of :func:`subsel.solvers._knapsack.solve_knapsack`, compiled.
 
     Called by it with the data in efficiency order and the search's start (break item ``b``, break
@@ -760,9 +649,10 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
     zbits)`` where :func:`start_free` left them (``Pb``, ``Wb``, ``z`` and ``relax_done`` then unused).
     ``integer``: the pruning rule of integer data (``bound >= z + 1 - margin``); ``False`` on real
     data (``bound > z``), where every float the search compares is computed by the numpy loop's
-    operations in its order (the subset sums of a batch item by item, the bounds term by term), so the
-    answer is the same there too.  ``z_take``: the incumbent's items (in the caller's order) when it is
-    not the break solution (a greedy solution of value ``z``).
+    operations in its order (the bounds term by term), so the answer is the same there too.
+    ``z_take``: the incumbent's items (in the caller's order) when it is not the break solution (a
+    greedy solution of value ``z``).  ``spare``: buffers for :func:`run` (:func:`take_spare` when
+    None), handed back to the pool at the end.
 
     Returns
     -------
@@ -781,6 +671,8 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
     mem = -1 if memory_limit is None else int(memory_limit)
     budget = 2 ** 62 if deadline is None else 200_000
     last = 0.0   # seconds of the last call of run
+    if spare is None:
+        spare = take_spare(p.dtype)
     while True:
         now = time.perf_counter()
         # Stop before the deadline when another call like the last, and the final bound over the
@@ -789,9 +681,9 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
         if deadline is not None and now + last + W.size * _BOUND_SECONDS_PER_STATE > deadline:
             stopped = "time"
             break
-        code, W, P, anc, bits, hist_anc, hist_bits, hist_off = run(
+        code, W, P, anc, bits, hist_anc, hist_bits, hist_off, spare = run(
             p, w, e, flip_bound, capacity, big, b, integer, margin, has_target, mem, budget, _knapsack._MIN_RELAX,
-            W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits)
+            W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits, spare)
         last = time.perf_counter() - now
         if code == BUDGET:
             continue
@@ -808,6 +700,7 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
             stopped = "memory"
         optimal = code == DONE
         break
+    give_spare(spare)
     z = zst[Z].item()
     if ist[I_ZKIND] == 2 and z_take is not None:   # (already in the caller's order)
         return _result(z_take, W, P, capacity, e, w, flip_bound, big, margin, ist, zst, optimal, lp, ub_global,
@@ -1027,8 +920,8 @@ FALLBACK = -1
 
 @nb.njit(cache=False)
 def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, unit: float, mem_limit: int,
-               budget: int, relax_done: bool, min_relax: int, min_pairing: int, lower: float = -np.inf
-               ) -> tuple[Any, ...]:
+               budget: int, relax_done: bool, min_relax: int, min_pairing: int, lower: float,
+               spare: tuple[np.ndarray, ...]) -> tuple[Any, ...]:
     """:func:`search_free` up to the first return of :func:`run`, in one compiled call: the break
     solution by selection, the Dembo-Hammer bounds, the free items in efficiency order, the start of
     the search and its run; when it ends (``DONE``), the backtracking too.
@@ -1039,7 +932,7 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     float operations in the same order; the free items are sorted stably.  ``budget < 0`` returns
     before the first step (the caller checks its deadline first, as :func:`search` does).  ``lower``:
     the incumbent's value to start from when it is above the break solution's (``_knapsack.solve_knapsack``'s
-    ``lower``: no selection of that value is known).
+    ``lower``: no selection of that value is known); ``spare``: :func:`run`'s buffers.
 
     Returns
     -------
@@ -1065,7 +958,7 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     zst = np.zeros(4, np.float64)
     if not (ap < _EXACT and aw < _EXACT * unit):
         return (FALLBACK, empty_b, 0.0, 0.0, 0.0, empty_i, empty_b, empty_b, 0, empty_f, empty_f, empty_f,
-                empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u, empty_b)
+                empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u, empty_b, spare)
     ordered = True          # items already by decreasing efficiency (subset sum): the break by a scan
     for j in range(1, n):
         if e[j] > e[j - 1]:
@@ -1088,7 +981,7 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
         for j in range(n):
             val += p[j]
         return (DONE, np.ones(n, np.bool_), val, val, val, empty_i, before, empty_b, 0, empty_f, empty_f,
-                empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u, empty_b)
+                empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u, empty_b, spare)
     Pb = 0.0
     Wb = 0.0
     for j in range(n):
@@ -1108,7 +1001,7 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     if zs >= ub_global:    # a greedy solution is optimal (or nothing beats lower)
         zst[Z] = zs
         return (DONE, gtake.copy(), zs, lp, ub_global, empty_i, before, empty_b, 0, empty_f, empty_f,
-                empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u, gtake)
+                empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u, gtake, spare)
     thr = zs + 1.0 - _INT_MARGIN
     fb = np.empty(n, np.float64)
     cnt = 0
@@ -1168,9 +1061,9 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     zbits = np.zeros(1, np.uint64)
     code = BUDGET
     if budget >= 0:
-        code, W, P, anc, bits, hist_anc, hist_bits, hist_off = run(
+        code, W, P, anc, bits, hist_anc, hist_bits, hist_off, spare = run(
             pF, wF, eF, fbF, capacity, np.inf, b, True, _INT_MARGIN, False, mem_limit, budget, min_relax,
-            W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits)
+            W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits, spare)
     take = empty_b
     if code == DONE:
         if ist[I_ZKIND] == 2:
@@ -1184,12 +1077,12 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
             for q in range(m):
                 take[F[q]] = take_sorted[q]
     return (code, take, zst[Z], lp, ub_global, F, before, inside, b, fbF, W, P, anc, bits, items, hist_anc,
-            hist_bits, hist_off, ist, zst, zbits, gtake)
+            hist_bits, hist_off, ist, zst, zbits, gtake, spare)
 
 
 @nb.njit(cache=False)
 def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, budget: int, max_enumerate: int,
-            min_relax: int, min_pairing: int) -> tuple[Any, ...]:
+            min_relax: int, min_pairing: int, spare: tuple[np.ndarray, ...]) -> tuple[Any, ...]:
     """The default 0-1 call of :func:`subsel.solvers.knapsack.solve_knapsack` in one compiled call:
     the checks of the entries and totals, the items that fit and are worth something, the float
     data, the capacity on the weights' common divisor, the efficiencies, and :func:`start_free`.
@@ -1203,6 +1096,8 @@ def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, budget: int,
     mem_limit, budget, max_enumerate, min_relax, min_pairing : int
         Bytes the state lists may take (-1: no limit); states to process before returning to the
         caller's clock (:func:`run`); the core's limits as they are at the call.
+    spare : tuple of 4 ndarrays
+        :func:`run`'s buffers (float64 weights and profits), returned as the last entry.
 
     Returns
     -------
@@ -1268,10 +1163,10 @@ def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, budget: int,
     capk = min(cap, tw)
     if bad or g == 0:
         return (FALLBACK, x, 0, 0, capk, items, pf, wf, e, 0.0, 0.0) + start_free(
-            empty_f, empty_f, empty_f, 0.0, 0.0, mem_limit, -1, False, min_relax, min_pairing)
+            empty_f, empty_f, empty_f, 0.0, 0.0, mem_limit, -1, False, min_relax, min_pairing, -np.inf, spare)
     unit = float(np.int64(1) << tz)
     capacity = float(capk - capk % g)
-    r = start_free(pf, wf, e, capacity, unit, mem_limit, budget, False, min_relax, min_pairing)
+    r = start_free(pf, wf, e, capacity, unit, mem_limit, budget, False, min_relax, min_pairing, -np.inf, spare)
     value = np.int64(0)
     weight = np.int64(0)
     if r[0] == DONE:
@@ -1294,11 +1189,13 @@ def search_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, de
     numpy loop sorts all items, but never looks at the others: the same steps, the same answer.
     ``unit``: the weights' power-of-two grid; ``lower`` as in ``_knapsack.solve_knapsack``.  Its start
     runs compiled (:func:`start_free`)."""
+    spare = take_spare(np.float64)
     r = start_free(p, w, e, capacity, unit, -1 if memory_limit is None else int(memory_limit),
                    2 ** 62 if deadline is None else -1, relax_done, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING,
-                   lower)
+                   lower, spare)
     if r[0] != FALLBACK:
         return resume_free(r, p, w, e, capacity, deadline, memory_limit, relax)
+    give_spare(spare)
     before, brk = break_solution(e, w, capacity)
     if brk < 0:  # everything fits
         val = p.sum().item()
@@ -1329,10 +1226,42 @@ def resume_free(r: tuple[Any, ...], p: np.ndarray, w: np.ndarray, e: np.ndarray,
     itself when the search ended, else the search resumed where it stopped."""
     code, take, value, lp, ub_global, F, before, inside, b, fbF = r[:10]
     if code == DONE:
+        give_spare(r[22])
         return KnapsackResult(take, value, lp, value, True, int(r[18][I_NITEMS]))
     return search(p[F], w[F], e[F], fbF, capacity, b, 0.0, 0.0, 0.0, ub_global, _INT_MARGIN, False, deadline,
                   memory_limit, True, relax, lp, F, inside, base=before, state=r[10:21],
-                  z_take=r[21] if r[18][I_ZKIND] == 2 else None)
+                  z_take=r[21] if r[18][I_ZKIND] == 2 else None, spare=r[22])
+
+
+#: The spare state buffers of :func:`run` kept between searches, per thread and dtype (one set
+#: each): a search's first steps then write into memory already mapped, instead of fresh pages
+#: (whose first touch costs as much as the step itself on large lists).  The larger set is kept;
+#: sets above _SPARE_BYTES are not.
+_SPARES = threading.local()
+_SPARE_BYTES = 1 << 26
+
+
+def take_spare(dtype: Any) -> tuple[np.ndarray, ...]:
+    """Spare buffers for :func:`run` (weights and profits of ``dtype``): the set this thread kept, or
+    empty arrays (grown by the search)."""
+    pool = getattr(_SPARES, "pool", None)
+    key = np.dtype(dtype).char
+    got = pool.pop(key, None) if pool is not None else None
+    if got is not None:
+        return got
+    return (np.empty(0, dtype), np.empty(0, dtype), np.empty(0, np.int64), np.empty(0, np.uint64))
+
+
+def give_spare(spare: tuple[np.ndarray, ...]) -> None:
+    """Keep ``spare`` (from :func:`run`, no longer used) for this thread's next search."""
+    if sum(a.nbytes for a in spare) > _SPARE_BYTES or spare[0].size == 0:
+        return
+    pool = getattr(_SPARES, "pool", None)
+    if pool is None:
+        pool = _SPARES.pool = {}
+    kept = pool.get(spare[0].dtype.char)
+    if kept is None or kept[0].size < spare[0].size:   # (the larger set)
+        pool[spare[0].dtype.char] = spare
 
 
 def _ub_value(ub: Any, exact_int: bool) -> Any:

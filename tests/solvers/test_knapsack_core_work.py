@@ -160,13 +160,3 @@ def test_pairing_runs_again_only_when_the_state_list_has_doubled():
     assert sizes and sizes[0] > PATHS["dp-pair"][3]
     assert all(b > 2 * a for a, b in zip(sizes, sizes[1:]))
 
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(st.integers(-5, 5), max_size=12), min_size=1, max_size=17))
-def test_merging_sorted_runs_gives_the_stable_sort(runs):
-    """The batch step merges its sorted runs instead of sorting: the same order as a stable sort,
-    ties (frequent here) and empty runs included."""
-    parts = [np.sort(np.array(r, dtype=float)) for r in runs]
-    a = np.concatenate(parts) if parts else np.zeros(0)
-    starts = np.cumsum([0] + [len(r) for r in runs]).astype(np.int64)
-    assert _knapsack_nb._merge_runs(a, starts).tolist() == np.argsort(a, kind="stable").tolist()

@@ -211,41 +211,6 @@ def test_docstring_examples_run():
     assert result.attempted >= 3 and result.failed == 0
 
 
-@given(data=st.data())
-def test_a_core_step_keeps_the_pareto_front_of_every_flip_and_traces_each_state(data):
-    """One step of the core (flip every subset of up to 8 items in every state): the states kept are
-    exactly the Pareto front (lightest weight for each profit level, ties in weight and profit
-    included) less the states a bound drops, and each names the state and the subset it came from."""
-    ints = st.integers(0, 6)
-    m = data.draw(st.integers(1, 12))
-    w = np.array(data.draw(st.lists(ints, min_size=m, max_size=m)), dtype=float)
-    p = np.array(data.draw(st.lists(ints, min_size=m, max_size=m)), dtype=float)
-    b = data.draw(st.integers(0, m))
-    k = data.draw(st.integers(1, min(m, 8)))
-    batch = np.array(sorted(data.draw(st.sets(st.integers(0, m - 1), min_size=k, max_size=k))))
-    pairs = sorted(set(data.draw(st.lists(st.tuples(ints, ints), min_size=1, max_size=8))))
-    W0 = np.array([wt for wt, _ in pairs], dtype=float)
-    P0 = np.array([pr for _, pr in pairs], dtype=float)
-    front = _knapsack._pareto(W0, P0)
-    W0, P0 = W0[front], P0[front]
-    # A bound monotone under dominance (as the core's state bounds are): the states it drops before
-    # the sort are those the front would lose to it afterwards.
-    slope, level = data.draw(st.sampled_from([None, 0, 1, 2])), data.draw(st.integers(-10, 20))
-    keep = None if slope is None else (lambda Wn, Pn: Pn - slope * Wn > level)
-    W, P, src, bits = _knapsack._expand(W0, P0, batch, b, w, p, keep)
-    sign = np.where(batch >= b, 1.0, -1.0)
-    every = {(W0[i] + sum(sign[j] * w[batch[j]] for j in range(k) if s >> j & 1),
-              P0[i] + sum(sign[j] * p[batch[j]] for j in range(k) if s >> j & 1))
-             for i in range(W0.size) for s in range(1 << k)}
-    expected = sorted((wt, pr) for wt, pr in every
-                      if not any((w2 <= wt and p2 > pr) or (w2 < wt and p2 >= pr) for w2, p2 in every)
-                      and (slope is None or pr - slope * wt > level))
-    assert list(zip(W.tolist(), P.tolist())) == expected
-    for j in range(W.size):
-        flips = [i for i in range(k) if int(bits[j]) >> i & 1]
-        assert W[j] == W0[src[j]] + sum(sign[i] * w[batch[i]] for i in flips)
-        assert P[j] == P0[src[j]] + sum(sign[i] * p[batch[i]] for i in flips)
-
 
 def test_a_time_limit_stops_the_rule_among_equal_optima():
     """``lexicographic=True``: the rule's exact searches honour ``time_limit_s``; stopped there, the
