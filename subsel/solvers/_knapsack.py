@@ -312,7 +312,8 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
             ub = max(ub, max(u, z) if improving_only else u)
             continue
         s = best_k * unit
-        _, _, p0, always = _surrogate_bound(p, w, c, s, card)
+        always = w + s <= 0                     # (_surrogate_bound's: taken whatever the bound)
+        p0 = p[always].sum().item()
         rest = np.flatnonzero(~always)
         cs = c + s * card - (w[always] + s).sum().item()
         # Only surrogate solutions better than z matter: on integer data (exact sums) the surrogate
