@@ -523,8 +523,13 @@ def dantzig(p: np.ndarray, w: np.ndarray, c: Any, step: Any, grow: int) -> tuple
     (``w > 0``) found by selection in expected linear time (Martello and Toth, *Knapsack Problems*,
     1990, Section 2.2.2).  The items before it, the break item and so every float operation are
     those of the sorted computation: the same numbers."""
+    return _dantzig_e(p, w, p / w, c, step, grow)
+
+
+@nb.njit(cache=False)
+def _dantzig_e(p: np.ndarray, w: np.ndarray, e: np.ndarray, c: Any, step: Any, grow: int) -> tuple[float, float]:
+    """:func:`dantzig` given the efficiencies ``e = p / w``."""
     n = p.size
-    e = p / w
     idx = np.arange(n)
     lo, hi = 0, n
     wacc = w[0] - w[0]
@@ -566,25 +571,27 @@ def surrogate_bound(p: np.ndarray, w: np.ndarray, c: Any, s: Any, card: int, ste
     cnt = 0
     wsum = w[0] - w[0] + s - s
     p0 = p[0] - p[0]
-    for j in range(n):
-        if w[j] + s <= 0:
+    pr = np.empty(n, p.dtype)
+    wr = np.empty(n, w.dtype)
+    er = np.empty(n, np.float64)
+    k = 0
+    for j in range(n):      # (one pass: the items always taken, and the others with their efficiencies)
+        ws = w[j] + s
+        if ws <= 0:
             cnt += 1
-            wsum += w[j] + s
+            wsum += ws
             p0 += p[j]
+        else:
+            pr[k] = p[j]
+            wr[k] = ws
+            er[k] = p[j] / ws
+            k += 1
     cs = c + s * card - wsum
     if cs < 0:
         return -np.inf, -np.inf, False
     if cnt == n:
         return 0.0, 0.0, True
-    pr = np.empty(n - cnt, p.dtype)
-    wr = np.empty(n - cnt, w.dtype)
-    k = 0
-    for j in range(n):
-        if w[j] + s > 0:
-            pr[k] = p[j]
-            wr[k] = w[j] + s
-            k += 1
-    u, u_next = dantzig(pr, wr, cs, step, card - cnt)
+    u, u_next = _dantzig_e(pr[:k], wr[:k], er[:k], cs, step, card - cnt)
     return p0 + u, p0 + u_next, False
 
 
@@ -594,7 +601,7 @@ def _enable_caching() -> None:
     try:
         with _numba_cache_dir(cache_dir()):
             for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow, _push,
-                           run, backtrack, _before, _pivot_positions, _partition, dantzig, surrogate_bound,
+                           run, backtrack, _before, _pivot_positions, _partition, dantzig, _dantzig_e, surrogate_bound,
                            break_solution, count_fit, by_efficiency, _divisible, greedy_free, start_free,
                            solve01):
                 kernel.enable_caching()

@@ -160,3 +160,22 @@ def test_pairing_runs_again_only_when_the_state_list_has_doubled():
     assert sizes and sizes[0] > PATHS["dp-pair"][3]
     assert all(b > 2 * a for a, b in zip(sizes, sizes[1:]))
 
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(1, 60)), min_size=1, max_size=40),
+       st.floats(0.0, 1.0), st.integers(-70, 70), st.integers(0, 40), st.integers(1, 8), st.booleans())
+def test_compiled_surrogate_bound_is_the_numpy_one(items, frac, s, card, step, ints):
+    """The compiled Dantzig bound of the surrogate problem (and its estimate one step on) against
+    the sorted numpy computation, with multipliers that make some surrogate weights <= 0 (always
+    taken), ties in efficiency, and int64 or float64 integers."""
+    dtype = np.int64 if ints else float
+    p = np.array([a for a, _ in items], dtype=dtype)
+    w = np.array([b for _, b in items], dtype=dtype)
+    c = dtype(int(frac * int(w.sum())))
+    got = _knapsack_nb.surrogate_bound(p, w, c, dtype(s), card, dtype(step))
+    want = _knapsack._surrogate_bound(p, w, c, dtype(s), card, dtype(step))
+    if got[2]:     # every item always taken: the caller asks the numpy version
+        assert (w + s <= 0).all()
+        return
+    assert got[0] == want[0] and got[1] == want[1]
