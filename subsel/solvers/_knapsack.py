@@ -805,8 +805,16 @@ def _state_bounds(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.
     """Upper bound of every state over all flips of the items outside the core (module docstring).
 
     Unprocessed left items are ``0..s`` (efficiency ``>= e_L = e[s]``), unprocessed right items
-    ``t..m-1`` (efficiency ``<= e_R = e[t]``).
+    ``t..m-1`` (efficiency ``<= e_R = e[t]``).  A product beyond float64 (efficiencies capped at
+    ``_MAX_EFFICIENCY``) is infinite, as in the compiled search, without a warning.
     """
+    with np.errstate(over="ignore"):
+        return _state_bounds_of(W, P, c, s, t, e, min_left, min_right, m)
+
+
+def _state_bounds_of(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.ndarray,
+                     min_left: np.ndarray, min_right: np.ndarray, m: int) -> np.ndarray:
+    """:func:`_state_bounds`' computation."""
     has_left, has_right = s >= 0, t < m
     eL = float(e[s]) if has_left else np.inf
     eR = float(e[t]) if has_right else 0.0
