@@ -100,6 +100,7 @@ _MIN_PAIRING = 1000
 _MAX_ENUMERATE = 20
 #: ... and up to this many, directly (one list of at most 2^10 subsets: fewer array operations).
 _DIRECT_ENUMERATE = 10
+_SUBSETS: dict[int, np.ndarray] = {}
 #: The compiled core search, once looked up (:func:`_kernel`).
 _KERNEL: list[Any] = []
 #: Peak bytes per state of one core step (the state list, the merged list and its temporaries).
@@ -689,6 +690,13 @@ def _kernel() -> Any:
     return _KERNEL[0]
 
 
+def _subsets(k: int) -> np.ndarray:
+    """Every subset of ``k`` items as the rows of a 0/1 matrix, shape (2^k, k) (cached)."""
+    if k not in _SUBSETS:
+        _SUBSETS[k] = ((np.arange(1 << k)[:, None] >> np.arange(k)) & 1).astype(float)
+    return _SUBSETS[k]
+
+
 def _enumerate(p: np.ndarray, w: np.ndarray, c: float) -> KnapsackResult:
     """Every subset, by meeting in the middle (Horowitz and Sahni, J. ACM 21(2), 1974): small ``m``.
 
@@ -710,13 +718,14 @@ def enumerate_take(p: np.ndarray, w: np.ndarray, c: float) -> np.ndarray:
     m = p.size
     none = -np.inf if p.dtype.kind == "f" else np.iinfo(p.dtype).min   # no subset fits
     if m <= _DIRECT_ENUMERATE:
-        Ws, Ps = _weight_profit_sums(w, p)
-        total = np.where(Ws <= c, Ps, none)
+        S = _subsets(m).astype(p.dtype, copy=False)
+        total = np.where(S @ w <= c, S @ p, none)
         a = int(np.argmax(total))
-        return _bits(a, m) if total[a] > none else np.zeros(m, dtype=bool)
+        return S[a] > 0 if total[a] > none else np.zeros(m, dtype=bool)
     h = m // 2
-    WA, PA = _weight_profit_sums(w[:h], p[:h])
-    WB, PB = _weight_profit_sums(w[h:], p[h:])
+    SA, SB = _subsets(h).astype(p.dtype, copy=False), _subsets(m - h).astype(p.dtype, copy=False)
+    WA, PA = SA @ w[:h], SA @ p[:h]
+    WB, PB = SB @ w[h:], SB @ p[h:]
     ob = np.argsort(WB, kind="stable")
     WBs, PBs = WB[ob], PB[ob]
     best_p = np.maximum.accumulate(PBs)
@@ -727,33 +736,9 @@ def enumerate_take(p: np.ndarray, w: np.ndarray, c: float) -> np.ndarray:
     a = int(np.argmax(total))
     take = np.zeros(m, dtype=bool)
     if total[a] > none:
-        take[:h] = _bits(a, h)
-        take[h:] = _bits(int(ob[best_at[k[a]]]), m - h)
+        take[:h] = SA[a] > 0
+        take[h:] = SB[ob[best_at[k[a]]]] > 0
     return take
-
-
-def _subset_sums(a: np.ndarray) -> np.ndarray:
-    """The sums of the ``2^k`` subsets of each row of ``a`` (shape (r, k)), shape (r, 2^k): subset ``u``
-    holds ``a[:, j]`` when bit ``j`` of ``u`` is set, summed in increasing ``j`` (by doubling: ``k``
-    array additions)."""
-    r, k = a.shape
-    out = np.zeros((r, 1 << k), dtype=a.dtype)
-    for j in range(k):
-        out[:, 1 << j:2 << j] = out[:, :1 << j] + a[:, j:j + 1]
-    return out
-
-
-def _weight_profit_sums(w: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_subset_sums` of the weights and of the profits (one array when their dtypes agree)."""
-    if w.dtype == p.dtype:
-        both = _subset_sums(np.stack((w, p)))
-        return both[0], both[1]
-    return _subset_sums(w[None, :])[0], _subset_sums(p[None, :])[0]
-
-
-def _bits(u: int, k: int) -> np.ndarray:
-    """Subset ``u`` of ``k`` items as a bool array (bit ``j`` for item ``j``)."""
-    return ((u >> np.arange(k)) & 1).astype(bool)
 
 
 def _enumerated(p: np.ndarray, w: np.ndarray, c: float, take: np.ndarray) -> KnapsackResult:
