@@ -296,6 +296,10 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
         # Integer bisection on s in units of the weight grid, led by the sign of the bound's slope.
         k_lo, k_hi = int(np.floor(s_lo / unit)), int(np.ceil(s_hi / unit))
         best_u, best_k = np.inf, 0
+        if nbk is not None:   # the same bisection in one compiled call (unless every item is taken once)
+            u_nb, k_nb, done = nbk.surrogate_multiplier(p, w, c, card, k_lo, k_hi, unit)
+            if done:
+                best_u, best_k, k_lo = u_nb, int(k_nb), k_hi + 1
         while k_lo <= k_hi:
             k = (k_lo + k_hi) // 2
             u0, u1 = bound(p, w, c, k * unit, card, unit)

@@ -562,6 +562,29 @@ def _dantzig_e(p: np.ndarray, w: np.ndarray, e: np.ndarray, c: Any, step: Any, g
 
 
 @nb.njit(cache=False)
+def surrogate_multiplier(p: np.ndarray, w: np.ndarray, c: Any, card: int, k_lo: int, k_hi: int, unit: Any
+                         ) -> tuple[float, int, bool]:
+    """The integer bisection of ``_knapsack._surrogate_relaxation`` on the multiplier ``s = k unit``,
+    ``k_lo <= k <= k_hi``, led by the sign of the bound's slope: the least surrogate bound met and its
+    ``k``, by the same steps on :func:`surrogate_bound`'s numbers.  The third answer is False (the
+    caller then runs the bisection itself) when some multiplier makes every item always taken."""
+    best_u = np.inf
+    best_k = 0
+    while k_lo <= k_hi:
+        k = (k_lo + k_hi) // 2
+        u0, u1, every = surrogate_bound(p, w, c, k * unit, card, unit)
+        if every:
+            return np.inf, 0, False
+        if u0 < best_u:
+            best_u, best_k = u0, k
+        if u1 > u0:
+            k_hi = k - 1
+        else:
+            k_lo = k + 1
+    return best_u, best_k, True
+
+
+@nb.njit(cache=False)
 def surrogate_bound(p: np.ndarray, w: np.ndarray, c: Any, s: Any, card: int, step: Any
                     ) -> tuple[float, float, bool]:
     """The first two answers of ``_knapsack._surrogate_bound`` (the surrogate problem's Dantzig bound
@@ -601,7 +624,8 @@ def _enable_caching() -> None:
     try:
         with _numba_cache_dir(cache_dir()):
             for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow, _push,
-                           run, backtrack, _before, _pivot_positions, _partition, dantzig, _dantzig_e, surrogate_bound,
+                           run, backtrack, _before, _pivot_positions, _partition, dantzig, _dantzig_e,
+                           surrogate_multiplier, surrogate_bound,
                            break_solution, count_fit, by_efficiency, _divisible, greedy_free, start_free,
                            solve01):
                 kernel.enable_caching()

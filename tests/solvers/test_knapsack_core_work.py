@@ -179,3 +179,32 @@ def test_compiled_surrogate_bound_is_the_numpy_one(items, frac, s, card, step, i
         assert (w + s <= 0).all()
         return
     assert got[0] == want[0] and got[1] == want[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(1, 60)), min_size=1, max_size=40),
+       st.floats(0.0, 1.0), st.integers(0, 40), st.integers(-70, 0), st.integers(0, 70), st.booleans())
+def test_compiled_multiplier_search_is_the_python_bisection(items, frac, card, k_lo, k_hi, ints):
+    """The surrogate multiplier's bisection in one compiled call against the same steps in Python on
+    the compiled bound (or a refusal when some multiplier takes every item: Python then bisects)."""
+    dtype = np.int64 if ints else float
+    p = np.array([a for a, _ in items], dtype=dtype)
+    w = np.array([b for _, b in items], dtype=dtype)
+    c = dtype(int(frac * int(w.sum())))
+    unit = dtype(1)
+    best_u, best_k, lo, hi, every = np.inf, 0, k_lo, k_hi, False
+    while lo <= hi:
+        k = (lo + hi) // 2
+        u0, u1, all_taken = _knapsack_nb.surrogate_bound(p, w, c, dtype(k) * unit, card, unit)
+        every = every or all_taken
+        if u0 < best_u:
+            best_u, best_k = u0, k
+        if u1 > u0:
+            hi = k - 1
+        else:
+            lo = k + 1
+    got_u, got_k, done = _knapsack_nb.surrogate_multiplier(p, w, c, card, k_lo, k_hi, unit)
+    if every:
+        assert not done
+    else:
+        assert done and got_u == best_u and got_k == best_k
