@@ -295,12 +295,11 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
     for s_lo, s_hi, card, improving_only in cases:
         # Integer bisection on s in units of the weight grid, led by the sign of the bound's slope.
         k_lo, k_hi = int(np.floor(s_lo / unit)), int(np.ceil(s_hi / unit))
-        best_u, best_k = np.inf, 0
+        best_u, best_k, done = np.inf, 0, False
         if nbk is not None:   # the same bisection in one compiled call (unless every item is taken once)
-            u_nb, k_nb, done = nbk.surrogate_multiplier(p, w, c, card, k_lo, k_hi, unit)
-            if done:
-                best_u, best_k, k_lo = u_nb, int(k_nb), k_hi + 1
-        while k_lo <= k_hi:
+            best_u, best_k, done = nbk.surrogate_multiplier(p, w, c, card, k_lo, k_hi, unit)
+            best_k = int(best_k)
+        while not done and k_lo <= k_hi:
             k = (k_lo + k_hi) // 2
             u0, u1 = bound(p, w, c, k * unit, card, unit)
             if u0 < best_u:
@@ -478,7 +477,7 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     if integer and target is None:
         # Combo's greedy solutions around the break item: often the optimum, and a higher z fixes more items.
         z_greedy, flips = greedy_start(p, w, b, Pb, Wb, capacity)
-        if flips and z_greedy > z:
+        if z_greedy > z:     # (then some item is flipped)
             z = z_fresh = z_greedy
             z_take = take_sorted.copy()
             z_take[list(flips)] = ~z_take[list(flips)]
@@ -789,6 +788,7 @@ def _pair_states(W: np.ndarray, P: np.ndarray, c: float, free_idx: np.ndarray, s
     return best
 
 
+@np.errstate(over="ignore")
 def _state_bounds(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.ndarray,
                   min_left: np.ndarray, min_right: np.ndarray, m: int) -> np.ndarray:
     """Upper bound of every state over all flips of the items outside the core (module docstring).
@@ -797,13 +797,6 @@ def _state_bounds(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.
     ``t..m-1`` (efficiency ``<= e_R = e[t]``).  A product beyond float64 (efficiencies capped at
     ``_MAX_EFFICIENCY``) is infinite, as in the compiled search, without a warning.
     """
-    with np.errstate(over="ignore"):
-        return _state_bounds_of(W, P, c, s, t, e, min_left, min_right, m)
-
-
-def _state_bounds_of(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.ndarray,
-                     min_left: np.ndarray, min_right: np.ndarray, m: int) -> np.ndarray:
-    """:func:`_state_bounds`' computation."""
     has_left, has_right = s >= 0, t < m
     eL = float(e[s]) if has_left else np.inf
     eR = float(e[t]) if has_right else 0.0

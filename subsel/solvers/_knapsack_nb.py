@@ -206,20 +206,6 @@ def _grow(a: np.ndarray, need: int) -> np.ndarray:
 
 
 @nb.njit(cache=False)
-def _push(nW: np.ndarray, nP: np.ndarray, nanc: np.ndarray, nbits: np.ndarray, n: int, wi: Any, pi: Any,
-          a: int, bt: np.uint64) -> int:
-    """Append a state more profitable than every lighter one to the first ``n`` of the new list (it
-    replaces a kept state of equal weight: the numpy path's dominance rule); returns the new length."""
-    if n > 0 and nW[n - 1] == wi:
-        n -= 1
-    nW[n] = wi
-    nP[n] = pi
-    nanc[n] = a
-    nbits[n] = bt
-    return n + 1
-
-
-@nb.njit(cache=False)
 def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: Any, big: Any, b: int,
         integer: bool, margin: float, has_target: bool, mem_limit: int, budget: int, min_relax: int,
         W: np.ndarray, P: np.ndarray, anc: np.ndarray, bits: np.ndarray, items: np.ndarray,
@@ -623,7 +609,7 @@ def _enable_caching() -> None:
     each process instead (warned)."""
     try:
         with _numba_cache_dir(cache_dir()):
-            for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow, _push,
+            for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow,
                            run, backtrack, _before, _pivot_positions, _partition, dantzig, _dantzig_e,
                            surrogate_multiplier, surrogate_bound,
                            break_solution, count_fit, by_efficiency, _divisible, greedy_free, start_free,
