@@ -25,8 +25,8 @@ class HiGHS(MILPSolver):
     pool is process-wide: setting it resets that pool); ``verbose`` turns HiGHS's log on.  An
     ``optimal`` whose objective value is not that of the returned point (HiGHS 1.16, warm-started
     with a feasible but suboptimal selection, may return it unchanged) is solved again without the
-    warm start.  Answers
-    are verified with the exact feasibility rule and certified as described in
+    warm start; an ``infeasible`` from HiGHS's presolve is checked by solving again without it.
+    Answers are verified with the exact feasibility rule and certified as described in
     :mod:`subsel.solvers._milp`.
 
     Examples
@@ -116,6 +116,12 @@ class HiGHS(MILPSolver):
                 return RawResult(x, Status.TIME_LIMIT, None)
             return RawResult(x, Status.OPTIMAL, claimed)
         if status == S.kInfeasible:
+            left = None if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
+            if presolve and (left is None or left > 0):
+                # HiGHS 1.x's presolve can call a feasible model infeasible when a row holds
+                # coefficients 10 orders of magnitude apart (a cost of 1e-10 beside costs near 1):
+                # the claim stands only when the model solved without presolve makes it too.
+                return self._run(form, left, warm, presolve=False)
             return RawResult(None, Status.INFEASIBLE)
         if status in (S.kTimeLimit, S.kInterrupt, S.kIterationLimit, S.kSolutionLimit):
             return RawResult(x, Status.TIME_LIMIT, bound)

@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import assume, event, given, settings
+from hypothesis import assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from subsel.models import SubsetSelectionProblem, lp_text, mps_text
@@ -254,6 +254,10 @@ def check_advice(problem, conflict):
 @settings(max_examples=EXAMPLES)
 @given(problem=planner_problems(n_max=4, cap_max=3), demand=st.integers(1, 12), budget=st.sampled_from(
     [0.0, 0.1, 0.5, 1.0, 2.0]))
+@example(  # HiGHS's presolve called this feasible problem infeasible (a cost of 1e-10 in the budget row)
+    problem=SubsetSelectionProblem(quality=[0, 0, 1, 0], cost=[1, 0.375, 1e-10, 0.2591474105991201], alpha=0,
+                                   capacity=[2, 2, 1, 1], min_units=[2, 2, 1, 1]),
+    demand=3, budget=1.0)
 def test_advised_change_makes_the_problem_feasible(problem, demand, budget):
     """On random infeasible instances with a demand and a budget, the nearest change the answer
     advises is verified by brute force; the text advises exactly those numbers."""
