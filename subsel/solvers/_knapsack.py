@@ -694,9 +694,10 @@ def _kernel() -> Any:
 
 
 def _subsets(k: int) -> np.ndarray:
-    """Every subset of ``k`` items as the rows of a 0/1 matrix, shape (2^k, k) (cached)."""
+    """Every subset of ``k`` items as the columns of a 0/1 matrix, shape (k, 2^k): column ``i`` is
+    the subset with bit ``j`` of ``i`` for item ``j`` (cached)."""
     if k not in _SUBSETS:
-        _SUBSETS[k] = ((np.arange(1 << k)[:, None] >> np.arange(k)) & 1).astype(float)
+        _SUBSETS[k] = np.ascontiguousarray(((np.arange(1 << k)[:, None] >> np.arange(k)) & 1).T.astype(float))
     return _SUBSETS[k]
 
 
@@ -711,36 +712,47 @@ def _enumerate(p: np.ndarray, w: np.ndarray, c: float) -> KnapsackResult:
 def enumerate_take(p: np.ndarray, w: np.ndarray, c: float) -> np.ndarray:
     """The optimal subset of ``max p.y, w.y <= c`` the enumeration picks, as a bool array of shape (m,).
 
-    The subsets of each half are listed with their sums; the lighter half is sorted by weight with
-    its running profit maximum, and each subset of the other half is paired with the best subset of
-    the sorted half that still fits.  Up to ``_DIRECT_ENUMERATE`` items the subsets are listed
-    directly (one list of at most 2^10).  Among equal optima: up to ``_DIRECT_ENUMERATE`` items the
-    first in subset order (bit ``j`` for item ``j``); above, the first subset of the first half with
-    the last (heaviest) best subset of the second half.  No subset fits: nothing taken.
+    Up to ``_DIRECT_ENUMERATE`` items every subset is listed with its sums (one list of at most
+    2^10).  Above, the items are split into halves ``A`` (the first ``h = m // 2``) and ``B`` (the
+    rest), both listed the same way (one matrix product for the four sums; ``A`` padded with an
+    empty item when ``m`` is odd); the subsets of ``B`` are sorted by weight and those that no
+    lighter subset matches in profit kept, and each subset of ``A`` is paired with the last kept one
+    that still fits.  Among equal optima: up to ``_DIRECT_ENUMERATE`` items the first in subset
+    order (bit ``j`` for item ``j``); above, the first subset of ``A`` completed by the heaviest
+    best subset of ``B`` (equal weights: the last in subset order).  No subset fits: nothing taken.
     """
     m = p.size
     none = -np.inf if p.dtype.kind == "f" else np.iinfo(p.dtype).min   # no subset fits
     if m <= _DIRECT_ENUMERATE:
         S = _subsets(m).astype(p.dtype, copy=False)
-        total = np.where(S @ w <= c, S @ p, none)
+        W, P = np.concatenate((w, p)).reshape(2, m) @ S
+        total = np.where(W <= c, P, none)
         a = int(np.argmax(total))
-        return S[a] > 0 if total[a] > none else np.zeros(m, dtype=bool)
+        return S[:, a] > 0 if total[a] > none else np.zeros(m, dtype=bool)
     h = m // 2
-    SA, SB = _subsets(h).astype(p.dtype, copy=False), _subsets(m - h).astype(p.dtype, copy=False)
-    WA, PA = SA @ w[:h], SA @ p[:h]
-    WB, PB = SB @ w[h:], SB @ p[h:]
+    k = m - h
+    S = _subsets(k).astype(p.dtype, copy=False)
+    if h == k:
+        X = np.concatenate((w, p)).reshape(4, k)
+    else:
+        X = np.zeros((4, k), dtype=p.dtype)
+        X[0, :h], X[1], X[2, :h], X[3] = w[:h], w[h:], p[:h], p[h:]
+    WA, WB, PA, PB = X @ S
     ob = np.argsort(WB, kind="stable")
     WBs, PBs = WB[ob], PB[ob]
-    best_p = np.maximum.accumulate(PBs)
-    # For each prefix of the weight order, the last subset reaching its best profit.
-    best_at = np.maximum.accumulate(np.where(PBs >= best_p, np.arange(PBs.size), 0))
-    k = np.searchsorted(WBs, c - WA, side="right") - 1
-    total = np.where(k >= 0, PA + best_p[np.maximum(k, 0)], none)
+    # The subsets of B (in weight order) that reach the best profit of every lighter one; the last
+    # of them within a weight is the heaviest best subset there.
+    kept = np.flatnonzero(PBs >= np.maximum.accumulate(PBs))
+    best = np.empty(kept.size + 1, dtype=p.dtype)
+    best[0] = none
+    best[1:] = PBs[kept]
+    at = np.searchsorted(WBs[kept], c - WA, side="right")  # 0: no subset of B fits
+    total = PA + best[at]
     a = int(np.argmax(total))
     take = np.zeros(m, dtype=bool)
-    if total[a] > none:
-        take[:h] = SA[a] > 0
-        take[h:] = SB[ob[best_at[k[a]]]] > 0
+    if at[a] > 0:
+        take[:h] = S[:h, a] > 0
+        take[h:] = S[:, ob[kept[at[a] - 1]]] > 0
     return take
 
 

@@ -15,6 +15,7 @@ returns None: the general path then checks it again and names what is wrong.
 from __future__ import annotations
 
 import time
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -98,18 +99,24 @@ def solve_small(values: Any, weights: Any, capacity: Any, start: float) -> tuple
                 items.append(j)
     if total_v > MAX_KNAPSACK_TOTAL or total_w > MAX_KNAPSACK_TOTAL:
         return None  # refused by the general path, naming the total
-    x = np.zeros(v.size, dtype=np.int64)
-    if items:
+    if not items:
+        x = np.zeros(v.size, dtype=np.int64)
+    else:
         cap = min(capacity, total_w)
-        pv, pw = v[items], w[items]
+        every = len(items) == v.size  # the common case: every item fits and is worth something
+        pv, pw = (v, w) if every else (v[items], w[items])
         if max(total_v, total_w) <= _FLOAT_EXACT:
             take = choose(pv.astype(float), pw.astype(float), float(cap))
         else:
             take = choose(pv, pw, cap)
-        x[np.array(items)[take]] = 1
+        if every:
+            x = take.astype(np.int64)
+        else:
+            x = np.zeros(v.size, dtype=np.int64)
+            x[np.array(items)[take]] = 1
     chosen = x.tolist()
-    value = sum(a for a, t in zip(vl, chosen) if t)
-    weight = sum(b for b, t in zip(wl, chosen) if t)
+    value = sum(compress(vl, chosen))
+    weight = sum(compress(wl, chosen))
     if weight > capacity:  # pragma: no cover - the check of every answer
         raise SolverError(f"solve_knapsack: the answer weighs {weight} > capacity {capacity} (a bug; please report)")
     x.setflags(write=False)
