@@ -645,7 +645,15 @@ def relax_in_order(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float,
     room)`` sorts the items by efficiency and returns ``(bound, value, take or None)``, ``take`` in the
     given order."""
     def relax(z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
-        order = _kernel().by_efficiency(e, np.arange(e.size))   # np.argsort(-e, kind="stable"), compiled
+        nbk = _kernel()
+        # The whole relaxation compiled, where it covers the case (else the same steps below).
+        ok, u, z_new, found, take, spare = nbk.relax_free(
+            p, w, e, capacity, unit, z, -1 if room is None else int(room), 2 ** 62 if deadline is None else 200_000,
+            _MIN_RELAX, _MIN_PAIRING, _MAX_ENUMERATE, nbk.take_spare(np.float64))
+        nbk.give_spare(spare)
+        if ok:
+            return u, z_new, take if found else None
+        order = nbk.by_efficiency(e, np.arange(e.size))   # np.argsort(-e, kind="stable"), compiled
         ps, ws = p[order], w[order]
         b = int(np.searchsorted(np.cumsum(ws), capacity, side="right"))
         u, z_new, take_new, _ = _surrogate_relaxation(ps, ws, capacity, b, z, True, unit, deadline, room,

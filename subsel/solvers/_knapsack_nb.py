@@ -65,6 +65,8 @@ _EXACT = float(MAX_EXACT_INT)
 BLOCK = _BLOCK
 #: Return codes of :func:`run`.
 DONE, BUDGET, MEMORY, RELAX = 0, 1, 2, 3
+#: Entries between two state buffers of one block (:func:`_state_sets`).
+_SET_GAP = 40
 #: Fields of the integer state vector ``ist`` of :func:`run`.
 (I_S, I_T, I_SIDE, I_NITEMS, I_NBLOCKS, I_LAST_REFRESH, I_NEXT_PAIRING, I_RELAX_DONE, I_ZKIND,
  I_ZBLOCK, I_ZANC, I_ZEXTRA, I_SAVED, I_CORE_DONE, I_DIV) = range(15)
@@ -206,6 +208,21 @@ def _grow(a: np.ndarray, need: int) -> np.ndarray:
 
 
 @nb.njit(cache=False)
+def _state_sets(n: int, like: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Two state lists' buffers (weights and profits of ``like``'s dtype, ancestors, bits; ``n``
+    entries each) carved from one block at fixed distances, so that the two lists a step reads
+    and writes lie the same way relative to each other in every process (as separate allocations
+    they fall anywhere, and how they fall changed the step's time by half)."""
+    stride = n + _SET_GAP
+    block = np.empty(8 * stride, np.int64)
+    out = []
+    for k in range(8):
+        out.append(block[k * stride:k * stride + n])
+    return (out[0].view(like.dtype), out[1].view(like.dtype), out[2], out[3].view(np.uint64),
+            out[4].view(like.dtype), out[5].view(like.dtype), out[6], out[7].view(np.uint64))
+
+
+@nb.njit(cache=False)
 def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: Any, big: Any, b: int,
         integer: bool, margin: float, has_target: bool, mem_limit: int, budget: int, min_relax: int,
         W: np.ndarray, P: np.ndarray, anc: np.ndarray, bits: np.ndarray, items: np.ndarray,
@@ -232,16 +249,17 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
         length past which the relaxation is due.
     W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits
         The search's state (see the module's fields); ``ist``, ``zst``, ``zbits`` updated in place.
-    spare : tuple of 4 ndarrays
-        Buffers of a state list's weights, profits, ancestors and bits, of any length (grown when too
-        short), which the one-item steps write the next list into (:func:`take_spare`).
+    spare : tuple of 8 ndarrays
+        Buffers of two state lists' weights, profits, ancestors and bits (:func:`_state_sets`), of
+        any length (grown when too short): the list is copied into the second set, and each
+        one-item step writes the next list into the other (:func:`take_spare`).
 
     Returns
     -------
     (code, W, P, anc, bits, hist_anc, hist_bits, hist_off, spare)
         ``DONE`` (optimal), ``BUDGET`` (call again), ``MEMORY`` (stopped by the memory limit) or
         ``RELAX`` (the caller runs the surrogate relaxation, sets ``I_RELAX_DONE``, calls again);
-        the state arrays (possibly reallocated) and the spare buffers left.
+        the state arrays (views of the buffers returned) and the buffers.
     """
     m = p.size
     s = ist[I_S]
@@ -263,8 +281,15 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
     code = DONE
     # The state list lives at the start of the buffers cW, cP, cA, cB; a single-item step writes
     # the next list into the spare buffers bW, bP, bA, bB and swaps them.
-    cW, cP, cA, cB = W, P, anc, bits
-    bW, bP, bA, bB = spare
+    bW, bP, bA, bB, cW, cP, cA, cB = spare
+    size = W.size
+    if cW.size < size or bW.size < size:
+        bW, bP, bA, bB, cW, cP, cA, cB = _state_sets(max(2 * size, 64), W)
+    cW[:size] = W          # (a no-op when W is the start of cW: a resumed search)
+    cP[:size] = P
+    cA[:size] = anc
+    cB[:size] = bits
+    W, P, anc, bits = cW[:size], cP[:size], cA[:size], cB[:size]
     while True:
         if W.size == 0 or (s < 0 and t >= m) or z >= ub_global or (has_target and ist[I_ZKIND] != 0):
             code = DONE
@@ -355,9 +380,12 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
         if k >= 0 and P[k] + dp > z_new:
             z_new = P[k] + dp
         if bW.size < 2 * size:
-            grown = max(2 * size, 2 * bW.size)
-            bW, bP = np.empty(grown, W.dtype), np.empty(grown, P.dtype)
-            bA, bB = np.empty(grown, np.int64), np.empty(grown, np.uint64)
+            bW, bP, bA, bB, cW, cP, cA, cB = _state_sets(max(2 * size, 2 * bW.size), W)
+            cW[:size] = W
+            cP[:size] = P
+            cA[:size] = anc
+            cB[:size] = bits
+            W, P, anc, bits = cW[:size], cP[:size], cA[:size], cB[:size]
         n = 0
         i1 = 0
         i2 = 0
@@ -422,7 +450,7 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
     ist[I_NEXT_PAIRING] = next_pairing
     zst[Z] = z
     zst[Z_FRESH] = z_fresh
-    return code, W, P, anc, bits, hist_anc, hist_bits, hist_off, (bW, bP, bA, bB)
+    return code, W, P, anc, bits, hist_anc, hist_bits, hist_off, (bW, bP, bA, bB, cW, cP, cA, cB)
 
 
 @nb.njit(cache=False)
@@ -610,10 +638,10 @@ def _enable_caching() -> None:
     try:
         with _numba_cache_dir(cache_dir()):
             for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow,
-                           run, backtrack, _before, _pivot_positions, _partition, dantzig, _dantzig_e,
+                           _state_sets, run, backtrack, _before, _pivot_positions, _partition, dantzig, _dantzig_e,
                            surrogate_multiplier, surrogate_bound,
                            break_solution, count_fit, by_efficiency, _divisible, greedy_free, start_free,
-                           solve01):
+                           weight_grid, relax_free, solve01):
                 kernel.enable_caching()
     except Exception as exc:  # no writable folder: compile per process
         warnings.warn(f"solve_knapsack: no cache for the compiled kernel in {cache_dir()} ({exc}); it is "
@@ -717,19 +745,19 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
             stopped = "memory"
         optimal = code == DONE
         break
-    give_spare(spare)
-    z = zst[Z].item()
     if ist[I_ZKIND] == 2 and z_take is not None:   # (already in the caller's order)
-        return _result(z_take, W, P, capacity, e, w, flip_bound, big, margin, ist, zst, optimal, lp, ub_global,
-                       stopped, integer)
-    if ist[I_ZKIND] == 1:
-        take_sorted = take_sorted.copy()
-        backtrack(take_sorted, items, hist_anc, hist_bits, hist_off, int(ist[I_ZBLOCK]), int(ist[I_ZANC]),
-                  zbits[0], int(ist[I_ZEXTRA]), b)
-    out = np.zeros(order.size, dtype=bool) if base is None else base.copy()
-    out[order] = take_sorted
-    return _result(out, W, P, capacity, e, w, flip_bound, big, margin, ist, zst, optimal, lp, ub_global, stopped,
-                   integer)
+        out = z_take
+    else:
+        if ist[I_ZKIND] == 1:
+            take_sorted = take_sorted.copy()
+            backtrack(take_sorted, items, hist_anc, hist_bits, hist_off, int(ist[I_ZBLOCK]), int(ist[I_ZANC]),
+                      zbits[0], int(ist[I_ZEXTRA]), b)
+        out = np.zeros(order.size, dtype=bool) if base is None else base.copy()
+        out[order] = take_sorted
+    res = _result(out, W, P, capacity, e, w, flip_bound, big, margin, ist, zst, optimal, lp, ub_global, stopped,
+                  integer)
+    give_spare(spare)   # (W and P are views of it: handed back once read)
+    return res
 
 
 def _free(flip_bound: np.ndarray, z: Any, integer: bool, margin: float) -> np.ndarray:
@@ -1098,6 +1126,159 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
 
 
 @nb.njit(cache=False)
+def weight_grid(w: np.ndarray) -> float:
+    """``_knapsack._weight_grid``: the largest power of two of which every weight is an integer
+    multiple (``w / u < 2^52``), by the same exponents; ``-1.0`` where it returns None."""
+    unit_exp = 10 ** 6
+    top = 0.0
+    for j in range(w.size):
+        x = w[j]
+        if x > 0:
+            mant, expo = math.frexp(x)
+            M = np.int64(mant * 2.0 ** 53)
+            low = 0
+            while M & 1 == 0:
+                M >>= 1
+                low += 1
+            unit_exp = min(unit_exp, expo - 53 + low)
+            top = max(top, x)
+    if unit_exp == 10 ** 6 or top / 2.0 ** unit_exp >= 2.0 ** 52:
+        return -1.0
+    return 2.0 ** unit_exp
+
+
+@nb.njit(cache=False)
+def relax_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, unit: float, z: float,
+               mem_limit: int, budget: int, min_relax: int, min_pairing: int, max_enumerate: int,
+               spare: tuple[np.ndarray, ...]) -> tuple[Any, ...]:
+    """``_knapsack.relax_in_order``'s relaxation in one compiled call: the items in efficiency order,
+    the cardinality bounds, the surrogate multipliers (:func:`surrogate_multiplier`) and each
+    surrogate knapsack, prepared as ``_knapsack.solve_knapsack`` prepares integer data in float64
+    (the weights' grid and divisor) and solved by :func:`start_free` with ``z`` as its lower bound.
+    The same float operations in the same order as the Python glue, so the same answer.
+
+    Returns
+    -------
+    (ok, u, z, found, take, spare)
+        ``ok`` False where the Python glue must answer (a multiplier that takes every item, a
+        surrogate knapsack of at most ``max_enumerate`` items or without a grid, a search not done
+        within ``budget`` states); else the bound, the best value and, when ``found``, its items
+        (bool, in the given order).
+    """
+    m = p.size
+    order = by_efficiency(e, np.arange(m))
+    ps = p[order]
+    ws = w[order]
+    none = np.zeros(0, np.bool_)
+    b = m
+    acc = 0.0
+    for j in range(m):
+        acc += ws[j]
+        if acc > capacity:
+            b = j
+            break
+    card1 = count_fit(ws, capacity, False)
+    card2 = count_fit(ps, z, True) + 1
+    maxsur = ws.max()
+    n_cases = 0
+    los = np.zeros(2)
+    his = np.zeros(2)
+    cards = np.zeros(2, np.int64)
+    improving = np.zeros(2, np.bool_)
+    if card2 == b + 1:
+        los[0], his[0], cards[0], improving[0], n_cases = -maxsur, 0.0, b + 1, True, 1
+    elif card1 == b:
+        los[0], his[0], cards[0], n_cases = 0.0, maxsur, b, 1
+    elif card1 == b + 1 or card2 == b:
+        los[0], his[0], cards[0] = 0.0, maxsur, b
+        los[1], his[1], cards[1], n_cases = -maxsur, 0.0, b + 1, 2
+    if n_cases == 0:
+        return True, np.inf, z, False, none, spare
+    ub = -np.inf
+    best_take = none
+    found = False
+    for q in range(n_cases):
+        card = cards[q]
+        k_lo, k_hi = int(np.floor(los[q] / unit)), int(np.ceil(his[q] / unit))
+        best_u, best_k, done = surrogate_multiplier(ps, ws, capacity, card, k_lo, k_hi, unit)
+        if not done:
+            return False, 0.0, z, False, none, spare
+        u = np.floor(best_u + _INT_MARGIN)
+        if u <= z or best_k == 0:
+            ub = max(ub, max(u, z) if improving[q] else u)
+            continue
+        s = best_k * unit
+        p0 = 0.0
+        w_always = 0.0
+        n_rest = 0
+        for j in range(m):
+            if ws[j] + s <= 0:
+                p0 += ps[j]
+                w_always += ws[j] + s
+            else:
+                n_rest += 1
+        cs = capacity + s * card - w_always
+        lower = z - p0
+        if n_rest <= max_enumerate or cs < 0:
+            return False, 0.0, z, False, none, spare
+        rest = np.empty(n_rest, np.int64)
+        p2 = np.empty(n_rest)
+        w2 = np.empty(n_rest)
+        k = 0
+        for j in range(m):
+            if ws[j] + s > 0:
+                rest[k] = j
+                p2[k] = ps[j]
+                w2[k] = ws[j] + s
+                k += 1
+        unit2 = weight_grid(w2)
+        if unit2 < 0 or not cs / unit2 < 2.0 ** 62:
+            return False, 0.0, z, False, none, spare
+        g = np.int64(0)
+        for j in range(n_rest):
+            a = np.int64(w2[j] / unit2)
+            if a > 0 and g != 1:
+                while a != 0:
+                    g, a = a, g % a
+        d = g if g > 0 else np.int64(1)
+        cap_steps = np.int64(np.floor(cs / unit2))
+        cs2 = float(cap_steps - cap_steps % d) * unit2
+        e2 = np.empty(n_rest)
+        for j in range(n_rest):
+            e2[j] = min(p2[j] / w2[j], _MAX_EFFICIENCY)
+        r = start_free(p2, w2, e2, cs2, unit2, mem_limit, budget, True, min_relax, min_pairing, lower, spare)
+        spare = r[22]
+        if r[0] != DONE:
+            return False, 0.0, z, False, none, spare
+        value = r[2]
+        take2 = r[1]
+        z1 = p0 + value
+        picked = np.zeros(m, np.bool_)
+        n_picked = 0
+        w_picked = 0.0
+        for j in range(m):
+            if ws[j] + s <= 0:
+                picked[j] = True
+        for k in range(n_rest):
+            if take2[k]:
+                picked[rest[k]] = True
+        for j in range(m):
+            if picked[j]:
+                n_picked += 1
+                w_picked += ws[j]
+        if value > lower and n_picked == card and z1 > z and w_picked <= capacity:
+            z = z1
+            best_take = picked
+            found = True
+        ub = max(ub, max(z1, z) if improving[q] else z1)
+    take = np.zeros(m, np.bool_)
+    if found:
+        for q in range(m):
+            take[order[q]] = best_take[q]
+    return True, max(ub, z), z, found, take, spare
+
+
+@nb.njit(cache=False)
 def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, budget: int, max_enumerate: int,
             min_relax: int, min_pairing: int, spare: tuple[np.ndarray, ...]) -> tuple[Any, ...]:
     """The default 0-1 call of :func:`subsel.solvers.knapsack.solve_knapsack` in one compiled call:
@@ -1113,7 +1294,7 @@ def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, budget: int,
     mem_limit, budget, max_enumerate, min_relax, min_pairing : int
         Bytes the state lists may take (-1: no limit); states to process before returning to the
         caller's clock (:func:`run`); the core's limits as they are at the call.
-    spare : tuple of 4 ndarrays
+    spare : tuple of 8 ndarrays
         :func:`run`'s buffers (float64 weights and profits), returned as the last entry.
 
     Returns
@@ -1250,35 +1431,36 @@ def resume_free(r: tuple[Any, ...], p: np.ndarray, w: np.ndarray, e: np.ndarray,
                   z_take=r[21] if r[18][I_ZKIND] == 2 else None, spare=r[22])
 
 
-#: The spare state buffers of :func:`run` kept between searches, per thread and dtype (one set
-#: each): a search's first steps then write into memory already mapped, instead of fresh pages
-#: (whose first touch costs as much as the step itself on large lists).  The larger set is kept;
-#: sets above _SPARE_BYTES are not.
+#: The state buffers of :func:`run` kept between searches, per thread and dtype (the two lists of
+#: a step, one block: :func:`_state_sets`): a search's steps then write into memory already mapped,
+#: instead of fresh pages (whose first touch costs as much as the step itself on large lists).  The
+#: larger block is kept; blocks above _SPARE_BYTES are not.
 _SPARES = threading.local()
 _SPARE_BYTES = 1 << 26
 
 
 def take_spare(dtype: Any) -> tuple[np.ndarray, ...]:
-    """Spare buffers for :func:`run` (weights and profits of ``dtype``): the set this thread kept, or
-    empty arrays (grown by the search)."""
+    """Spare buffers for :func:`run` (two state lists' weights and profits of ``dtype``, ancestors and
+    bits): the largest block this thread kept, or empty arrays (grown by the search)."""
     pool = getattr(_SPARES, "pool", None)
-    key = np.dtype(dtype).char
-    got = pool.pop(key, None) if pool is not None else None
-    if got is not None:
-        return got
-    return (np.empty(0, dtype), np.empty(0, dtype), np.empty(0, np.int64), np.empty(0, np.uint64))
+    kept = pool.get(np.dtype(dtype).char) if pool is not None else None
+    if kept:
+        return kept.pop()
+    return (np.empty(0, dtype), np.empty(0, dtype), np.empty(0, np.int64), np.empty(0, np.uint64)) * 2
 
 
 def give_spare(spare: tuple[np.ndarray, ...]) -> None:
-    """Keep ``spare`` (from :func:`run`, no longer used) for this thread's next search."""
+    """Keep ``spare`` (from :func:`run`, no longer used) for this thread's next search; of the blocks
+    handed back, the two largest are kept (a search and the surrogate search it runs)."""
     if sum(a.nbytes for a in spare) > _SPARE_BYTES or spare[0].size == 0:
         return
     pool = getattr(_SPARES, "pool", None)
     if pool is None:
         pool = _SPARES.pool = {}
-    kept = pool.get(spare[0].dtype.char)
-    if kept is None or kept[0].size < spare[0].size:   # (the larger set)
-        pool[spare[0].dtype.char] = spare
+    kept = pool.setdefault(spare[0].dtype.char, [])
+    kept.append(spare)
+    kept.sort(key=lambda block: block[0].size)   # (the largest last: taken first)
+    del kept[:-2]
 
 
 def _ub_value(ub: Any, exact_int: bool) -> Any:

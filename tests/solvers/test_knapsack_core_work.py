@@ -208,3 +208,36 @@ def test_compiled_multiplier_search_is_the_python_bisection(items, frac, card, k
         assert not done
     else:
         assert done and got_u == best_u and got_k == best_k
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(["strongly_correlated", "almost_strongly_correlated", "inverse_strongly_correlated",
+                        "subset_sum", "uncorrelated"]),
+       st.integers(25, 300), st.sampled_from([10, 100, 1000]), st.integers(0, 2 ** 16), st.floats(0.0, 1.0),
+       st.sampled_from([2, 4, 8]), st.sampled_from([None, 0, 10 ** 5]))
+def test_compiled_relaxation_is_the_python_glue(kind, n, R, seed, where, scale, room):
+    """The surrogate relaxation in one compiled call (the order, the cardinality bounds, the
+    multipliers, each surrogate knapsack prepared and solved) against the Python glue on the
+    compiled parts, for incumbents between the break solution and the Dantzig bound, weights on a
+    power-of-two grid and memory limits: the same bound, value and items, or a hand-back."""
+    p, w, c = knapsack_instance(kind, n, R, np.random.default_rng(seed))
+    p, w = p.astype(float), w.astype(float) * scale
+    capacity = float(c) * scale
+    e = np.minimum(p / w, _knapsack._MAX_EFFICIENCY)
+    unit = _knapsack._weight_grid(w)
+    order = np.argsort(-e, kind="stable")
+    b = int(np.searchsorted(np.cumsum(w[order]), capacity, side="right"))
+    if b >= n:
+        return
+    Pb = float(p[order[:b]].sum())
+    lp = Pb + (capacity - float(w[order[:b]].sum())) * float(e[order[b]])
+    z = float(np.floor(Pb + where * (lp - Pb)))
+    relax = _knapsack.relax_in_order(p, w, e, capacity, unit, None)
+    got = relax(z, room)
+    with mock.patch.object(_knapsack_nb, "relax_free", lambda *a: (False, 0.0, a[5], False, None, a[-1])):
+        want = relax(z, room)
+    assert got[0] == want[0] and got[1] == want[1]
+    assert (got[2] is None) == (want[2] is None)
+    if got[2] is not None:
+        assert got[2].tolist() == want[2].tolist()
+        assert float(w[got[2]].sum()) <= capacity and float(p[got[2]].sum()) == got[1]
