@@ -101,6 +101,8 @@ _MAX_ENUMERATE = 20
 #: ... and up to this many, directly (one list of at most 2^10 subsets: fewer array operations).
 _DIRECT_ENUMERATE = 10
 _SUBSETS: dict[int, np.ndarray] = {}
+#: A float64 mantissa from ``np.frexp`` (in [0.5, 1)) times this is its 53 significant bits as an integer.
+_MANTISSA = 2.0 ** 53
 #: The compiled core search, once looked up (:func:`_kernel`).
 _KERNEL: list[Any] = []
 #: Peak bytes per state of one core step (the state list, the merged list and its temporaries).
@@ -195,7 +197,7 @@ def _weight_grid(w: np.ndarray) -> float | None:
     if pos.size == 0:
         return None
     mant, expo = np.frexp(pos)
-    M = (mant * 2.0 ** 53).astype(np.int64)
+    M = (mant * _MANTISSA).astype(np.int64)
     low = np.frexp((M & -M).astype(float))[1] - 1          # trailing zero bits of the mantissa
     unit_exp = int((expo - 53 + low).min())
     if float(pos.max()) / 2.0 ** unit_exp >= 2.0 ** 52:

@@ -50,6 +50,7 @@ from ._knapsack import (
     _BLOCK,
     _BYTES_PER_STATE,
     _INT_MARGIN,
+    _MANTISSA,
     _MAX_EFFICIENCY,
     _REFRESH_EVERY,
     KnapsackResult,
@@ -1135,7 +1136,7 @@ def weight_grid(w: np.ndarray) -> float:
         x = w[j]
         if x > 0:
             mant, expo = math.frexp(x)
-            M = np.int64(mant * 2.0 ** 53)
+            M = np.int64(mant * _MANTISSA)
             low = 0
             while M & 1 == 0:
                 M >>= 1
