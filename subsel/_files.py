@@ -67,7 +67,8 @@ _NO_VALUE: Any = object()
 #: case (the model's finiteness rules then refuse them with their line).  Not the extras of
 #: Python's literals that ``float()`` also takes: underscores (``1_0``), which a data file never
 #: means as digit separators.
-_DECIMAL = re.compile(r"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)\s*", re.IGNORECASE)
+_DECIMAL = re.compile(r"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)\s*",
+                      re.IGNORECASE | re.ASCII)   # (ASCII digits: Python's float() reads "١٠" as 10)
 
 #: Largest decimal exponent an integer field may reach (far beyond every range check, small
 #: enough that the exact value is cheap to build: ``1e999999999`` is refused, not expanded).

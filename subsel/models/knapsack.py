@@ -140,8 +140,8 @@ def _number(token: str, path: Path | _Stream, line: int, column: str | None, wha
         raise _bad(path, line, column, f"{what}has a fractional part below float64's resolution (it "
                    f"would be read as the integer {int(v)})", token) from None
     if limit is not None and abs(exact) > limit:
-        raise _bad(path, line, column, f"{what}an integer above 2^62 = {MAX_KNAPSACK_TOTAL} is beyond "
-                   "64-bit integer sums", token)
+        raise _bad(path, line, column, f"{what}must be at most 2^62 = {MAX_KNAPSACK_TOTAL} (beyond 64-bit "
+                   "integer sums)", token)
     return exact
 
 
@@ -283,9 +283,13 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
     if rest:
         i, s = rest[0]
         t = s.split()
-        if len(rest) > 1 or len(t) != n or any(v not in ("0", "1") for v in t):
+        if len(t) != n or any(v not in ("0", "1") for v in t):
             raise ValueError(f"{path}: line {i}: after the {n} items only one line with an optimal "
                              f"0/1 vector of {n} entries may follow; got {s[:40]!r}")
+        if len(rest) > 1:
+            i2, s2 = rest[1]
+            raise ValueError(f"{path}: line {i2}: nothing may follow the optimal 0/1 vector (line {i}); "
+                             f"got {s2[:40]!r}")
         solution = np.array([int(v) for v in t], dtype=np.int64)
         weight, optimum, heavy = _solution_sums(p, w, W, solution)
         if heavy:
@@ -435,7 +439,11 @@ def read_knapsack(path: str | Path | Any, optimum_path: str | Path | None = None
     if not lines:
         raise ValueError(f"{path}: the file is empty")
     first = lines[0][1].split()
-    is_a = len(first) == 2 and all(re.fullmatch(r"[-+0-9.eE]+", t) for t in first)
+    numeric = all(re.fullmatch(r"[-+0-9.eE]+|nan|inf|infinity", t, re.IGNORECASE) for t in first)
+    if numeric and len(first) != 2:   # numbers only: a header of format (a) with the wrong count
+        raise ValueError(f"{path}: line {lines[0][0]}: expected 'n W' (the item count and the capacity); "
+                         f"got {lines[0][1][:40]!r}")
+    is_a = numeric
     instances = [_read_format_a(path, lines)] if is_a else _read_format_b(path, lines)
     if optimum_path is not None:
         if len(instances) != 1:

@@ -34,9 +34,9 @@ SubSolver = Callable[[np.ndarray, np.ndarray, Any, Any], tuple[np.ndarray, bool]
 
 
 class RuleStopped(Exception):
-    """Raised by a :data:`SubSolver` whose question the time limit cut short: the rule among equal
-    optima is then undecided, and the caller returns its optimal selection with status
-    ``time_limit``."""
+    """Raised when a :data:`SubSolver`'s question was cut short (by a time or memory limit, or its
+    own deadline check): the rule among equal optima is then undecided, and the caller returns its
+    optimal selection with status ``time_limit``."""
 
 
 def _exact_sum(a: np.ndarray) -> Any:
@@ -88,6 +88,11 @@ def lex_greatest(p: np.ndarray, w: np.ndarray, c: float, take: np.ndarray, prefe
     -------
     ndarray of bool, shape (m,)
         The rule's selection (equal to ``take`` when ``take`` already is it).
+
+    Raises
+    ------
+    RuleStopped
+        A question ``solve`` could not decide (``decided`` False, or raised by ``solve`` itself).
     """
     m = p.size
     out = take.copy()
@@ -151,11 +156,12 @@ def _decide(p: np.ndarray, w: np.ndarray, c: float, y: np.ndarray, prefer: np.nd
             if base_w <= c:
                 later = by_efficiency[by_efficiency >= pos]
                 sub, proven = solve(p[later], w[later], c - base_w, z - _exact_sum(p[:pos][cand[:pos]]))
-                if proven:
-                    trial = cand.copy()
-                    trial[later] = sub
-                    if _exact_sum(p[trial]) >= z and _exact_sum(w[trial]) <= c:
-                        better = trial
+                if not proven:   # a limit cut the question short: the rule is undecided
+                    raise RuleStopped
+                trial = cand.copy()
+                trial[later] = sub
+                if _exact_sum(p[trial]) >= z and _exact_sum(w[trial]) <= c:
+                    better = trial
         if better is not None:
             y = better
 

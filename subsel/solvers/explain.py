@@ -38,8 +38,10 @@ class Conflict:
     ----------
     constraints : tuple of str
         The members: ``quality``, ``budget``, ``demand``, ``must_take``, ``must_not_take``,
-        ``min_units``, ``lot_size`` and ``group_limits:<group>``.  Dropping any one of them makes
-        the problem feasible (an irreducible infeasible set).
+        ``min_units``, ``lot_size`` and ``group_limits:<group>``.  Dropping any one of them, together
+        with every constraint outside the set, makes the problem feasible (an irreducible
+        infeasible set); with those others kept the problem may stay infeasible (another conflict
+        among them).
     max_units : int or None
         With ``demand`` in the set: the largest demand below the given one that the problem meets
         with every other constraint kept (verified by a solver's checked answer), else None.

@@ -243,7 +243,7 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         Arrays of different lengths or not one-dimensional; an entry negative, not an integer or
         above 2^62 (naming the array, the index and the value); a negative or non-integral capacity;
         the total of the values, or of the weights of the copies that fit, above 2^62;
-        ``time_limit_s`` or ``memory_limit_mb`` not positive.
+        ``time_limit_s`` or ``memory_limit_mb`` not a positive finite number (``None``: no limit).
     SolverError
         The answer failed the integer check (never seen; a bug to report).
 

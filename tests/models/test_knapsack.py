@@ -96,6 +96,13 @@ def test_format_b_several_instances(tmp_path):
     (b"3 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': the file ends after 2 item lines, fewer than n; got '3'"),
     (b"2 10\n1 2\n3 -4\n", r"bad.txt: line 3, column 'w': weight must be >= 0; got '-4'"),
     (b"2 10\n1 2\n3 4\n1 2 3\n", r"bad.txt: line 4: after the 2 items only one line with an optimal 0/1"),
+    # a second line after a valid vector: that line is named, not the vector
+    (b"2 10\n1 2\n3 4\n1 0\n0 0\n", r"bad.txt: line 5: nothing may follow the optimal 0/1 vector \(line 4\)"),
+    # a header of numbers only, not two: format (a) with the wrong count, named on its line
+    (b"2 10 1\n1 2\n3 4\n", r"bad.txt: line 1: expected 'n W' \(the item count and the capacity\); got '2 10 1'"),
+    (b"2 nan\n1 2\n3 4\n", r"bad.txt: line 1, column 'W': must be a finite number; got 'nan'"),
+    (b"2 10\n\xd9\xa1\xd9\xa0 2\n3 4\n", r"bad.txt: line 2, column 'p': must be a number"),
+    (b"99999999999999999999999 10\n", r"bad.txt: line 1, column 'n'"),
     (b"2.5 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': must be a positive integer"),
     # integers as exact decimals (not through float), no Python underscores
     (b"2.0000000000000001 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': must be a positive integer"),
@@ -175,7 +182,7 @@ FIELD_CASES = [
     (f"inst\nn 1\nc 5\n1,2.{TINY},3,0\n", 4, "column 'p': has a fractional part below", f"2.{TINY}"),
     (f"inst\nn 1\nc 5\n1,2,3.{TINY},0\n", 4, "column 'w': has a fractional part below", f"3.{TINY}"),
     (f"inst\nn 1\nc 5\n1,2,3,0.{TINY}\n", 4, "column 'x': must be 0 or 1", f"0.{TINY}"),
-    ("inst\nn 1\nc 5\n1,2,4611686018427387905,0\n", 4, "column 'w': an integer above 2^62", "4611686018427387905"),
+    ("inst\nn 1\nc 5\n1,2,4611686018427387905,0\n", 4, "column 'w': must be at most 2^62", "4611686018427387905"),
     ("inst\nn 1\nc 5.5\n1,2,9007199254740993,0\n", 4, "column 'w': an integer above 2^53 = 9007199254740992 in an "
      "instance with real numbers", "9007199254740993"),
     ("2 5\n3074457345618258602 1\n3074457345618258602 1\n", 3, "column 'p': the p values up to this line sum "

@@ -149,7 +149,7 @@ def test_cli_refuses_out_of_range_numbers_naming_file_line_and_column(tmp_path, 
     knap.write_text("2 2\n4611686018427387905 1\n1 1\n")
     assert main(["solve", "--knapsack", str(knap)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith(f"subsel: error: {knap}: line 2, column 'p': an integer above 2^62")
+    assert err.startswith(f"subsel: error: {knap}: line 2, column 'p': must be at most 2^62")
     assert main(["export", str(agents), "--alpha", "0.5", "-o", str(tmp_path / "m.mps")]) == 2
     assert not (tmp_path / "m.mps").exists()
 

@@ -11,7 +11,7 @@ import subsel
 from subsel.models import KNAPSACK_CLASSES, knapsack_instance
 from subsel.solvers import MAX_KNAPSACK_TOTAL, KnapsackSolution, Status, _knapsack, solve_knapsack
 from subsel.solvers import knapsack as knapsack_module
-from tests.strategies import int_brute_force, int_lex_optimum, integer_knapsacks, knapsack_dp
+from tests.strategies import int_brute_force, int_lex_dp, int_lex_optimum, integer_knapsacks, knapsack_dp
 
 #: The paths of the knapsack core: the dynamic program (no enumeration), the same with combo's
 #: surrogate relaxation and pairing from the first step ("dp-relax"), and for small knapsacks the
@@ -233,3 +233,21 @@ def test_a_time_limit_stops_the_rule_among_equal_optima():
     assert sol.status is Status.TIME_LIMIT and sol.value == full.value == sol.bound
     assert sol.weight <= capacity
     assert solve_knapsack(values, weights, capacity, lexicographic=True).status is Status.OPTIMAL
+
+
+@given(st.lists(st.integers(1, 9), min_size=21, max_size=30), st.floats(0.2, 0.8),
+       st.sampled_from([0.0001, 0.001, 0.005, 0.02]))
+@example([4, 5, 1, 6, 6, 8, 5, 1, 9, 9, 5, 4, 6, 3, 3, 4, 8, 2, 4, 8, 5, 5], 0.5, 0.001)
+def test_a_memory_limit_leaves_the_rule_among_equal_optima_undecided(values, frac, memory):
+    """``lexicographic=True`` with a memory limit that stops some question of the rule: ``optimal``
+    only with the rule's answer (the lexicographically greatest optimum by brute force), else
+    ``time_limit`` with an optimum and the optimum as its bound (subset sums: ties everywhere)."""
+    capacity = int(frac * sum(values))
+    best = int_lex_dp(values, values, capacity)
+    optimum = sum(a * b for a, b in zip(best, values))
+    sol = solve_knapsack(values, values, capacity, lexicographic=True, memory_limit_mb=memory)
+    assert sol.weight <= capacity and sol.bound >= optimum
+    if sol.status is Status.OPTIMAL:
+        assert sol.value == optimum and sol.x.tolist() == list(best)
+    else:
+        assert sol.status is Status.TIME_LIMIT
