@@ -14,7 +14,9 @@ Two tables (``--table``):
     ``solve_knapsack`` (best of ``--runs`` calls; ``subsel_s`` the default call, ``lex_s`` with the
     rule among equal optima, ``lexicographic=True``), of combo (Martello,
     Pisinger, Toth, Management Science 45(3), 1999; median of ``--combo-runs`` calls inside one
-    process, timed in C), of OR-Tools'
+    process, timed in C; with ``--rounds K`` both are measured K times in turn and the pair of the
+    median ratio is kept, so that a drift of the machine's speed between the two does not decide
+    the ratio), of OR-Tools'
     knapsack branch and bound (``KnapsackSolver``, init + solve) and of CBC (PuLP's bundled CBC on the
     0-1 model, gap 0), the ratios to subsel, and whether every solver that proved its answer found the
     same optimum.  A solver stopped by ``--time-limit`` shows ``>limit`` (its ratio is a lower bound); combo
@@ -195,6 +197,21 @@ def fmt_ratio(value: float | None, lower: bool = False) -> str:
     return "-" if value is None else (">" if lower else "") + f"{value:.1f}x"
 
 
+def paired_rounds(mine: Run, combo: Run | None, again_mine, again_combo, rounds: int) -> tuple[Run, Run | None]:
+    """``rounds`` measurements of both, each subsel one right before its combo one (the machine's
+    speed drifts over seconds: a pair shares it): the pair of the median ratio subsel/combo, so
+    that the row's times and ratio are one round's.  Unchanged when combo failed or timed out."""
+    pairs = [(mine, combo)]
+    for _ in range(rounds - 1):
+        if combo is None or combo.failed or not combo.proven:
+            return mine, combo
+        pairs.append((again_mine(), again_combo()))
+    if any(b is None or b.failed or not b.proven for _, b in pairs):
+        return mine, combo
+    pairs.sort(key=lambda ab: ab[0].seconds / ab[1].seconds)
+    return pairs[(len(pairs) - 1) // 2]
+
+
 def instances(args: argparse.Namespace):
     """(class, n, R, rep, p, w, c) of the classic rows, then of the large-coefficient rows."""
     cells = [(kind, n, R) for kind in args.classes for n in args.n for R in args.R]
@@ -236,6 +253,10 @@ def _classes(args: argparse.Namespace, exe: Path | None) -> int:
         mine = run_subsel(p, w, c, args.runs, args.time_limit)
         search = run_subsel(p, w, c, args.runs, args.time_limit, lexicographic=True)
         combo = run_combo(exe, p, w, c, args.combo_runs, args.time_limit) if exe else None
+        if exe and args.rounds > 1:
+            mine, combo = paired_rounds(mine, combo, lambda: run_subsel(p, w, c, args.runs, args.time_limit),
+                                        lambda: run_combo(exe, p, w, c, args.combo_runs, args.time_limit),
+                                        args.rounds)
         ort = None if "ortools" in args.skip else run_ortools(p, w, c, args.time_limit)
         cbc = None if "cbc" in args.skip else run_cbc(p, w, c, args.time_limit)
         proven = [r.value for r in (mine, search, combo, ort, cbc) if r is not None and r.proven]
@@ -319,11 +340,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=2, help="instances per cell (default 2)")
     ap.add_argument("--runs", type=int, default=3, help="calls of solve_knapsack per instance, best kept")
     ap.add_argument("--combo-runs", type=int, default=11, help="calls of combo per instance, median kept")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="measure subsel and combo this many times in turn per instance, keep the pair of "
+                         "the median ratio (default 1)")
     ap.add_argument("--loops", type=int, default=200, help="calls per solver in the small table")
     ap.add_argument("--time-limit", type=float, default=30.0, help="seconds per solver run (default 30)")
     ap.add_argument("--skip", nargs="*", default=[], choices=["ortools", "cbc"], help="solvers to leave out")
     ap.add_argument("--seed", type=int, default=20240601)
     args = ap.parse_args(argv)
+    if args.rounds < 1:
+        ap.error(f"--rounds must be >= 1; got {args.rounds}")
     return {"classes": table_classes, "small": table_small}[args.table](args)
 
 
