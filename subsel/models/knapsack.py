@@ -283,9 +283,13 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
     if rest:
         i, s = rest[0]
         t = s.split()
-        if len(t) != n or any(v not in ("0", "1") for v in t):
+        if len(t) != n:
             raise ValueError(f"{path}: line {i}: after the {n} items only one line with an optimal "
                              f"0/1 vector of {n} entries may follow; got {s[:40]!r}")
+        bad_entry = next((k for k, v in enumerate(t) if v not in ("0", "1")), None)
+        if bad_entry is not None:
+            raise ValueError(f"{path}: line {i}: entry {bad_entry + 1} of the optimal 0/1 vector must be 0 "
+                             f"or 1; got {t[bad_entry][:40]!r}")
         if len(rest) > 1:
             i2, s2 = rest[1]
             raise ValueError(f"{path}: line {i2}: nothing may follow the optimal 0/1 vector (line {i}); "
@@ -331,6 +335,13 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
             elif name is None and not keys and not rows:
                 name = s
             else:
+                if name is not None and not keys and not rows and len(name.split()) == 2 \
+                        and len(s.split()) == 2 and block is blocks[0]:
+                    # Two words on line 1, then two on line 2: a format (a) file whose 'n W' header
+                    # is not two numbers (read as an instance name).
+                    head_line = block[0][0]
+                    raise ValueError(f"{path}: line {head_line}: expected 'n W' (the item count and the "
+                                     f"capacity, two numbers); got {name[:40]!r}")
                 raise ValueError(f"{path}: line {i}: expected 'n N', 'c W', 'z OPT', 'time T' or an "
                                  f"'i,p,w,x' row; got {s[:40]!r}")
         first = block[0][0]

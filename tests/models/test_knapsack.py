@@ -101,6 +101,9 @@ def test_format_b_several_instances(tmp_path):
     # a header of numbers only, not two: format (a) with the wrong count, named on its line
     (b"2 10 1\n1 2\n3 4\n", r"bad.txt: line 1: expected 'n W' \(the item count and the capacity\); got '2 10 1'"),
     (b"2 nan\n1 2\n3 4\n", r"bad.txt: line 1, column 'W': must be a finite number; got 'nan'"),
+    (b"x 10\n1 2\n3 4\n", r"bad.txt: line 1: expected 'n W' \(the item count and the capacity, two numbers\); "
+                         r"got 'x 10'"),
+    (b"2 \xef\xbc\x98\n1 2\n3 4\n", r"bad.txt: line 1: expected 'n W'"),
     (b"2 10\n\xd9\xa1\xd9\xa0 2\n3 4\n", r"bad.txt: line 2, column 'p': must be a number"),
     (b"99999999999999999999999 10\n", r"bad.txt: line 1, column 'n'"),
     (b"2.5 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': must be a positive integer"),
@@ -173,7 +176,7 @@ FIELD_CASES = [
     (f"2 10.{TINY}\n1 2\n3 4\n", 1, "column 'W': has a fractional part below float64's resolution", f"10.{TINY}"),
     (f"2 10\n1 2\n3.{TINY} 4\n", 3, "column 'p': has a fractional part below float64's resolution", f"3.{TINY}"),
     (f"2 10\n1 2.{TINY}\n3 4\n", 2, "column 'w': has a fractional part below float64's resolution", f"2.{TINY}"),
-    ("2 10\n1 2\n3 4\n1.0 0\n", 4, "after the 2 items only one line with an optimal 0/1", "1.0 0"),
+    ("2 10\n1 2\n3 4\n1.0 0\n", 4, "entry 1 of the optimal 0/1 vector must be 0 or 1", "1.0"),
     ("2 1e-400\n1 2\n3 4\n", 1, "column 'W': has a fractional part below float64's resolution", "1e-400"),
     # format (b): key lines and "i,p,w,x" rows
     (f"inst\nn 1.{TINY}\nc 5\n1,2,3,0\n", 2, "'n' (the item count) must be a positive integer", f"1.{TINY}"),
