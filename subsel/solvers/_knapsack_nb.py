@@ -286,7 +286,7 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
     size = W.size
     if cW.size < size or bW.size < size:
         bW, bP, bA, bB, cW, cP, cA, cB = _state_sets(max(2 * size, 64), W)
-    cW[:size] = W          # (a no-op when W is the start of cW: a resumed search)
+    cW[:size] = W          # (the same values when W already is the start of cW: a resumed search)
     cP[:size] = P
     cA[:size] = anc
     cB[:size] = bits

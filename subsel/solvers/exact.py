@@ -107,10 +107,11 @@ def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None
     Section 3) has the S3 agents of ``r >= 0`` as items to add (preferred: added) and the S2 agents
     as items to remove (preferred: kept).  Ties are exact on data whose sums are exact and within
     the rounding of float sums otherwise; the answer is kept only when it passes the model's
-    feasibility rule and its objective is not below that of ``x`` (else ``x`` is returned).  Past
-    ``deadline`` (a ``time.perf_counter()`` value) it raises :class:`~subsel.solvers._ties.RuleStopped`.
+    feasibility rule and its objective is not below that of ``x`` (else ``x`` is returned).  When
+    ``deadline`` (a ``time.perf_counter()`` value) or ``memory`` cuts a question of the rule short it
+    raises :class:`~subsel.solvers._ties.RuleStopped`.
     """
-    from ._ties import RuleStopped, lex_greatest  # here: only the lexicographic option loads the rule's code
+    from ._ties import lex_greatest  # here: only the lexicographic option loads the rule's code
 
     r, margin = problem.utility, problem.quality_margin
     gain = r >= 0
@@ -124,9 +125,7 @@ def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None
 
     def solve(p: np.ndarray, w: np.ndarray, c: float, target: float) -> tuple[np.ndarray, bool]:
         res = solve_knapsack(p, w, c, deadline, memory, target=target)
-        if not res.optimal and deadline is not None and time.perf_counter() >= deadline:
-            raise RuleStopped
-        return res.take, res.optimal
+        return res.take, res.optimal   # (undecided: the rule raises RuleStopped)
 
     y = lex_greatest(np.abs(r[agents]), np.abs(margin[agents]), capacity, x[agents] != x0[agents],
                      add[agents], solve)
