@@ -13,7 +13,8 @@ choice among equal optima is the first optimum that search reaches, whichever pa
 surrogate relaxation (once per search) and the deadline stay in Python: the kernel returns to its
 caller when the relaxation is due and after a budget of states, and is called again to resume.
 On integer data in float64 (:func:`search_free`) the items are not all sorted: the break item is
-found by selection and only the free items (those the reduction leaves) are sorted (a stable radix
+found by a histogram over ranges of efficiency and a selection inside one range
+(:func:`break_split`), and only the free items (those the reduction leaves) are sorted (a stable radix
 sort, :func:`by_efficiency`), as combo's partial sorting avoids a full sort; the numpy loop never
 looks at the other items, so the steps are the same.  :func:`start_free` runs that start and the
 search up to its first return in one compiled call, and :func:`solve01` the whole default 0-1 call
@@ -641,7 +642,8 @@ def _enable_caching() -> None:
             for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow,
                            _state_sets, run, backtrack, _before, _pivot_positions, _partition, dantzig, _dantzig_e,
                            surrogate_multiplier, surrogate_bound,
-                           break_solution, count_fit, by_efficiency, _divisible, greedy_free, start_free,
+                           break_solution, break_split, count_fit, by_efficiency, _divisible, greedy_one,
+                           greedy_free, start_free,
                            weight_grid, relax_free, solve01):
                 kernel.enable_caching()
     except Exception as exc:  # no writable folder: compile per process
@@ -898,41 +900,158 @@ def by_efficiency(e: np.ndarray, F: np.ndarray) -> np.ndarray:
         src_f, dst_f = dst_f, src_f
     return src_f
 
+#: Most ranges of efficiency of the histogram :func:`break_split` finds the break item's range with.
+_BUCKETS = 2048
+
+
 @nb.njit(cache=False)
-def greedy_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, before: np.ndarray, brk: int, Pb: float, Wb: float,
-                capacity: float) -> tuple[float, np.ndarray]:
-    """``_knapsack.greedy_start`` on the items in any order (``before`` the break solution, ``brk`` the
-    break item): the same solutions, the same ties (the first in the stable order by decreasing ``e``),
-    the same float operations, in two passes.  Returns the value and the break solution with its
-    flips (``before`` itself when none is better)."""
+def break_split(p: np.ndarray, w: np.ndarray, e: np.ndarray, c: Any) -> tuple[np.ndarray, int, Any, Any, int, int]:
+    """:func:`break_solution` with the sums and the neighbours :func:`greedy_one` needs, in three
+    passes over the items: a histogram of the profits and weights over ranges of efficiency (the
+    leading bits of the float, at most :data:`_BUCKETS` ranges, fewer for fewer items), the range
+    that holds the break item found from the top, then the selection of :func:`break_solution` only
+    among the items of that range (the bucket step of a distributive partitioning; Martello and
+    Toth, *Knapsack Problems*, 1990, Section 2.2.2, find the break item by selection).
+
+    The weights must be ``>= 0`` and every sum of profits and of weights exact (integers, or a
+    power-of-two grid, with totals below 2^53), so that their order does not matter.
+
+    Returns
+    -------
+    tuple
+        ``(before, brk, Pb, Wb, a, k)``: the items before the break item in the stable order by
+        decreasing ``e`` (a mask; every item when ``brk`` is -1: everything fits), the break item,
+        the break solution's profit and weight, the last item before the break item and the first
+        after it in that order (-1 when there is none, or when everything fits).
+    """
+    n = e.size
+    zero = c - c
+    if n == 0:
+        return np.ones(0, np.bool_), -1, zero, zero, -1, -1
+    bits = e.view(np.uint64)
+    sign = np.uint64(1) << np.uint64(63)
+    key = np.empty(n, np.uint64)
+    lo = ~np.uint64(0)
+    hi = np.uint64(0)
+    for j in range(n):     # the float's bits made monotone in its value (-0.0 as 0.0)
+        u = bits[j] if e[j] != 0.0 else np.uint64(0)
+        u ^= (np.uint64(0) - (u >> np.uint64(63))) | sign
+        key[j] = u
+        lo = min(lo, u)
+        hi = max(hi, u)
+    ranges = np.uint64(max(16, min(_BUCKETS, n)))
+    s = np.uint64(0)
+    while (hi >> s) - (lo >> s) >= ranges:
+        s += np.uint64(1)
+    base = lo >> s
+    nr = int((hi >> s) - base) + 1
+    cnt = np.zeros(nr, np.int64)
+    ws = np.zeros(nr, w.dtype)
+    ps = np.zeros(nr, p.dtype)
+    for j in range(n):
+        r = int((key[j] >> s) - base)
+        cnt[r] += 1
+        ws[r] += w[j]
+        ps[r] += p[j]
+    wacc = zero
+    pacc = zero
+    rb = -1
+    for r in range(nr - 1, -1, -1):
+        if wacc + ws[r] > c:
+            rb = r
+            break
+        wacc += ws[r]
+        pacc += ps[r]
+    if rb < 0:      # everything fits
+        return np.ones(n, np.bool_), -1, pacc, wacc, -1, -1
+    above = rb + 1  # the nearest ranges with items above and below the break item's
+    while above < nr and cnt[above] == 0:
+        above += 1
+    below = rb - 1
+    while below >= 0 and cnt[below] == 0:
+        below -= 1
+    before = np.empty(n, np.bool_)
+    inside = np.empty(cnt[rb], np.int64)
+    q = 0
+    a = -1
+    k = -1
+    for j in range(n):
+        r = int((key[j] >> s) - base)
+        before[j] = r > rb
+        if r == rb:
+            inside[q] = j
+            q += 1
+        elif r == above:
+            if a < 0 or _before(e, a, j):
+                a = j
+        elif r == below:
+            if k < 0 or _before(e, j, k):
+                k = j
+    local, brk_local = break_solution(e[inside], w[inside], c - wacc)
+    a_in = -1
+    k_in = -1
+    for q in range(inside.size):   # the range's items come later than those above, earlier than below
+        j = inside[q]
+        if local[q]:
+            before[j] = True
+            pacc += p[j]
+            wacc += w[j]
+            if a_in < 0 or _before(e, a_in, j):
+                a_in = j
+        elif q != brk_local and (k_in < 0 or _before(e, j, k_in)):
+            k_in = j
+    return before, inside[brk_local], pacc, wacc, a_in if a_in >= 0 else a, k_in if k_in >= 0 else k
+
+
+@nb.njit(cache=False)
+def greedy_one(p: np.ndarray, w: np.ndarray, e: np.ndarray, before: np.ndarray, brk: int, a: int, k2: int,
+               Pb: float, Wb: float, capacity: float, lp: float, eb: float, thr: float
+               ) -> tuple[float, int, int, int, np.ndarray, np.ndarray]:
+    """:func:`greedy_free` in one pass, given the neighbours ``a`` and ``k2`` of the break item
+    (:func:`break_split`), and in the same pass the items whose flip bound ``lp - |p_j - eb w_j|``
+    (``_knapsack.flip_bounds``) reaches ``thr``.  The same solutions, ties and float operations as
+    :func:`greedy_free`.
+
+    Returns ``(value, f1, f2, f3, cand, fb)``: the best greedy value (``Pb`` when none is better),
+    the items it flips in the break solution (-1: none), and the items of flip bound ``>= thr`` in
+    increasing index with their flip bounds."""
     n = p.size
     r0 = capacity - Wb
     need1 = w[brk] - r0
-    a = -1      # the last item before the break item, the first after it, solutions 2 and 3
-    k2 = -1
-    j2 = -1
-    q1 = -1
-    for j in range(n):
-        if before[j]:
-            if a < 0 or _before(e, a, j):
-                a = j
-            if w[j] >= need1 and (q1 < 0 or p[j] < p[q1] or (p[j] == p[q1] and _before(e, j, q1))):
-                q1 = j
-        elif j != brk:
-            if k2 < 0 or _before(e, j, k2):
-                k2 = j
-            if w[j] <= r0 and (j2 < 0 or p[j] > p[j2] or (p[j] == p[j2] and _before(e, j, j2))):
-                j2 = j
     lim = r0 + w[a] if a >= 0 else -np.inf
     need2 = (w[brk] + w[k2]) - r0 if k2 >= 0 else np.inf
-    j1 = -1     # solutions 1 and 4
-    q2 = -1
+    j1, j2, q1, q2 = -1, -1, -1, -1
+    pj1, pj2, pq1, pq2 = -np.inf, -np.inf, np.inf, np.inf   # their profits
+    cand = np.empty(n, np.int64)
+    fb = np.empty(n, np.float64)
+    m = 0
     for j in range(n):
-        if before[j]:
-            if w[j] >= need2 and (q2 < 0 or p[j] < p[q2] or (p[j] == p[q2] and _before(e, j, q2))):
-                q2 = j
-        elif w[j] <= lim and (j1 < 0 or p[j] > p[j1] or (p[j] == p[j1] and _before(e, j, j1))):
-            j1 = j
+        pj = p[j]
+        wj = w[j]
+        f = lp - np.abs(pj - eb * wj)
+        if f >= thr:
+            cand[m] = j
+            fb[m] = f
+            m += 1
+        # Whether the item is before the break item is a coin flip on most classes: the conditions
+        # are combined without branching on it, the rare improvements branch.
+        bj = before[j]
+        ok = bj & (wj >= need1)
+        key = pj if ok else np.inf
+        if key <= pq1 and ok and (q1 < 0 or key < pq1 or _before(e, j, q1)):
+            q1, pq1 = j, key
+        ok = bj & (wj >= need2)
+        key = pj if ok else np.inf
+        if key <= pq2 and ok and (q2 < 0 or key < pq2 or _before(e, j, q2)):
+            q2, pq2 = j, key
+        ok = (not bj) & (j != brk) & (wj <= r0)
+        key = pj if ok else -np.inf
+        if key >= pj2 and ok and (j2 < 0 or key > pj2 or _before(e, j, j2)):
+            j2, pj2 = j, key
+        ok = (not bj) & (wj <= lim)
+        key = pj if ok else -np.inf
+        if key >= pj1 and ok and (j1 < 0 or key > pj1 or _before(e, j, j1)):
+            j1, pj1 = j, key
     best = Pb
     f1, f2, f3 = -1, -1, -1
     if j1 >= 0:
@@ -951,6 +1070,25 @@ def greedy_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, before: np.ndarray,
         val = Pb + (p[brk] + p[k2]) - p[q2]
         if val > best:
             best, f1, f2, f3 = val, q2, brk, k2
+    return best, f1, f2, f3, cand[:m], fb[:m]
+
+
+@nb.njit(cache=False)
+def greedy_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, before: np.ndarray, brk: int, Pb: float, Wb: float,
+                capacity: float) -> tuple[float, np.ndarray]:
+    """``_knapsack.greedy_start`` on the items in any order (``before`` the break solution, ``brk`` the
+    break item): the same solutions, the same ties (the first in the stable order by decreasing ``e``),
+    the same float operations (:func:`greedy_one`, after a pass for the break item's neighbours).
+    Returns the value and the break solution with its flips (``before`` itself when none is better)."""
+    a = -1      # the last item before the break item and the first after it
+    k2 = -1
+    for j in range(p.size):
+        if before[j]:
+            if a < 0 or _before(e, a, j):
+                a = j
+        elif j != brk and (k2 < 0 or _before(e, j, k2)):
+            k2 = j
+    best, f1, f2, f3, _, _ = greedy_one(p, w, e, before, brk, a, k2, Pb, Wb, capacity, 0.0, 0.0, np.inf)
     take = before
     if f1 >= 0:
         take = before.copy()
@@ -969,8 +1107,9 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
                budget: int, relax_done: bool, min_relax: int, min_pairing: int, lower: float,
                spare: tuple[np.ndarray, ...]) -> tuple[Any, ...]:
     """:func:`search_free` up to the first return of :func:`run`, in one compiled call: the break
-    solution by selection, the Dembo-Hammer bounds, the free items in efficiency order, the start of
-    the search and its run; when it ends (``DONE``), the backtracking too.
+    solution (:func:`break_split`), combo's greedy solutions and the Dembo-Hammer bounds in one pass
+    (:func:`greedy_one`), the free items in efficiency order, the start of the search and its run;
+    when it ends (``DONE``), the backtracking too.
 
     Every number is the one the Python glue computes: the sums of profits and weights are exact
     (checked: the absolute profits sum below 2^53 and the absolute weights below 2^53 ``unit``, the
@@ -1013,53 +1152,53 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     if ordered:
         before = np.zeros(n, np.bool_)
         brk = -1
-        acc = 0.0
+        Wb = 0.0
+        Pb = 0.0
         for j in range(n):
-            if acc + w[j] > capacity:
+            if Wb + w[j] > capacity:
                 brk = j
                 break
-            acc += w[j]
+            Wb += w[j]
+            Pb += p[j]
             before[j] = True
+        a, k2 = brk - 1, brk + 1 if brk + 1 < n else -1
     else:
-        before, brk = break_solution(e, w, capacity)
+        before, brk, Pb, Wb, a, k2 = break_split(p, w, e, capacity)
     if brk < 0:  # everything fits
         val = 0.0
         for j in range(n):
             val += p[j]
         return (DONE, np.ones(n, np.bool_), val, val, val, empty_i, before, empty_b, 0, empty_f, empty_f,
                 empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u, empty_b, spare)
-    Pb = 0.0
-    Wb = 0.0
-    for j in range(n):
-        if before[j]:
-            Pb += p[j]
-            Wb += w[j]
     eb = e[brk]
     lp = Pb + (capacity - Wb) * eb
     ub_global = np.floor(lp + _INT_MARGIN)
     zs = Pb if lower <= Pb else lower
-    z0, gtake = greedy_free(p, w, e, before, brk, Pb, Wb, capacity)
+    # The greedy solutions, and the items free at any incumbent from zs up (filtered below).
+    z0, f1, f2, f3, cand, fbc = greedy_one(p, w, e, before, brk, a, k2, Pb, Wb, capacity, lp, eb,
+                                           zs + 1.0 - _INT_MARGIN)
     greedy = z0 > zs
+    gtake = before
     if greedy:
         zs = z0
-    else:
-        gtake = before
+        gtake = before.copy()
+        for f in (f1, f2, f3):
+            if f >= 0:
+                gtake[f] = not gtake[f]
     if zs >= ub_global:    # a greedy solution is optimal (or nothing beats lower)
         zst[Z] = zs
         return (DONE, gtake.copy(), zs, lp, ub_global, empty_i, before, empty_b, 0, empty_f, empty_f,
                 empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist, zst, empty_u, gtake, spare)
     thr = zs + 1.0 - _INT_MARGIN
-    fb = np.empty(n, np.float64)
     cnt = 0
-    for j in range(n):
-        fb[j] = lp - np.abs(p[j] - eb * w[j])
-        if fb[j] >= thr:
+    for q in range(cand.size):
+        if fbc[q] >= thr:
             cnt += 1
     F = np.empty(cnt, np.int64)
     k = 0
-    for j in range(n):
-        if fb[j] >= thr:
-            F[k] = j
+    for q in range(cand.size):
+        if fbc[q] >= thr:
+            F[k] = cand[q]
             k += 1
     F = by_efficiency(e, F)
     m = cnt
@@ -1071,7 +1210,8 @@ def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
     b = 0
     for q in range(m):
         j = F[q]
-        pF[q], wF[q], eF[q], fbF[q], inside[q] = p[j], w[j], e[j], fb[j], before[j]
+        pF[q], wF[q], eF[q], inside[q] = p[j], w[j], e[j], before[j]
+        fbF[q] = lp - np.abs(p[j] - eb * w[j])     # (greedy_one's flip bound, recomputed)
         if before[j]:
             b += 1
     # The search's start (:func:`_start_state`): every free item of F is free at z = Pb.
@@ -1343,22 +1483,27 @@ def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, budget: int,
         for j in range(n):
             if v[j] > 0 and w[j] <= cap:
                 items[k] = j
-                pf[k] = float(v[j])
-                wf[k] = float(w[j])
-                a = w[j]
-                if a > 0:
-                    if g != 1:      # the weights' greatest common divisor (1 stays 1) ...
-                        while a != 0:
-                            g, a = a, g % a
-                        a = w[j]
-                    if tz > 0:      # ... and the least number of trailing zero bits
-                        z = 0
-                        while a & 1 == 0 and z < tz:
-                            a >>= 1
-                            z += 1
-                        tz = z
-                e[k] = min(pf[k] / wf[k], _MAX_EFFICIENCY) if wf[k] > 0 else _MAX_EFFICIENCY
                 k += 1
+        for k in range(m):      # (loops without branches on the data, each one vectorized)
+            pf[k] = float(v[items[k]])
+            wf[k] = float(w[items[k]])
+        for k in range(m):
+            e[k] = min(pf[k] / wf[k], _MAX_EFFICIENCY) if wf[k] > 0 else _MAX_EFFICIENCY
+        for k in range(m):
+            a = w[items[k]]
+            if a > 0:
+                if g != 1:      # the weights' greatest common divisor (1 stays 1) ...
+                    while a != 0:
+                        g, a = a, g % a
+                    a = w[items[k]]
+                if tz > 0:      # ... and the least number of trailing zero bits
+                    z = 0
+                    while a & 1 == 0 and z < tz:
+                        a >>= 1
+                        z += 1
+                    tz = z
+                if g == 1 and tz == 0:      # (neither changes any more)
+                    break
     capk = min(cap, tw)
     if bad or g == 0:
         return (FALLBACK, x, 0, 0, capk, items, pf, wf, e, 0.0, 0.0) + start_free(

@@ -144,6 +144,38 @@ def test_selections_on_sorted_reversed_and_tied_input(n, ties, seed, layout, fra
     assert int(before.sum()) == b and (brk < 0) == (b == n)
 
 
+@settings(max_examples=150, deadline=None)
+@given(n=st.integers(0, 5000), spread=st.sampled_from([1, 3, 1000, 10 ** 6, 2 ** 40]),
+       zeros=st.floats(0.0, 0.3), seed=st.integers(0, 2 ** 32 - 1), frac=st.floats(0.0, 1.05))
+@example(n=1, spread=1, zeros=0.0, seed=0, frac=0.5)
+@example(n=3000, spread=1, zeros=0.0, seed=1, frac=0.5)
+def test_break_by_ranges_of_efficiency_is_the_sorted_break(n, spread, zeros, seed, frac):
+    """The break solution by a histogram over ranges of efficiency (``break_split``) against the
+    stable sort by decreasing efficiency: the same items before the break item, the same break item,
+    sums and neighbours, with many equal efficiencies, zero weights and values (efficiency at its
+    cap or 0) and efficiencies from 2^-40 to 2^40."""
+    rng = np.random.default_rng(seed)
+    w = rng.integers(1, spread + 1, n).astype(float)
+    p = rng.integers(1, spread + 1, n).astype(float)
+    w[rng.random(n) < zeros] = 0.0
+    p[rng.random(n) < zeros] = 0.0
+    e = np.where(w > 0, np.minimum(p / np.where(w > 0, w, 1.0), _knapsack._MAX_EFFICIENCY),
+                 _knapsack._MAX_EFFICIENCY)
+    c = float(np.floor(frac * w.sum()))
+    order = np.argsort(-e, kind="stable")
+    b = int(np.searchsorted(np.cumsum(w[order]), c, side="right"))
+    before, brk, Pb, Wb, a, k = _knapsack_nb.break_split(p, w, e, c)
+    want = np.zeros(n, dtype=bool)
+    want[order[:b]] = True
+    assert before.tolist() == (want | (b == n)).tolist()
+    if b == n:
+        assert brk == -1 and Pb == p.sum() and Wb == w.sum()
+        return
+    assert brk == order[b] and Pb == p[order[:b]].sum() and Wb == w[order[:b]].sum()
+    assert a == (order[b - 1] if b > 0 else -1) and k == (order[b + 1] if b + 1 < n else -1)
+    assert _knapsack_nb.break_solution(e, w, c)[1] == brk
+
+
 def test_pairing_runs_again_only_when_the_state_list_has_doubled():
     """Combo's pairing of states with items: at the threshold, then each time the list has doubled
     (not at every step past it): counted on the numpy loop, which the kernel follows step for step."""
