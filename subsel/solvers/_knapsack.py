@@ -651,7 +651,7 @@ def relax_in_order(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float,
         # The whole relaxation compiled, where it covers the case (else the same steps below).
         ok, u, z_new, found, take, spare = nbk.relax_free(
             p, w, e, capacity, unit, z, -1 if room is None else int(room), 2 ** 62 if deadline is None else 200_000,
-            _MIN_RELAX, _MIN_PAIRING, _MAX_ENUMERATE, nbk.take_spare(np.float64))
+            _MIN_RELAX, _MIN_PAIRING, _MAX_ENUMERATE, nbk.take_spare())
         nbk.give_spare(spare)
         if ok:
             return u, z_new, take if found else None

@@ -210,13 +210,20 @@ def _grow(a: np.ndarray, need: int) -> np.ndarray:
 
 
 @nb.njit(cache=False)
-def _state_sets(n: int, like: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Two state lists' buffers (weights and profits of ``like``'s dtype, ancestors, bits; ``n``
-    entries each) carved from one block at fixed distances, so that the two lists a step reads
-    and writes lie the same way relative to each other in every process (as separate allocations
-    they fall anywhere, and how they fall changed the step's time by half)."""
-    stride = n + _SET_GAP
-    block = np.empty(8 * stride, np.int64)
+def _state_sets(n: int) -> np.ndarray:
+    """One block for two state lists' buffers (weights, profits, ancestors, bits; ``n`` entries
+    each), the eight at fixed distances (:func:`_carve`), so that the two lists a step reads and
+    writes lie the same way relative to each other in every process (as separate allocations they
+    fall anywhere, and how they fall changed the step's time by half)."""
+    return np.empty(8 * (n + _SET_GAP), np.int64)
+
+
+@nb.njit(cache=False)
+def _carve(block: np.ndarray, like: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The eight buffers of :func:`_state_sets`'s ``block`` (weights and profits of ``like``'s dtype,
+    ancestors, bits; twice): views, each as long as the block allows (0 for an empty block)."""
+    stride = block.size // 8
+    n = max(stride - _SET_GAP, 0)
     out = []
     for k in range(8):
         out.append(block[k * stride:k * stride + n])
@@ -229,7 +236,7 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
         integer: bool, margin: float, has_target: bool, mem_limit: int, budget: int, min_relax: int,
         W: np.ndarray, P: np.ndarray, anc: np.ndarray, bits: np.ndarray, items: np.ndarray,
         hist_anc: np.ndarray, hist_bits: np.ndarray, hist_off: np.ndarray,
-        ist: np.ndarray, zst: np.ndarray, zbits: np.ndarray, spare: tuple[np.ndarray, ...]
+        ist: np.ndarray, zst: np.ndarray, zbits: np.ndarray, spare: np.ndarray
         ) -> tuple[Any, ...]:
     """Run the core search from the state given until it ends, the relaxation is due or ``budget``
     states have been processed.
@@ -251,10 +258,11 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
         length past which the relaxation is due.
     W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits
         The search's state (see the module's fields); ``ist``, ``zst``, ``zbits`` updated in place.
-    spare : tuple of 8 ndarrays
-        Buffers of two state lists' weights, profits, ancestors and bits (:func:`_state_sets`), of
-        any length (grown when too short): the list is copied into the second set, and each
-        one-item step writes the next list into the other (:func:`take_spare`).
+    spare : ndarray of int64
+        A block of buffers for two state lists' weights, profits, ancestors and bits
+        (:func:`_state_sets`), of any length (replaced by a larger one when too short): the list is
+        copied into the second set, and each one-item step writes the next list into the other
+        (:func:`take_spare`).
 
     Returns
     -------
@@ -283,10 +291,11 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
     code = DONE
     # The state list lives at the start of the buffers cW, cP, cA, cB; a single-item step writes
     # the next list into the spare buffers bW, bP, bA, bB and swaps them.
-    bW, bP, bA, bB, cW, cP, cA, cB = spare
+    bW, bP, bA, bB, cW, cP, cA, cB = _carve(spare, W)
     size = W.size
-    if cW.size < size or bW.size < size:
-        bW, bP, bA, bB, cW, cP, cA, cB = _state_sets(max(2 * size, 64), W)
+    if cW.size < size:
+        spare = _state_sets(max(2 * size, 64))
+        bW, bP, bA, bB, cW, cP, cA, cB = _carve(spare, W)
     cW[:size] = W          # (the same values when W already is the start of cW: a resumed search)
     cP[:size] = P
     cA[:size] = anc
@@ -382,7 +391,8 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
         if k >= 0 and P[k] + dp > z_new:
             z_new = P[k] + dp
         if bW.size < 2 * size:
-            bW, bP, bA, bB, cW, cP, cA, cB = _state_sets(max(2 * size, 2 * bW.size), W)
+            spare = _state_sets(max(2 * size, 2 * bW.size))
+            bW, bP, bA, bB, cW, cP, cA, cB = _carve(spare, W)
             cW[:size] = W
             cP[:size] = P
             cA[:size] = anc
@@ -452,7 +462,7 @@ def run(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, c: 
     ist[I_NEXT_PAIRING] = next_pairing
     zst[Z] = z
     zst[Z_FRESH] = z_fresh
-    return code, W, P, anc, bits, hist_anc, hist_bits, hist_off, (bW, bP, bA, bB, cW, cP, cA, cB)
+    return code, W, P, anc, bits, hist_anc, hist_bits, hist_off, spare
 
 
 @nb.njit(cache=False)
@@ -640,7 +650,7 @@ def _enable_caching() -> None:
     try:
         with _numba_cache_dir(cache_dir()):
             for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow,
-                           _state_sets, run, backtrack, _before, _pivot_positions, _partition, dantzig, _dantzig_e,
+                           _state_sets, _carve, run, backtrack, _before, _pivot_positions, _partition, dantzig, _dantzig_e,
                            surrogate_multiplier, surrogate_bound,
                            break_solution, break_split, count_fit, by_efficiency, _divisible, greedy_one,
                            greedy_free, start_free,
@@ -687,7 +697,7 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
            relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]],
            lp: float, order: np.ndarray, take_sorted: np.ndarray, base: np.ndarray | None = None,
            state: tuple[Any, ...] | None = None, integer: bool = True, z_take: np.ndarray | None = None,
-           spare: tuple[np.ndarray, ...] | None = None) -> KnapsackResult:
+           spare: np.ndarray | None = None) -> KnapsackResult:
     """The core search of :func:`subsel.solvers._knapsack.solve_knapsack`, compiled.
 
     Called by it with the data in efficiency order and the search's start (break item ``b``, break
@@ -720,7 +730,7 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
     budget = 2 ** 62 if deadline is None else 200_000
     last = 0.0   # seconds of the last call of run
     if spare is None:
-        spare = take_spare(p.dtype)
+        spare = take_spare()
     while True:
         now = time.perf_counter()
         # Stop before the deadline when another call like the last, and the final bound over the
@@ -1105,7 +1115,7 @@ FALLBACK = -1
 @nb.njit(cache=False)
 def start_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, unit: float, mem_limit: int,
                budget: int, relax_done: bool, min_relax: int, min_pairing: int, lower: float,
-               spare: tuple[np.ndarray, ...]) -> tuple[Any, ...]:
+               spare: np.ndarray) -> tuple[Any, ...]:
     """:func:`search_free` up to the first return of :func:`run`, in one compiled call: the break
     solution (:func:`break_split`), combo's greedy solutions and the Dembo-Hammer bounds in one pass
     (:func:`greedy_one`), the free items in efficiency order, the start of the search and its run;
@@ -1291,7 +1301,7 @@ def weight_grid(w: np.ndarray) -> float:
 @nb.njit(cache=False)
 def relax_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, unit: float, z: float,
                mem_limit: int, budget: int, min_relax: int, min_pairing: int, max_enumerate: int,
-               spare: tuple[np.ndarray, ...]) -> tuple[Any, ...]:
+               spare: np.ndarray) -> tuple[Any, ...]:
     """``_knapsack.relax_in_order``'s relaxation in one compiled call: the items in efficiency order,
     the cardinality bounds, the surrogate multipliers (:func:`surrogate_multiplier`) and each
     surrogate knapsack, prepared as ``_knapsack.solve_knapsack`` prepares integer data in float64
@@ -1421,7 +1431,7 @@ def relax_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, uni
 
 @nb.njit(cache=False)
 def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, budget: int, max_enumerate: int,
-            min_relax: int, min_pairing: int, spare: tuple[np.ndarray, ...]) -> tuple[Any, ...]:
+            min_relax: int, min_pairing: int, spare: np.ndarray) -> tuple[Any, ...]:
     """The default 0-1 call of :func:`subsel.solvers.knapsack.solve_knapsack` in one compiled call:
     the checks of the entries and totals, the items that fit and are worth something, the float
     data, the capacity on the weights' common divisor, the efficiencies, and :func:`start_free`.
@@ -1435,8 +1445,8 @@ def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, budget: int,
     mem_limit, budget, max_enumerate, min_relax, min_pairing : int
         Bytes the state lists may take (-1: no limit); states to process before returning to the
         caller's clock (:func:`run`); the core's limits as they are at the call.
-    spare : tuple of 8 ndarrays
-        :func:`run`'s buffers (float64 weights and profits), returned as the last entry.
+    spare : ndarray of int64
+        :func:`run`'s block of buffers (:func:`take_spare`), returned as the last entry.
 
     Returns
     -------
@@ -1533,7 +1543,7 @@ def search_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, de
     numpy loop sorts all items, but never looks at the others: the same steps, the same answer.
     ``unit``: the weights' power-of-two grid; ``lower`` as in ``_knapsack.solve_knapsack``.  Its start
     runs compiled (:func:`start_free`)."""
-    spare = take_spare(np.float64)
+    spare = take_spare()
     r = start_free(p, w, e, capacity, unit, -1 if memory_limit is None else int(memory_limit),
                    2 ** 62 if deadline is None else -1, relax_done, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING,
                    lower, spare)
@@ -1577,35 +1587,33 @@ def resume_free(r: tuple[Any, ...], p: np.ndarray, w: np.ndarray, e: np.ndarray,
                   z_take=r[21] if r[18][I_ZKIND] == 2 else None, spare=r[22])
 
 
-#: The state buffers of :func:`run` kept between searches, per thread and dtype (the two lists of
-#: a step, one block: :func:`_state_sets`): a search's steps then write into memory already mapped,
-#: instead of fresh pages (whose first touch costs as much as the step itself on large lists).  The
-#: larger block is kept; blocks above _SPARE_BYTES are not.
+#: The state buffers of :func:`run` kept between searches, per thread (the two lists of a step, one
+#: block: :func:`_state_sets`, whatever the dtype of the lists): a search's steps then write into
+#: memory already mapped, instead of fresh pages (whose first touch costs as much as the step itself
+#: on large lists).  The two largest blocks are kept; blocks above _SPARE_BYTES are not.
 _SPARES = threading.local()
 _SPARE_BYTES = 1 << 26
 
 
-def take_spare(dtype: Any) -> tuple[np.ndarray, ...]:
-    """Spare buffers for :func:`run` (two state lists' weights and profits of ``dtype``, ancestors and
-    bits): the largest block this thread kept, or empty arrays (grown by the search)."""
-    pool = getattr(_SPARES, "pool", None)
-    kept = pool.get(np.dtype(dtype).char) if pool is not None else None
+def take_spare() -> np.ndarray:
+    """A block of buffers for :func:`run` (two state lists' weights and profits, ancestors and bits):
+    the largest block this thread kept, or an empty one (replaced by the search as it grows)."""
+    kept = getattr(_SPARES, "kept", None)
     if kept:
         return kept.pop()
-    return (np.empty(0, dtype), np.empty(0, dtype), np.empty(0, np.int64), np.empty(0, np.uint64)) * 2
+    return np.empty(0, np.int64)
 
 
-def give_spare(spare: tuple[np.ndarray, ...]) -> None:
+def give_spare(spare: np.ndarray) -> None:
     """Keep ``spare`` (from :func:`run`, no longer used) for this thread's next search; of the blocks
     handed back, the two largest are kept (a search and the surrogate search it runs)."""
-    if sum(a.nbytes for a in spare) > _SPARE_BYTES or spare[0].size == 0:
+    if spare.nbytes > _SPARE_BYTES or spare.size == 0:
         return
-    pool = getattr(_SPARES, "pool", None)
-    if pool is None:
-        pool = _SPARES.pool = {}
-    kept = pool.setdefault(spare[0].dtype.char, [])
+    kept = getattr(_SPARES, "kept", None)
+    if kept is None:
+        kept = _SPARES.kept = []
     kept.append(spare)
-    kept.sort(key=lambda block: block[0].size)   # (the largest last: taken first)
+    kept.sort(key=lambda block: block.size)   # (the largest last: taken first)
     del kept[:-2]
 
 

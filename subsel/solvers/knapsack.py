@@ -391,7 +391,7 @@ def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time
         return None
     r = nbk.solve01(v, w, min(cap, 2 ** 63 - 1), -1 if memory is None else memory,
                     2 ** 62 if deadline is None else 200_000, _knapsack._MAX_ENUMERATE, _knapsack._MIN_RELAX,
-                    _knapsack._MIN_PAIRING, nbk.take_spare(np.float64))
+                    _knapsack._MIN_PAIRING, nbk.take_spare())
     code = r[0]
     if code in (nbk.DONE, nbk.FALLBACK):
         nbk.give_spare(r[-1])

@@ -207,7 +207,7 @@ def test_start_free_builds_the_start_state_of_the_python_path(n, g, unit, tenths
     e = np.minimum(p / w, _knapsack._MAX_EFFICIENCY)
     capacity = float(np.floor(w.sum() / unit * tenths / 10)) * unit
     r = nbk.start_free(p, w, e, capacity, unit, -1, -1, False, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING,
-                       -np.inf, nbk.take_spare(np.float64))
+                       -np.inf, nbk.take_spare())
     assert r[0] != nbk.FALLBACK
     if r[0] == nbk.DONE:   # everything fits, or a greedy solution reaches the bound: no search
         take, value = r[1], r[2]
