@@ -650,8 +650,8 @@ def _enable_caching() -> None:
     try:
         with _numba_cache_dir(cache_dir()):
             for kernel in (_refresh, _free_capacity, _search_right, _search_left, _bound, _improving, _grow,
-                           _state_sets, _carve, run, backtrack, _before, _pivot_positions, _partition, dantzig, _dantzig_e,
-                           surrogate_multiplier, surrogate_bound,
+                           _state_sets, _carve, run, backtrack, _before, _pivot_positions, _partition, dantzig,
+                           _dantzig_e, surrogate_multiplier, surrogate_bound,
                            break_solution, break_split, count_fit, by_efficiency, _divisible, greedy_one,
                            greedy_free, start_free,
                            weight_grid, relax_free, solve01):
