@@ -11,6 +11,8 @@ Private: the public contract is the messages of the classes that use these helpe
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping, MappingView
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import numpy as np
@@ -21,7 +23,12 @@ __all__ = ["as_float_array", "check_array_range", "check_capacity", "check_scala
 
 
 def _reject_booleans(value: Any, field_name: str) -> None:
-    # Booleans are numbers to numpy (True -> 1.0) but never a quality, a cost or a capacity.
+    # Booleans are numbers to numpy (True -> 1.0) but never a quality, a cost or a capacity.  And an
+    # iterator (a generator), a set or a mapping is one object to numpy, not a sequence of entries:
+    # named here, before numpy reads it as a 0-d array ("got shape ()" would not say why).
+    if isinstance(value, (Iterator, AbstractSet, Mapping, MappingView)):
+        raise TypeError(f"{field_name} must be a list, tuple or array of numbers; got a {type(value).__name__} "
+                        "(an iterator, set or mapping is not read as a sequence: pass list(...))")
     if isinstance(value, (list, tuple)):
         # One pass over the element types at C speed; the element-by-element search below (for
         # the index of the message) only when a boolean or a nested sequence is among them.

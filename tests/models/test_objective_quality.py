@@ -38,6 +38,13 @@ def test_validation(value, match):
         SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.2, 0.1], alpha=0.7, objective_quality=value)
 
 
+def test_an_iterator_is_named_not_read_as_one_object():
+    with pytest.raises(TypeError, match=r"quality must be a list, tuple or array of numbers; got a generator"):
+        SubsetSelectionProblem(quality=(q for q in [0.9, 0.5]), cost=[0.2, 0.1], alpha=0.7)
+    with pytest.raises(TypeError, match=r"capacity must be .*; got a list_iterator"):
+        SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.2, 0.1], alpha=0.7, capacity=iter([1, 1]))
+
+
 @settings(max_examples=60)
 @given(problems(n_max=6, cap_max=2))
 def test_exact_solver_optimises_the_objective_qualities(problem):
