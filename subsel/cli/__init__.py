@@ -61,6 +61,17 @@ class CLIError(Exception):
     """An error the user can fix (bad input, missing file); printed as one line, exit code 2."""
 
 
+def optimum_contradiction(found: str, optimum: str, above: bool, source: str) -> str:
+    """The stderr line of an answer called optimal that differs from the known optimum (exit code
+    1), saying which side is wrong where that is certain: a value ``above`` the known optimum comes
+    from a selection whose feasibility was checked, so the known optimum (``source``: where it was
+    stated) is wrong; below it, the solver or the known optimum is."""
+    if above:
+        return (f"subsel: the known optimum {optimum} ({source}) is below the value {found} of a feasible "
+                "selection (checked): the known optimum is wrong")
+    return f"subsel: value {found} called optimal differs from the known optimum {optimum} ({source})"
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """An argparse parser whose usage errors are ONE line on stderr and exit code 2.
 

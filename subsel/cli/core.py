@@ -43,7 +43,7 @@ from ..models import (
     selection_csv_text,
 )
 from ..solvers import DEFAULT_SOLVER_PREFERENCE, SolverError, Status, default_solver, get_solver, solver_info
-from . import CLIError, counted, integer, number
+from . import CLIError, counted, integer, number, optimum_contradiction
 from .guards import check_memory, check_paths
 
 if TYPE_CHECKING:  # the knapsack files and the LP/MPS writers are loaded by the commands that use them
@@ -372,9 +372,10 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             print(f"subsel: no selection written: status {sol.status.value}{why}", file=sys.stderr)
     elif no_answer:
         print(f"subsel: no selection found: status {sol.status.value}", file=sys.stderr)
-    if code and matches is False and sol.status is Status.OPTIMAL:
-        print(f"subsel: objective {_fmt(sol.objective)} called optimal differs from the known "
-              f"optimum {_fmt(optimum)}", file=sys.stderr)
+    if code and matches is False and sol.status is Status.OPTIMAL and optimum is not None:
+        source = args.optimum if args.optimum is not None else f"stated in {args.file}"
+        print(optimum_contradiction(_fmt(sol.objective), _fmt(optimum), sol.objective > optimum, source),
+              file=sys.stderr)
     if args.json:
         import json
 

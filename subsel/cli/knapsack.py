@@ -26,7 +26,7 @@ import sys
 from .._files import InputError
 from ..models import KnapsackInstance, read_knapsack
 from ..solvers import solve_knapsack
-from . import CLIError, counted, number
+from . import CLIError, counted, number, optimum_contradiction
 from .core import _emit, _pick_instance
 from .guards import check_paths
 
@@ -66,8 +66,9 @@ def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: 
         writer.writerows((f"item_{j}", int(u)) for j, u in enumerate(sol.x))
         _emit(buf.getvalue(), args.output)
     if code:
-        print(f"subsel: value {sol.value} called optimal differs from the known optimum {optimum}",
-              file=sys.stderr)
+        source = (args.optimum if args.optimum is not None
+                  else "the value of the file's 0/1 vector" if inst.solution is not None else f"stated in {args.file}")
+        print(optimum_contradiction(str(sol.value), str(optimum), sol.value > optimum, source), file=sys.stderr)
     if args.json:
         out = {"instance": inst.name, "items": inst.m, "capacity": int(inst.capacity),
                "status": sol.status.value, "value": sol.value, "weight": sol.weight, "bound": sol.bound,

@@ -104,6 +104,23 @@ def test_stdin_and_optimum_file(tmp_path, monkeypatch, capsys):
     assert d["value"] == 40000003 and d["known_optimum"] == 40000003 and d["known_optimum_matches"] is True
 
 
+def test_a_known_optimum_below_the_answer_is_named_as_the_wrong_side(tmp_path, capsys):
+    """A feasible selection above the known optimum: the known optimum is what is wrong, and the
+    message says where it was stated (the file's 0/1 vector, or the --optimum file)."""
+    f, o = tmp_path / "kp.txt", tmp_path / "kp.opt"
+    f.write_bytes(b"4 10\n10 5\n40 4\n30 6\n50 3\n1 1 0 0\n")   # the vector's value 50; optimum 90
+    assert main(["knapsack", str(f)]) == 1
+    err = capsys.readouterr().err
+    assert err == ("subsel: the known optimum 50 (the value of the file's 0/1 vector) is below the value 90 of a "
+                   "feasible selection (checked): the known optimum is wrong\n")
+    o.write_text("89\n")
+    assert main(["knapsack", str(f), "--optimum", str(o)]) == 1
+    assert f"known optimum 89 ({o}) is below the value 90" in capsys.readouterr().err
+    o.write_text("91\n")
+    assert main(["knapsack", str(f), "--optimum", str(o)]) == 1
+    assert f"value 90 called optimal differs from the known optimum 91 ({o})" in capsys.readouterr().err
+
+
 def test_wrong_optimum_exits_1(tmp_path, capsys):
     f = tmp_path / "kp.txt"
     # Without the 'x' column (a file whose 'x' disagrees with its 'z' is refused as it is read).
