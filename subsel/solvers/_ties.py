@@ -23,6 +23,7 @@ item, or else by solving the knapsack of the later items exactly.  On data whose
 from __future__ import annotations
 
 import math
+import time
 from typing import Any, Callable
 
 import numpy as np
@@ -34,9 +35,9 @@ SubSolver = Callable[[np.ndarray, np.ndarray, Any, Any], tuple[np.ndarray, bool]
 
 
 class RuleStopped(Exception):
-    """Raised when a :data:`SubSolver`'s question was cut short (by a time or memory limit, or its
-    own deadline check): the rule among equal optima is then undecided, and the caller returns its
-    optimal selection with status ``time_limit``."""
+    """Raised when a :data:`SubSolver`'s question was cut short (by a time or memory limit), or when
+    the deadline passed between questions: the rule among equal optima is then undecided, and the
+    caller returns its optimal selection with status ``time_limit``."""
 
 
 def _exact_sum(a: np.ndarray) -> Any:
@@ -63,7 +64,7 @@ def _as_integers(a: np.ndarray) -> tuple[np.ndarray, float] | None:
 
 
 def lex_greatest(p: np.ndarray, w: np.ndarray, c: float, take: np.ndarray, prefer: np.ndarray,
-                 solve: SubSolver, margin: float = 0.0) -> np.ndarray:
+                 solve: SubSolver, margin: float = 0.0, deadline: float | None = None) -> np.ndarray:
     """The lexicographically greatest optimal selection of ``max p.y, w.y <= c`` (module docstring).
 
     Parameters
@@ -83,6 +84,9 @@ def lex_greatest(p: np.ndarray, w: np.ndarray, c: float, take: np.ndarray, prefe
         ``<= c`` when one exists (an exact search).
     margin : float
         How far float bounds may be off (the reduced-cost test is trusted only beyond it).
+    deadline : float, optional
+        A ``time.perf_counter()`` value: read before each question (most are answered without a
+        search, by the selection itself or one swap, and never read the clock otherwise).
 
     Returns
     -------
@@ -92,7 +96,8 @@ def lex_greatest(p: np.ndarray, w: np.ndarray, c: float, take: np.ndarray, prefe
     Raises
     ------
     RuleStopped
-        A question ``solve`` could not decide (``decided`` False, or raised by ``solve`` itself).
+        A question ``solve`` could not decide (``decided`` False, or raised by ``solve`` itself), or
+        ``deadline`` passed.
     """
     m = p.size
     out = take.copy()
@@ -127,12 +132,12 @@ def lex_greatest(p: np.ndarray, w: np.ndarray, c: float, take: np.ndarray, prefe
     if free.size == 0:
         return out
     fixed = np.flatnonzero(frozen & take)
-    out[free] = _decide(p[free], w[free], c - _exact_sum(w[fixed]), take[free], prefer[free], solve)
+    out[free] = _decide(p[free], w[free], c - _exact_sum(w[fixed]), take[free], prefer[free], solve, deadline)
     return out
 
 
 def _decide(p: np.ndarray, w: np.ndarray, c: float, y: np.ndarray, prefer: np.ndarray,
-            solve: SubSolver) -> np.ndarray:
+            solve: SubSolver, deadline: float | None = None) -> np.ndarray:
     """:func:`lex_greatest` on the free items: each in rank order in its preferred state when some
     optimal selection agrees with the items decided before it."""
     z = _exact_sum(p[y])
@@ -146,6 +151,8 @@ def _decide(p: np.ndarray, w: np.ndarray, c: float, y: np.ndarray, prefer: np.nd
         todo = np.flatnonzero(y[pos:] != prefer[pos:])
         if todo.size == 0:
             return y
+        if deadline is not None and time.perf_counter() > deadline:
+            raise RuleStopped
         j = pos + int(todo[0])
         pos = j + 1
         cand = y.copy()

@@ -108,8 +108,8 @@ def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None
     as items to remove (preferred: kept).  Ties are exact on data whose sums are exact and within
     the rounding of float sums otherwise; the answer is kept only when it passes the model's
     feasibility rule and its objective is not below that of ``x`` (else ``x`` is returned).  When
-    ``deadline`` (a ``time.perf_counter()`` value) or ``memory`` cuts a question of the rule short it
-    raises :class:`~subsel.solvers._ties.RuleStopped`.
+    ``deadline`` (a ``time.perf_counter()`` value) passes, or it or ``memory`` cuts a question of the
+    rule short, it raises :class:`~subsel.solvers._ties.RuleStopped`.
     """
     from ._ties import lex_greatest  # here: only the lexicographic option loads the rule's code
 
@@ -128,7 +128,7 @@ def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None
         return res.take, res.optimal   # (undecided: the rule raises RuleStopped)
 
     y = lex_greatest(np.abs(r[agents]), np.abs(margin[agents]), capacity, x[agents] != x0[agents],
-                     add[agents], solve)
+                     add[agents], solve, deadline=deadline)
     out = x0.copy()
     out[agents] ^= y
     if np.array_equal(out, x) or not problem.evaluate(out).feasible \

@@ -204,9 +204,10 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         Stop after about this many seconds with the best selection found (status ``time_limit``).
         With ``lexicographic``, deciding the rule counts too: stopped there, the optimum found is
         returned with status ``time_limit`` and ``bound`` equal to its value.  The clock is read
-        between core steps, and the search stops early when the next step and the bound of the
-        states would end past the limit; the first call of a process also loads the compiled core
-        (about a second; after an install numba compiles it once, which takes longer).
+        between core steps and before each of the rule's questions, and the search stops early when
+        the next step and the bound of the states would end past the limit; the first call of a
+        process also loads the compiled core (about a second; after an install numba compiles it
+        once, which takes longer).
     memory_limit_mb : float or None, default 1024
         Most memory (MiB) the state lists may take; when the next step would pass it, the search
         stops with the best selection found (status ``time_limit``).  ``None``: no limit.
@@ -322,7 +323,7 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     if res.optimal and lexicographic:
         try:
             take = lex_greatest(pv, pw, c_core, take, np.ones(pv.size, dtype=bool), _core(memory, deadline),
-                                0.0 if floats else int_tolerance(pv))
+                                0.0 if floats else int_tolerance(pv), deadline)
         except RuleStopped:   # an optimum, but the rule undecided: status time_limit, bound the optimum
             res = res._replace(optimal=False, bound=res.value)
     x = np.zeros(v.size, dtype=np.int64)

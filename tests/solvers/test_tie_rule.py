@@ -13,7 +13,7 @@ from subsel import SubsetSelectionProblem, solve_knapsack
 from subsel.models import KNAPSACK_CLASSES, knapsack_instance
 from subsel.solvers import Status, _knapsack, get_solver
 from subsel.solvers import exact as exact_module
-from subsel.solvers._ties import lex_greatest
+from subsel.solvers._ties import RuleStopped, lex_greatest
 from tests.strategies import brute_force_rule, int_lex_dp, int_lex_optimum, problems
 
 pytest.importorskip("numba")
@@ -150,3 +150,24 @@ def test_a_time_limit_stops_the_rule_with_status_time_limit():
     assert problem.evaluate(sol.x).feasible
     # Without the limit the rule is decided: optimal.
     assert get_solver("exact", lexicographic=True).solve(problem).status is Status.OPTIMAL
+
+
+def test_the_deadline_is_read_between_the_rules_questions():
+    """Questions answered without a search (the selection itself, one swap) read no clock: the rule
+    reads it before each question, so a passed deadline stops it even when no search runs."""
+    p = w = np.ones(30, dtype=np.int64)
+    take = np.arange(30) >= 15                   # optimal (15 of 30 fit), not the greatest
+    prefer = np.ones(30, dtype=bool)
+
+    def search(*args):   # (not reached: every question here is answered by a swap)
+        raise AssertionError("a question needed a search")
+    assert lex_greatest(p, w, 15, take, prefer, search).tolist() == (np.arange(30) < 15).tolist()
+    with pytest.raises(RuleStopped):
+        lex_greatest(p, w, 15, take, prefer, search, deadline=time.perf_counter() - 1.0)
+    # Through the public API: a deadline passed after the search, before the rule's first question
+    # (items 15 to 29 are still to be asked about): an optimum, status time_limit, its value as bound.
+    v = w_ = [1] * 30
+    with mock.patch("subsel.solvers._ties.time", mock.Mock(perf_counter=lambda: float("inf"))):
+        sol = solve_knapsack(v, w_, 15, lexicographic=True, time_limit_s=60)
+    assert (sol.status, sol.value, sol.bound) == (Status.TIME_LIMIT, 15, 15)
+    assert solve_knapsack(v, w_, 15, lexicographic=True, time_limit_s=60).status is Status.OPTIMAL
