@@ -25,10 +25,13 @@ __all__ = ["as_float_array", "check_array_range", "check_capacity", "check_scala
 def _reject_booleans(value: Any, field_name: str) -> None:
     # Booleans are numbers to numpy (True -> 1.0) but never a quality, a cost or a capacity.  And an
     # iterator (a generator), a set or a mapping is one object to numpy, not a sequence of entries:
-    # named here, before numpy reads it as a 0-d array ("got shape ()" would not say why).
+    # named here, before numpy reads it as a 0-d array ("got shape ()" would not say why); a masked
+    # array's masked entries would be read as the numbers under the mask.
     if isinstance(value, (Iterator, AbstractSet, Mapping, MappingView)):
         raise TypeError(f"{field_name} must be a list, tuple or array of numbers; got a {type(value).__name__} "
                         "(an iterator, set or mapping is not read as a sequence: pass list(...))")
+    if isinstance(value, np.ma.MaskedArray) and np.ma.is_masked(value):   # numpy reads what lies under a mask
+        raise TypeError(f"{field_name} has masked entries; fill or drop them first (.filled(...) or .compressed())")
     if isinstance(value, (list, tuple)):
         # One pass over the element types at C speed; the element-by-element search below (for
         # the index of the message) only when a boolean or a nested sequence is among them.

@@ -102,21 +102,32 @@ def _as_int_array(value: Any, field_name: str) -> np.ndarray:
     _reject_booleans(value, field_name)
     try:
         raw = value if isinstance(value, np.ndarray) else np.asarray(value)
+        if isinstance(value, (list, tuple)) and raw.dtype.kind == "f" and raw.size \
+                and not float(np.abs(raw).max()) < 2.0 ** 53:
+            raw = np.array(value, dtype=object)   # a Python int beyond 2^53 next to a float: never rounded
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{field_name} must be an array of integers; got {value!r}") from exc
     if raw.ndim != 1:
         raise ValueError(f"{field_name} must be one-dimensional; got shape {raw.shape}")
     limit = MAX_KNAPSACK_TOTAL
-    if raw.dtype.kind == "O":  # Python ints (of any size) and other number objects
+    if raw.dtype.kind == "O":  # Python ints (of any size), floats and other number objects: each exactly
+        exact = []
         for i, v in enumerate(raw.tolist()):
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
                 raise TypeError(f"{field_name}[{i}] must be an integer; got {v!r}")
-            if isinstance(v, (int, np.integer)) and not 0 <= int(v) <= limit:
-                rule = "must be >= 0" if v < 0 else f"must be at most 2^62 = {limit}"
-                raise _entry_error(field_name, np.arange(raw.size) == i, raw, rule, int(v))
-        raw = np.array([float(v) if isinstance(v, (float, np.floating)) else int(v) for v in raw.tolist()],
-                       dtype=float if any(isinstance(v, (float, np.floating)) for v in raw.tolist())
-                       else np.int64)
+            at = np.arange(raw.size) == i
+            if isinstance(v, (float, np.floating)):
+                if not math.isfinite(v):
+                    raise _entry_error(field_name, at, raw, "must be a finite integer", v)
+                if not float(v).is_integer():
+                    raise _entry_error(field_name, at, raw,
+                                       "must be an integer (a float is accepted only when integral)", v)
+            n = int(v)
+            if not 0 <= n <= limit:
+                rule = "must be >= 0" if n < 0 else f"must be at most 2^62 = {limit}"
+                raise _entry_error(field_name, at, raw, rule, v if isinstance(v, (float, np.floating)) else n)
+            exact.append(n)
+        raw = np.array(exact, dtype=np.int64)
     if raw.dtype.kind not in "iuf":
         raise TypeError(f"{field_name} must be an array of integers; got {value!r}")
     if raw.dtype.kind == "f":

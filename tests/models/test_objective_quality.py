@@ -43,6 +43,11 @@ def test_an_iterator_is_named_not_read_as_one_object():
         SubsetSelectionProblem(quality=(q for q in [0.9, 0.5]), cost=[0.2, 0.1], alpha=0.7)
     with pytest.raises(TypeError, match=r"capacity must be .*; got a list_iterator"):
         SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.2, 0.1], alpha=0.7, capacity=iter([1, 1]))
+    with pytest.raises(TypeError, match=r"cost has masked entries"):
+        SubsetSelectionProblem(quality=[0.9, 0.5], cost=np.ma.array([0.2, 0.1], mask=[False, True]), alpha=0.7)
+    # A masked array without masked entries is an array.
+    p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=np.ma.array([0.2, 0.1]), alpha=0.7)
+    assert p.cost.tolist() == [0.2, 0.1]
 
 
 @settings(max_examples=60)

@@ -165,6 +165,12 @@ def test_time_limit_gives_a_feasible_answer_and_a_bound():
     (dict(values=(v for v in [1, 2]), weights=[1, 1], capacity=1), TypeError,
      r"values must be a list, tuple or array of numbers; got a generator .*pass list"),
     (dict(values=[1, 2], weights={1, 2}, capacity=1), TypeError, r"weights must be .*; got a set"),
+    (dict(values=np.ma.array([1, 2], mask=[False, True]), weights=[1, 1], capacity=1), TypeError,
+     r"values has masked entries"),
+    (dict(values=[2 ** 63, 1], weights=[1, 1], capacity=1), ValueError,
+     r"values\[0\] must be at most 2\^62 = 4611686018427387904; got 9223372036854775808$"),
+    (dict(values=[2 ** 60, 1.5], weights=[1, 1], capacity=1), ValueError, r"values\[1\] must be an integer .*1\.5"),
+    (dict(values=[2 ** 60, float("inf")], weights=[1, 1], capacity=1), ValueError, r"values\[1\] must be a finite"),
     (dict(values=[1, 2], weights=[1, 1], capacity=1, counts={0: 1, 1: 1}.values()), TypeError,
      r"counts must be .*; got a dict_values"),
     (dict(values=[1, 2], weights=[1], capacity=1), ValueError, r"values has 2 entries but weights has 1"),
@@ -185,6 +191,14 @@ def test_time_limit_gives_a_feasible_answer_and_a_bound():
 def test_bad_input_is_named(kwargs, error, match):
     with pytest.raises(error, match=match):
         solve_knapsack(**kwargs)
+
+
+def test_a_python_int_beyond_2_53_next_to_a_float_is_never_rounded():
+    """numpy reads ``[2**60 + 1, 1.0]`` as float64 (2^60): the list is read entry by entry instead."""
+    big = 2 ** 60 + 1
+    for values in ([big, 1.0] + [1] * 30, (big, 1.0, 1), [big, 1.0]):
+        sol = solve_knapsack(values, [1] * len(values), 1)
+        assert sol.value == big and sol.x[0] == 1
 
 
 def test_totals_count_only_copies_that_fit():
