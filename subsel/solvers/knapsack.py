@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import _entry_error, _reject_booleans, check_scalar, readonly
+from ..models import MAX_EXACT_INT
 from . import _knapsack
 from ._knapsack import KnapsackResult, int_tolerance
 from ._knapsack import solve_knapsack as _solve_core
@@ -103,7 +104,7 @@ def _as_int_array(value: Any, field_name: str) -> np.ndarray:
     try:
         raw = value if isinstance(value, np.ndarray) else np.asarray(value)
         if isinstance(value, (list, tuple)) and raw.dtype.kind == "f" and raw.size \
-                and not float(np.abs(raw).max()) < 2.0 ** 53:
+                and not float(np.abs(raw).max()) < MAX_EXACT_INT:
             raw = np.array(value, dtype=object)   # a Python int beyond 2^53 next to a float: never rounded
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{field_name} must be an array of integers; got {value!r}") from exc
