@@ -105,6 +105,9 @@ _SUBSETS: dict[int, np.ndarray] = {}
 _MANTISSA = 2.0 ** 53
 #: The compiled core search, once looked up (:func:`_kernel`).
 _KERNEL: list[Any] = []
+#: Relative distance of float efficiencies within which the 64-bit integer path orders items by their
+#: exact ratios (the float efficiency of int64 data is within a relative 2^-51 of the exact ratio).
+_TIE_WINDOW = 2.0 ** -48
 #: Peak bytes per state of one core step (the state list, the merged list and its temporaries).
 _BYTES_PER_STATE = 200
 
@@ -421,9 +424,9 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     cw = np.cumsum(w)
     b = int(np.searchsorted(cw, capacity, side="right"))  # first item that does not fit
     if exact_int and b < m:
-        fix = _exact_ties(p, w, e, b)
-        if fix is not None:
-            order, p, w = order[fix], p[fix], w[fix]
+        fix = _exact_ties(p, w, e, b, int(capacity), order)
+        if fix is not None:   # (e then decreases only up to its rounding: the bounds' margin covers it)
+            order, p, w, e = order[fix], p[fix], w[fix], e[fix]
             cw = np.cumsum(w)
             b = int(np.searchsorted(cw, capacity, side="right"))
     integer = exact_int or bool(unit is not None and np.all(p == np.round(p)) and p.sum() < _INT_EXACT)
@@ -664,31 +667,48 @@ def relax_in_order(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float,
     return relax
 
 
-def _exact_ties(p: np.ndarray, w: np.ndarray, e: np.ndarray, b: int) -> np.ndarray | None:
-    """On int64 data, the permutation that puts the items whose float efficiency equals the break
-    item's in the exact order of ``p / w`` (decreasing; equal ratios by position), or ``None`` when
-    they already are.
+def _exact_ties(p: np.ndarray, w: np.ndarray, e: np.ndarray, b: int, capacity: int,
+                index: np.ndarray) -> np.ndarray | None:
+    """On int64 data sorted by float efficiency ``e``, the permutation that puts the items whose
+    efficiency is too close to the break item's to be ordered by floats in the exact order of
+    ``p / w`` (decreasing; equal ratios by ``index``, the items' positions in the caller's order), or
+    ``None`` when they already are.
 
-    Float division is monotone, so an item can only be on the wrong side of the break item when its
-    float efficiency equals the break item's (values ``2^54`` and ``2^54 + 1`` of weight 1 are equally
-    efficient in float64); the exact Dantzig bound needs that order.  Products are compared in int64
-    where they fit, else in Python integers.
+    ``e = fl(fl(p) / fl(w))`` rounds up to three times (values and weights above 2^53 are rounded
+    when converted), so it follows the exact ratios only to a relative 2^-51: an item of float
+    efficiency within a relative :data:`_TIE_WINDOW` of the break item's may lie on the wrong side
+    of it (ratios ``(2^57 + 7) / (2^57 + 1000)`` against ``2^57 / (2^57 + 993)``), and the exact
+    Dantzig bound needs that order.  The window is sorted exactly, the break item found again, and
+    the window widened around the new break item until it holds every item that close to it.
+    Products are compared in int64 where they fit, else in Python integers.
     """
-    lo = int(np.searchsorted(-e, -e[b], side="left"))
-    hi = int(np.searchsorted(-e, -e[b], side="right"))
-    if hi - lo < 2:
-        return None
-    pg, wg = p[lo:hi], w[lo:hi]
-    if float(pg.max()) * float(wg.max()) < 2.0 ** 62:
-        if np.all(pg[:-1] * wg[1:] >= pg[1:] * wg[:-1]):
-            return None
-    pl, wl = pg.tolist(), wg.tolist()
-    if all(pl[i] * wl[i + 1] >= pl[i + 1] * wl[i] for i in range(len(pl) - 1)):
-        return None
-    group = sorted(range(hi - lo), key=lambda i: (-Fraction(pl[i], wl[i]) if wl[i] else -math.inf, i))
+    def window(x: float) -> tuple[int, int]:
+        tol = abs(x) * _TIE_WINDOW
+        return (int(np.searchsorted(-e, -(x + tol), side="left")),
+                int(np.searchsorted(-e, -(x - tol), side="right")))
+
+    lo, hi = window(float(e[b]))
     perm = np.arange(p.size)
-    perm[lo:hi] = lo + np.array(group, dtype=np.int64)
-    return perm
+    changed = False
+    while True:
+        pg, wg = p[lo:hi], w[lo:hi]
+        exact = hi - lo < 2
+        if not exact and float(pg.max()) * float(wg.max()) < 2.0 ** 62:
+            exact = bool(np.all(pg[:-1] * wg[1:] >= pg[1:] * wg[:-1]))
+        if not exact:
+            pl, wl, il = pg.tolist(), wg.tolist(), index[lo:hi].tolist()
+            group = sorted(range(hi - lo), key=lambda i: (-Fraction(pl[i], wl[i]) if wl[i] else -math.inf, il[i]))
+            perm[lo:hi] = lo + np.array(group, dtype=np.int64)
+            changed = changed or group != list(range(hi - lo))
+        b_new = int(np.searchsorted(np.cumsum(w[perm]), capacity, side="right"))
+        if b_new >= p.size:
+            break
+        lo2, hi2 = window(float(e[perm[b_new]]))
+        if lo2 >= lo and hi2 <= hi:
+            break
+        lo, hi = min(lo, lo2), max(hi, hi2)   # (items of the window keep their exact order: resorted as one)
+        perm = np.arange(p.size)
+    return perm if changed else None
 
 
 def _kernel() -> Any:

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subsel import SubsetSelectionProblem, get_solver
+from subsel import SubsetSelectionProblem, get_solver, solve_knapsack
 from subsel.cli import main
-from subsel.solvers import available_solvers
+from subsel.solvers import _knapsack, available_solvers
 from tests.strategies import int_brute_force, int_lex_optimum
 
 LIMIT = 2 ** 62
@@ -186,3 +186,74 @@ def test_a_knapsack_beyond_float64_is_never_changed_batched_or_decided_on_its_fl
         with pytest.raises(ValueError, match="beyond exact float64") as info:
             refuse()
         assert "\n" not in str(info.value)
+
+
+def _offset_optimum(values: list[int], weights: list[int], capacity: int) -> int:
+    """The exact optimum when every weight is ``B + o_j`` with small offsets ``o_j``: a dynamic
+    program over (items taken, sum of offsets), in Python integers."""
+    base = min(weights)
+    off = [w - base for w in weights]
+    total = sum(off)
+    best = [[-1] * (total + 1) for _ in range(len(values) + 1)]
+    best[0][0] = 0
+    for j, (v, o) in enumerate(zip(values, off)):
+        for count in range(j, -1, -1):
+            row, nxt = best[count], best[count + 1]
+            for s in range(total - o, -1, -1):
+                if row[s] >= 0 and row[s] + v > nxt[s + o]:
+                    nxt[s + o] = row[s] + v
+    return max(best[k][s] for k in range(len(values) + 1) for s in range(total + 1)
+               if best[k][s] >= 0 and base * k + s <= capacity)
+
+
+#: Ratios that float64 orders wrongly: values and weights above 2^53 are rounded when converted,
+#: so ``fl(v) / fl(w)`` can rank an item above one whose exact ratio is larger.
+NEAR_EQUAL = ([135637824071392760, 135637824071392760, 135637824071392764, 135637824071392760,
+               135637824071392761, 135637824071392761, 135637824071392765, 135637824071392766,
+               135637824071392760, 135637824071392764, 135637824071392765, 135637824071392760,
+               135637824071392760, 135637824071392761, 135637824071392764, 135637824071392765,
+               135637824071392760, 135637824071392762, 135637824071392763, 135637824071392764,
+               135637824071392761],
+              [135637824071393751, 135637824071393755, 135637824071393755, 135637824071393752,
+               135637824071393755, 135637824071393752, 135637824071393755, 135637824071393756,
+               135637824071393755, 135637824071393755, 135637824071393756, 135637824071393751,
+               135637824071393752, 135637824071393752, 135637824071393754, 135637824071393755,
+               135637824071393754, 135637824071393752, 135637824071393754, 135637824071393755,
+               135637824071393752],
+              1763291712928118803)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(21, 34), spread=st.sampled_from([1, 2, 5]), vspread=st.sampled_from([0, 1, 3, 1000]),
+       scale=st.sampled_from(["limit", "2^52", "2^40"]), seed=st.integers(0, 2 ** 32 - 1),
+       correlated=st.booleans(), near=st.booleans())
+def test_near_equal_ratios_beyond_float64_are_ordered_exactly(n, spread, vspread, scale, seed, correlated, near):
+    """Weights ``B + o_j`` and values ``V - d_j`` with ``B`` up to ``2^62 / n``: efficiencies equal to
+    a few ulps, ordered wrongly by floats above 2^53; the dynamic program (numpy loop and kernel)
+    against an exact optimum, with the capacity next to a multiple of ``B``."""
+    rng = np.random.default_rng(seed)
+    base = {"limit": LIMIT // n - 10, "2^52": 2 ** 52 - 7, "2^40": 2 ** 40}[scale]
+    off = rng.integers(0, spread + 1, n).tolist()
+    weights = [base + o for o in off]
+    top = LIMIT // n - 1000 if scale == "limit" else base - 1000
+    values = [top - int(d) for d in rng.integers(0, vspread + 1, n)]
+    if correlated:
+        values = [v + o * int(rng.integers(0, 2)) for v, o in zip(values, off)]
+    k = int(rng.integers(1, n))
+    capacity = base * k + (int(rng.integers(0, spread * n + 2)) if near else int(rng.integers(0, base)))
+    want = _offset_optimum(values, weights, capacity)
+    sol = solve_knapsack(values, weights, capacity)
+    assert sol.optimal and sol.value == want and sol.bound == want
+    res = _knapsack.solve_knapsack(np.array(values, dtype=np.int64), np.array(weights, dtype=np.int64),
+                                   capacity, kernel=False)
+    assert res.optimal and res.take.tolist() == sol.x.astype(bool).tolist()
+
+
+def test_an_instance_floats_order_wrongly_is_solved_exactly():
+    values, weights, capacity = NEAR_EQUAL
+    want = _offset_optimum(values, weights, capacity)
+    assert want == 1763291712928105925
+    for lexicographic in (False, True):
+        sol = solve_knapsack(values, weights, capacity, lexicographic=lexicographic)
+        assert (sol.status.value, sol.value, sol.bound) == ("optimal", want, want)
+        assert sum(x * w for x, w in zip(sol.x.tolist(), weights)) <= capacity
