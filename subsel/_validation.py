@@ -140,6 +140,8 @@ def check_capacity(value: Any, field_name: str = "capacity", ndim: tuple[int, ..
     if raw is None:
         try:
             raw = np.asarray(value)
+            if raw.dtype.kind == "f" and raw.size and not float(np.abs(raw).max()) < limit:
+                raw = np.array(value, dtype=object)   # a Python int beyond 2^53 next to a float: never rounded
         except (TypeError, ValueError):
             raw = None
     if raw is not None and raw.dtype.kind in "iu" and raw.ndim in ndim and raw.size \

@@ -16,8 +16,9 @@ knapsack files (``solve --knapsack``)
 stdout (``generate -o``, ``solve -o``, ``export -o`` with ``--format``).  Every file is written
 atomically and only after the work succeeded, so no command leaves a partial file.
 Exit codes: 0 success (an ``infeasible`` answer included: it is an answer), 1 the solver failed,
-found no selection before its time limit, or called ``optimal`` an objective that differs from the
-known optimum; 2 bad input (one line on stderr naming the file, line and column).
+found no selection before its time limit, called ``optimal`` an objective that differs from the
+known optimum, or found a selection above it (whatever its status: the known optimum is then wrong);
+2 bad input (one line on stderr naming the file, line and column).
 """
 from __future__ import annotations
 
@@ -362,7 +363,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if optimum is not None:
         matches = bool(sol.is_feasible
                        and abs(sol.objective - optimum) <= 1e-6 * max(1.0, abs(optimum)))
-    code = 1 if no_answer or (matches is False and sol.status is Status.OPTIMAL) else 0
+    # A feasible selection above the known optimum, whatever its status, proves the optimum wrong.
+    above = bool(matches is False and sol.is_feasible and optimum is not None and sol.objective > optimum)
+    code = 1 if no_answer or (matches is False and (sol.status is Status.OPTIMAL or above)) else 0
     if args.output is not None:
         if sol.is_feasible:
             _emit(selection_csv_text(problem.names, sol.x), args.output)
@@ -372,10 +375,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             print(f"subsel: no selection written: status {sol.status.value}{why}", file=sys.stderr)
     elif no_answer:
         print(f"subsel: no selection found: status {sol.status.value}", file=sys.stderr)
-    if code and matches is False and sol.status is Status.OPTIMAL and optimum is not None:
+    if code and matches is False and optimum is not None:
         source = args.optimum if args.optimum is not None else f"stated in {args.file}"
-        print(optimum_contradiction(_fmt(sol.objective), _fmt(optimum), sol.objective > optimum, source),
-              file=sys.stderr)
+        print(optimum_contradiction(_fmt(sol.objective), _fmt(optimum), above, source), file=sys.stderr)
     if args.json:
         import json
 

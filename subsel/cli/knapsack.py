@@ -12,8 +12,8 @@ selection CSV (``-o``)
     to stdout (the summary then goes to stderr).
 
 Exit codes: 0 success (a time-limited answer included: it carries a selection and a bound), 1 an
-answer called optimal that differs from the known optimum (``--optimum`` or the file's ``z``); 2 bad
-input (one line on stderr).
+answer called optimal that differs from the known optimum (``--optimum`` or the file's ``z``), or
+any answer above it; 2 bad input (one line on stderr).
 """
 from __future__ import annotations
 
@@ -56,7 +56,8 @@ def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: 
     optimum = None if inst.optimum is None else int(inst.optimum) if float(inst.optimum).is_integer() \
         else inst.optimum
     matches = None if optimum is None else sol.value == optimum
-    code = 1 if matches is False and sol.optimal else 0
+    above = optimum is not None and sol.value > optimum   # a feasible selection beats it: it is wrong
+    code = 1 if matches is False and (sol.optimal or above) else 0
     if args.output is not None:
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
@@ -68,7 +69,7 @@ def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: 
     if code:
         source = (args.optimum if args.optimum is not None
                   else "the value of the file's 0/1 vector" if inst.solution is not None else f"stated in {args.file}")
-        print(optimum_contradiction(str(sol.value), str(optimum), sol.value > optimum, source), file=sys.stderr)
+        print(optimum_contradiction(str(sol.value), str(optimum), above, source), file=sys.stderr)
     if args.json:
         out = {"instance": inst.name, "items": inst.m, "capacity": int(inst.capacity),
                "status": sol.status.value, "value": sol.value, "weight": sol.weight, "bound": sol.bound,

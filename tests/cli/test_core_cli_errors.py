@@ -152,6 +152,11 @@ def test_known_optimum_mismatch_is_flagged(tmp_path, capsys):
     assert main(["solve", str(f), "--knapsack", "--optimum", str(o), "--solver", "exact"]) == 1
     assert f"the known optimum 80 ({o}) is below the value 90 of a feasible selection" in capsys.readouterr().err
     o.write_text("99\n")
+    # a heuristic above the known optimum proves it wrong: exit 1
+    o.write_text("80\n")
+    assert main(["solve", str(f), "--knapsack", "--optimum", str(o), "--solver", "gss"]) == 1
+    assert f"the known optimum 80 ({o}) is below the value" in capsys.readouterr().err
+    o.write_text("99\n")
     # a heuristic below the optimum is no contradiction: flagged, exit 0
     assert main(["solve", str(f), "--knapsack", "--optimum", str(o), "--solver", "gss", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["known_optimum_matches"] is False

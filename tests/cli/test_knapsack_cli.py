@@ -208,3 +208,23 @@ def test_optimum_file_below_float_resolution_is_refused(tmp_path, capsys):
         assert main([*command, str(f), "--optimum", str(o)]) == 2
         assert one_error_line(capsys) == (f"subsel: error: {o}: line 1: the optimum has a fractional part below "
                                           f"float64's resolution (it would be read as the integer 4); got '4.{TINY}'")
+
+
+def test_a_time_limited_answer_above_the_known_optimum_exits_1(tmp_path, capsys, monkeypatch):
+    """Any feasible answer above the known optimum proves it wrong, whatever its status."""
+    from subsel.cli import knapsack as cli_knapsack
+    from subsel.solvers import Status
+
+    f, o = tmp_path / "kp.txt", tmp_path / "kp.opt"
+    f.write_bytes(b"4 10\n10 5\n40 4\n30 6\n50 3\n")   # optimum 90
+    o.write_text("85\n")
+    real = cli_knapsack.solve_knapsack
+
+    def time_limited(*args, **kwargs):
+        sol = real(*args, **kwargs)
+        return type(sol)(sol.x, sol.value, sol.weight, Status.TIME_LIMIT, sol.value + 5, sol.wall_time_s)
+    monkeypatch.setattr(cli_knapsack, "solve_knapsack", time_limited)
+    assert main(["knapsack", str(f), "--optimum", str(o)]) == 1
+    assert f"the known optimum 85 ({o}) is below the value 90" in capsys.readouterr().err
+    o.write_text("95\n")   # below a time-limited answer's bound: no contradiction
+    assert main(["knapsack", str(f), "--optimum", str(o)]) == 0

@@ -89,6 +89,9 @@ def test_capacities_beyond_2_to_the_53_are_refused_never_wrapped(capacity, shown
         SubsetSelectionProblem(quality=[0.8, 0.8], cost=[0.7, 0.7], alpha=0.5, capacity=[1, capacity])
     p = SubsetSelectionProblem(quality=[0.8], cost=[0.7], alpha=0.5, capacity=[MAX_EXACT_INT])
     assert get_solver("exact").solve(p).x.tolist() == [MAX_EXACT_INT]
+    # Next to a float, numpy would read the list as floats (2^53 + 1 rounded to 2^53): read exactly.
+    with pytest.raises(ValueError, match=rf"^capacity\[1\] must be at most 2\^53 .*got {shown}$"):
+        SubsetSelectionProblem(quality=[0.8, 0.8], cost=[0.7, 0.7], alpha=0.5, capacity=[1.0, capacity])
 
 
 @pytest.mark.parametrize("R", [1e-13, 1e31, 1e308])
