@@ -1494,7 +1494,7 @@ def solve01(v: np.ndarray, w: np.ndarray, cap: int, mem_limit: int, budget: int,
             if v[j] > 0 and w[j] <= cap:
                 items[k] = j
                 k += 1
-        for k in range(m):      # (loops without branches on the data, each one vectorized)
+        for k in range(m):      # (loops without branches on the data, which the compiler can vectorize)
             pf[k] = float(v[items[k]])
             wf[k] = float(w[items[k]])
         for k in range(m):
