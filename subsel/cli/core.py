@@ -255,15 +255,20 @@ def _pick_instance(instances, key: str | None, file: str):
                    + ", ".join(i.name for i in instances[:5]) + (" ..." if len(instances) > 5 else ""))
 
 
-def _add_problem_args(p: argparse.ArgumentParser, knapsack: bool = True, alpha: bool = True) -> None:
+def _add_problem_args(p: argparse.ArgumentParser, knapsack: bool = True, alpha: bool = True,
+                      budget: bool = True) -> None:
     """FILE and the model options; ``knapsack=False`` for agents CSV only, ``alpha=False`` when the
-    command sets the threshold itself (``frontier``)."""
+    command sets the threshold itself (``frontier``), ``budget=False`` when it takes no budget
+    (``payments``: the option is not offered at all)."""
     p.add_argument("file", metavar="FILE", help="agents CSV (name,quality,cost,capacity) or '-' for stdin"
                    + ("; a knapsack file with --knapsack" if knapsack else ""))
     if alpha:
         p.add_argument("--alpha", type=number, help="quality threshold in [0, 1] (required for agents CSV)")
     p.add_argument("--R", type=number, default=1.0, help="revenue per good unit (default 1)")
-    p.add_argument("--budget", type=number, help="extension: total cost sum c x <= B")
+    if budget:
+        p.add_argument("--budget", type=number, help="extension: total cost sum c x <= B")
+    else:
+        p.set_defaults(budget=None)
     p.add_argument("--demand", type=integer, help="extension: at least D units")
     p.add_argument("--must-take", metavar="NAMES", action="append",
                    help="extension: agents with x >= 1, as comma-separated names; quote a name "

@@ -55,8 +55,9 @@ class Status(str, enum.Enum):
         (at least the smallest selection, nothing but the must-take units, when that is feasible).
     ``no_solution_found``
         The time limit struck *before* any feasible selection was known; ``x`` is an all-zero
-        placeholder, not an answer.  Only demand or must-take constraints can make the smallest
-        selection infeasible, so only they lead here.
+        placeholder, not an answer.  Only constraints that force units (a demand, a must-take
+        agent, a group's minimum units or agents) can make the smallest selection infeasible, so
+        only they lead here.
     ``infeasible``
         Proven: no selection satisfies the constraints; ``x`` is a placeholder.
     ``error``
