@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # the knapsack files and the LP/MPS writers are loaded by the
     from ..models import KnapsackInstance
 
 
-def _default_solver(problem: SubsetSelectionProblem, alternatives: bool = False) -> str:
+def _default_solver(problem: SubsetSelectionProblem, alternatives: bool = False, distinct: str = "units") -> str:
     """The solver ``solve`` uses without ``--solver``: the registry's one rule
     (:func:`subsel.solvers.default_solver`) for the extensions ``problem`` uses; with
     ``--alternatives``, the one :func:`subsel.decisions.alternatives` uses by default."""
@@ -59,7 +59,7 @@ def _default_solver(problem: SubsetSelectionProblem, alternatives: bool = False)
         if alternatives:
             from ..decisions import alternatives_solver
 
-            return alternatives_solver(problem)
+            return alternatives_solver(problem, distinct)
         return default_solver(problem.extensions)
     except LookupError as exc:
         raise CLIError(str(exc)) from None
@@ -345,7 +345,11 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         from .knapsack import solve_instance  # (the knapsack command imports this module)
 
         return solve_instance(args, big.inst, agents=True)
-    name = args.solver if args.solver is not None else _default_solver(problem, args.alternatives is not None)
+    if args.distinct is not None and args.alternatives is None:
+        raise CLIError("--distinct applies to --alternatives only")
+    distinct = args.distinct or "units"
+    name = args.solver if args.solver is not None else _default_solver(problem, args.alternatives is not None,
+                                                                       distinct)
     options = {}
     if args.time_limit is not None:
         options["time_limit_s"] = args.time_limit
@@ -489,6 +493,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alternatives", type=integer, metavar="K",
                    help="list the K best distinct selections, best first, each proven best among those "
                         "not listed before it (ties: more units of earlier agents first)")
+    p.add_argument("--distinct", choices=("units", "agents"),
+                   help="with --alternatives: selections that differ in some agent's units (units, the "
+                        "default) or in which agents they use (agents: each the best plan of its set of "
+                        "suppliers; a MILP backend)")
     p.set_defaults(func=_cmd_solve)
 
     p = sub.add_parser("export", help="write the integer program as an LP or MPS file",

@@ -135,11 +135,15 @@ def solve_alternatives(args: argparse.Namespace, problem, solver: Solver, label:
     if args.alternatives < 1:
         raise CLIError(f"--alternatives must be a positive integer; got {args.alternatives}")
     planner = sorted(problem.extensions & set(PLANNER_EXTENSIONS))
+    distinct = args.distinct or "units"
     if planner and not solver.no_good_cuts:
         raise CLIError(f"--alternatives with the planner's {', '.join(planner)} needs a solver with no-good cuts "
                        f"(--solver highs, cbc, ortools-scip or ortools-cpsat); got --solver {solver.name}")
+    if distinct == "agents" and not solver.no_good_cuts:
+        raise CLIError("--distinct agents needs a solver with no-good cuts (--solver highs, cbc, ortools-scip or "
+                       f"ortools-cpsat); got --solver {solver.name}")
     try:
-        df = alternatives(problem, args.alternatives, solver=solver)
+        df = alternatives(problem, args.alternatives, solver=solver, distinct=distinct)
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1

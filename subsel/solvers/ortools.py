@@ -21,7 +21,7 @@ from ..models import (
     linear_form,
     weighted_sum,
 )
-from ._cuts import excluding
+from ._cuts import excluding, excluding_agents
 from ._encoded import refuse_encoded
 from ._milp import BackendClock, MILPSolver, captured_output, report_printed, within_tolerance
 from .base import RawResult, Solver, SolverError, Status
@@ -238,17 +238,20 @@ class ORToolsCPSAT(Solver):
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         return self._solve_excluding(problem, np.zeros((0, problem.n), dtype=np.int64))
 
-    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> RawResult:
+    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray,
+                         used: np.ndarray | None = None) -> RawResult:
         refuse_encoded(problem, self.name)
         clock = BackendClock()
-        raw = self._certified(problem, clock, excluded)
+        raw = self._certified(problem, clock, excluded, used)
         return raw._replace(backend_time_s=clock.seconds)
 
     def _certified(self, problem: SubsetSelectionProblem, clock: BackendClock,
-                   excluded: np.ndarray | None = None) -> RawResult:
+                   excluded: np.ndarray | None = None, used: np.ndarray | None = None) -> RawResult:
         start = time.perf_counter()
-        cuts = excluded is not None and excluded.size > 0
-        raw = self._solve_scaled(problem, clock, excluded if cuts else None)
+        agent_cuts = used is not None and used.size > 0
+        cuts = excluded is not None and excluded.size > 0 or agent_cuts
+        raw = self._solve_scaled(problem, clock, excluded if excluded is not None and excluded.size else None,
+                                 used if agent_cuts else None)
         if raw.status is not Status.OPTIMAL or raw.x is None:
             return raw
         if cuts:  # ``exact`` knows no cuts: only an integer model that is the problem itself proves
@@ -266,8 +269,10 @@ class ORToolsCPSAT(Solver):
         return raw
 
     def _solve_scaled(self, problem: SubsetSelectionProblem, clock: BackendClock,
-                      excluded: np.ndarray | None = None) -> RawResult:
+                      excluded: np.ndarray | None = None, used: np.ndarray | None = None) -> RawResult:
         form = linear_form(problem)
+        if used is not None:
+            form = excluding_agents(form, used)
         if excluded is not None:
             form = excluding(form, excluded)[0]
         raw, exact = self._units(problem, *clock.call(self._run, form, relaxed=False))
