@@ -73,6 +73,11 @@ def _cmd_solvers(args: argparse.Namespace) -> int:
                       ",".join(sorted(r.supports)) or "-",
                       "yes" if r.available else f"not available ({r.reason})"))
     print_table(table)
+    notes = [(r.name, r.caveat) for r in solver_info() if r.caveat]
+    if notes:
+        print()
+        for name, caveat in notes:
+            print(f"{name}: {caveat}")
     return 0
 
 

@@ -279,6 +279,8 @@ class Solver:
         True when :meth:`solve_excluding` works (the MILP backends).
     complexity : str
         Human-readable worst-case cost, for the solver table.
+    caveat : str
+        What the backend does not promise, printed under the solver table ('' for nothing).
 
     Raises
     ------
@@ -291,6 +293,7 @@ class Solver:
     supports: ClassVar[frozenset[str]] = frozenset()
     no_good_cuts: ClassVar[bool] = False
     complexity: ClassVar[str] = ""
+    caveat: ClassVar[str] = ""
 
     def __init__(self, time_limit_s: float | None = None, threads: int | None = None,
                  verbose: bool = False):

@@ -220,6 +220,10 @@ class ORToolsCPSAT(Solver):
 
     name = "ortools-cpsat"
     exact = False
+    caveat = ("does not certify decimal data: 'optimal' only where exact proves the same optimum (no budget, "
+              "demand or group limits) or every q_i - alpha is exact in binary floating point (data on a binary "
+              "grid, e.g. multiples of 1/1024); otherwise its answers are 'feasible' - use highs, cbc or "
+              "ortools-scip for a proven optimum")
     no_good_cuts = True
     supports = frozenset({"budget", "demand", "must_take", "must_not_take", *PLANNER_EXTENSIONS})
     complexity = "CP-SAT search (exp. worst case)"
