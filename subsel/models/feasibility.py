@@ -89,6 +89,9 @@ def selection_violations(p: SubsetSelectionProblem, xa: np.ndarray,
             violations.append(f"quality: sum (q - alpha) x = {surplus:.3g} < -{FEASIBILITY_TOL:g}")
         if planner is not None and low >= 0 and high <= p._max_capacity:
             violations += planner_violations(planner, xa, p.names.__getitem__)
+        if p.constraints and low >= 0:  # the constraint objects, each deciding its own rows exactly
+            for c in p.constraints:
+                violations += c.violations(xa, p.names.__getitem__)
         if p.budget is not None:
             # sum c x + sum f [x > 0] <= B: one row over the units and the used indicators.
             xb, cb = xa, p.cost

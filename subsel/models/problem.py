@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping, NamedTuple, Sequence
 
@@ -33,6 +33,7 @@ from .._validation import check_array_range, check_capacity
 from .._validation import check_scalar as _check_scalar
 from .._validation import readonly as _readonly
 from .checks import _check_constraints, _Names, _unit_capacities, _used_extensions, check_names, default_names
+from .constraints import Constraint, bind_all
 from .feasibility import selection_violations
 from .planner import PlannerFields, check_planner
 from .rules import (
@@ -80,11 +81,6 @@ class Evaluation(NamedTuple):
     violations: tuple[str, ...]
 
 
-#: What a copy at another threshold keeps (``with_changes(alpha=...)``): the validated fields and the
-#: derived values that do not depend on alpha.
-_ALPHA_FREE = frozenset({"quality", "cost", "capacity", "R", "_names", "budget", "demand", "must_take",
-                         "must_not_take", "objective_quality", "min_units", "lot_size", "fixed_cost", "group",
-                         "group_limits", "_planner", "utility", "_max_capacity"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,6 +137,12 @@ class SubsetSelectionProblem:
         ``sum_{i in g} x_i`` and ``sum_{i in g} [x_i > 0]`` lie within them.  The planner's fields
         follow supplier-selection models (Aissaoui, Haouari, Hassini, *Computers & OR* 34, 2007,
         Section 4); see :mod:`subsel.models.planner`.
+    constraints : sequence of Constraint, optional
+        Further constraints as objects (:mod:`subsel.models.constraints`): any linear constraint on
+        the units or on the used agents (:class:`~subsel.models.LinearConstraint`), further
+        quality attributes (:class:`~subsel.models.QualityFloor`).  Each is checked against the
+        agents (a mapping by agent name resolved) and stored bound, in a tuple; names must be
+        unique.  Default none.
 
     Raises
     ------
@@ -193,6 +195,7 @@ class SubsetSelectionProblem:
     fixed_cost: np.ndarray = None  # type: ignore[assignment]
     group: tuple[str | None, ...] | None = None
     group_limits: Mapping[str, Mapping[str, int]] = None  # type: ignore[assignment]
+    constraints: tuple[Constraint, ...] = ()
     #: The planner's fields in force (set per instance by ``_set_planner``; not a dataclass field):
     #: None for the paper's model.
     _planner: ClassVar[PlannerFields | None] = None
@@ -253,6 +256,8 @@ class SubsetSelectionProblem:
             self.__dict__["objective_quality"] = _readonly(oq, copy=False)
         self._set_planner(check_planner(n, k, self.min_units, self.lot_size, self.fixed_cost, self.group,
                                         self.group_limits))
+        if self.constraints:
+            self.__dict__["constraints"] = bind_all(self.constraints, n, lambda: self.names)
 
     def _set_planner(self, planner: PlannerFields) -> None:
         """Store the planner's fields (:mod:`subsel.models.planner`); ``_planner`` is None when
@@ -272,7 +277,7 @@ class SubsetSelectionProblem:
         for key, value in (("quality", quality), ("cost", cost), ("alpha", alpha), ("capacity", capacity),
                            ("R", R), ("names", names), ("budget", budget), ("demand", demand),
                            ("must_take", must_take), ("must_not_take", must_not_take),
-                           ("objective_quality", objective_quality)):
+                           ("objective_quality", objective_quality), ("constraints", ())):
             set_(key, value)
         self._set_planner(check_planner(quality.size, capacity, None, None, None, None, None))
         return self
@@ -301,6 +306,8 @@ class SubsetSelectionProblem:
     def extensions(self) -> frozenset[str]:
         """The optional constraints this instance uses, a subset of :data:`EXTENSIONS`."""
         used = _used_extensions(self)
+        if self.constraints:
+            used |= {c.kind for c in self.constraints}
         return used if self._planner is None else used | self._planner.used
 
     def lower_bounds(self) -> np.ndarray:
@@ -398,7 +405,7 @@ class SubsetSelectionProblem:
         """
         if type(x) is np.ndarray and x.dtype.kind in "iu" and x.shape == (self.n,) and self.budget is None \
                 and self.demand is None and not self.must_take.size and not self.must_not_take.size \
-                and self._planner is None and self._integer_rule is None:
+                and self._planner is None and self._integer_rule is None and not self.constraints:
             quick = self._evaluate_integers(x)
             if quick is not None:
                 return quick
@@ -504,7 +511,7 @@ class SubsetSelectionProblem:
                     must_take=self.must_take, must_not_take=self.must_not_take,
                     objective_quality=self.objective_quality, min_units=self.min_units,
                     lot_size=self.lot_size, fixed_cost=self.fixed_cost, group=self.group,
-                    group_limits=self.group_limits)
+                    group_limits=self.group_limits, constraints=self.constraints)
         if self._planner is None:  # the defaults: validated again only when changed
             for key in ("min_units", "lot_size", "fixed_cost", "group_limits"):
                 base[key] = None
@@ -519,6 +526,22 @@ class SubsetSelectionProblem:
             return new
         base.update(changes)
         return SubsetSelectionProblem(**base)
+
+    def with_constraints(self, *more: Constraint) -> "SubsetSelectionProblem":
+        """A validated copy with the constraint objects ``more`` added to :attr:`constraints`.
+
+        Parameters
+        ----------
+        *more : Constraint
+            E.g. ``LinearConstraint(co2, upper=5000, name="co2")``.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As the constructor's ``constraints`` (a repeated name, a constraint that does not fit
+            the agents).
+        """
+        return self.with_changes(constraints=(*self.constraints, *more))
 
     # ------------------------------------------------------------------ constructors and I/O
     @classmethod
@@ -672,3 +695,11 @@ class SubsetSelectionProblem:
         ext = ", ".join(sorted(self.extensions))
         return (f"SubsetSelectionProblem(n={self.n}, alpha={self.alpha:g}, R={self.R:g}"
                 + (f", extensions=[{ext}]" if ext else "") + ")")
+
+
+#: What a copy at another threshold keeps (``with_changes(alpha=...)``): every validated field but
+#: alpha (read from the dataclass, so a field added later is kept too: a constraint missing here
+#: would vanish from the copies :func:`subsel.frontier` solves) and the derived values that do not
+#: depend on alpha.
+_ALPHA_FREE = frozenset({f.name for f in fields(SubsetSelectionProblem) if f.name not in ("alpha", "names")}
+                        | {"_names", "_planner", "utility", "_max_capacity"})
