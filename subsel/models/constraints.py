@@ -297,17 +297,17 @@ class LinearConstraint(Constraint):
     def rows(self) -> tuple[ConstraintRow, ...]:
         coef = np.asarray(self.coef, dtype=float)
         inf = math.inf
-        if self.integral:
-            lo = -inf if self.lower is None else float(self.lower)
-            up = inf if self.upper is None else float(self.upper)
-            return (ConstraintRow(coef, self.on, lo, up, False, 0.0),)
-        tol = FEASIBILITY_TOL
+        real = not self.integral
+        tol = FEASIBILITY_TOL if real else 0.0
+        if not real and self.lower is not None and self.lower == self.upper:  # an integral equation
+            return (ConstraintRow(coef, self.on, float(self.lower), float(self.lower), False, 0.0),)
+        # One row per side (every file format and backend reads a row with one side).
         sides = []
         two = self.lower is not None and self.upper is not None
         if self.lower is not None:
-            sides.append(ConstraintRow(coef, self.on, self.lower - tol, inf, True, tol, "_min" if two else ""))
+            sides.append(ConstraintRow(coef, self.on, self.lower - tol, inf, real, tol, "_min" if two else ""))
         if self.upper is not None:
-            sides.append(ConstraintRow(coef, self.on, -inf, self.upper + tol, True, tol, "_max" if two else ""))
+            sides.append(ConstraintRow(coef, self.on, -inf, self.upper + tol, real, tol, "_max" if two else ""))
         return tuple(sides)
 
     def describe(self) -> str:

@@ -203,7 +203,10 @@ def solver_form(problem: SubsetSelectionProblem, delta: float, boost: float = 1.
             continue
         # Agents fixed at 0 get coefficient 0: scaled for the others, theirs could overflow.
         coef = np.where(live, row.coef, 0.0) if row.index is None else row.coef
-        s = _pow2_scale(coef) * boost
+        # The side, scaled, at most 2^30: coefficients far below their side (1e-50 against 1) would
+        # otherwise make a side of 2^165 that no solver reads as a number.
+        side = row.lower if np.isfinite(row.lower) else row.upper
+        s = min(_pow2_scale(coef), _pow2_scale(np.array([side])) * 2.0 ** 30) * boost
         # The loosening grows with the row's largest activity: a solver (or a file written with
         # 13 digits, as PuLP does for CBC) computes the row with that relative error.
         reach = base.upper if row.index is None else base.upper[row.index]
