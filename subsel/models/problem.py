@@ -627,6 +627,56 @@ class SubsetSelectionProblem:
         return encode_knapsack(cls, values, weights, capacity)
 
     @classmethod
+    def from_counts(cls, good: Sequence[int] | np.ndarray, inspected: Sequence[int] | np.ndarray,
+                    cost: Sequence[float] | np.ndarray, alpha: float, confidence: float = 0.95,
+                    method: str = "clopper-pearson", **kwargs: Any) -> "SubsetSelectionProblem":
+        """A problem whose qualities are known from inspections: ``good_i`` of ``inspected_i`` units.
+
+        The objective uses the estimates ``good_i / inspected_i`` (:attr:`objective_quality`); the
+        quality constraint uses lower confidence bounds ``l_i`` (:attr:`quality`) that hold for
+        every agent at once with probability at least ``confidence`` (a union bound over the
+        agents), so that with that probability the true average quality of **any** selection the
+        problem accepts, the solver's plan included, is at least ``alpha`` (up to the rule's 1e-9).
+        The bounds and why the guarantee holds: :mod:`subsel.models.inspections` (Hoeffding's
+        bound is Deva et al., Section 4, Lemma 1; Clopper and Pearson's exact binomial bound, the
+        default, is tighter).
+
+        Parameters
+        ----------
+        good, inspected : array-like of int, shape (n,)
+            ``0 <= good_i <= inspected_i``, ``inspected_i >= 1``.
+        cost : array-like of float, shape (n,)
+        alpha : float
+        confidence : float, default 0.95
+            In (0, 1).
+        method : {"clopper-pearson", "hoeffding"}
+        **kwargs
+            Any other constructor argument (``capacity``, ``R``, ``names``, ``budget``,
+            ``constraints``, ...); not ``quality`` or ``objective_quality``.
+
+        Raises
+        ------
+        ValueError
+            As :func:`subsel.models.inspections.lower_confidence_bounds` and the constructor.
+        TypeError
+            ``quality`` or ``objective_quality`` given.
+
+        Examples
+        --------
+        >>> p = SubsetSelectionProblem.from_counts([48, 30], [50, 40], [0.2, 0.1], alpha=0.8,
+        ...                                        method="hoeffding")
+        >>> p.objective_quality.tolist(), [round(v, 3) for v in p.quality.tolist()]
+        ([0.96, 0.75], [0.768, 0.535])
+        """
+        from .inspections import lower_confidence_bounds
+
+        for key in ("quality", "objective_quality"):
+            if key in kwargs:
+                raise TypeError(f"from_counts takes no {key!r}: the counts give it")
+        estimate, lower = lower_confidence_bounds(good, inspected, confidence, method)
+        return cls(quality=lower, cost=cost, alpha=alpha, objective_quality=estimate, **kwargs)
+
+    @classmethod
     def from_dataframe(cls, df: pd.DataFrame, alpha: float, R: float = 1.0, **extensions: Any
                        ) -> "SubsetSelectionProblem":
         """Build a problem from a table with columns ``quality, cost`` and optional ``name, capacity``.
