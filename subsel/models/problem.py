@@ -674,7 +674,7 @@ class SubsetSelectionProblem:
             if key in kwargs:
                 raise TypeError(f"from_counts takes no {key!r}: the counts give it")
         estimate, lower = lower_confidence_bounds(good, inspected, confidence, method)
-        return cls(quality=lower, cost=cost, alpha=alpha, objective_quality=estimate, **kwargs)
+        return cls(quality=lower, cost=np.asarray(cost), alpha=alpha, objective_quality=estimate, **kwargs)
 
     @classmethod
     def from_dataframe(cls, df: pd.DataFrame, alpha: float, R: float = 1.0, **extensions: Any
