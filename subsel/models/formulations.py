@@ -49,7 +49,8 @@ class LinearRow:
     name : str
         ``quality``, ``budget`` or ``demand``; for the planner's fields ``group_units_<j>``,
         ``group_agents_<j>`` (group ``j``, with ``_min`` / ``_max``), ``lot_<i>``, ``used_max_<i>``
-        and ``used_min_<i>`` (agent ``i``).
+        and ``used_min_<i>`` (agent ``i``); for a constraint object its name (with ``_min`` /
+        ``_max`` for the two sides of a range, or the suffix its kind gives).
     coef : ndarray of float, shape (n,), or shape (len(index),) when ``index`` is given
     lower, upper : float
         Row bounds; ``-inf`` / ``inf`` when the side is free (equal for an equation).
@@ -113,7 +114,9 @@ class LinearForm:
         Variable bounds (must-take / must-not-take / capacity).
     rows : tuple of LinearRow
         ``quality`` always, then ``budget`` and ``demand`` when the problem uses them, then the
-        rows of the planner's fields (group limits, lot sizes, links of the used variables).
+        rows of the constraint objects over the units, then the rows of the planner's fields
+        (group limits), those of the constraint objects over the used variables, and the lot
+        sizes and links of the used variables.
     aux_of : ndarray of int, shape (n_aux,)
         The planner's auxiliary variables follow the agents' units ``x``: variable
         ``n_agents + j`` belongs to agent ``aux_of[j]``.

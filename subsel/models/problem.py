@@ -269,17 +269,21 @@ class SubsetSelectionProblem:
     @classmethod
     def _trusted(cls, quality: np.ndarray, cost: np.ndarray, alpha: float, capacity: np.ndarray, R: float,
                  names: tuple[str, ...], budget: float | None, demand: int | None, must_take: np.ndarray,
-                 must_not_take: np.ndarray, objective_quality: np.ndarray | None) -> "SubsetSelectionProblem":
+                 must_not_take: np.ndarray, objective_quality: np.ndarray | None,
+                 planner: PlannerFields | None = None, constraints: tuple[Constraint, ...] = ()
+                 ) -> "SubsetSelectionProblem":
         """A problem from fields that are already valid (read-only arrays of the right shapes and
-        kinds, as the constructor stores them): a row of a validated batch.  No checks."""
+        kinds, as the constructor stores them; the planner's fields checked against ``capacity``,
+        the constraint objects bound to the agents): a row of a validated batch.  No checks."""
         self = object.__new__(cls)
         set_ = functools.partial(object.__setattr__, self)
         for key, value in (("quality", quality), ("cost", cost), ("alpha", alpha), ("capacity", capacity),
                            ("R", R), ("names", names), ("budget", budget), ("demand", demand),
                            ("must_take", must_take), ("must_not_take", must_not_take),
-                           ("objective_quality", objective_quality), ("constraints", ())):
+                           ("objective_quality", objective_quality), ("constraints", constraints)):
             set_(key, value)
-        self._set_planner(check_planner(quality.size, capacity, None, None, None, None, None))
+        self._set_planner(check_planner(quality.size, capacity, None, None, None, None, None) if planner is None
+                          else planner)
         return self
 
     # ------------------------------------------------------------------ derived quantities

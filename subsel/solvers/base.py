@@ -527,7 +527,7 @@ class Solver:
         """Raise :class:`UnsupportedExtensionError` for the first extension not in :attr:`supports`."""
         if problem.budget is None and problem.demand is None and not problem.must_take.size \
                 and not problem.must_not_take.size and getattr(problem, "_planner", None) is None \
-                and not getattr(problem, "constraints", ()):
+                and not getattr(problem, "_rowwise", False) and not problem.constraints:
             return  # no extension (the common case, checked without building a set)
         missing = sorted(problem.extensions - self.supports)
         if missing:
