@@ -39,6 +39,7 @@ import numpy as np
 from .._files import InputError
 from .._validation import as_float_array
 from .._validation import check_scalar as _check_scalar
+from .rules import MAX_EXACT_INT
 
 __all__ = ["BOUNDS", "lower_confidence_bounds"]
 
@@ -52,9 +53,9 @@ def _counts(values: Any, field: str) -> np.ndarray:
     if bad.size:
         i = int(bad[0])
         raise InputError("must be a non-negative integer", column=field, row=i, value=float(arr[i]))
-    if arr.size and arr.max() > 2.0 ** 53:
+    if arr.size and arr.max() > MAX_EXACT_INT:
         i = int(np.argmax(arr))
-        raise InputError("must be at most 2^53", column=field, row=i, value=float(arr[i]))
+        raise InputError(f"must be at most 2^53 = {MAX_EXACT_INT}", column=field, row=i, value=float(arr[i]))
     return arr
 
 

@@ -9,8 +9,9 @@ Agents ``i = 0..n-1`` have a quality ``q_i`` in [0, 1], a per-unit cost ``c_i >=
 plus the optional extensions budget, demand and must-take / must-not-take lists, and the planner's
 fields (minimum orders, lot sizes, fixed costs, groups with limits; :mod:`subsel.models.planner`).
 
-This module is above 600 lines (about 670): the planner's five fields must be declared on the
-dataclass, with their parameters documented; their checks and their evaluation live in
+This module is above 600 lines (about 760): the planner's five fields and the constraint objects
+must be declared on the dataclass, with their parameters documented, and the constructors from
+inspection counts, knapsacks and tables live on the class; their checks and their evaluation live in
 :mod:`subsel.models.planner`, their hooks in the feasibility rule in :mod:`subsel.models.feasibility`.
 The linear quality
 constraint is written once, here (:meth:`SubsetSelectionProblem.quality_surplus`), decided by the
