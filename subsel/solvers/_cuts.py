@@ -10,6 +10,7 @@ pipeline's last decision at the feasibility rule's bound.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -54,8 +55,8 @@ def excluding(form: LinearForm, excluded: np.ndarray) -> tuple[LinearForm, Calla
     first = form.n
     extra = int(bits.sum())
     # dense rows get zero coefficients for the digits
-    rows = [row if row.index is not None else LinearRow(row.name, np.r_[row.coef, np.zeros(extra)], row.lower,
-                                                        row.upper) for row in form.rows]
+    rows = [row if row.index is not None else replace(row, coef=np.r_[row.coef, np.zeros(extra)])
+            for row in form.rows]
     col = first
     for i in np.flatnonzero(bits).tolist():
         b = int(bits[i])
@@ -125,8 +126,8 @@ def excluding_agents(form: LinearForm, used: np.ndarray) -> LinearForm:
             var[i] = na + j
     new = np.flatnonzero(free & (var < 0))
     var[new] = form.n + np.arange(new.size)
-    rows = [row if row.index is not None else LinearRow(row.name, np.r_[row.coef, np.zeros(new.size)], row.lower,
-                                                        row.upper) for row in form.rows]
+    rows = [row if row.index is not None else replace(row, coef=np.r_[row.coef, np.zeros(new.size)])
+            for row in form.rows]
     for i, v in zip(new.tolist(), var[new].tolist()):
         idx = np.array([i, v], dtype=np.int64)
         rows.append(LinearRow(f"agent_used_max_{i}", np.array([1.0, -float(upper[i])]), -np.inf, 0.0, idx))

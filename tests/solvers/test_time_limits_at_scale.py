@@ -1,5 +1,6 @@
-"""Time limits kept on a planner's co-op of 20,000 suppliers: the whole `subsel solve` command, run as
-a subprocess and timed by a wall clock, ends within the documented margin of its --time-limit."""
+"""Time limits kept on a planner's co-op: the whole `subsel solve` command on 20,000 suppliers, run as
+a subprocess and timed by a wall clock, ends within the documented margin of its --time-limit; the
+rules behind it (no CBC started without time, CP-SAT runs given what is left) on slowed builds."""
 import subprocess
 import sys
 import time
@@ -72,15 +73,6 @@ def test_cbc_keeps_its_time_limit_and_is_not_started_without_time(coop_files):
     # The margin: the limit, the model's building once (then CBC is left out when nothing is
     # left) and the interruption's grace; before, PuLP wrote and CBC read the model regardless.
     assert elapsed <= base + LIMIT + build + INTERRUPT_GRACE_S + 1.0, (elapsed, base, build)
-
-
-@pytest.mark.skipif("ortools-cpsat" not in available_solvers(), reason="ortools is not installed")
-def test_cpsat_counts_its_model_building_in_the_time_limit(coop_files):
-    p, folder = coop_files
-    base = _start_up(p, folder)
-    elapsed, done = _elapsed(p, folder, "ortools-cpsat", LIMIT)
-    assert done.returncode in (0, 1), done.stderr
-    assert elapsed <= base + LIMIT + 2.0, (elapsed, base)
 
 
 def _slow(seconds: float, fn):
