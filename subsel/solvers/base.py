@@ -56,8 +56,8 @@ class Status(str, enum.Enum):
     ``no_solution_found``
         The time limit struck *before* any feasible selection was known; ``x`` is an all-zero
         placeholder, not an answer.  Only constraints that force units (a demand, a must-take
-        agent, a group's minimum units or agents) can make the smallest selection infeasible, so
-        only they lead here.
+        agent, a group's minimum units or agents, a linear constraint's lower side) can make the
+        smallest selection infeasible, so only they lead here.
     ``infeasible``
         Proven: no selection satisfies the constraints; ``x`` is a placeholder.
     ``error``
