@@ -45,7 +45,7 @@ from ..models import (
 )
 from ..solvers import DEFAULT_SOLVER_PREFERENCE, SolverError, Status, default_solver, get_solver, solver_info
 from . import CLIError, counted, integer, number, optimum_contradiction
-from .expressions import add_constraint_args, build_constraints, columns_of, parse_expressions
+from .constraints import add_constraint_args, build_constraints, columns_of, parse_expressions
 from .guards import check_memory, check_paths
 
 if TYPE_CHECKING:  # the knapsack files and the LP/MPS writers are loaded by the commands that use them
