@@ -366,6 +366,11 @@ class MILPSolver(Solver):
     supports: ClassVar[frozenset[str]] = frozenset({"budget", "demand", "must_take", "must_not_take",
                                                     *PLANNER_EXTENSIONS, *CONSTRAINT_KINDS})
 
+    #: The factor on the quality and budget rows of the model that decides a proof
+    #: (:meth:`_decide_unshifted`): large enough that the solver's tolerance lies far below the
+    #: feasibility rule's, small enough for the solver's arithmetic.
+    decide_boost: ClassVar[float] = 2.0 ** 20
+
     def _run(self, form: LinearForm, time_limit: float | None,
              warm: np.ndarray | None) -> RawResult:  # pragma: no cover - abstract
         """Solve ``form`` with gap 0 and tight tolerances within ``time_limit`` seconds, starting
@@ -435,7 +440,7 @@ class MILPSolver(Solver):
             left = self._left(deadline)
             if left is not None and left <= 0:
                 return None
-            form, full = with_cuts(solver_form(problem, 0.0, boost=2.0 ** 20)[0], refused)
+            form, full = with_cuts(solver_form(problem, 0.0, boost=self.decide_boost)[0], refused)
             raw = clock.call(self._run, form, left, full(warm))
             if self._contradicts(raw, form):  # the warm start answered as optimal below the solver's value
                 raw = clock.call(self._run, form, self._left(deadline), None)
