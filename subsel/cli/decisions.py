@@ -92,12 +92,20 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
-    if args.plot is not None:
+    what = "breakpoints" if args.breakpoints else "thresholds"
+    if args.plot is None:
+        _write_table(df, args.output, what)
+    else:
         from ..decisions import plot_frontier
+        from ..models import atomic_write_with
 
-        plot_frontier(df, args.plot, title=f"The price of quality: {label}")
-    _write_table(df, args.output, "breakpoints" if args.breakpoints else "thresholds")
-    if args.plot is not None:
+        def draw_then_table(tmp: str) -> None:
+            # The figure goes to a temporary file beside --plot and replaces it only once the
+            # table is written: a failing command leaves an existing figure as it was.
+            plot_frontier(df, tmp, title=f"The price of quality: {label}")
+            _write_table(df, args.output, what)
+
+        atomic_write_with(args.plot, draw_then_table)
         print(f"wrote {args.plot} (best total profit and suppliers used against alpha)", file=sys.stderr)
     return 0
 

@@ -155,6 +155,16 @@ def test_frontier_plot_in_the_format_its_extension_names(agents, tmp_path, ext, 
     assert fig.read_bytes().startswith(magic)
 
 
+@pytest.mark.parametrize("output", ["nodir/f.csv", "f.csv/"])
+def test_a_failing_frontier_leaves_an_existing_plot_as_it_was(agents, tmp_path, capsys, output):
+    old = tmp_path / "old.png"
+    old.write_bytes(b"the figure of an earlier run")
+    _error(capsys, 2, ["frontier", agents, "--alpha-min", "0.5", "--alpha-max", "1", "--points", "3",
+                       "-o", f"{tmp_path}/{output}", "--plot", old], f"{tmp_path}/{output}")
+    assert old.read_bytes() == b"the figure of an earlier run"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agents.csv", "old.png"]  # no temporary left
+
+
 @pytest.mark.parametrize("name", ["f.txt", "f"])
 def test_frontier_plot_refuses_a_name_that_is_no_image(agents, tmp_path, capsys, name):
     out = tmp_path / "f.csv"
