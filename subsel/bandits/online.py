@@ -300,6 +300,9 @@ class OnlinePlanner:
             exist or is complete, or (without ``round``) received units that differ from the order.
         """
         if round is None:
+            if not self.rounds:
+                raise ValueError("no order is pending: nothing was ordered yet; run 'next' first and "
+                                 "record what arrived for its order")
             if not self.open:
                 raise ValueError(f"no order is pending: round {self.rounds} was already recorded "
                                  "(repeated feedback?); run 'next' first")

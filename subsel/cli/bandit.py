@@ -301,6 +301,8 @@ def _state_lock(path: str) -> Iterator[None]:
 
 def _load_state(path: str) -> OnlinePlanner:
     p = Path(path)
+    if p.is_dir():
+        raise CLIError(f"--state {p} is a folder, not a state file (the file 'subsel bandit init --state' wrote)")
     if not p.is_file():
         raise FileNotFoundError(f"state file {p} does not exist (run 'subsel bandit init' first)")
     try:

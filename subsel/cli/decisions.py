@@ -34,12 +34,18 @@ from .core import (
 from .guards import check_memory, check_paths
 
 
-def _solver(args: argparse.Namespace, problem) -> Solver:
-    from ..solvers import get_solver
+def _solver(args: argparse.Namespace, problem, exact_for: str | None = None) -> Solver:
+    """The ``--solver`` backend; with ``exact_for`` (the command, for the message), an exact one."""
+    from ..solvers import get_solver, solver_info
 
     if args.solver is not None and not args.solver.strip():
         raise CLIError("--solver must name a backend (see 'subsel solvers'); got ''")
-    return get_solver(args.solver if args.solver is not None else _default_solver(problem))
+    solver = get_solver(args.solver if args.solver is not None else _default_solver(problem))
+    if exact_for is not None and not solver.exact:
+        exact = ", ".join(row.name for row in solver_info() if row.available and row.exact)
+        raise CLIError(f"--solver {solver.name} does not prove optimality; {exact_for} needs an exact "
+                       f"solver: one of {exact} (see 'subsel solvers')")
+    return solver
 
 
 def _write_table(df, output: str, what: str) -> None:
@@ -83,7 +89,7 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
             raise CLIError(f"--plot: {exc}") from None
     args.alpha = args.alpha_min  # the problem needs a threshold; every row sets its own
     problem, _, label = _load_problem(args)
-    solver = _solver(args, problem)
+    solver = _solver(args, problem, exact_for="frontier --breakpoints" if args.breakpoints else None)
     try:
         if args.breakpoints:
             df = frontier_breakpoints(problem, args.alpha_min, args.alpha_max, solver=solver)
@@ -120,7 +126,7 @@ def _cmd_payments(args: argparse.Namespace) -> int:
         raise CLIError("--budget: critical payments need a selection that never gives an agent more units "
                        "for a higher reported cost, which a budget does not ensure; drop --budget")
     try:
-        df = payments(problem, solver=_solver(args, problem))
+        df = payments(problem, solver=_solver(args, problem, exact_for="payments"))
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1

@@ -75,6 +75,13 @@ def test_repeated_round_is_rejected():
         p.feedback(good)
 
 
+def test_feedback_before_any_order_says_nothing_was_ordered():
+    p = planner()
+    with pytest.raises(ValueError, match="no order is pending: nothing was ordered yet; run 'next' first") as info:
+        p.feedback(obs([["a", 2, 1]]))
+    assert "round 0" not in str(info.value) and "repeated" not in str(info.value)
+
+
 def test_round_column_must_match():
     p = planner()
     p.next_order()

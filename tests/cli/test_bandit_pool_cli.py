@@ -157,6 +157,27 @@ def test_an_agent_back_with_a_smaller_capacity_keeps_its_statistics(state, capsy
     assert main(["bandit", "remove", "--state", str(state), "--names", "farm_b"]) == 0
 
 
+@pytest.mark.parametrize("command", [["next", "-o", "order.csv"], ["feedback", "--observations", "obs.csv"],
+                                     ["add", "--agents", "obs.csv"], ["remove", "--names", "farm_a"]])
+def test_a_state_that_is_a_folder_is_called_a_folder(tmp_path, capsys, command):
+    (tmp_path / "obs.csv").write_text("name,received,good\nfarm_a,1,1\n")
+    folder = tmp_path / "states"
+    folder.mkdir()
+    argv = ["bandit", command[0], "--state", str(folder), *command[1:2], str(tmp_path / command[2])] \
+        if command[0] != "remove" else ["bandit", "remove", "--state", str(folder), "--names", "farm_a"]
+    err = _error(capsys, main(argv))
+    assert f"--state {folder} is a folder, not a state file" in err and "does not exist" not in err
+
+
+def test_feedback_before_any_next_says_nothing_was_ordered(state, capsys):
+    obs = state.parent / "obs.csv"
+    obs.write_text("name,received,good\nfarm_a,1,1\n")
+    before = state.read_bytes()
+    err = _error(capsys, main(["bandit", "feedback", "--state", str(state), "--observations", str(obs)]))
+    assert "nothing was ordered yet; run 'next' first" in err and "round 0" not in err
+    assert state.read_bytes() == before
+
+
 def test_old_state_file_still_works(tmp_path, capsys):
     path = tmp_path / "state.json"
     path.write_text((Path(__file__).parents[1] / "bandits" / "data" / "online_state_v1_ssucb.json").read_text())

@@ -53,7 +53,8 @@ def test_frontier_breakpoints_and_plot_files(agents, tmp_path, capsys):
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--points", "0"], "--points must be a positive integer; got 0"),
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--points", "3", "--breakpoints"], "exclude each other"),
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--plot", "-"], "--plot needs a file name"),
-    (["--alpha-min", "0.1", "--alpha-max", "0.5", "--breakpoints", "--solver", "gss"], "does not prove optimality"),
+    (["--alpha-min", "0.1", "--alpha-max", "0.5", "--breakpoints", "--solver", "gss"],
+     "--solver gss does not prove optimality; frontier --breakpoints needs an exact solver: one of "),
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--solver", "nope"], "unknown solver 'nope'"),
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--budget", "-1"], "--budget must be >= 0"),
 ])
@@ -88,7 +89,8 @@ def test_payments_with_a_must_take_agent_pay_it_without_bound(agents, capsys):
 @pytest.mark.parametrize("extra,match", [
     (["--budget", "2"], "--budget: critical payments need"),
     ([], "--alpha is required"),
-    (["--alpha", "0.7", "--solver", "gss"], "does not prove optimality"),
+    (["--alpha", "0.7", "--solver", "gss"],
+     "--solver gss does not prove optimality; payments needs an exact solver: one of "),
     (["--alpha", "0.7", "--demand", "13", "--solver", "highs"], "infeasible"),
 ])
 def test_payments_errors(agents, tmp_path, capsys, extra, match):
