@@ -54,10 +54,10 @@ def test_exact_milp_with_extensions_equals_brute_force(name, problem):
     sol = get_solver(name).solve(problem)
     if best is None:
         assert sol.status is Status.INFEASIBLE
-        return
-    assert sol.status is Status.OPTIMAL
-    assert sol.objective == pytest.approx(best[0], abs=1e-9)
-    assert problem.evaluate(sol.x).feasible
+    else:
+        assert sol.status is Status.OPTIMAL
+        assert sol.objective == pytest.approx(best[0], abs=1e-9)
+        assert problem.evaluate(sol.x).feasible
 
 
 @pytest.mark.parametrize("name", MILP)
@@ -89,12 +89,12 @@ def test_cpsat_is_feasible_and_optimal_when_it_says_so(problem):
     sol = get_solver(CPSAT).solve(problem)
     if best is None:
         assert sol.status is Status.INFEASIBLE
-        return
-    assert sol.status in (Status.OPTIMAL, Status.FEASIBLE)
-    assert problem.evaluate(sol.x).feasible
-    assert sol.objective <= best[0] + 1e-9
-    if sol.status is Status.OPTIMAL:
-        assert sol.objective == pytest.approx(best[0], abs=1e-9)
+    else:
+        assert sol.status in (Status.OPTIMAL, Status.FEASIBLE)
+        assert problem.evaluate(sol.x).feasible
+        assert sol.objective <= best[0] + 1e-9
+        if sol.status is Status.OPTIMAL:
+            assert sol.objective == pytest.approx(best[0], abs=1e-9)
 
 
 @settings(max_examples=30)
