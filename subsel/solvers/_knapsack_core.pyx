@@ -26,9 +26,12 @@ problem", Journal of the ACM 21(2):277-292, 1974 (the depth-first branch and bou
 import numpy as np
 
 cimport cython
+cimport numpy as cnp
 from libc.math cimport INFINITY, ceil, fabs, floor, frexp, pow
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy, memset
+
+cnp.import_array()
 
 ctypedef fused num:
     int64_t
@@ -92,6 +95,18 @@ cdef enum:
     C_FALLBACK = -1
 
 
+cdef inline object _empty(Py_ssize_t n, int typenum):
+    """``np.empty(n, dtype)`` through numpy's C API (a tenth of the Python call's time)."""
+    cdef cnp.npy_intp dim = n
+    return cnp.PyArray_EMPTY(1, &dim, typenum, 0)
+
+
+cdef inline object _zeros(Py_ssize_t n, int typenum):
+    """``np.zeros(n, dtype)`` through numpy's C API."""
+    cdef cnp.npy_intp dim = n
+    return cnp.PyArray_ZEROS(1, &dim, typenum, 0)
+
+
 cdef inline double _pymax(double a, double b) noexcept nogil:
     """Python's ``max(a, b)``: ``a`` unless ``b > a``."""
     return b if b > a else a
@@ -112,29 +127,44 @@ cdef inline object _dtype_of(num zero):
 # ---------------------------------------------------------------------------------------------
 # The core search
 # ---------------------------------------------------------------------------------------------
+# The search reads and writes its arrays through raw pointers (checked for dtype and contiguity by
+# :func:`_data` once per call): a typed memoryview costs about a microsecond to acquire, and a
+# search on a small core is a few microseconds in all.
 
-cdef tuple _refresh(const double[::1] flip_bound, const num[::1] w, num z, bint integer, double margin, num big):
-    """Free items (those an improving solution may flip) and their weight prefix/suffix minima
-    (``big`` where there is none: inf, or the largest int64)."""
-    cdef Py_ssize_t m = w.shape[0], j, cnt = 0, k = 0
+cdef void* _data(object a, int typenum, Py_ssize_t need) except NULL:
+    """The data pointer of ndarray ``a``, after checking its dtype, contiguity and length
+    (``>= need``); a TypeError or ValueError otherwise (NULL is never a valid pointer here: an
+    empty array's pointer is not NULL in numpy)."""
+    if not cnp.PyArray_Check(a):
+        raise TypeError(f"the knapsack kernel takes numpy arrays; got {type(a).__name__}")
+    cdef cnp.ndarray arr = <cnp.ndarray>a
+    if cnp.PyArray_TYPE(arr) != typenum or not cnp.PyArray_IS_C_CONTIGUOUS(arr) or cnp.PyArray_NDIM(arr) != 1:
+        raise TypeError(f"the knapsack kernel takes contiguous 1-d arrays of type {typenum}; got {a.dtype} "
+                        f"with shape {a.shape}")
+    if cnp.PyArray_DIM(arr, 0) < need:
+        raise ValueError(f"the knapsack kernel needs an array of at least {need} entries; got {a.shape[0]}")
+    return cnp.PyArray_DATA(arr)
+
+
+cdef inline int _typenum(num zero) noexcept:
+    """numpy's type number of the fused type's version."""
+    if num is int64_t:
+        return cnp.NPY_INT64
+    return cnp.NPY_FLOAT64
+
+
+cdef Py_ssize_t _refresh(const double* flip_bound, const num* w, Py_ssize_t m, num z, bint integer, double margin,
+                         num big, int64_t* idx, num* min_left, num* min_right) noexcept nogil:
+    """Free items (those an improving solution may flip: their count returned, their indices in
+    ``idx``) and their weight prefix/suffix minima (``big`` where there is none: inf, or the
+    largest int64), into buffers of ``m`` entries."""
+    cdef Py_ssize_t j, k = 0
     cdef double thr = z + 1.0 - margin
     cdef bint f
-    free_a = np.empty(m, np.uint8)
-    cdef unsigned char[::1] free = free_a
-    for j in range(m):
-        f = flip_bound[j] >= thr if integer else flip_bound[j] > z
-        free[j] = f
-        if f:
-            cnt += 1
-    idx_a = np.empty(cnt, np.int64)
-    left_a = np.empty(m, _dtype_of(big))
-    right_a = np.empty(m, _dtype_of(big))
-    cdef int64_t[::1] idx = idx_a
-    cdef num[::1] min_left = left_a
-    cdef num[::1] min_right = right_a
     cdef num cur = big
     for j in range(m):
-        if free[j]:
+        f = flip_bound[j] >= thr if integer else flip_bound[j] > z
+        if f:
             idx[k] = j
             k += 1
             if w[j] < cur:
@@ -142,18 +172,19 @@ cdef tuple _refresh(const double[::1] flip_bound, const num[::1] w, num z, bint 
         min_left[j] = cur
     cur = big
     for j in range(m - 1, -1, -1):
-        if free[j] and w[j] < cur:
+        f = flip_bound[j] >= thr if integer else flip_bound[j] > z
+        if f and w[j] < cur:
             cur = w[j]
         min_right[j] = cur
-    return idx_a, left_a, right_a
+    return k
 
 
-cdef num _free_capacity(num c, num wb, const num[::1] w, const int64_t[::1] idx):
+cdef num _free_capacity(num c, num wb, const num* w, const int64_t* idx, Py_ssize_t nidx):
     """``_knapsack.free_capacity``: ``c`` rounded down to ``wb`` plus a multiple of the greatest
     common divisor of the weights ``w[idx]`` (``c`` itself when it is at most 1)."""
     cdef int64_t g = 0, x, tmp
     cdef Py_ssize_t q
-    for q in range(idx.shape[0]):
+    for q in range(nidx):
         x = <int64_t>w[idx[q]]
         while x != 0:
             tmp = g % x
@@ -166,7 +197,7 @@ cdef num _free_capacity(num c, num wb, const num[::1] w, const int64_t[::1] idx)
     return c - (c - wb) % g
 
 
-cdef bint _divisible(const double[::1] w, const int64_t[::1] idx, double c, double wb):
+cdef bint _divisible(const double* w, const int64_t[::1] idx, double c, double wb):
     """``_knapsack.divisible(w[idx], c, wb)`` on float64 data: the capacity below 2^53, the break
     weight ``wb`` and the weights ``w[idx]`` integral (their sums are then exact)."""
     cdef Py_ssize_t q
@@ -178,7 +209,7 @@ cdef bint _divisible(const double[::1] w, const int64_t[::1] idx, double c, doub
     return True
 
 
-cdef inline Py_ssize_t _search_right(const num[::1] a, Py_ssize_t n, num v) noexcept nogil:
+cdef inline Py_ssize_t _search_right(const num* a, Py_ssize_t n, num v) noexcept nogil:
     """``np.searchsorted(a[:n], v, side="right")``."""
     cdef Py_ssize_t lo = 0, hi = n, mid
     while lo < hi:
@@ -190,21 +221,9 @@ cdef inline Py_ssize_t _search_right(const num[::1] a, Py_ssize_t n, num v) noex
     return lo
 
 
-cdef inline Py_ssize_t _search_right_i(const int64_t[::1] a, int64_t v) noexcept nogil:
-    """``np.searchsorted(a, v, side="right")`` on item indices."""
-    cdef Py_ssize_t lo = 0, hi = a.shape[0], mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if v < a[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-cdef inline Py_ssize_t _search_left_i(const int64_t[::1] a, int64_t v) noexcept nogil:
-    """``np.searchsorted(a, v, side="left")`` on item indices."""
-    cdef Py_ssize_t lo = 0, hi = a.shape[0], mid
+cdef inline Py_ssize_t _search_left_p(const int64_t* a, Py_ssize_t n, int64_t v) noexcept nogil:
+    """``np.searchsorted(a[:n], v, side="left")`` on item indices."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
     while lo < hi:
         mid = (lo + hi) >> 1
         if a[mid] < v:
@@ -212,6 +231,16 @@ cdef inline Py_ssize_t _search_left_i(const int64_t[::1] a, int64_t v) noexcept 
         else:
             hi = mid
     return lo
+
+
+cdef inline Py_ssize_t _search_right_i(const int64_t[::1] a, int64_t v) noexcept nogil:
+    """``np.searchsorted(a, v, side="right")`` on item indices."""
+    return _search_right(&a[0], a.shape[0], v) if a.shape[0] else 0
+
+
+cdef inline Py_ssize_t _search_left_i(const int64_t[::1] a, int64_t v) noexcept nogil:
+    """``np.searchsorted(a, v, side="left")`` on item indices."""
+    return _search_left_p(&a[0], a.shape[0], v) if a.shape[0] else 0
 
 
 cdef inline double _bound(num Wi, num Pi, num c, bint has_left, bint has_right, double eL, double eR,
@@ -257,70 +286,88 @@ def _grow(a, Py_ssize_t need):
 
 def _state_sets(Py_ssize_t n):
     """One block for two state lists' buffers (weights, profits, ancestors, bits; ``n`` entries
-    each), the eight at fixed distances (:func:`_carve`), so that the two lists a step reads and
-    writes lie the same way relative to each other in every process."""
-    return np.empty(8 * (n + _SET_GAP), np.int64)
+    each), the eight at fixed distances (``8 (n + 40)`` int64 entries, buffer ``k`` at ``k`` times
+    an eighth of the block), so that the two lists a step reads and writes lie the same way
+    relative to each other in every process (as separate allocations they fall anywhere, and how
+    they fall changed the step's time by half)."""
+    return _empty(8 * (n + _SET_GAP), cnp.NPY_INT64)
 
 
-def _carve(block, dtype):
-    """The eight buffers of :func:`_state_sets`'s ``block`` (weights and profits of ``dtype``,
-    ancestors, bits; twice): views, each as long as the block allows (0 for an empty block)."""
-    stride = block.size // 8
-    n = max(stride - _SET_GAP, 0)
-    out = [block[k * stride:k * stride + n] for k in range(8)]
-    return (out[0].view(dtype), out[1].view(dtype), out[2], out[3].view(np.uint64),
-            out[4].view(dtype), out[5].view(dtype), out[6], out[7].view(np.uint64))
-
-
-cdef tuple _run(const num[::1] p, const num[::1] w, const double[::1] e, const double[::1] flip_bound, num c, num big, int64_t b,
-                bint integer, double margin, bint has_target, int64_t mem_limit, int64_t budget, int64_t min_relax,
-                W_in, P_in, anc_in, bits_in, int64_t[::1] items, hist_anc_o, hist_bits_o, hist_off_o,
-                int64_t[::1] ist, num[::1] zst, uint64_t[::1] zbits, spare):
-    cdef Py_ssize_t m = p.shape[0]
+cdef tuple _run(object p_o, object w_o, object e_o, object fb_o, num c, num big, int64_t b, bint integer,
+                double margin, bint has_target, int64_t mem_limit, int64_t budget, int64_t min_relax,
+                object W_in, object P_in, object anc_in, object bits_in, object items_o, object hist_anc_o,
+                object hist_bits_o, object hist_off_o, object ist_o, object zst_o, object zbits_o, object spare):
+    cdef int tn = _typenum(c)
+    cdef Py_ssize_t m = cnp.PyArray_SIZE(<cnp.ndarray>p_o) if cnp.PyArray_Check(p_o) else 0
+    cdef const num* p = <const num*>_data(p_o, tn, 0)
+    cdef const num* w = <const num*>_data(w_o, tn, m)
+    cdef const double* e = <const double*>_data(e_o, cnp.NPY_FLOAT64, m)
+    cdef const double* flip_bound = <const double*>_data(fb_o, cnp.NPY_FLOAT64, m)
+    cdef int64_t* items = <int64_t*>_data(items_o, cnp.NPY_INT64, m)
+    cdef int64_t* ist = <int64_t*>_data(ist_o, cnp.NPY_INT64, 15)
+    cdef num* zst = <num*>_data(zst_o, tn, 4)
+    cdef uint64_t* zbits = <uint64_t*>_data(zbits_o, cnp.NPY_UINT64, 1)
+    cdef Py_ssize_t size = cnp.PyArray_SIZE(<cnp.ndarray>W_in) if cnp.PyArray_Check(W_in) else 0
+    cdef const num* Wv = <const num*>_data(W_in, tn, 0)
+    cdef const num* Pv = <const num*>_data(P_in, tn, size)
+    cdef const int64_t* Av = <const int64_t*>_data(anc_in, cnp.NPY_INT64, size)
+    cdef const uint64_t* Bv = <const uint64_t*>_data(bits_in, cnp.NPY_UINT64, size)
+    cdef int64_t* hist_anc = <int64_t*>_data(hist_anc_o, cnp.NPY_INT64, 0)
+    cdef uint64_t* hist_bits = <uint64_t*>_data(hist_bits_o, cnp.NPY_UINT64, 0)
+    cdef int64_t* hist_off = <int64_t*>_data(hist_off_o, cnp.NPY_INT64, 1)
     cdef int64_t s = ist[C_I_S], t = ist[C_I_T], side = ist[C_I_SIDE], n_items = ist[C_I_NITEMS]
     cdef int64_t n_blocks = ist[C_I_NBLOCKS], last_refresh = ist[C_I_LAST_REFRESH]
     cdef int64_t next_pairing = ist[C_I_NEXT_PAIRING]
     cdef num z = zst[C_Z], z_fresh = zst[C_Z_FRESH], ub_global = zst[C_UB]
-    cdef int64_t[::1] free_idx
-    cdef num[::1] min_left, min_right
     cdef num c0 = c
     cdef int64_t work = 0
     cdef int code = C_DONE
-    cdef num[::1] bW, bP, cW, cP, tW, tP
-    cdef int64_t[::1] bA, cA, tA
-    cdef uint64_t[::1] bB, cB, tB
-    cdef int64_t[::1] hist_anc = hist_anc_o, hist_off = hist_off_o
-    cdef uint64_t[::1] hist_bits = hist_bits_o
-    cdef num[::1] Wv = W_in, Pv = P_in
-    cdef int64_t[::1] Av = anc_in
-    cdef uint64_t[::1] Bv = bits_in
-    cdef Py_ssize_t size, n, i, i1, i2, q, lo, hi, k, ck, best_k, end, nfree, src
+    cdef Py_ssize_t stride, cap, nfree, n, i, i1, i2, q, lo, hi, k, ck, best_k, end, src, cur_half
+    cdef int64_t* blk
+    cdef num *bW
+    cdef num *bP
+    cdef num *cW
+    cdef num *cP
+    cdef num *tW
+    cdef num *tP
+    cdef int64_t *bA
+    cdef int64_t *cA
+    cdef int64_t *tA
+    cdef uint64_t *bB
+    cdef uint64_t *cB
+    cdef uint64_t *tB
     cdef int64_t j, cj, best_j, sgn, si
     cdef bint found, first, has_left, has_right
     cdef num best, cand_best, cv, dw, dp, z_new, wi, pi, run_max, mL, mR
     cdef double eL, eR
     cdef uint64_t shift, flag, inc_bits, bt
     cdef int64_t inc_anc
-    dtype = _dtype_of(c)
-    r = _refresh(flip_bound, w, z_fresh, integer, margin, big)
-    free_idx = r[0]
-    min_left = r[1]
-    min_right = r[2]
+    # The free items and their weight minima: one buffer of 3 m entries, refreshed in place.
+    work_buf = _empty(3 * m + 1, cnp.NPY_INT64)
+    cdef int64_t* free_idx = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>work_buf)
+    cdef num* min_left = <num*>(free_idx + m)
+    cdef num* min_right = <num*>(free_idx + 2 * m)
+    nfree = _refresh(flip_bound, w, m, z_fresh, integer, margin, big, free_idx, min_left, min_right)
     if ist[C_I_DIV] != 0:
-        c = _free_capacity(c0, zst[C_WB], w, free_idx)
-    bufs = _carve(spare, dtype)
-    size = Wv.shape[0]
-    if bufs[4].size < size:
+        c = _free_capacity(c0, zst[C_WB], w, free_idx, nfree)
+    # The state list lives at the start of the buffers cW, cP, cA, cB (the block's second half); a
+    # step writes the next list into the first half and the halves swap.
+    stride = spare.size // 8
+    cap = max(stride - _SET_GAP, 0)
+    if cap < size:
         spare = _state_sets(max(2 * size, 64))
-        bufs = _carve(spare, dtype)
-    bW, bP, bA, bB, cW, cP, cA, cB = bufs
+        stride = spare.size // 8
+        cap = stride - _SET_GAP
+    blk = <int64_t*>_data(spare, cnp.NPY_INT64, 0)
+    bW, bP, bA, bB = <num*>blk, <num*>(blk + stride), blk + 2 * stride, <uint64_t*>(blk + 3 * stride)
+    cW, cP, cA, cB = <num*>(blk + 4 * stride), <num*>(blk + 5 * stride), blk + 6 * stride, <uint64_t*>(blk + 7 * stride)
+    cur_half = 1
     for i in range(size):    # (the same values when the list already is the start of cW: a resumed search)
         cW[i] = Wv[i]
         cP[i] = Pv[i]
         cA[i] = Av[i]
         cB[i] = Bv[i]
     while True:
-        nfree = free_idx.shape[0]
         if size == 0 or (s < 0 and t >= m) or z >= ub_global or (has_target and ist[C_I_ZKIND] != 0):
             code = C_DONE
             break
@@ -350,14 +397,14 @@ cdef tuple _run(const num[::1] p, const num[::1] w, const double[::1] e, const d
                 ck = 0
                 cj = 0
                 if sgn == 1:
-                    lo = _search_left_i(free_idx, t)
+                    lo = _search_left_p(free_idx, nfree, t)
                     hi = nfree
                 else:
                     lo = 0
-                    hi = _search_right_i(free_idx, s) if s >= 0 else 0
+                    hi = _search_right(<const int64_t*>free_idx, nfree, s) if s >= 0 else 0
                 for q in range(lo, hi):
                     j = free_idx[q]
-                    k = _search_right(cW, size, c - sgn * w[j]) - 1
+                    k = _search_right(<const num*>cW, size, c - sgn * w[j]) - 1
                     if k < 0:
                         continue
                     cv = cP[k] + sgn * p[j]
@@ -376,23 +423,19 @@ cdef tuple _run(const num[::1] p, const num[::1] w, const double[::1] e, const d
                 ist[C_I_ZEXTRA] = best_j
                 continue
         if z > z_fresh and n_items - last_refresh >= _REFRESH_EVERY:
-            r = _refresh(flip_bound, w, z, integer, margin, big)
-            free_idx = r[0]
-            min_left = r[1]
-            min_right = r[2]
-            nfree = free_idx.shape[0]
+            nfree = _refresh(flip_bound, w, m, z, integer, margin, big, free_idx, min_left, min_right)
             z_fresh = z
             last_refresh = n_items
             if ist[C_I_DIV] != 0:
-                c = _free_capacity(c0, zst[C_WB], w, free_idx)
+                c = _free_capacity(c0, zst[C_WB], w, free_idx, nfree)
         # The next item, alternating sides (when one side is exhausted, the other).
         if (side == 1 and t < m) or s < 0:
             j = t
-            q = _search_right_i(free_idx, t)
+            q = _search_right(<const int64_t*>free_idx, nfree, t)
             t = free_idx[q] if q < nfree else m
         else:
             j = s
-            q = _search_left_i(free_idx, s) - 1
+            q = _search_left_p(free_idx, nfree, s) - 1
             s = free_idx[q] if q >= 0 else -1
         side = -side
         shift = <uint64_t>(n_items % _BLOCK_C)
@@ -402,28 +445,33 @@ cdef tuple _run(const num[::1] p, const num[::1] w, const double[::1] e, const d
         eR = e[t] if has_right else 0.0
         mL = min_left[s] if has_left else min_left[0]
         mR = min_right[t] if has_right else min_right[0]
-        # Merge, dominance, incumbent and bounds in one pass, into the spare buffers.  The incumbent
+        # Merge, dominance, incumbent and bounds in one pass, into the other half.  The incumbent
         # (the merged front's heaviest feasible state, i.e. its most profitable one) is known before
         # the pass from the two lists: the states are pruned against it.
         dw = w[j] if j >= b else -w[j]
         dp = p[j] if j >= b else -p[j]
         z_new = z
-        k = _search_right(cW, size, c) - 1
+        k = _search_right(<const num*>cW, size, c) - 1
         if k >= 0 and cP[k] > z_new:
             z_new = cP[k]
-        k = _search_right(cW, size, c - dw) - 1
+        k = _search_right(<const num*>cW, size, c - dw) - 1
         if k >= 0 and cP[k] + dp > z_new:
             z_new = cP[k] + dp
-        if bW.shape[0] < 2 * size:
-            spare = _state_sets(max(2 * size, 2 * bW.shape[0]))
-            bufs = _carve(spare, dtype)
-            tW, tP, tA, tB = bufs[4], bufs[5], bufs[6], bufs[7]
+        if cap < 2 * size:
+            spare = _state_sets(max(2 * size, 2 * cap))
+            stride = spare.size // 8
+            cap = stride - _SET_GAP
+            blk = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>spare)
+            bW, bP, bA, bB = <num*>blk, <num*>(blk + stride), blk + 2 * stride, <uint64_t*>(blk + 3 * stride)
+            tW, tP, tA, tB = <num*>(blk + 4 * stride), <num*>(blk + 5 * stride), blk + 6 * stride, \
+                <uint64_t*>(blk + 7 * stride)
             for i in range(size):
                 tW[i] = cW[i]
                 tP[i] = cP[i]
                 tA[i] = cA[i]
                 tB[i] = cB[i]
-            bW, bP, bA, bB, cW, cP, cA, cB = bufs
+            cW, cP, cA, cB = tW, tP, tA, tB
+            cur_half = 1
         n = 0
         i1 = 0
         i2 = 0
@@ -466,6 +514,7 @@ cdef tuple _run(const num[::1] p, const num[::1] w, const double[::1] e, const d
         tW, tP, tA, tB = cW, cP, cA, cB
         cW, cP, cA, cB = bW, bP, bA, bB
         bW, bP, bA, bB = tW, tP, tA, tB
+        cur_half = 1 - cur_half
         size = n
         items[n_items] = j
         n_items += 1
@@ -481,9 +530,9 @@ cdef tuple _run(const num[::1] p, const num[::1] w, const double[::1] e, const d
             hist_anc_o = _grow(hist_anc_o, end)
             hist_bits_o = _grow(hist_bits_o, end)
             hist_off_o = _grow(hist_off_o, n_blocks + 2)
-            hist_anc = hist_anc_o
-            hist_bits = hist_bits_o
-            hist_off = hist_off_o
+            hist_anc = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>hist_anc_o)
+            hist_bits = <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>hist_bits_o)
+            hist_off = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>hist_off_o)
             for i in range(size):
                 hist_anc[hist_off[n_blocks] + i] = cA[i]
                 hist_bits[hist_off[n_blocks] + i] = cB[i]
@@ -502,7 +551,14 @@ cdef tuple _run(const num[::1] p, const num[::1] w, const double[::1] e, const d
     ist[C_I_NEXT_PAIRING] = next_pairing
     zst[C_Z] = z
     zst[C_Z_FRESH] = z_fresh
-    return (code, np.asarray(cW[:size]), np.asarray(cP[:size]), np.asarray(cA[:size]), np.asarray(cB[:size]),
+    # The list as views of the block (its half cur_half), as a resumed search and the bound of an
+    # unfinished one read it; a finished search's list is never read again (empty views).
+    if code == C_DONE:
+        size = 0
+    o = (4 if cur_half else 0) * stride
+    dtype = _dtype_of(c)
+    return (code, spare[o:o + size].view(dtype), spare[o + stride:o + stride + size].view(dtype),
+            spare[o + 2 * stride:o + 2 * stride + size], spare[o + 3 * stride:o + 3 * stride + size].view(np.uint64),
             hist_anc_o, hist_bits_o, hist_off_o, spare)
 
 
@@ -577,7 +633,7 @@ def backtrack(take, items, hist_anc, hist_bits, hist_off, int64_t block, int64_t
 # Selection of the break item, bounds
 # ---------------------------------------------------------------------------------------------
 
-cdef inline bint _before(const double[::1] e, int64_t i, int64_t j) noexcept nogil:
+cdef inline bint _before(const double* e, int64_t i, int64_t j) noexcept nogil:
     """Whether item ``i`` precedes item ``j`` in the stable order by decreasing efficiency."""
     return e[i] > e[j] or (e[i] == e[j] and i < j)
 
@@ -595,7 +651,7 @@ cdef inline void _pivot_positions(int64_t lo, int64_t hi, int64_t* q1, int64_t* 
     q3[0] = lo + h % n
 
 
-cdef Py_ssize_t _partition(const double[::1] e, const num[::1] w, int64_t[::1] idx, Py_ssize_t lo, Py_ssize_t hi,
+cdef Py_ssize_t _partition(const double* e, const num* w, int64_t* idx, Py_ssize_t lo, Py_ssize_t hi,
                            num* wsum) noexcept:
     """Partition ``idx[lo:hi]`` around a pivot in the stable order by decreasing ``e``: returns the
     pivot's new position ``i`` (``idx[lo:i]`` precede it) and (in ``wsum``) their weight.  The pivot
@@ -654,7 +710,7 @@ cdef void _dantzig_e(const num[::1] p, const num[::1] w, const double[::1] e, nu
     idx_a = np.arange(n, dtype=np.int64)
     cdef int64_t[::1] idx = idx_a
     while lo < hi:
-        i = _partition(e, w, idx, lo, hi, &wb)
+        i = _partition(&e[0], &w[0], &idx[0], lo, hi, &wb)
         piv = idx[i]
         if wacc + wb > c:
             hi = i
@@ -685,7 +741,7 @@ cdef void _dantzig_e(const num[::1] p, const num[::1] w, const double[::1] e, nu
 cdef tuple _dantzig(const num[::1] p, const num[::1] w, num c, num step, int64_t grow):
     cdef Py_ssize_t n = p.shape[0], j
     cdef double u0, u1
-    e_a = np.empty(n, np.float64)
+    e_a = _empty(n, cnp.NPY_FLOAT64)
     cdef double[::1] e = e_a
     for j in range(n):
         e[j] = <double>p[j] / <double>w[j]
@@ -712,7 +768,7 @@ cdef tuple _surrogate_bound(const num[::1] p, const num[::1] w, num c, num s, in
     dt = _dtype_of(c)
     pr_a = np.empty(n, dt)
     wr_a = np.empty(n, dt)
-    er_a = np.empty(n, np.float64)
+    er_a = _empty(n, cnp.NPY_FLOAT64)
     cdef num[::1] pr = pr_a, wr = wr_a
     cdef double[::1] er = er_a
     for j in range(n):      # (one pass: the items always taken, and the others with their efficiencies)
@@ -834,12 +890,14 @@ def count_fit(a, cap, bint largest):
     return _count_fit[double](a, cap, largest)
 
 
-cdef int64_t _break_solution(const double[::1] e, const double[::1] w, double c, unsigned char[::1] before):
-    cdef Py_ssize_t n = e.shape[0], lo = 0, hi = n, i, q
+cdef int64_t _break_solution(const double* e, const double* w, Py_ssize_t n, double c, unsigned char* before):
+    cdef Py_ssize_t lo = 0, hi = n, i, q
     cdef int64_t k
     cdef double wacc = 0.0, wb = 0.0
-    idx_a = np.arange(n, dtype=np.int64)
-    cdef int64_t[::1] idx = idx_a
+    idx_a = _empty(n, cnp.NPY_INT64)
+    cdef int64_t* idx = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>idx_a)
+    for i in range(n):
+        idx[i] = i
     while lo < hi:
         i = _partition(e, w, idx, lo, hi, &wb)
         if wacc + wb > c:
@@ -861,9 +919,11 @@ def break_solution(e, w, double c):
     """The break solution of the stable order by decreasing efficiency ``e`` without sorting: the
     items before the break item (a mask) and the break item (-1 when everything fits), by selection
     in expected linear time (Martello and Toth, *Knapsack Problems*, 1990, Section 2.2.2)."""
-    before = np.zeros(e.size, np.bool_)
-    k = _break_solution(np.ascontiguousarray(e, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64), c,
-                        before.view(np.uint8))
+    e = np.ascontiguousarray(e, dtype=np.float64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    before = _zeros(e.size, cnp.NPY_BOOL)
+    k = _break_solution(<const double*>_data(e, cnp.NPY_FLOAT64, 0), <const double*>_data(w, cnp.NPY_FLOAT64, e.size),
+                        e.size, c, <unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>before))
     return before, k
 
 
@@ -878,9 +938,10 @@ def by_efficiency(e_in, F_in):
     kind="stable")]``, by a least-significant-digit radix sort (stable) on the float's bits made
     monotone (``-0.0`` as ``0.0``), one byte per pass, passes whose byte is the same for every item
     skipped (Knuth, *The Art of Computer Programming* 3, Section 5.2.5)."""
-    cdef const double[::1] e = e_in
-    cdef const int64_t[::1] F = np.ascontiguousarray(F_in, dtype=np.int64)
-    cdef Py_ssize_t n = F.shape[0], q, d, v
+    F_c = np.ascontiguousarray(F_in, dtype=np.int64)
+    cdef const double* e = <const double*>_data(e_in, cnp.NPY_FLOAT64, 0)
+    cdef const int64_t* F = <const int64_t*>_data(F_c, cnp.NPY_INT64, 0)
+    cdef Py_ssize_t n = F_c.size, q, d, v
     cdef int64_t j, pos, cmax
     cdef uint64_t u, sign = (<uint64_t>1) << 63, sh
     cdef int64_t count[8][257]
@@ -889,8 +950,8 @@ def by_efficiency(e_in, F_in):
         q += 1
     if q >= n:              # already in that order (equal efficiencies: subset sum)
         return np.array(F_in, dtype=np.int64)
-    key_a = np.empty(n, np.uint64)
-    cdef uint64_t[::1] key = key_a
+    key_a = _empty(n, cnp.NPY_UINT64)
+    cdef uint64_t* key = <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>key_a)
     for q in range(n):
         j = F[q]
         u = 0 if e[j] == 0.0 else _bits(e[j])
@@ -901,11 +962,15 @@ def by_efficiency(e_in, F_in):
         u = key[q]
         for d in range(8):
             count[d][((u >> (8 * d)) & 255) + 1] += 1
-    src_f_a = np.array(F, dtype=np.int64)
-    dst_k_a = np.empty(n, np.uint64)
-    dst_f_a = np.empty(n, np.int64)
-    cdef uint64_t[::1] src_k = key_a, dst_k = dst_k_a, tk
-    cdef int64_t[::1] src_f = src_f_a, dst_f = dst_f_a, tf
+    src_f_a = np.array(F_c, dtype=np.int64)
+    dst_k_a = _empty(n, cnp.NPY_UINT64)
+    dst_f_a = _empty(n, cnp.NPY_INT64)
+    cdef uint64_t* src_k = key
+    cdef uint64_t* dst_k = <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>dst_k_a)
+    cdef uint64_t* tk
+    cdef int64_t* src_f = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>src_f_a)
+    cdef int64_t* dst_f = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>dst_f_a)
+    cdef int64_t* tf
     for d in range(8):
         cmax = 0
         for v in range(257):
@@ -928,7 +993,8 @@ def by_efficiency(e_in, F_in):
         tf = src_f
         src_f = dst_f
         dst_f = tf
-    return np.asarray(src_f)
+        src_f_a, dst_f_a = dst_f_a, src_f_a
+    return src_f_a
 
 
 def break_split(p_in, w_in, e_in, double c):
@@ -950,15 +1016,17 @@ def break_split(p_in, w_in, e_in, double c):
         the break solution's profit and weight, the last item before the break item and the first
         after it in that order (-1 when there is none, or when everything fits).
     """
-    cdef const double[::1] p = p_in, w = w_in, e = e_in
-    cdef Py_ssize_t n = e.shape[0], j, q, nr, r, rb, above, below, ninside
+    cdef Py_ssize_t n = e_in.size, j, q, nr, r, rb, above, below, ninside
+    cdef const double* p = <const double*>_data(p_in, cnp.NPY_FLOAT64, n)
+    cdef const double* w = <const double*>_data(w_in, cnp.NPY_FLOAT64, n)
+    cdef const double* e = <const double*>_data(e_in, cnp.NPY_FLOAT64, n)
     cdef uint64_t sign = (<uint64_t>1) << 63, lo = ~(<uint64_t>0), hi = 0, u, s, base, ranges
     cdef double wacc = 0.0, pacc = 0.0
     cdef int64_t a = -1, k = -1, a_in = -1, k_in = -1, brk_local
     if n == 0:
         return np.ones(0, np.bool_), -1, 0.0, 0.0, -1, -1
-    key_a = np.empty(n, np.uint64)
-    cdef uint64_t[::1] key = key_a
+    key_a = _empty(n, cnp.NPY_UINT64)
+    cdef uint64_t* key = <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>key_a)
     for j in range(n):     # the float's bits made monotone in its value (-0.0 as 0.0)
         u = _bits(e[j]) if e[j] != 0.0 else 0
         u ^= ((<uint64_t>0) - (u >> 63)) | sign
@@ -973,11 +1041,12 @@ def break_split(p_in, w_in, e_in, double c):
         s += 1
     base = lo >> s
     nr = <Py_ssize_t>((hi >> s) - base) + 1
-    cnt_a = np.zeros(nr, np.int64)
-    ws_a = np.zeros(nr, np.float64)
-    ps_a = np.zeros(nr, np.float64)
-    cdef int64_t[::1] cnt = cnt_a
-    cdef double[::1] ws = ws_a, ps = ps_a
+    cnt_a = _zeros(nr, cnp.NPY_INT64)
+    ws_a = _zeros(nr, cnp.NPY_FLOAT64)
+    ps_a = _zeros(nr, cnp.NPY_FLOAT64)
+    cdef int64_t* cnt = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>cnt_a)
+    cdef double* ws = <double*>cnp.PyArray_DATA(<cnp.ndarray>ws_a)
+    cdef double* ps = <double*>cnp.PyArray_DATA(<cnp.ndarray>ps_a)
     for j in range(n):
         r = <Py_ssize_t>((key[j] >> s) - base)
         cnt[r] += 1
@@ -998,14 +1067,15 @@ def break_split(p_in, w_in, e_in, double c):
     below = rb - 1
     while below >= 0 and cnt[below] == 0:
         below -= 1
-    before_a = np.empty(n, np.bool_)
-    cdef unsigned char[::1] before = before_a.view(np.uint8)
+    before_a = _empty(n, cnp.NPY_BOOL)
+    cdef unsigned char* before = <unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>before_a)
     ninside = cnt[rb]
-    inside_a = np.empty(ninside, np.int64)
-    e_in_a = np.empty(ninside, np.float64)
-    w_in_a = np.empty(ninside, np.float64)
-    cdef int64_t[::1] inside = inside_a
-    cdef double[::1] e_ins = e_in_a, w_ins = w_in_a
+    inside_a = _empty(ninside, cnp.NPY_INT64)
+    e_in_a = _empty(ninside, cnp.NPY_FLOAT64)
+    w_in_a = _empty(ninside, cnp.NPY_FLOAT64)
+    cdef int64_t* inside = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>inside_a)
+    cdef double* e_ins = <double*>cnp.PyArray_DATA(<cnp.ndarray>e_in_a)
+    cdef double* w_ins = <double*>cnp.PyArray_DATA(<cnp.ndarray>w_in_a)
     q = 0
     for j in range(n):
         r = <Py_ssize_t>((key[j] >> s) - base)
@@ -1021,9 +1091,9 @@ def break_split(p_in, w_in, e_in, double c):
         elif r == below:
             if k < 0 or _before(e, j, k):
                 k = j
-    local_a = np.zeros(ninside, np.bool_)
-    cdef unsigned char[::1] local = local_a.view(np.uint8)
-    brk_local = _break_solution(e_ins, w_ins, c - wacc, local)
+    local_a = _zeros(ninside, cnp.NPY_BOOL)
+    cdef unsigned char* local = <unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>local_a)
+    brk_local = _break_solution(e_ins, w_ins, ninside, c - wacc, local)
     for q in range(ninside):   # the range's items come later than those above, earlier than below
         j = inside[q]
         if local[q]:
@@ -1039,10 +1109,11 @@ def break_split(p_in, w_in, e_in, double c):
             a_in if a_in >= 0 else a, k_in if k_in >= 0 else k)
 
 
-cdef tuple _greedy_one(const double[::1] p, const double[::1] w, const double[::1] e, const unsigned char[::1] before, int64_t brk,
+cdef tuple _greedy_one(const double* p, const double* w, const double* e, const unsigned char* before, Py_ssize_t n,
+                       int64_t brk,
                        int64_t a, int64_t k2, double Pb, double Wb, double capacity, double lp, double eb,
                        double thr):
-    cdef Py_ssize_t n = p.shape[0], j, m = 0
+    cdef Py_ssize_t j, m = 0
     cdef double r0 = capacity - Wb
     cdef double need1 = w[brk] - r0
     cdef double lim = r0 + w[a] if a >= 0 else -INFINITY
@@ -1051,10 +1122,10 @@ cdef tuple _greedy_one(const double[::1] p, const double[::1] w, const double[::
     cdef double pj1 = -INFINITY, pj2 = -INFINITY, pq1 = INFINITY, pq2 = INFINITY
     cdef double pj, wj, f, key, best, val
     cdef bint bj, ok
-    cand_a = np.empty(n, np.int64)
-    fb_a = np.empty(n, np.float64)
-    cdef int64_t[::1] cand = cand_a
-    cdef double[::1] fb = fb_a
+    cand_a = _empty(n, cnp.NPY_INT64)
+    fb_a = _empty(n, cnp.NPY_FLOAT64)
+    cdef int64_t* cand = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>cand_a)
+    cdef double* fb = <double*>cnp.PyArray_DATA(<cnp.ndarray>fb_a)
     for j in range(n):
         pj = p[j]
         wj = w[j]
@@ -1113,7 +1184,10 @@ def greedy_one(p, w, e, before, int64_t brk, int64_t a, int64_t k2, double Pb, d
     Returns ``(value, f1, f2, f3, cand, fb)``: the best greedy value (``Pb`` when none is better),
     the items it flips in the break solution (-1: none), and the items of flip bound ``>= thr`` in
     increasing index with their flip bounds."""
-    return _greedy_one(p, w, e, before.view(np.uint8), brk, a, k2, Pb, Wb, capacity, lp, eb, thr)
+    cdef Py_ssize_t n = p.size
+    return _greedy_one(<const double*>_data(p, cnp.NPY_FLOAT64, n), <const double*>_data(w, cnp.NPY_FLOAT64, n),
+                       <const double*>_data(e, cnp.NPY_FLOAT64, n), <const unsigned char*>_data(before, cnp.NPY_BOOL, n),
+                       n, brk, a, k2, Pb, Wb, capacity, lp, eb, thr)
 
 
 def greedy_free(p_in, w_in, e_in, before_in, int64_t brk, double Pb, double Wb, double capacity):
@@ -1121,17 +1195,19 @@ def greedy_free(p_in, w_in, e_in, before_in, int64_t brk, double Pb, double Wb, 
     break item): the same solutions, the same ties (the first in the stable order by decreasing ``e``),
     the same float operations (:func:`greedy_one`, after a pass for the break item's neighbours).
     Returns the value and the break solution with its flips (``before`` itself when none is better)."""
-    cdef const double[::1] e = e_in
-    cdef const unsigned char[::1] before = before_in.view(np.uint8)
+    cdef Py_ssize_t j, n = p_in.size
+    cdef const double* e = <const double*>_data(e_in, cnp.NPY_FLOAT64, n)
+    cdef const unsigned char* before = <const unsigned char*>_data(before_in, cnp.NPY_BOOL, n)
     cdef int64_t a = -1, k2 = -1
-    cdef Py_ssize_t j
-    for j in range(e.shape[0]):
+    for j in range(n):
         if before[j]:
             if a < 0 or _before(e, a, j):
                 a = j
         elif j != brk and (k2 < 0 or _before(e, j, k2)):
             k2 = j
-    best, f1, f2, f3, _, _ = _greedy_one(p_in, w_in, e, before, brk, a, k2, Pb, Wb, capacity, 0.0, 0.0, INFINITY)
+    best, f1, f2, f3, _, _ = _greedy_one(<const double*>_data(p_in, cnp.NPY_FLOAT64, n),
+                                         <const double*>_data(w_in, cnp.NPY_FLOAT64, n), e, before, n, brk, a, k2, Pb,
+                                         Wb, capacity, 0.0, 0.0, INFINITY)
     take = before_in
     if f1 >= 0:
         take = before_in.copy()
@@ -1165,22 +1241,24 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
         from, with the free items ``F`` (in efficiency order), the break solution ``before`` and its
         restriction ``inside`` to ``F``, the break item's rank ``b`` in ``F``.
     """
-    cdef const double[::1] p = p_in, w = w_in, e = e_in
-    cdef Py_ssize_t n = p.shape[0], j, q, k, m, cnt
+    cdef Py_ssize_t n = p_in.size, j, q, k, m, cnt
+    cdef const double* p = <const double*>_data(p_in, cnp.NPY_FLOAT64, n)
+    cdef const double* w = <const double*>_data(w_in, cnp.NPY_FLOAT64, n)
+    cdef const double* e = <const double*>_data(e_in, cnp.NPY_FLOAT64, n)
     cdef double ap = 0.0, aw = 0.0, Wb, Pb, val, eb, lp, ub_global, zs, thr
     cdef int64_t brk, a, k2, b
     cdef bint ordered, greedy
     for j in range(n):
         ap += fabs(p[j])
         aw += fabs(w[j])
-    empty_f = np.zeros(0, np.float64)
-    empty_i = np.zeros(0, np.int64)
-    empty_b = np.zeros(0, np.bool_)
-    empty_u = np.zeros(0, np.uint64)
-    ist_a = np.zeros(IST_SIZE, np.int64)
-    zst_a = np.zeros(4, np.float64)
-    cdef int64_t[::1] ist = ist_a
-    cdef double[::1] zst = zst_a
+    empty_f = _zeros(0, cnp.NPY_FLOAT64)
+    empty_i = _zeros(0, cnp.NPY_INT64)
+    empty_b = _zeros(0, cnp.NPY_BOOL)
+    empty_u = _zeros(0, cnp.NPY_UINT64)
+    ist_a = _zeros(IST_SIZE, cnp.NPY_INT64)
+    zst_a = _zeros(4, cnp.NPY_FLOAT64)
+    cdef int64_t* ist = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>ist_a)
+    cdef double* zst = <double*>cnp.PyArray_DATA(<cnp.ndarray>zst_a)
     if not (ap < _EXACT and aw < _EXACT * unit):
         return (C_FALLBACK, empty_b, 0.0, 0.0, 0.0, empty_i, empty_b, empty_b, 0, empty_f, empty_f, empty_f,
                 empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist_a, zst_a, empty_u, empty_b, spare)
@@ -1189,10 +1267,10 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
         if e[j] > e[j - 1]:
             ordered = False
             break
-    cdef unsigned char[::1] bv
+    cdef unsigned char* bv
     if ordered:
-        before_a = np.zeros(n, np.bool_)
-        bv = before_a.view(np.uint8)
+        before_a = _zeros(n, cnp.NPY_BOOL)
+        bv = <unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>before_a)
         brk = -1
         Wb = 0.0
         Pb = 0.0
@@ -1207,7 +1285,7 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
         k2 = brk + 1 if brk + 1 < n else -1
     else:
         before_a, brk, Pb, Wb, a, k2 = break_split(p_in, w_in, e_in, capacity)
-        bv = before_a.view(np.uint8)
+        bv = <unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>before_a)
     if brk < 0:  # everything fits
         val = 0.0
         for j in range(n):
@@ -1219,7 +1297,7 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
     ub_global = floor(lp + _INT_MARGIN)
     zs = Pb if lower <= Pb else lower
     # The greedy solutions, and the items free at any incumbent from zs up (filtered below).
-    z0, f1, f2, f3, cand_a, fbc_a = _greedy_one(p, w, e, bv, brk, a, k2, Pb, Wb, capacity, lp, eb,
+    z0, f1, f2, f3, cand_a, fbc_a = _greedy_one(p, w, e, bv, n, brk, a, k2, Pb, Wb, capacity, lp, eb,
                                                 zs + 1.0 - _INT_MARGIN)
     greedy = z0 > zs
     gtake = before_a
@@ -1234,29 +1312,33 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
         return (C_DONE, gtake.copy(), zs, lp, ub_global, empty_i, before_a, empty_b, 0, empty_f, empty_f,
                 empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist_a, zst_a, empty_u, gtake, spare)
     thr = zs + 1.0 - _INT_MARGIN
-    cdef int64_t[::1] cand = cand_a
-    cdef double[::1] fbc = fbc_a
+    cdef const int64_t* cand = <const int64_t*>cnp.PyArray_DATA(<cnp.ndarray>cand_a)
+    cdef const double* fbc = <const double*>cnp.PyArray_DATA(<cnp.ndarray>fbc_a)
+    cdef Py_ssize_t ncand = cand_a.size
     cnt = 0
-    for q in range(cand.shape[0]):
+    for q in range(ncand):
         if fbc[q] >= thr:
             cnt += 1
-    F0 = np.empty(cnt, np.int64)
-    cdef int64_t[::1] Fv = F0
+    F0 = _empty(cnt, cnp.NPY_INT64)
+    cdef int64_t* Fv = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>F0)
     k = 0
-    for q in range(cand.shape[0]):
+    for q in range(ncand):
         if fbc[q] >= thr:
             Fv[k] = cand[q]
             k += 1
     F_a = by_efficiency(e_in, F0)
-    Fv = F_a
+    Fv = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>F_a)
     m = cnt
-    pF_a = np.empty(m, np.float64)
-    wF_a = np.empty(m, np.float64)
-    eF_a = np.empty(m, np.float64)
-    fbF_a = np.empty(m, np.float64)
-    inside_a = np.empty(m, np.bool_)
-    cdef double[::1] pF = pF_a, wF = wF_a, eF = eF_a, fbF = fbF_a
-    cdef unsigned char[::1] inside = inside_a.view(np.uint8)
+    pF_a = _empty(m, cnp.NPY_FLOAT64)
+    wF_a = _empty(m, cnp.NPY_FLOAT64)
+    eF_a = _empty(m, cnp.NPY_FLOAT64)
+    fbF_a = _empty(m, cnp.NPY_FLOAT64)
+    inside_a = _empty(m, cnp.NPY_BOOL)
+    cdef double* pF = <double*>cnp.PyArray_DATA(<cnp.ndarray>pF_a)
+    cdef double* wF = <double*>cnp.PyArray_DATA(<cnp.ndarray>wF_a)
+    cdef double* eF = <double*>cnp.PyArray_DATA(<cnp.ndarray>eF_a)
+    cdef double* fbF = <double*>cnp.PyArray_DATA(<cnp.ndarray>fbF_a)
+    cdef unsigned char* inside = <unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>inside_a)
     b = 0
     for q in range(m):
         j = Fv[q]
@@ -1270,13 +1352,13 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
     # The search's start: every free item of F is free at z = Pb.
     W = np.full(1, Wb)
     P = np.full(1, Pb)
-    anc = np.zeros(1, np.int64)
-    bits = np.zeros(1, np.uint64)
-    items_a = np.empty(m, np.int64)
-    hist_anc = np.empty(64, np.int64)
-    hist_bits = np.empty(64, np.uint64)
-    hist_off = np.zeros(8, np.int64)
-    free_a = np.empty(m, np.int64)
+    anc = _zeros(1, cnp.NPY_INT64)
+    bits = _zeros(1, cnp.NPY_UINT64)
+    items_a = _empty(m, cnp.NPY_INT64)
+    hist_anc = _empty(64, cnp.NPY_INT64)
+    hist_bits = _empty(64, cnp.NPY_UINT64)
+    hist_off = _zeros(8, cnp.NPY_INT64)
+    free_a = _empty(m, cnp.NPY_INT64)
     cdef int64_t[::1] free_idx = free_a
     k = 0
     for q in range(m):
@@ -1299,12 +1381,12 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
         ist[C_I_ZKIND] = 2
     zst[C_UB] = ub_global
     zst[C_WB] = Wb
-    zbits_a = np.zeros(1, np.uint64)
+    zbits_a = _zeros(1, cnp.NPY_UINT64)
     code = C_BUDGET
     if budget >= 0:
         code, W, P, anc, bits, hist_anc, hist_bits, hist_off, spare = _run[double](
-            pF, wF, eF, fbF, capacity, INFINITY, b, True, _INT_MARGIN, False, mem_limit, budget, min_relax,
-            W, P, anc, bits, items_a, hist_anc, hist_bits, hist_off, ist, zst, zbits_a, spare)
+            pF_a, wF_a, eF_a, fbF_a, capacity, INFINITY, b, True, _INT_MARGIN, False, mem_limit, budget, min_relax,
+            W, P, anc, bits, items_a, hist_anc, hist_bits, hist_off, ist_a, zst_a, zbits_a, spare)
     take = empty_b
     if code == C_DONE:
         if ist[C_I_ZKIND] == 2:
@@ -1377,7 +1459,7 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
     ps_a = p_in[order]
     ws_a = w_in[order]
     cdef double[::1] ps = ps_a, ws = ws_a
-    none = np.zeros(0, np.bool_)
+    none = _zeros(0, cnp.NPY_BOOL)
     b = m
     for j in range(m):
         acc += ws[j]
@@ -1426,9 +1508,9 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
         lower = z - p0
         if n_rest <= max_enumerate or cs < 0:
             return False, 0.0, z, False, none, spare
-        rest_a = np.empty(n_rest, np.int64)
-        p2_a = np.empty(n_rest)
-        w2_a = np.empty(n_rest)
+        rest_a = _empty(n_rest, cnp.NPY_INT64)
+        p2_a = _empty(n_rest, cnp.NPY_FLOAT64)
+        w2_a = _empty(n_rest, cnp.NPY_FLOAT64)
         rest = rest_a
         p2 = p2_a
         w2 = w2_a
@@ -1453,7 +1535,7 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
         d = g if g > 0 else 1
         cap_steps = <int64_t>floor(cs / unit2)
         cs2 = <double>(cap_steps - cap_steps % d) * unit2
-        e2_a = np.empty(n_rest)
+        e2_a = _empty(n_rest, cnp.NPY_FLOAT64)
         e2 = e2_a
         for j in range(n_rest):
             e2[j] = _pymin(p2[j] / w2[j], _MAX_EFFICIENCY)
@@ -1464,7 +1546,7 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
         value = r[2]
         take2 = r[1].view(np.uint8)
         z1 = p0 + value
-        picked_a = np.zeros(m, np.bool_)
+        picked_a = _zeros(m, cnp.NPY_BOOL)
         picked = picked_a.view(np.uint8)
         n_picked = 0
         w_picked = 0.0
@@ -1483,7 +1565,7 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
             best_take = picked_a
             found = True
         ub = _pymax(ub, _pymax(z1, z) if improving[q] else z1)
-    take = np.zeros(m, np.bool_)
+    take = _zeros(m, cnp.NPY_BOOL)
     if found:
         take[order] = best_take
     return True, _pymax(ub, z), z, found, take, spare
@@ -1538,12 +1620,12 @@ def solve01(v_in, w_in, int64_t cap, int64_t mem_limit, int64_t budget, int64_t 
                     m += 1
         if bad:
             break
-    x_a = np.zeros(n, np.int64)
-    empty_f = np.zeros(0, np.float64)
-    items_a = np.empty(m, np.int64)
-    pf_a = np.empty(m, np.float64)
-    wf_a = np.empty(m, np.float64)
-    e_a = np.empty(m, np.float64)
+    x_a = _zeros(n, cnp.NPY_INT64)
+    empty_f = _zeros(0, cnp.NPY_FLOAT64)
+    items_a = _empty(m, cnp.NPY_INT64)
+    pf_a = _empty(m, cnp.NPY_FLOAT64)
+    wf_a = _empty(m, cnp.NPY_FLOAT64)
+    e_a = _empty(m, cnp.NPY_FLOAT64)
     cdef int64_t[::1] items = items_a, x = x_a
     cdef double[::1] pf = pf_a, wf = wf_a, e = e_a
     if not bad and tv < (1LL << 52) and tw <= (1LL << 52) and m > max_enumerate:
@@ -1648,11 +1730,11 @@ def unit_selection(margin_in, r_in, double tol, double cap_shift, int64_t node_l
     cdef int64_t nodes = 0
     cdef int done = 1
     cdef bint integer, advance
-    x_a = np.zeros(n, np.int64)
-    val_a = np.empty(n)
-    wt_a = np.empty(n)
-    eff_a = np.empty(n)
-    ids_a = np.empty(n, np.int64)
+    x_a = _zeros(n, cnp.NPY_INT64)
+    val_a = _empty(n, cnp.NPY_FLOAT64)
+    wt_a = _empty(n, cnp.NPY_FLOAT64)
+    eff_a = _empty(n, cnp.NPY_FLOAT64)
+    ids_a = _empty(n, cnp.NPY_INT64)
     cdef int64_t[::1] x = x_a, ids = ids_a
     cdef double[::1] val = val_a, wt = wt_a, eff = eff_a
     # Partition (Deva et al., Section 5.1): S1 and S2 start taken; S3 units are items to add, S2 units
@@ -1706,8 +1788,8 @@ def unit_selection(margin_in, r_in, double tol, double cap_shift, int64_t node_l
             break
     # Depth-first search, greedy forward moves (Horowitz-Sahni): ``cur`` the items taken so far,
     # ``j`` the next undecided item.
-    cur_a = np.zeros(m, np.uint8)
-    best_a = np.zeros(m, np.uint8)
+    cur_a = _zeros(m, cnp.NPY_UINT8)
+    best_a = _zeros(m, cnp.NPY_UINT8)
     cdef unsigned char[::1] cur = cur_a, best = best_a
     z = 0.0  # the empty knapsack (start selection) is feasible: capacity >= 0
     cw = 0.0
