@@ -458,6 +458,7 @@ cdef tuple _run(object p_o, object w_o, object e_o, object fb_o, num c, num big,
         if k >= 0 and cP[k] + dp > z_new:
             z_new = cP[k] + dp
         if cap < 2 * size:
+            old = spare    # (the list is read from it below: it must outlive the copy)
             spare = _state_sets(max(2 * size, 2 * cap))
             stride = spare.size // 8
             cap = stride - _SET_GAP
@@ -472,6 +473,7 @@ cdef tuple _run(object p_o, object w_o, object e_o, object fb_o, num c, num big,
                 tB[i] = cB[i]
             cW, cP, cA, cB = tW, tP, tA, tB
             cur_half = 1
+            old = None
         n = 0
         i1 = 0
         i2 = 0
@@ -1838,3 +1840,15 @@ def unit_selection(margin_in, r_in, double tol, double cap_shift, int64_t node_l
     if done and not _clearly_feasible(x, margin, tol):
         done = 2  # near the bound (or over it by rounding): the caller decides exactly
     return x_a, done, base + lp, capacity
+
+
+def free_capacity(c, wb, w, idx):
+    """The capacity an improving solution can use: ``c`` rounded down to ``wb`` plus a multiple of
+    the greatest common divisor of the weights ``w[idx]`` (``c`` itself when it is at most 1; the
+    rudimentary divisibility of Martello, Pisinger and Toth 1999), as the core search computes it."""
+    w = np.ascontiguousarray(w)
+    idx_a = np.ascontiguousarray(idx, dtype=np.int64)
+    cdef const int64_t* ip = <const int64_t*>_data(idx_a, cnp.NPY_INT64, 0)
+    if w.dtype == np.int64:
+        return _free_capacity[int64_t](c, wb, <const int64_t*>_data(w, cnp.NPY_INT64, 0), ip, idx_a.size)
+    return _free_capacity[double](c, wb, <const double*>_data(w, cnp.NPY_FLOAT64, 0), ip, idx_a.size)

@@ -66,47 +66,6 @@ from ._knapsack_core import (  # noqa: F401  (the kernel's face: the glue and it
 _BOUND_SECONDS_PER_STATE = 1e-7
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 def _start_state(p: np.ndarray, w: np.ndarray, flip_bound: np.ndarray, capacity: Any, b: int, Pb: Any, Wb: Any,
                  z: Any, ub_global: Any, margin: float, relax_done: bool, exact_int: bool,
                  integer: bool = True) -> tuple[Any, ...]:
@@ -147,12 +106,12 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
 
     Called by it with the data in efficiency order and the search's start (break item ``b``, break
     solution ``(Pb, Wb)``, incumbent ``z``, global bound ``ub_global``); ``relax(z, room)`` runs the
-    surrogate relaxation and returns ``(bound, value, take or None)``.  Same answer as the numpy loop.
+    surrogate relaxation and returns ``(bound, value, take or None)``.
     ``state``: the search's arrays ``(W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst,
     zbits)`` where :func:`start_free` left them (``Pb``, ``Wb``, ``z`` and ``relax_done`` then unused).
     ``integer``: the pruning rule of integer data (``bound >= z + 1 - margin``); ``False`` on real
-    data (``bound > z``), where every float the search compares is computed by the numpy loop's
-    operations in its order (the bounds term by term), so the answer is the same there too.
+    data (``bound > z``), where every float the search compares is computed term by term in a fixed
+    order (no fused multiply-add), so the answer is a deterministic function of the input there too.
     ``z_take``: the incumbent's items (in the caller's order) when it is not the break solution (a
     greedy solution of value ``z``).  ``spare``: buffers for :func:`run` (:func:`take_spare` when
     None), handed back to the pool at the end.
@@ -219,7 +178,7 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
 
 
 def _free(flip_bound: np.ndarray, z: Any, integer: bool, margin: float) -> np.ndarray:
-    """The items an improving solution may flip (the numpy loop's ``improving(flip_bound, z)``)."""
+    """The items an improving solution may flip (``flip_bound`` against the incumbent ``z``)."""
     return flip_bound >= z + 1.0 - margin if integer else flip_bound > z
 
 
@@ -240,36 +199,13 @@ def _result(take: np.ndarray, W: np.ndarray, P: np.ndarray, capacity: Any, e: np
     return KnapsackResult(take, z, lp, bound, optimal, int(ist[I_NITEMS]), stopped)
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 def search_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, deadline: float | None,
                 memory_limit: int | None, relax_done: bool,
                 relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]], unit: float,
                 lower: float = -np.inf) -> KnapsackResult:
     """:func:`search` on integer data in float64 (in the caller's order) without sorting every item:
-    the break item by selection, then only the free items (those the reduction leaves) sorted.  The
-    numpy loop sorts all items, but never looks at the others: the same steps, the same answer.
+    the break item by selection, then only the free items (those the reduction leaves) sorted (the
+    search never looks at the others: the same steps as after a full sort, the same answer).
     ``unit``: the weights' power-of-two grid; ``lower`` as in ``_knapsack.solve_knapsack``.  Its start
     runs compiled (:func:`start_free`)."""
     spare = take_spare()
