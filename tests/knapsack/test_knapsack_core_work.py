@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from subsel.models import HARD_KNAPSACK_CLASSES, KNAPSACK_CLASSES, knapsack_instance
 from subsel.solvers import _knapsack, _knapsack_search
-from subsel.solvers import _knapsack_core as _knapsack_nb
+from subsel.solvers import _knapsack_core as core
 
 #: (most items enumerated, enumerated directly, relaxation threshold, pairing threshold): the
 #: dynamic program answers every size; "dp-relax" runs the relaxation and the pairing at once.
@@ -97,7 +97,7 @@ def test_free_capacity_is_the_largest_reachable_capacity(weights, capacity, Wb, 
     expected = capacity if g <= 1 else max(x for x in range(Wb, capacity + 1) if (x - Wb) % g == 0)
     c = float(capacity) if floats else capacity
     Wbv = float(Wb) if floats else Wb
-    assert _knapsack_nb.free_capacity(c, Wbv, w, idx) == expected
+    assert core.free_capacity(c, Wbv, w, idx) == expected
 
 
 def test_divisibility_needs_integer_free_weights_and_break_weight():
@@ -125,12 +125,12 @@ def test_selections_on_sorted_reversed_and_tied_input(n, ties, seed, layout, fra
         order = rng.permutation(n)
     p, w = p[order].copy(), w[order].copy()
     c = float(np.floor(frac * w.sum()))
-    assert _knapsack_nb.dantzig(p, w, c, 1.0, 3) == _knapsack._dantzig(p, w, c, 1.0, 3)
+    assert core.dantzig(p, w, c, 1.0, 3) == _knapsack._dantzig(p, w, c, 1.0, 3)
     for a, cap in ((w, c), (p, float(np.floor(frac * p.sum())))):
         for largest in (False, True):
             ref = np.searchsorted(np.cumsum(np.sort(a)[::-1] if largest else np.sort(a)), cap, side="right")
-            assert _knapsack_nb.count_fit(a, cap, largest) == ref
-    before, brk = _knapsack_nb.break_solution(p / w, w, c)
+            assert core.count_fit(a, cap, largest) == ref
+    before, brk = core.break_solution(p / w, w, c)
     cw = np.cumsum(w[np.argsort(-(p / w), kind="stable")])
     b = int(np.searchsorted(cw, c, side="right"))
     assert int(before.sum()) == b and (brk < 0) == (b == n)
@@ -156,7 +156,7 @@ def test_break_by_ranges_of_efficiency_is_the_sorted_break(n, spread, zeros, see
     c = float(np.floor(frac * w.sum()))
     order = np.argsort(-e, kind="stable")
     b = int(np.searchsorted(np.cumsum(w[order]), c, side="right"))
-    before, brk, Pb, Wb, a, k = _knapsack_nb.break_split(p, w, e, c)
+    before, brk, Pb, Wb, a, k = core.break_split(p, w, e, c)
     want = np.zeros(n, dtype=bool)
     want[order[:b]] = True
     assert before.tolist() == (want | (b == n)).tolist()
@@ -165,7 +165,7 @@ def test_break_by_ranges_of_efficiency_is_the_sorted_break(n, spread, zeros, see
         return
     assert brk == order[b] and Pb == p[order[:b]].sum() and Wb == w[order[:b]].sum()
     assert a == (order[b - 1] if b > 0 else -1) and k == (order[b + 1] if b + 1 < n else -1)
-    assert _knapsack_nb.break_solution(e, w, c)[1] == brk
+    assert core.break_solution(e, w, c)[1] == brk
 
 
 
@@ -180,7 +180,7 @@ def test_compiled_surrogate_bound_is_the_numpy_one(items, frac, s, card, step, i
     p = np.array([a for a, _ in items], dtype=dtype)
     w = np.array([b for _, b in items], dtype=dtype)
     c = dtype(int(frac * int(w.sum())))
-    got = _knapsack_nb.surrogate_bound(p, w, c, dtype(s), card, dtype(step))
+    got = core.surrogate_bound(p, w, c, dtype(s), card, dtype(step))
     want = _knapsack._surrogate_bound(p, w, c, dtype(s), card, dtype(step))
     if got[2]:     # every item always taken: the caller asks the numpy version
         assert (w + s <= 0).all()
@@ -202,7 +202,7 @@ def test_compiled_multiplier_search_is_the_python_bisection(items, frac, card, k
     best_u, best_k, lo, hi, every = np.inf, 0, k_lo, k_hi, False
     while lo <= hi:
         k = (lo + hi) // 2
-        u0, u1, all_taken = _knapsack_nb.surrogate_bound(p, w, c, dtype(k) * unit, card, unit)
+        u0, u1, all_taken = core.surrogate_bound(p, w, c, dtype(k) * unit, card, unit)
         every = every or all_taken
         if u0 < best_u:
             best_u, best_k = u0, k
@@ -210,7 +210,7 @@ def test_compiled_multiplier_search_is_the_python_bisection(items, frac, card, k
             hi = k - 1
         else:
             lo = k + 1
-    got_u, got_k, done = _knapsack_nb.surrogate_multiplier(p, w, c, card, k_lo, k_hi, unit)
+    got_u, got_k, done = core.surrogate_multiplier(p, w, c, card, k_lo, k_hi, unit)
     if every:
         assert not done
     else:

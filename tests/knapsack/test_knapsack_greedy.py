@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from subsel import solve_knapsack
 from subsel.models import knapsack_instance
 from subsel.solvers import _knapsack
-from subsel.solvers import _knapsack_core as _knapsack_nb
+from subsel.solvers import _knapsack_core as core
 
 
 def sorted_start(p, w, c):
@@ -79,9 +79,9 @@ def test_greedy_solutions_match_their_definition_on_both_paths(data):
     assert float(w[take].sum()) <= c and float(p[take].sum()) == z
     before = np.zeros(p.size, dtype=bool)
     before[order[:b]] = True
-    z_nb, take_nb = _knapsack_nb.greedy_free(p, w, e, before, int(order[b]), float(Pb), float(Wb), c)
-    assert z_nb == z
-    assert (take_nb == take).all()
+    z_core, take_core = core.greedy_free(p, w, e, before, int(order[b]), float(Pb), float(Wb), c)
+    assert z_core == z
+    assert (take_core == take).all()
 
 
 @settings(max_examples=200, deadline=None)
