@@ -10,7 +10,7 @@ from setuptools import Extension, setup
 _ARGS = [] if sys.platform == "win32" else ["-O3", "-ffp-contract=off", "-fno-fast-math"]
 
 setup(ext_modules=cythonize(
-    [Extension("subsel.solvers._knapsack_core", ["subsel/solvers/_knapsack_core.pyx"],
+    [Extension("subsel.knapsack._knapsack_core", ["subsel/knapsack/_knapsack_core.pyx"],
                include_dirs=[numpy.get_include()], extra_compile_args=_ARGS,
                define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")])],
     compiler_directives={"language_level": 3}))

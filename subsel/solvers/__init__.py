@@ -24,15 +24,14 @@ from .registry import (
 #: explanation of an infeasible answer until asked, nor the batch types (start-up of ``subsel solve``).
 _LAZY = {
     "Conflict": "explain", "explain_infeasible": "explain", "EnumerationTooLargeError": "dpss",
-    "MAX_KNAPSACK_TOTAL": "knapsack", "KnapsackSolution": "knapsack", "solve_knapsack": "knapsack",
     "RawBatch": "_batch", "SolutionBatch": "_batch",
 }
 
 if TYPE_CHECKING:  # the type checkers' and the API reference's view of the names above
+    from ..knapsack import MAX_KNAPSACK_TOTAL, KnapsackSolution, solve_knapsack
     from ._batch import RawBatch, SolutionBatch
     from .dpss import EnumerationTooLargeError
     from .explain import Conflict, explain_infeasible
-    from .knapsack import MAX_KNAPSACK_TOTAL, KnapsackSolution, solve_knapsack
 
 __all__ = [
     "Conflict",
@@ -62,6 +61,14 @@ __all__ = [
 ]
 
 
+#: The knapsack package's face, re-exported here (and loaded, as ``_LAZY``, when first used).
+_KNAPSACK = ("MAX_KNAPSACK_TOTAL", "KnapsackSolution", "solve_knapsack")
+
+
 def __getattr__(name: str) -> object:
-    """Load the names of ``_LAZY`` on first use (PEP 562)."""
+    """Load the names of ``_LAZY`` and ``_KNAPSACK`` on first use (PEP 562)."""
+    if name in _KNAPSACK:
+        from .. import knapsack
+        globals()[name] = value = getattr(knapsack, name)
+        return value
     return lazy_attribute(__name__, _LAZY, globals(), name)

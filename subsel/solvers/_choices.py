@@ -41,8 +41,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..knapsack import merge_fronts, pareto_front
 from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, SubsetSelectionProblem, dyadic, rounded_up
-from ._knapsack import _merge, _pareto
 from .base import RawResult, Status
 
 #: Agents past the break item the greedy incumbent tries to complete with.
@@ -457,7 +457,7 @@ def _dynamic_program(dv_: np.ndarray, dw_: np.ndarray, f_: np.ndarray, z_ref: np
                         (memory is not None and 2 * W1.size * _BYTES_PER_STATE > memory):
                     complete = False
                     break
-                Wm, Pm, s, from2 = _merge(W1, P1, W1 + abs(dw) * size, P1 + dv * step * size)
+                Wm, Pm, s, from2 = merge_fronts(W1, P1, W1 + abs(dw) * size, P1 + dv * step * size)
                 W1, P1, S1, Z1 = Wm, Pm, S1[s], Z1[s] + from2 * (step * size)
             if not complete:
                 break
@@ -474,7 +474,7 @@ def _dynamic_program(dv_: np.ndarray, dw_: np.ndarray, f_: np.ndarray, z_ref: np
         if Wn.size == 0:
             return None, None, complete, 0.0
         o = np.argsort(Wn, kind="stable")
-        k = o[_pareto(Wn[o], Pn[o])]
+        k = o[pareto_front(Wn[o], Pn[o])]
         W, P = Wn[k], Pn[k]
         history.append((Sn[k], Zn[k]))
         # Every state is a selection (the agents not yet processed at their least weight): the

@@ -44,7 +44,7 @@ def solve_encoded(data: IntegerKnapsack, time_limit_s: float | None, memory_limi
         ``x`` of shape (m + 1,) (anchor 1, then the items' 0/1), ``optimal`` when proven, else
         ``time_limit``, and the integer bound (as a float, rounded up).
     """
-    from .knapsack import solve_knapsack  # the knapsack API builds on exact: loaded when used
+    from ..knapsack import solve_knapsack  # loaded when used
 
     sol = solve_knapsack(data.values, data.weights, data.capacity, time_limit_s=time_limit_s,
                          memory_limit_mb=memory_limit_mb, lexicographic=lexicographic)

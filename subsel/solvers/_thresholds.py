@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
+from ..knapsack import solve_core as solve_knapsack
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, partition_masks, rounded_up
-from ._knapsack import solve_knapsack
 from .base import RawResult, Solution, SolverError, Status
 from .exact import relaxed_capacity
 

@@ -10,7 +10,7 @@ counts are first confined to the range an optimal selection can use (:func:`_uni
 rest of the range is split into binary pieces (1, 2, 4, ..., rest units), which represents every unit
 count exactly with ``O(log k)`` items.  The 0-1 knapsack is solved exactly by a dynamic program over an
 expanding core around the break item (Pisinger, Operations Research 45(5), 1997; Martello, Pisinger,
-Toth, Management Science 45(3), 1999; :mod:`subsel.solvers._knapsack`).
+Toth, Management Science 45(3), 1999; :mod:`subsel.knapsack._knapsack`).
 
 Longer than 600 lines on purpose: the reduction to the knapsack, the unit ranges and binary pieces
 of several-unit agents, the final check in the model's exact integers and its repair, and the choice
@@ -27,6 +27,9 @@ from typing import Any, Callable
 import numpy as np
 
 from .._validation import check_scalar
+from ..knapsack import DEFAULT_MEMORY_LIMIT_MB, KnapsackResult, unit_selection
+from ..knapsack import binary_pieces as _binary_pieces
+from ..knapsack import solve_core as solve_knapsack
 from ..models import (
     FEASIBILITY_TOL,
     MAX_EXACT_INT,
@@ -36,12 +39,8 @@ from ..models import (
     partition_masks,
     rounded_up,
 )
-from ._knapsack import KnapsackResult, solve_knapsack
-from ._knapsack_core import unit_selection
 from .base import RawResult, Solution, Solver, Status
 
-#: Default of ``memory_limit_mb``: the state lists of the dynamic program stay below 1 GiB.
-DEFAULT_MEMORY_LIMIT_MB = 1024.0
 #: How many times the capacity is tightened when a solution fails the final check (rounding).
 _MAX_REPAIRS = 5
 
@@ -60,7 +59,7 @@ _JIT_NODES = 20_000
 
 def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None,
               deadline: float | None = None) -> np.ndarray:
-    """The optimal selection the rule among equal optima picks (:mod:`subsel.solvers._ties`), given
+    """The optimal selection the rule among equal optima picks (:mod:`subsel.knapsack._ties`), given
     the optimal selection ``x`` of a problem with unit capacities and no must lists.
 
     The rule: the lexicographically greatest optimal ``x`` by agent index (agent 0 most significant,
@@ -70,9 +69,9 @@ def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None
     the rounding of float sums otherwise; the answer is kept only when it passes the model's
     feasibility rule and its objective is not below that of ``x`` (else ``x`` is returned).  When
     ``deadline`` (a ``time.perf_counter()`` value) passes, or it or ``memory`` cuts a question of the
-    rule short, it raises :class:`~subsel.solvers._ties.RuleStopped`.
+    rule short, it raises :class:`~subsel.knapsack._ties.RuleStopped`.
     """
-    from ._ties import lex_greatest  # here: only the lexicographic option loads the rule's code
+    from ..knapsack import lex_greatest  # here: only the lexicographic option loads the rule's code
 
     r, margin = problem.utility, problem.quality_margin
     gain = r >= 0
@@ -96,35 +95,6 @@ def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None
             or math.fsum((out * r).tolist()) < math.fsum((x * r).tolist()):
         return x
     return out
-
-
-def _binary_pieces(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Split ``free[i]`` units into pieces of 1, 2, 4, ... units plus a remainder.
-
-    Parameters
-    ----------
-    free : ndarray of int64, shape (g,)
-        Units per agent (``>= 1``).
-
-    Returns
-    -------
-    (owner, size) : two ndarrays of int64, shape (pieces,)
-        Agent position (into ``free``) and unit count of each piece; the sizes of an agent's pieces
-        sum to its ``free`` units and every count ``0..free`` is a sum of a subset of them.
-    """
-    owners, sizes = [np.arange(free.size)], [np.ones(free.size, dtype=np.int64)]
-    left = free - 1
-    step = 2
-    while True:
-        more = np.flatnonzero(left > 0)
-        if more.size == 0:
-            break
-        size = np.minimum(left[more], step)
-        owners.append(more)
-        sizes.append(size)
-        left[more] -= size
-        step *= 2
-    return np.concatenate(owners), np.concatenate(sizes)
 
 
 def _unit_ranges(value: np.ndarray, weight: np.ndarray, free: np.ndarray, capacity: float
@@ -329,7 +299,7 @@ class Exact(Solver):
     expanding-core dynamic program of Pisinger, "A minimal algorithm for the 0-1 knapsack problem",
     Operations Research 45(5), 1997, with the bounds of Martello, Pisinger and Toth, "Dynamic
     programming and strong bounds for the 0-1 knapsack problem", Management Science 45(3), 1999
-    (:mod:`subsel.solvers._knapsack`).
+    (:mod:`subsel.knapsack._knapsack`).
 
     The answer is optimal among the selections that pass ``problem.evaluate`` (quality surplus
     ``>= -FEASIBILITY_TOL``): the tolerance is added to the knapsack capacity once, the data are never
@@ -503,7 +473,7 @@ class Exact(Solver):
         raw = self._solve_any(problem)
         if self.lexicographic and raw.status is Status.OPTIMAL and raw.x is not None and problem._max_capacity == 1 \
                 and not problem.must_take.size and not problem.must_not_take.size:
-            from ._ties import RuleStopped
+            from ..knapsack import RuleStopped
 
             memory = None if self.memory_limit_mb is None else int(self.memory_limit_mb * 2 ** 20)
             deadline = None if self.time_limit_s is None else start + self.time_limit_s

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from subsel.knapsack import _knapsack, _knapsack_search
+from subsel.knapsack._knapsack import _weight_grid
+from subsel.knapsack._knapsack import solve_core as solve_knapsack
 from subsel.models.instances import KNAPSACK_CLASSES, knapsack_instance
-from subsel.solvers import _knapsack, _knapsack_search
-from subsel.solvers._knapsack import _weight_grid, solve_knapsack
 from tests.strategies import knapsack_brute_force, knapsack_dp, knapsacks
 
 

@@ -8,9 +8,9 @@ import numpy as np
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
+from subsel.knapsack import _knapsack, _knapsack_search
+from subsel.knapsack import _knapsack_core as core
 from subsel.models import HARD_KNAPSACK_CLASSES, KNAPSACK_CLASSES, knapsack_instance
-from subsel.solvers import _knapsack, _knapsack_search
-from subsel.solvers import _knapsack_core as core
 
 #: (most items enumerated, enumerated directly, relaxation threshold, pairing threshold): the
 #: dynamic program answers every size; "dp-relax" runs the relaxation and the pairing at once.
@@ -25,7 +25,7 @@ def cores(p, w, c, path):
             mock.patch.object(_knapsack, "_DIRECT_ENUMERATE", direct), \
             mock.patch.object(_knapsack, "_MIN_RELAX", relax), \
             mock.patch.object(_knapsack, "_MIN_PAIRING", pairing):
-        return _knapsack.solve_knapsack(p, w, c)
+        return _knapsack.solve_core(p, w, c)
 
 
 def optimum(values, weights, capacity) -> int:

@@ -9,8 +9,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from subsel.knapsack import _knapsack
+from subsel.knapsack import solve as knapsack
 from subsel.models import KNAPSACK_CLASSES, knapsack_instance
-from subsel.solvers import Status, _knapsack, knapsack, solve_knapsack
+from subsel.solvers import Status, solve_knapsack
 from tests.strategies import int_brute_force, integer_knapsacks, knapsack_arrays
 
 #: Core limits: the dynamic program from the first item (no enumeration), with combo's surrogate

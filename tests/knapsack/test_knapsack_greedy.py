@@ -9,9 +9,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from subsel import solve_knapsack
+from subsel.knapsack import _knapsack
+from subsel.knapsack import _knapsack_core as core
 from subsel.models import knapsack_instance
-from subsel.solvers import _knapsack
-from subsel.solvers import _knapsack_core as core
 
 
 def sorted_start(p, w, c):
@@ -95,7 +95,7 @@ def test_searches_started_by_greedy_solutions_stay_exact(items, frac):
     orig = _knapsack._MAX_ENUMERATE
     try:
         _knapsack._MAX_ENUMERATE = 0
-        a = _knapsack.solve_knapsack(p, w, c)
+        a = _knapsack.solve_core(p, w, c)
     finally:
         _knapsack._MAX_ENUMERATE = orig
     assert a.optimal and a.value == best and float(p[a.take].sum()) == best and float(w[a.take].sum()) <= c
@@ -108,7 +108,7 @@ def test_a_greedy_solution_at_the_dantzig_bound_ends_the_search_before_any_core_
     for seed in range(4):
         p, w, c = knapsack_instance("subset_sum", n, 1000, np.random.default_rng(seed))
         sol = solve_knapsack(p, w, c)
-        res = _knapsack.solve_knapsack(p.astype(float), w.astype(float), float(c))
+        res = _knapsack.solve_core(p.astype(float), w.astype(float), float(c))
         assert sol.optimal and sol.value == res.value
         hits += sol.value == c and res.core_size == 0
     assert hits >= 2

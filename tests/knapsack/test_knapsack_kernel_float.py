@@ -8,7 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from subsel import SubsetSelectionProblem
-from subsel.solvers import _knapsack
+from subsel.knapsack import _knapsack
 from subsel.solvers.exact import Exact
 
 #: (most items enumerated, enumerated directly, relaxation threshold, pairing threshold).
@@ -18,13 +18,13 @@ LIMITS = {"dp": (0, 0, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING), "dp-relax"
 
 
 def core(p, w, c, path, **kwargs):
-    """``_knapsack.solve_knapsack`` on the core limits of ``path``."""
+    """``_knapsack.solve_core`` on the core limits of ``path``."""
     most, direct, relax, pairing = LIMITS[path]
     with mock.patch.object(_knapsack, "_MAX_ENUMERATE", most), \
             mock.patch.object(_knapsack, "_DIRECT_ENUMERATE", direct), \
             mock.patch.object(_knapsack, "_MIN_RELAX", relax), \
             mock.patch.object(_knapsack, "_MIN_PAIRING", pairing):
-        return _knapsack.solve_knapsack(p, w, c, **kwargs)
+        return _knapsack.solve_core(p, w, c, **kwargs)
 
 
 def _bits(v: float) -> str:

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from subsel import SubsetSelectionProblem, get_solver, solve_knapsack
 from subsel.cli import main
-from subsel.solvers import _knapsack, available_solvers
+from subsel.knapsack import _knapsack
+from subsel.solvers import available_solvers
 from tests.strategies import int_brute_force, int_lex_optimum
 
 LIMIT = 2 ** 62
@@ -246,7 +247,7 @@ def test_near_equal_ratios_beyond_float64_are_ordered_exactly(n, spread, vspread
     assert sol.optimal and sol.value == want and sol.bound == want
     # The 64-bit integer path itself (the API takes it above 2^52 only).
     v64, w64 = np.array(values, dtype=np.int64), np.array(weights, dtype=np.int64)
-    res = _knapsack.solve_knapsack(v64, w64, capacity)
+    res = _knapsack.solve_core(v64, w64, capacity)
     assert res.optimal and int(v64[res.take].sum()) == want and int(w64[res.take].sum()) <= capacity
 
 

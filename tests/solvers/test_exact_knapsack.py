@@ -7,11 +7,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from subsel import SubsetSelectionProblem
+from subsel.knapsack import _knapsack
+from subsel.knapsack._knapsack import binary_pieces as _binary_pieces
+from subsel.knapsack._knapsack import solve_core as solve_knapsack
 from subsel.models import FEASIBILITY_TOL
 from subsel.models.instances import KNAPSACK_CLASSES, knapsack_instance
-from subsel.solvers import Status, UnsupportedExtensionError, _knapsack, get_solver, solver_info
-from subsel.solvers._knapsack import solve_knapsack
-from subsel.solvers.exact import _binary_pieces
+from subsel.solvers import Status, UnsupportedExtensionError, get_solver, solver_info
 from tests.strategies import brute_force, knapsack_brute_force, knapsack_dp, knapsacks, problems_with_must_lists
 
 #: The paths of the knapsack core: the dynamic program (no enumeration) and, for small knapsacks,

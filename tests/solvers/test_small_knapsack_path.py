@@ -7,8 +7,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from subsel import solve_knapsack
-from subsel.solvers._knapsack import _enumerate
-from subsel.solvers._small_knapsack import SMALL_MAX_ITEMS, choose, solve_small
+from subsel.knapsack._knapsack import _enumerate
+from subsel.knapsack._small_knapsack import SMALL_MAX_ITEMS, choose, solve_small
 from tests.strategies import int_brute_force
 
 

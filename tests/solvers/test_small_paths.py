@@ -55,7 +55,7 @@ def close(a: float, b: float) -> bool:
 @pytest.fixture
 def spy(monkeypatch):
     """Count the calls of the compiled kernel."""
-    from subsel.solvers._knapsack_core import unit_selection
+    from subsel.knapsack._knapsack_core import unit_selection
 
     calls = []
 
@@ -202,7 +202,7 @@ def test_compiled_exact_on_the_tolerance_bound(seed, alpha):
 
 
 def test_the_kernel_flags_a_selection_on_the_bound():
-    from subsel.solvers._knapsack_core import unit_selection
+    from subsel.knapsack._knapsack_core import unit_selection
 
     tol = 2.0 ** -30  # the item's weight is the tolerance: its surplus lies exactly on the bound
     x, done, bound, capacity = unit_selection(np.array([0.0, -tol]), np.array([0.0, 1.0]), tol, 0.0, 100)

@@ -8,9 +8,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import subsel
+from subsel.knapsack import _knapsack
+from subsel.knapsack import solve as knapsack_module
 from subsel.models import KNAPSACK_CLASSES, knapsack_instance
-from subsel.solvers import MAX_KNAPSACK_TOTAL, KnapsackSolution, Status, _knapsack, solve_knapsack
-from subsel.solvers import knapsack as knapsack_module
+from subsel.solvers import MAX_KNAPSACK_TOTAL, KnapsackSolution, Status, solve_knapsack
 from tests.strategies import int_brute_force, int_lex_dp, int_lex_optimum, integer_knapsacks, knapsack_dp
 
 #: The paths of the knapsack core: the dynamic program (no enumeration), the same with combo's
@@ -224,7 +225,7 @@ def test_64_bit_path_is_the_float_path_scaled(kind):
 def test_docstring_examples_run():
     import doctest
 
-    from subsel.solvers import knapsack
+    from subsel.knapsack import solve as knapsack
 
     result = doctest.testmod(knapsack)
     assert result.attempted >= 3 and result.failed == 0

@@ -10,10 +10,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from subsel import SubsetSelectionProblem, solve_knapsack
+from subsel.knapsack import _knapsack
+from subsel.knapsack._ties import RuleStopped, lex_greatest
 from subsel.models import KNAPSACK_CLASSES, knapsack_instance
-from subsel.solvers import Status, _knapsack, get_solver
+from subsel.solvers import Status, get_solver
 from subsel.solvers import exact as exact_module
-from subsel.solvers._ties import RuleStopped, lex_greatest
 from tests.strategies import brute_force_rule, int_lex_dp, int_lex_optimum, problems
 
 #: The numpy path with its dynamic program, with the enumeration of small knapsacks, and the kernel.
@@ -94,7 +95,7 @@ def test_lex_greatest_from_any_optimal_selection(enumerate_up_to, values, data):
     p, w = np.array(values, dtype=np.int64), np.array(weights, dtype=np.int64)
 
     def solve(pp, ww, cc, target):
-        res = _knapsack.solve_knapsack(pp, ww, cc, None, None, target=target)
+        res = _knapsack.solve_core(pp, ww, cc, None, None, target=target)
         return res.take, res.optimal
 
     with mock.patch.object(_knapsack, "_MAX_ENUMERATE", enumerate_up_to):
@@ -165,7 +166,7 @@ def test_the_deadline_is_read_between_the_rules_questions():
     # Through the public API: a deadline passed after the search, before the rule's first question
     # (items 15 to 29 are still to be asked about): an optimum, status time_limit, its value as bound.
     v = w_ = [1] * 30
-    with mock.patch("subsel.solvers._ties.time", mock.Mock(perf_counter=lambda: float("inf"))):
+    with mock.patch("subsel.knapsack._ties.time", mock.Mock(perf_counter=lambda: float("inf"))):
         sol = solve_knapsack(v, w_, 15, lexicographic=True, time_limit_s=60)
     assert (sol.status, sol.value, sol.bound) == (Status.TIME_LIMIT, 15, 15)
     assert solve_knapsack(v, w_, 15, lexicographic=True, time_limit_s=60).status is Status.OPTIMAL

@@ -28,7 +28,7 @@ setting up the dynamic program.
 The search starts from combo's greedy solutions around the break item (:func:`greedy_start`): when
 one reaches the Dantzig bound no core item is needed, and a higher incumbent fixes more items. Every
 core step adds one item to the core, in one pass over the state list (merge, dominance, incumbent
-and bounds) of the compiled search (:mod:`subsel.solvers._knapsack_search`, over a C extension built
+and bounds) of the compiled search (:mod:`subsel.knapsack._knapsack_search`, over a C extension built
 at install). The solution of each state is
 kept as in minknap: a bit vector of the flips of the last ``_BLOCK`` core items plus a pointer to
 its ancestor, saved once per block. Cost: ``O(m log m)`` for the sort and the reduction plus
@@ -77,6 +77,9 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+#: Default of ``memory_limit_mb``: the state lists of the dynamic program stay below 1 GiB.
+DEFAULT_MEMORY_LIMIT_MB = 1024.0
+
 #: Integer profits are recognised when every profit is an integer and their sum stays below this
 #: (so that every partial sum is exact in float64).
 _INT_EXACT = float(2 ** 52)
@@ -109,7 +112,7 @@ _BYTES_PER_STATE = 200
 
 
 class KnapsackResult(NamedTuple):
-    """Answer of :func:`solve_knapsack`.
+    """Answer of :func:`solve_core`.
 
     Attributes
     ----------
@@ -138,7 +141,7 @@ class KnapsackResult(NamedTuple):
     stopped: str = ""
 
 
-def _merge(W: np.ndarray, P: np.ndarray, W2: np.ndarray, P2: np.ndarray
+def merge_fronts(W: np.ndarray, P: np.ndarray, W2: np.ndarray, P2: np.ndarray
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Merge two weight-sorted state lists and keep the Pareto front (weight up, profit strictly up).
 
@@ -159,7 +162,7 @@ def _merge(W: np.ndarray, P: np.ndarray, W2: np.ndarray, P2: np.ndarray
     Wm[pos1] = W
     Pm[pos1] = P
     src[pos1] = np.arange(m)
-    idx = _pareto(Wm, Pm)
+    idx = pareto_front(Wm, Pm)
     return Wm[idx], Pm[idx], src[idx], from2[idx]
 
 
@@ -170,7 +173,7 @@ def int_tolerance(values: np.ndarray) -> float:
     return 1.0 + 2.0 ** -40 * float(values.sum())
 
 
-def _pareto(Wm: np.ndarray, Pm: np.ndarray) -> np.ndarray:
+def pareto_front(Wm: np.ndarray, Pm: np.ndarray) -> np.ndarray:
     """Indices of the Pareto front of a weight-sorted state list (ties in weight in any order)."""
     # Dominance: keep a state when its profit beats every lighter-or-equal state before it ...
     best_before = np.empty(Wm.size, dtype=Pm.dtype)
@@ -323,7 +326,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
         # Only surrogate solutions better than z matter: on integer data (exact sums) the surrogate
         # knapsack is solved with z as its lower bound, as combo does.
         lower = z - p0 if integer else None
-        res = solve_knapsack(p[rest], w[rest] + s, cs, deadline, memory_limit, _relax=False,
+        res = solve_core(p[rest], w[rest] + s, cs, deadline, memory_limit, _relax=False,
                              lower=lower)
         z1 = p0 + res.value
         bound1 = z1 if res.optimal else p0 + res.bound + (margin if p.dtype.kind != "f" else 0.0)
@@ -337,7 +340,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
     return max(ub, z), z, take, exhausted
 
 
-def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
+def solve_core(values: np.ndarray, weights: np.ndarray, capacity: float,
                    deadline: float | None = None, memory_limit: int | None = None,
                    _relax: bool = True, target: float | None = None,
                    lower: float | None = None) -> KnapsackResult:
@@ -584,7 +587,7 @@ def _exact_ties(p: np.ndarray, w: np.ndarray, e: np.ndarray, b: int, capacity: i
 
 
 def _kernel() -> Any:
-    """The compiled core search (:mod:`subsel.solvers._knapsack_search`, over the extension built at
+    """The compiled core search (:mod:`subsel.knapsack._knapsack_search`, over the extension built at
     install), imported on first use (it reads this module's constants)."""
     if not _KERNEL:
         from . import _knapsack_search
@@ -728,3 +731,32 @@ def _unsort(take_sorted: np.ndarray, order: np.ndarray) -> np.ndarray:
     out = np.zeros(order.size, dtype=bool)
     out[order] = take_sorted
     return out
+
+
+def binary_pieces(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Split ``free[i]`` units into pieces of 1, 2, 4, ... units plus a remainder.
+
+    Parameters
+    ----------
+    free : ndarray of int64, shape (g,)
+        Units per agent (``>= 1``).
+
+    Returns
+    -------
+    (owner, size) : two ndarrays of int64, shape (pieces,)
+        Agent position (into ``free``) and unit count of each piece; the sizes of an agent's pieces
+        sum to its ``free`` units and every count ``0..free`` is a sum of a subset of them.
+    """
+    owners, sizes = [np.arange(free.size)], [np.ones(free.size, dtype=np.int64)]
+    left = free - 1
+    step = 2
+    while True:
+        more = np.flatnonzero(left > 0)
+        if more.size == 0:
+            break
+        size = np.minimum(left[more], step)
+        owners.append(more)
+        sizes.append(size)
+        left[more] -= size
+        step *= 2
+    return np.concatenate(owners), np.concatenate(sizes)

@@ -7,7 +7,7 @@ bound of ``exact``.
 
 On integer data (int64, or integers in float64) and on real-valued data alike, every float it
 compares is computed by the same operations in the same order as the description in
-:mod:`subsel.solvers._knapsack` (no fast-math, no fused multiply-add: the C compiler's defaults), so
+:mod:`subsel.knapsack._knapsack` (no fast-math, no fused multiply-add: the C compiler's defaults), so
 the answer, among equal optima too, is a deterministic function of the input.  Python semantics of
 ``%`` and ``//`` are kept (``cdivision=False``); the hot loops divide nothing.
 

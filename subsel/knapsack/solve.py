@@ -25,20 +25,17 @@ from typing import Any
 import numpy as np
 
 from .._validation import _entry_error, _reject_booleans, check_scalar, readonly
-from ..models import MAX_EXACT_INT
+from ..models import MAX_EXACT_INT, MAX_KNAPSACK_TOTAL
 from . import _knapsack
-from ._knapsack import KnapsackResult, int_tolerance
-from ._knapsack import solve_knapsack as _solve_core
+from ._knapsack import DEFAULT_MEMORY_LIMIT_MB, KnapsackResult, binary_pieces, int_tolerance
+from ._knapsack import solve_core as _solve_core
 from ._small_knapsack import solve_small
+from ._status import SolverError, Status
 from ._ties import RuleStopped, SubSolver, lex_greatest
-from .base import SolverError, Status
-from .exact import DEFAULT_MEMORY_LIMIT_MB, Exact, _binary_pieces
 
-__all__ = ["MAX_KNAPSACK_TOTAL", "KnapsackSolution", "solve_knapsack"]
+__all__ = ["DEFAULT_MEMORY_LIMIT_MB", "FLOAT_EXACT_TOTAL", "MAX_KNAPSACK_TOTAL", "KnapsackSolution", "check_options",
+           "solve_knapsack"]
 
-#: Largest total of the values (and of the weights of the copies that can fit) :func:`solve_knapsack`
-#: accepts: every sum then fits in int64 with room for the dynamic program's differences.
-MAX_KNAPSACK_TOTAL = 2 ** 62
 #: Up to this total every sum is exact in float64, and the dynamic program runs on floats.
 FLOAT_EXACT_TOTAL = 2 ** 52
 
@@ -174,6 +171,29 @@ def _total(arr: np.ndarray, copies: np.ndarray) -> int:
     return sum(a * b for a, b in zip(arr.tolist(), copies.tolist()))
 
 
+def check_options(time_limit_s: Any, memory_limit_mb: Any, lexicographic: Any) -> tuple[float | None, float | None]:
+    """The limits of a knapsack search, checked: ``(time_limit_s, memory_limit_mb)`` as floats (or None).
+
+    The checks of :func:`solve_knapsack` and of the ``exact`` solver, which passes the same options.
+
+    Raises
+    ------
+    TypeError
+        ``lexicographic`` not a bool; a limit not a number.
+    ValueError
+        A limit not positive and finite (``None``: no limit).
+    """
+    if time_limit_s is not None:
+        time_limit_s = check_scalar(time_limit_s, "time_limit_s", min_val=0, include_boundaries="right",
+                                    unit="seconds")
+    if memory_limit_mb is not None:
+        memory_limit_mb = check_scalar(memory_limit_mb, "memory_limit_mb", min_val=0, include_boundaries="right",
+                                       unit="MiB")
+    if not isinstance(lexicographic, (bool, np.bool_)):
+        raise TypeError(f"lexicographic must be True or False; got {lexicographic!r}")
+    return time_limit_s, memory_limit_mb
+
+
 def _core(memory: int | None, deadline: float | None) -> SubSolver:
     """The exact sub-solver of the rule among equal optima: the knapsack core under the call's
     limits (a question they cut short comes back undecided: the rule then raises
@@ -276,8 +296,7 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         compiled = _solve_compiled(values, weights, capacity, start, time_limit_s, memory_limit_mb)
         if compiled is not None:
             return compiled
-    options = Exact(time_limit_s=time_limit_s, memory_limit_mb=memory_limit_mb,   # the one check of all
-                    lexicographic=lexicographic, jit=False)
+    time_limit_s, memory_limit_mb = check_options(time_limit_s, memory_limit_mb, lexicographic)
     v = _as_int_array(values, "values")
     w = _as_int_array(weights, "weights")
     if v.size != w.size:
@@ -304,8 +323,8 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
                              "common factor or split the instance")
     cap = min(cap, totals[1])
     floats = max(totals) <= FLOAT_EXACT_TOTAL
-    deadline = None if options.time_limit_s is None else start + options.time_limit_s
-    memory = None if options.memory_limit_mb is None else int(options.memory_limit_mb * 2 ** 20)
+    deadline = None if time_limit_s is None else start + time_limit_s
+    memory = None if memory_limit_mb is None else int(memory_limit_mb * 2 ** 20)
     # Items that can be taken; without the rule, pieces of no value are never needed (with it, the
     # rule takes them where they fit).
     items = np.flatnonzero((fit > 0) & (v > 0) if not lexicographic else fit > 0)
@@ -313,7 +332,7 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     if single:
         pv, pw = v[items], w[items]
     else:
-        owner, size = _binary_pieces(fit[items])
+        owner, size = binary_pieces(fit[items])
         # The rule's order: by item, the larger pieces of an item first (more copies rank higher).
         rank = np.lexsort((-size, owner))
         owner, size = owner[rank], size[rank]

@@ -1,5 +1,5 @@
-"""The core search of :func:`subsel.solvers._knapsack.solve_knapsack`: the Python side of the
-compiled kernel (:mod:`subsel.solvers._knapsack_core`, built at install), which holds the search's
+"""The core search of :func:`subsel.knapsack._knapsack.solve_core`: the Python side of the
+compiled kernel (:mod:`subsel.knapsack._knapsack_core`, built at install), which holds the search's
 state between its calls (the surrogate relaxation, run once per search, and the deadline stay here:
 the kernel returns to this side when the relaxation is due and after a budget of states, and is
 called again to resume), reads the answer and the bound of an unfinished search, and keeps the
@@ -102,7 +102,7 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
            lp: float, order: np.ndarray, take_sorted: np.ndarray, base: np.ndarray | None = None,
            state: tuple[Any, ...] | None = None, integer: bool = True, z_take: np.ndarray | None = None,
            spare: np.ndarray | None = None) -> KnapsackResult:
-    """The core search of :func:`subsel.solvers._knapsack.solve_knapsack`, compiled.
+    """The core search of :func:`subsel.knapsack._knapsack.solve_core`, compiled.
 
     Called by it with the data in efficiency order and the search's start (break item ``b``, break
     solution ``(Pb, Wb)``, incumbent ``z``, global bound ``ub_global``); ``relax(z, room)`` runs the
@@ -206,7 +206,7 @@ def search_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, de
     """:func:`search` on integer data in float64 (in the caller's order) without sorting every item:
     the break item by selection, then only the free items (those the reduction leaves) sorted (the
     search never looks at the others: the same steps as after a full sort, the same answer).
-    ``unit``: the weights' power-of-two grid; ``lower`` as in ``_knapsack.solve_knapsack``.  Its start
+    ``unit``: the weights' power-of-two grid; ``lower`` as in ``_knapsack.solve_core``.  Its start
     runs compiled (:func:`start_free`)."""
     spare = take_spare()
     r = start_free(p, w, e, capacity, unit, -1 if memory_limit is None else int(memory_limit),

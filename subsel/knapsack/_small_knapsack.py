@@ -22,7 +22,7 @@ import numpy as np
 
 from ..models import MAX_KNAPSACK_TOTAL
 from ._knapsack import enumerate_take
-from .base import SolverError
+from ._status import SolverError
 
 __all__ = ["SMALL_MAX_ITEMS", "choose", "solve_small"]
 
@@ -34,7 +34,7 @@ _FLOAT_EXACT = 2 ** 52
 
 def choose(p: np.ndarray, w: np.ndarray, c: Any) -> np.ndarray:
     """The optimal subset of ``max p.y`` s.t. ``w.y <= c`` that the core's enumeration returns (it is
-    that enumeration, :func:`subsel.solvers._knapsack.enumerate_take`, without its bound).
+    that enumeration, :func:`subsel.knapsack._knapsack.enumerate_take`, without its bound).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-# Types of the compiled knapsack kernel (subsel/solvers/_knapsack_core.pyx): the arrays are numpy
+# Types of the compiled knapsack kernel (subsel/knapsack/_knapsack_core.pyx): the arrays are numpy
 # arrays of the dtypes its docstrings name; the tuples are read by position by the Python glue.
 from typing import Any
 
