@@ -64,6 +64,10 @@ class LinearRow:
     tol : float, default 0.0
         The feasibility tolerance already included in the row's finite side
         (:data:`~subsel.models.FEASIBILITY_TOL` for a real row, 0 for an integral one).
+    side : tuple of float, optional
+        The terms whose exact sum is the finite side (e.g. ``(B, 1e-9)`` for the budget row, whose
+        ``upper`` is their float sum), for a backend that rounds the side exactly (CP-SAT); None
+        when ``lower`` / ``upper`` are exact (integral rows) or the row is scaled.
     """
 
     name: str
@@ -73,6 +77,7 @@ class LinearRow:
     index: np.ndarray | None = None
     real: bool = False
     tol: float = 0.0
+    side: tuple[float, ...] | None = None
 
     def terms(self) -> tuple[np.ndarray, np.ndarray]:
         """The row's nonzero entries: ``(variables, coefficients)``, int and float arrays."""
@@ -252,11 +257,13 @@ def linear_form(problem: SubsetSelectionProblem, scale: float = 1.0) -> LinearFo
     if not (np.isfinite(scale) and scale > 0):
         raise ValueError(f"scale must be a positive finite number; got {scale!r}")
     tol = FEASIBILITY_TOL
+    exact = scale == 1.0  # the sides' exact terms, for a scale of 1
     rows = [LinearRow("quality", np.asarray(problem.quality_margin) * scale, -tol * scale, np.inf, real=True,
-                      tol=tol)]
+                      tol=tol, side=(-tol,) if exact else None)]
     if problem.budget is not None:
         rows.append(LinearRow("budget", np.asarray(problem.cost) * scale, -np.inf,
-                              (problem.budget + tol) * scale, real=True, tol=tol))
+                              (problem.budget + tol) * scale, real=True, tol=tol,
+                              side=(problem.budget, tol) if exact else None))
     if problem.demand is not None:
         rows.append(LinearRow("demand", np.ones(problem.n), float(problem.demand), np.inf))
     on_used: list[LinearRow] = []
@@ -264,7 +271,7 @@ def linear_form(problem: SubsetSelectionProblem, scale: float = 1.0) -> LinearFo
         for r in c.rows():
             s = scale if r.real else 1.0
             row = LinearRow(c.name + r.suffix, np.asarray(r.coef, dtype=float) * s, r.lower * s, r.upper * s,
-                            real=r.real, tol=r.tol)
+                            real=r.real, tol=r.tol, side=r.side if exact else None)
             (on_used if r.on == "used" else rows).append(row)
     if on_used or problem.extensions & PLANNER_EXTENSIONS_SET:
         return planner_form(problem, rows, scale, on_used)

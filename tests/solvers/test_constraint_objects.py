@@ -189,3 +189,19 @@ def test_rows_are_tagged_real_or_integral():
     assert rows["mix_min"].real and rows["mix_max"].real and rows["mix_min"].tol == 1e-9
     assert rows["quality"].real and not rows["pick"].real
     assert rows["pick"].index.size == 2  # over the used variables of acme and dyn
+
+
+@pytest.mark.skipif("ortools-cpsat" not in MILP, reason="ortools missing")
+@pytest.mark.parametrize("offset", [-1.5e-9, -1e-9, -0.5e-9, 0.0, 0.5e-9])
+def test_cpsat_rounds_a_real_upper_side_exactly(offset):
+    """Dyadic data scale exactly: CP-SAT's side is floor((U + 1e-9) 2^k) of the exact sum, so its
+    optimum passes the rule also when a selection lies between U + 1e-9 and U + 2e-9 (the budget's
+    side once counted the tolerance twice there, and CP-SAT answered an infeasible selection)."""
+    bound = 1.0 + offset
+    budget = SubsetSelectionProblem([0.9, 0.9], [0.5, 0.25], alpha=0.5, capacity=[2, 2], budget=bound)
+    linear = SubsetSelectionProblem([0.9, 0.9], [0.1, 0.1], alpha=0.5, capacity=[2, 2],
+                                    constraints=[LinearConstraint([0.5, 0.25], upper=bound, name="c")])
+    for p in (budget, linear):
+        sol = get_solver("ortools-cpsat").solve(p)
+        assert sol.status is Status.OPTIMAL and p.evaluate(sol.x).feasible
+        assert sol.objective == pytest.approx(brute_force(p)[0], abs=1e-12)
