@@ -1,11 +1,14 @@
-"""Start-up of ``subsel solve`` on a two-agent instance, as a ratio to importing its libraries.
+"""Start-up of ``subsel solve`` on a two-agent instance, as a ratio to importing its libraries, and
+of ``subsel --help``, as a ratio to that solve.
 
 A fresh interpreter runs, in turn:
 
 - ``baseline``: ``import numpy, pulp, highspy`` (the libraries a solve cannot do without; pandas
   is imported only where a DataFrame is made, never by a solve);
 - ``solve``: ``python -m subsel solve two.csv --alpha 0.5`` (argument parsing, reading the CSV,
-  choosing the default solver, solving, printing).
+  choosing the default solver, solving, printing);
+- ``help``: ``python -m subsel --help`` (every command's parser; none of them may load pandas or a
+  backend, so the help costs no more than a solve).
 
 Both are timed as whole processes (wall clock, interpreter start included), interleaved ``--repeat``
 times so that load on the machine affects both alike; the ratio of the medians is printed.  The
@@ -70,6 +73,7 @@ def main() -> None:
         commands = {
             "baseline": [sys.executable, "-c", BASELINE],
             "solve": [sys.executable, "-m", "subsel", "solve", str(agents), "--alpha", "0.5"],
+            "help": [sys.executable, "-m", "subsel", "--help"],
         }
         for cmd in commands.values():  # warm the file cache and byte-code
             timed(cmd, env)
@@ -84,6 +88,8 @@ def main() -> None:
     print(f"baseline = python -c {BASELINE!r}; byte-code: {bytecode}")
     print(f"subsel solve start-up / baseline import: {med['solve'] / med['baseline']:.2f}x (median), "
           f"{min(times['solve']) / min(times['baseline']):.2f}x (min)")
+    print(f"subsel --help / subsel solve: {med['help'] / med['solve']:.2f}x (median), "
+          f"{min(times['help']) / min(times['solve']):.2f}x (min)")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from subsel.models import HARD_KNAPSACK_CLASSES, KNAPSACK_CLASSES, knapsack_instance
@@ -170,10 +170,10 @@ def test_break_by_ranges_of_efficiency_is_the_sorted_break(n, spread, zeros, see
     assert before.tolist() == (want | (b == n)).tolist()
     if b == n:
         assert brk == -1 and Pb == p.sum() and Wb == w.sum()
-        return
-    assert brk == order[b] and Pb == p[order[:b]].sum() and Wb == w[order[:b]].sum()
-    assert a == (order[b - 1] if b > 0 else -1) and k == (order[b + 1] if b + 1 < n else -1)
-    assert _knapsack_nb.break_solution(e, w, c)[1] == brk
+    else:
+        assert brk == order[b] and Pb == p[order[:b]].sum() and Wb == w[order[:b]].sum()
+        assert a == (order[b - 1] if b > 0 else -1) and k == (order[b + 1] if b + 1 < n else -1)
+        assert _knapsack_nb.break_solution(e, w, c)[1] == brk
 
 
 def test_pairing_runs_again_only_when_the_state_list_has_doubled():
@@ -209,8 +209,8 @@ def test_compiled_surrogate_bound_is_the_numpy_one(items, frac, s, card, step, i
     want = _knapsack._surrogate_bound(p, w, c, dtype(s), card, dtype(step))
     if got[2]:     # every item always taken: the caller asks the numpy version
         assert (w + s <= 0).all()
-        return
-    assert got[0] == want[0] and got[1] == want[1]
+    else:
+        assert got[0] == want[0] and got[1] == want[1]
 
 
 @settings(max_examples=200, deadline=None)
@@ -259,8 +259,7 @@ def test_compiled_relaxation_is_the_python_glue(kind, n, R, seed, where, scale, 
     unit = _knapsack._weight_grid(w)
     order = np.argsort(-e, kind="stable")
     b = int(np.searchsorted(np.cumsum(w[order]), capacity, side="right"))
-    if b >= n:
-        return
+    assume(b < n)  # a break item exists (not everything fits)
     Pb = float(p[order[:b]].sum())
     lp = Pb + (capacity - float(w[order[:b]].sum())) * float(e[order[b]])
     z = float(np.floor(Pb + where * (lp - Pb)))

@@ -212,32 +212,32 @@ def test_start_free_builds_the_start_state_of_the_python_path(n, g, unit, tenths
     if r[0] == nbk.DONE:   # everything fits, or a greedy solution reaches the bound: no search
         take, value = r[1], r[2]
         assert w.sum() <= capacity or (value == r[4] and w[take].sum() <= capacity and p[take].sum() == value)
-        return
-    built = {}
-    start_state = nbk._start_state
+    else:
+        built = {}
+        start_state = nbk._start_state
 
-    def spy(pF, wF, fbF, cap, b, *rest):
-        built.update(pF=pF, wF=wF, fbF=fbF, b=b, state=[a.copy() for a in start_state(pF, wF, fbF, cap, b, *rest)])
-        raise _Started
+        def spy(pF, wF, fbF, cap, b, *rest):
+            built.update(pF=pF, wF=wF, fbF=fbF, b=b, state=[a.copy() for a in start_state(pF, wF, fbF, cap, b, *rest)])
+            raise _Started
 
-    def fallback(*args):
-        return (nbk.FALLBACK,)
-    with mock.patch.object(nbk, "start_free", fallback), mock.patch.object(nbk, "_start_state", spy):
-        with pytest.raises(_Started):
-            nbk.search_free(p, w, e, capacity, None, None, False, lambda z, room: (np.inf, z, None), unit)
-    F, b, fbF = r[5], r[8], r[9]
-    assert np.array_equal(p[F], built["pF"]) and np.array_equal(w[F], built["wF"]) and b == built["b"]
-    assert np.array_equal(fbF, built["fbF"])
-    names = ["W", "P", "anc", "bits", "items", "hist_anc", "hist_bits", "hist_off", "ist", "zst", "zbits"]
-    ist, zst = r[18], r[19]
-    if ist[nbk.I_ZKIND] == 2:   # a greedy incumbent (the glue marks it after the start state)
-        gtake = r[21]
-        assert p[gtake].sum() == zst[nbk.Z] > p[r[6]].sum() and w[gtake].sum() <= capacity
-        built["state"][8][nbk.I_ZKIND] = 2
-    for name, got, want in zip(names, r[10:21], built["state"], strict=True):
-        assert got.dtype == want.dtype and got.shape == want.shape, name
-        if name not in ("items", "hist_anc", "hist_bits"):   # (buffers not yet written)
-            assert np.array_equal(got, want), (name, got, want)
-    assert zst[nbk.WB] == r[10][0] and zst.size == 4
-    # Rounded exactly when every sum is an exact integer: the items free at the start (all of F).
-    assert ist[nbk.I_DIV] == (capacity < 2.0 ** 53 and zst[nbk.WB] % 1 == 0 and bool(np.all(w[F] % 1 == 0)))
+        def fallback(*args):
+            return (nbk.FALLBACK,)
+        with mock.patch.object(nbk, "start_free", fallback), mock.patch.object(nbk, "_start_state", spy):
+            with pytest.raises(_Started):
+                nbk.search_free(p, w, e, capacity, None, None, False, lambda z, room: (np.inf, z, None), unit)
+        F, b, fbF = r[5], r[8], r[9]
+        assert np.array_equal(p[F], built["pF"]) and np.array_equal(w[F], built["wF"]) and b == built["b"]
+        assert np.array_equal(fbF, built["fbF"])
+        names = ["W", "P", "anc", "bits", "items", "hist_anc", "hist_bits", "hist_off", "ist", "zst", "zbits"]
+        ist, zst = r[18], r[19]
+        if ist[nbk.I_ZKIND] == 2:   # a greedy incumbent (the glue marks it after the start state)
+            gtake = r[21]
+            assert p[gtake].sum() == zst[nbk.Z] > p[r[6]].sum() and w[gtake].sum() <= capacity
+            built["state"][8][nbk.I_ZKIND] = 2
+        for name, got, want in zip(names, r[10:21], built["state"], strict=True):
+            assert got.dtype == want.dtype and got.shape == want.shape, name
+            if name not in ("items", "hist_anc", "hist_bits"):   # (buffers not yet written)
+                assert np.array_equal(got, want), (name, got, want)
+        assert zst[nbk.WB] == r[10][0] and zst.size == 4
+        # Rounded exactly when every sum is an exact integer: the items free at the start (all of F).
+        assert ist[nbk.I_DIV] == (capacity < 2.0 ** 53 and zst[nbk.WB] % 1 == 0 and bool(np.all(w[F] % 1 == 0)))
