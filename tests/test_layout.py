@@ -153,3 +153,100 @@ def test_a_module_above_600_lines_says_why_at_its_top():
             if "600 lines" not in doc:
                 long.append(f"{path.relative_to(PACKAGE)} ({text.count(chr(10))} lines)")
     assert not long, "modules above 600 lines without a reason in their docstring: " + ", ".join(long)
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    """``if TYPE_CHECKING:`` (the imports of annotations, never run)."""
+    return isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+
+
+def _import_graph(*packages: str) -> dict[str, set[str]]:
+    """The modules of ``packages`` (``subsel.<name>``) and, for each, the modules of that set it imports:
+    every ``import`` and ``from ... import`` at any depth (inside functions too), relative ones
+    resolved; ``from pkg import sub`` counts as an import of the module ``pkg.sub`` when there is one,
+    else of ``pkg``.  The imports under ``if TYPE_CHECKING:`` are left out: they never run."""
+    files = {}
+    for package in packages:
+        for path in sorted((PACKAGE / package).glob("*.py")):
+            parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+            files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skipped = {id(n) for top in ast.walk(tree) if _is_type_checking(top) for n in ast.walk(top)}
+        graph[module] = set()
+        for node in ast.walk(tree):
+            if id(node) in skipped:
+                continue
+            if isinstance(node, ast.ImportFrom):
+                base = package[:len(package) - node.level + 1] if node.level else []
+                target = ".".join(base + (node.module.split(".") if node.module else []))
+                found = [f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in files]
+                found = found or [target]
+            elif isinstance(node, ast.Import):
+                found = [alias.name for alias in node.names]
+            else:
+                continue
+            graph[module].update(name for name in found if name in files and name != module)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+@pytest.mark.parametrize("packages", [("knapsack",), ("knapsack", "solvers")])
+def test_no_import_cycle_among_the_solvers_and_the_knapsack_core(packages):
+    """No module of the knapsack core and the solvers imports, even inside a function, a module that
+    imports it back (directly or through others): each can be loaded, read and tested on its own."""
+    assert _cycles(_import_graph(*packages)) == []
+
+
+def test_the_knapsack_core_reaches_no_solver():
+    graph = _import_graph("knapsack", "solvers")
+    assert {(m, t) for m, ts in graph.items() for t in ts
+            if m.startswith("subsel.knapsack") and t.startswith("subsel.solvers")} == set()

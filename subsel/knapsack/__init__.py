@@ -10,6 +10,7 @@ subset-selection solvers built on it call its core, and :mod:`subsel.solvers` re
 from typing import TYPE_CHECKING
 
 from .._extras import lazy_attribute
+from . import _knapsack_search  # noqa: F401  (the compiled search: it registers itself with the core)
 from ._status import SolverError, Status
 
 #: Names loaded from their module when first used (a solve that never calls the knapsack API does
@@ -17,11 +18,14 @@ from ._status import SolverError, Status
 #: :class:`KnapsackSolution`, :func:`check_options` and the limits; for the solvers built on the core
 #: (``exact`` and its relatives in :mod:`subsel.solvers`): the core search on float or int64 data
 #: (:func:`solve_core`, its :class:`KnapsackResult`), the binary split of bounded items, the
-#: Pareto fronts of state lists, the kernel's unit selection and the rule among equal optima.
+#: Pareto fronts of state lists, the kernel's unit selection (and the most agents it serves), the
+#: rule among equal optima, and the capacity that makes a float knapsack a relaxation of the
+#: feasibility rule.
 _LAZY = {
     "FLOAT_EXACT_TOTAL": "solve", "MAX_KNAPSACK_TOTAL": "solve", "KnapsackSolution": "solve",
     "check_options": "solve", "solve_knapsack": "solve",
-    "DEFAULT_MEMORY_LIMIT_MB": "_knapsack", "KnapsackResult": "_knapsack", "binary_pieces": "_knapsack",
+    "DEFAULT_MEMORY_LIMIT_MB": "_knapsack", "JIT_MAX_N": "_knapsack", "relaxed_capacity": "_knapsack",
+    "KnapsackResult": "_knapsack", "binary_pieces": "_knapsack",
     "merge_fronts": "_knapsack", "pareto_front": "_knapsack", "solve_core": "_knapsack",
     "unit_selection": "_knapsack_core",
     "RuleStopped": "_ties", "lex_greatest": "_ties",
@@ -30,10 +34,12 @@ _LAZY = {
 if TYPE_CHECKING:  # the type checkers' and the API reference's view of the names above
     from ._knapsack import (
         DEFAULT_MEMORY_LIMIT_MB,
+        JIT_MAX_N,
         KnapsackResult,
         binary_pieces,
         merge_fronts,
         pareto_front,
+        relaxed_capacity,
         solve_core,
     )
     from ._knapsack_core import unit_selection
@@ -43,6 +49,7 @@ if TYPE_CHECKING:  # the type checkers' and the API reference's view of the name
 __all__ = [
     "DEFAULT_MEMORY_LIMIT_MB",
     "FLOAT_EXACT_TOTAL",
+    "JIT_MAX_N",
     "MAX_KNAPSACK_TOTAL",
     "KnapsackResult",
     "KnapsackSolution",
@@ -54,6 +61,7 @@ __all__ = [
     "lex_greatest",
     "merge_fronts",
     "pareto_front",
+    "relaxed_capacity",
     "solve_core",
     "solve_knapsack",
     "unit_selection",

@@ -77,6 +77,11 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from ..models import FEASIBILITY_TOL, rounded_up
+
+#: The compiled branch and bound (``unit_selection``, ``Exact(jit=True)``) serves problems of
+#: unit capacities, no must lists and at most this many agents.
+JIT_MAX_N = 1000
 #: Default of ``memory_limit_mb``: the state lists of the dynamic program stay below 1 GiB.
 DEFAULT_MEMORY_LIMIT_MB = 1024.0
 
@@ -102,7 +107,7 @@ _DIRECT_ENUMERATE = 10
 _SUBSETS: dict[int, np.ndarray] = {}
 #: A float64 mantissa from ``np.frexp`` (in [0.5, 1)) times this is its 53 significant bits as an integer.
 _MANTISSA = 2.0 ** 53
-#: The compiled core search, once looked up (:func:`_kernel`).
+#: The compiled core search, registered by it when it loads (:func:`_kernel`).
 _KERNEL: list[Any] = []
 #: Relative distance of float efficiencies within which the 64-bit integer path orders items by their
 #: exact ratios (the float efficiency of int64 data is within a relative 2^-51 of the exact ratio).
@@ -588,10 +593,8 @@ def _exact_ties(p: np.ndarray, w: np.ndarray, e: np.ndarray, b: int, capacity: i
 
 def _kernel() -> Any:
     """The compiled core search (:mod:`subsel.knapsack._knapsack_search`, over the extension built at
-    install), imported on first use (it reads this module's constants)."""
-    if not _KERNEL:
-        from . import _knapsack_search
-        _KERNEL.append(_knapsack_search)
+    install).  That module builds on this one (it reads its constants), so it is not imported here: it
+    registers itself in ``_KERNEL`` when it loads, and the package's face loads it."""
     return _KERNEL[0]
 
 
@@ -760,3 +763,30 @@ def binary_pieces(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         left[more] -= size
         step *= 2
     return np.concatenate(owners), np.concatenate(sizes)
+
+
+def relaxed_capacity(capacity: float, x0: np.ndarray, margin: np.ndarray, weights: np.ndarray) -> float:
+    """The knapsack's capacity raised by the most its float sums can lose, so that it is a relaxation.
+
+    The model's rule decides ``sum_i (q_i - alpha) x_i >= -FEASIBILITY_TOL`` exactly on the stored
+    floats; the knapsack compares float sums of the weights ``|q_j - alpha|`` with the float capacity
+    ``surplus(x0) + FEASIBILITY_TOL``.  Each side is within :func:`~subsel.models.rounded_up`'s
+    rounding error of its exact value, so with the capacity raised by it every selection the rule
+    accepts fits the knapsack: the knapsack's optimum bounds them all, and an answer the rule then
+    accepts is proven optimal (one the rule refuses, a hair over the bound, is repaired).  Without it
+    a selection the rule accepts by less than the float resolution (at a selection's last feasible
+    threshold) could be cut off and a worse one called optimal.
+
+    Parameters
+    ----------
+    capacity : float
+        ``surplus(x0) + FEASIBILITY_TOL`` in floats.
+    x0 : ndarray of int64, shape (n,)
+        The start selection.
+    margin : ndarray of float, shape (n,)
+        ``q - alpha``.
+    weights : ndarray of float, shape (m,)
+        The knapsack items' weights (every unit of every piece).
+    """
+    magnitude = float(np.abs(x0 * margin).sum()) + float(weights.sum()) + FEASIBILITY_TOL
+    return float(rounded_up(capacity, magnitude, x0.size + weights.size + 2))

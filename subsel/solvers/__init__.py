@@ -4,10 +4,10 @@
 Use :func:`get_solver` to create a backend by name and :func:`available_solvers` to list what works
 on this machine.  Every backend returns a :class:`Solution` checked by ``problem.evaluate``.
 """
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._extras import lazy_attribute
-from .base import MAX_CUT_RANGE, RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
+from .base import _SUPPLIED, MAX_CUT_RANGE, RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
 from .registry import (
     DEFAULT_SOLVER_PREFERENCE,
     ENTRY_POINT_GROUP,
@@ -72,3 +72,34 @@ def __getattr__(name: str) -> object:
         globals()[name] = value = getattr(knapsack, name)
         return value
     return lazy_attribute(__name__, _LAZY, globals(), name)
+
+
+
+# The code the solver interface calls but its module cannot import (``base._SUPPLIED``): the batch
+# engine and the explanation of an infeasible answer, each loaded when first called.
+def _solve_batch(solver: Solver, batch: Any) -> Any:
+    from ._batch import solve_batch
+
+    return solve_batch(solver, batch)
+
+
+def _solve_rows(solver: Solver, batch: Any) -> Any:
+    from ._batch import solve_rows
+
+    return solve_rows(solver, batch)
+
+
+def _finish_batch(solver: Solver, batch: Any, raw: Any, start: float) -> Any:
+    from ._batch import finish_batch
+
+    return finish_batch(solver, batch, raw, start)
+
+
+def _explain_infeasible(problem: Any, feasible: Any, found: Any) -> Any:
+    from .explain import explain_infeasible
+
+    return explain_infeasible(problem, feasible, found)
+
+
+_SUPPLIED.update(solve_batch=_solve_batch, solve_rows=_solve_rows, finish_batch=_finish_batch,
+                 explain_infeasible=_explain_infeasible)

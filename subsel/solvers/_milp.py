@@ -77,6 +77,7 @@ from ..models import (
 from ._cuts import excluding, excluding_agents
 from ._encoded import refuse_encoded
 from .base import MAX_CUT_RANGE, RawResult, Solver, SolverError, Status
+from .registry import get_solver
 
 #: Loosening / tightening of the scaled rows between the relaxation and the tightened model (ten
 #: times the solvers' tight feasibility tolerance of 1e-9).
@@ -383,16 +384,16 @@ class MILPSolver(Solver):
 
     @staticmethod
     def _warm_start(problem: SubsetSelectionProblem) -> np.ndarray | None:
-        """The best of the smallest selection and GSS's answer (when GSS supports the problem)."""
-        from .gss import GSS
-
+        """The best of the smallest selection and GSS's answer (when GSS supports the problem; the
+        registry supplies it: the MILP pipeline imports no other solver)."""
         best = None
         x0 = problem.lower_bounds()
         if problem.evaluate(x0).feasible:
             best = x0
-        if not (problem.extensions - GSS.supports):
+        gss = get_solver("gss")
+        if not (problem.extensions - gss.supports):
             try:
-                g = GSS().solve(problem)
+                g = gss.solve(problem)
             except (SolverError, ValueError):  # pragma: no cover - GSS is always feasible
                 g = None
             if g is not None and g.is_feasible and (best is None or g.objective > problem.evaluate(best).utility):
@@ -403,13 +404,14 @@ class MILPSolver(Solver):
     def _certify_with_exact(problem: SubsetSelectionProblem,
                             left: float | None) -> tuple[np.ndarray, float, float] | None:
         """``exact``'s optimal selection, its utility and ``exact``'s proven bound (independent of
-        MILP tolerances), or None."""
-        from .exact import Exact
-
-        if problem.extensions - Exact.supports or (left is not None and left <= 0):
+        MILP tolerances), or None (the registry supplies ``exact``)."""
+        if left is not None and left <= 0:
+            return None
+        exact = get_solver("exact", time_limit_s=left)
+        if problem.extensions - exact.supports:
             return None
         try:
-            sol = Exact(time_limit_s=left).solve(problem)
+            sol = exact.solve(problem)
         except (SolverError, MemoryError, ValueError):
             return None
         if sol.status is not Status.OPTIMAL:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .registry import _BUILTIN, _NAME, ENTRY_POINT_GROUP, _Entry
+if TYPE_CHECKING:
+    from .registry import _Entry
 
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[([^\]]*)\])?")
 _EXTRA_MARKER = re.compile(r"""extra\s*==\s*['"]([^'"]+)['"]""")
@@ -77,17 +78,19 @@ def _parse_target(value: str) -> tuple[str, tuple[str, ...]]:
     return target.strip(), extras
 
 
-def _plugin_entry(name: str, value: str, requires: Iterable[str], own: str) -> _Entry:
+def _plugin_entry(entry: type[_Entry], name: str, value: str, requires: Iterable[str], own: str) -> _Entry:
     target, extras = _parse_target(value)
-    return _Entry(name.strip().lower(), target, (target.partition(".")[0].partition(":")[0],),
+    return entry(name.strip().lower(), target, (target.partition(".")[0].partition(":")[0],),
                   tuple(_extra_requirements(requires, extras, own)),
                   extras[0] if extras else None, probe=False, origin=f"entry point of {own}")
 
 
-def read_plugins() -> tuple[_Entry, ...]:
-    """Entry points of the ``subsel.solvers`` group: the source tree's own table when running from
-    one, then the installed distributions' (a name that is taken or invalid is warned about and
-    ignored)."""
+def read_plugins(group: str, entry: type[_Entry], taken: Container[str], valid: re.Pattern[str]
+                 ) -> tuple[_Entry, ...]:
+    """Entry points of the ``group`` of solvers: the source tree's own table when running from one,
+    then the installed distributions' (a name that is ``taken`` or does not match ``valid`` is warned
+    about and ignored).  The registry passes its group, its entry type and its names in (it imports
+    this module, not the other way round)."""
     from importlib import metadata
 
     found: list[_Entry] = []
@@ -95,21 +98,21 @@ def read_plugins() -> tuple[_Entry, ...]:
     if tree is not None:  # running from a source tree: its pyproject.toml is the truth for us
         optional = tree.get("optional-dependencies", {})
         requires = [f"{req}; extra == \"{extra}\"" for extra, reqs in optional.items() for req in reqs]
-        for name, value in tree.get("entry-points", {}).get(ENTRY_POINT_GROUP, {}).items():
-            found.append(_plugin_entry(name, value, requires, "subsel"))
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        for name, value in tree.get("entry-points", {}).get(group, {}).items():
+            found.append(_plugin_entry(entry, name, value, requires, "subsel"))
+    for ep in metadata.entry_points(group=group):
         dist = getattr(ep, "dist", None)
         own = dist.metadata["Name"] if dist is not None else ""
         if tree is not None and _canonical(own or "") == "subsel":
             continue  # this package's installed metadata, superseded by the tree's table
-        found.append(_plugin_entry(ep.name, ep.value, (dist.requires or []) if dist is not None else [], own))
+        found.append(_plugin_entry(entry, ep.name, ep.value, (dist.requires or []) if dist is not None else [], own))
     out: dict[str, _Entry] = {}
-    for entry in sorted(found, key=lambda e: e.name):
-        if entry.name in _BUILTIN or entry.name in out or not _NAME.match(entry.name):
+    for plugin in sorted(found, key=lambda e: e.name):
+        if plugin.name in taken or plugin.name in out or not valid.match(plugin.name):
             import warnings
 
-            warnings.warn(f"solver plug-in {entry.name!r} ({entry.origin}) ignored: the name is taken or "
+            warnings.warn(f"solver plug-in {plugin.name!r} ({plugin.origin}) ignored: the name is taken or "
                           "invalid", RuntimeWarning, stacklevel=2)
             continue
-        out[entry.name] = entry
+        out[plugin.name] = plugin
     return tuple(out.values())

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
+from ..knapsack import relaxed_capacity
 from ..knapsack import solve_core as solve_knapsack
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, partition_masks, rounded_up
 from .base import RawResult, Solution, SolverError, Status
-from .exact import relaxed_capacity
 
 if TYPE_CHECKING:  # pragma: no cover
     from .exact import Exact
@@ -105,7 +105,7 @@ def unit_threshold_solver(solver: "Exact", problem: SubsetSelectionProblem
 
 
 def _jit_max_n() -> int:
-    """The most agents the compiled kernel serves (:data:`subsel.solvers.exact.JIT_MAX_N`)."""
-    from .exact import JIT_MAX_N
+    """The most agents the compiled kernel serves (:data:`subsel.knapsack.JIT_MAX_N`)."""
+    from ..knapsack import JIT_MAX_N
 
     return JIT_MAX_N

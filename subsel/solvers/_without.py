@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
+from ..knapsack import relaxed_capacity
 from ..knapsack import solve_core as solve_knapsack
 from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, partition_masks, rounded_up
 from .base import RawResult, Solution, SolverError, Status
-from .exact import relaxed_capacity
 
 if TYPE_CHECKING:  # pragma: no cover
     from .exact import Exact

@@ -36,6 +36,13 @@ if TYPE_CHECKING:  # loaded where used: a one-problem solve needs none (start-up
     from ._batch import RawBatch, SolutionBatch
     from .explain import Conflict
 
+#: Code built on this interface that its methods call: the batch engine (``solve_batch``,
+#: ``solve_rows``, ``finish_batch`` of :mod:`subsel.solvers._batch`) and the explanation of an
+#: infeasible answer (``explain_infeasible``).  Their modules import this one, so it imports neither:
+#: the package's face (:mod:`subsel.solvers`, loaded before any of its modules) supplies them, each
+#: module loaded on first use.
+_SUPPLIED: dict[str, Callable[..., Any]] = {}
+
 #: Most threads a backend may be given (SCIP's own limit; HiGHS aborts on far larger pools).
 MAX_THREADS = 64
 
@@ -471,8 +478,6 @@ class Solver:
 
     def _explain(self, problem: SubsetSelectionProblem) -> tuple[str, Conflict]:
         """Why ``problem`` is infeasible, decided with this solver's checked answers on its parts."""
-        from .explain import explain_infeasible
-
         def feasible(p: SubsetSelectionProblem) -> bool:
             try:
                 return self._solve_checked(p).status is not Status.INFEASIBLE
@@ -486,7 +491,7 @@ class Solver:
                 return False
             return sol.x is not None and sol.status is not Status.INFEASIBLE and p.evaluate(sol.x).feasible
 
-        return explain_infeasible(problem, feasible, found)
+        return _SUPPLIED["explain_infeasible"](problem, feasible, found)
 
     def _solve_checked(self, problem: SubsetSelectionProblem) -> Solution:
         """:meth:`solve` without the explanation of an infeasible answer."""
@@ -544,15 +549,11 @@ class Solver:
         SolverError
             The backend failed, or an answer does not pass ``batch.evaluate`` (naming the row).
         """
-        from ._batch import solve_batch  # here: a one-problem solve does not load the batch code
-
-        return solve_batch(self, batch)
+        return _SUPPLIED["solve_batch"](self, batch)  # (a one-problem solve does not load the batch code)
 
     def _solve_batch(self, batch: ProblemBatch) -> RawBatch:
         """Unchecked answers for every row: the default solves the rows one by one."""
-        from ._batch import solve_rows
-
-        return solve_rows(self, batch)
+        return _SUPPLIED["solve_rows"](self, batch)
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:  # pragma: no cover - abstract
         raise NotImplementedError(f"{type(self).__name__} must implement _solve")
@@ -588,9 +589,7 @@ class Solver:
                                  self.name, bound, backend)
 
     def _finish_batch(self, batch: ProblemBatch, raw: RawBatch, start: float) -> SolutionBatch:
-        from ._batch import finish_batch
-
-        return finish_batch(self, batch, raw, start)
+        return _SUPPLIED["finish_batch"](self, batch, raw, start)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(self._repr_options())})"

@@ -27,7 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._validation import check_scalar
-from ..knapsack import DEFAULT_MEMORY_LIMIT_MB, KnapsackResult, unit_selection
+from ..knapsack import DEFAULT_MEMORY_LIMIT_MB, JIT_MAX_N, KnapsackResult, relaxed_capacity, unit_selection
 from ..knapsack import binary_pieces as _binary_pieces
 from ..knapsack import solve_core as solve_knapsack
 from ..models import (
@@ -50,9 +50,6 @@ _sum = np.add.reduce
 #: Pieces up to which the exact-rule fallback enumerates every subset when its integers pass 2^53.
 _EXACT_ENUMERATE = 16
 
-#: The compiled branch and bound (``unit_selection``, ``Exact(jit=True)``) serves problems of
-#: unit capacities, no must lists and at most this many agents.
-JIT_MAX_N = 1000
 #: Nodes of the compiled branch and bound before it hands over to the dynamic program.
 _JIT_NODES = 20_000
 
@@ -187,33 +184,6 @@ def _unit_ranges(value: np.ndarray, weight: np.ndarray, free: np.ndarray, capaci
         hi[tie] = np.minimum(np.maximum(top, 0.0), kt).astype(np.int64)
         lo[tie] = np.minimum(np.maximum(bottom, 0.0), hi[tie]).astype(np.int64)
     return lo, hi, greedy
-
-
-def relaxed_capacity(capacity: float, x0: np.ndarray, margin: np.ndarray, weights: np.ndarray) -> float:
-    """The knapsack's capacity raised by the most its float sums can lose, so that it is a relaxation.
-
-    The model's rule decides ``sum_i (q_i - alpha) x_i >= -FEASIBILITY_TOL`` exactly on the stored
-    floats; the knapsack compares float sums of the weights ``|q_j - alpha|`` with the float capacity
-    ``surplus(x0) + FEASIBILITY_TOL``.  Each side is within :func:`~subsel.models.rounded_up`'s
-    rounding error of its exact value, so with the capacity raised by it every selection the rule
-    accepts fits the knapsack: the knapsack's optimum bounds them all, and an answer the rule then
-    accepts is proven optimal (one the rule refuses, a hair over the bound, is repaired).  Without it
-    a selection the rule accepts by less than the float resolution (at a selection's last feasible
-    threshold) could be cut off and a worse one called optimal.
-
-    Parameters
-    ----------
-    capacity : float
-        ``surplus(x0) + FEASIBILITY_TOL`` in floats.
-    x0 : ndarray of int64, shape (n,)
-        The start selection.
-    margin : ndarray of float, shape (n,)
-        ``q - alpha``.
-    weights : ndarray of float, shape (m,)
-        The knapsack items' weights (every unit of every piece).
-    """
-    magnitude = float(np.abs(x0 * margin).sum()) + float(weights.sum()) + FEASIBILITY_TOL
-    return float(rounded_up(capacity, magnitude, x0.size + weights.size + 2))
 
 
 def _exact_rule_knapsack(problem: SubsetSelectionProblem, x0: np.ndarray, agents: np.ndarray,

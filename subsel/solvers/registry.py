@@ -81,7 +81,7 @@ def _plugins() -> tuple[_Entry, ...]:
     :mod:`subsel.solvers._plugins`: a solve by a built-in name loads neither it nor any metadata)."""
     from ._plugins import read_plugins
 
-    return read_plugins()
+    return read_plugins(ENTRY_POINT_GROUP, _Entry, _BUILTIN, _NAME)
 
 
 def _entries() -> dict[str, _Entry]:
