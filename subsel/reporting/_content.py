@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
+from .._text import counted
 from ..decisions import alternatives as rank_alternatives
 from ..decisions import alternatives_solver, frontier, frontier_breakpoints
 from ..decisions import payments as critical_payments
@@ -224,7 +225,8 @@ def _slack(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> li
                 "quality surplus: good units above the threshold, sum (q_i - alpha) x_i")
         elif fam == "capacity":
             full = int(np.count_nonzero(used & (x >= problem.upper_bounds())))
-            add(c, full, None, full > 0, f"{full} of {int(used.sum())} agents used are at their capacity")
+            add(c, full, None, full > 0, f"{full} of the {counted(int(used.sum()), 'agent')} used "
+                f"{'is' if full == 1 else 'are'} at full capacity")
         elif fam == "budget":
             left = float(problem.budget) - _spend(problem, x)
             add(c, _spend(problem, x), left, left <= FEASIBILITY_TOL * max(1.0, float(problem.budget)),
@@ -238,7 +240,8 @@ def _slack(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> li
             add(c, int(np.count_nonzero(used[problem.must_not_take])), None, True, "agents of the list used")
         elif fam == "min_units":
             at = int(np.count_nonzero(used & (x == problem.min_units) & (problem.min_units > 1)))
-            add(c, at, None, at > 0, f"{at} agents used are at a minimum order above one unit")
+            add(c, at, None, at > 0, f"{counted(at, 'agent')} used {'is' if at == 1 else 'are'} at a minimum "
+                "order above one unit")
         elif fam == "lot_size":
             add(c, None, None, None, "every agent used takes whole lots")
         elif fam == "fixed_cost":

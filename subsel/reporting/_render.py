@@ -32,7 +32,9 @@ th, td { border: 1px solid #ccc; padding: .25rem .45rem; vertical-align: top; te
          overflow-wrap: break-word; }
 thead th { background: #eef1f5; }
 th[scope="row"] { background: #f6f7f9; font-weight: 600; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th[scope="row"], td.text { overflow-wrap: anywhere; min-width: 7em; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
 .binding { font-weight: 600; color: #8a1c00; }
 .ok { color: #1b5e20; }
 .warn { color: #8a1c00; font-weight: 600; }
@@ -51,15 +53,19 @@ svg .plan { fill: #c45100; stroke: #fff; stroke-width: 1.5; }
 svg .mark { font-size: 12px; fill: #8a3700; }
 ul.names { columns: 3 12rem; padding-left: 1.2rem; }
 @page { size: A4; margin: 14mm 12mm; }
+/* A4 paper and narrow screens alike: compact tables whose numbers may wrap, so no column is cut off. */
+@media print, screen and (max-width: 52rem) {
+  body { padding: .5rem; }
+  table { font-size: 8.5pt; }
+  th, td { padding: .15rem .3rem; }
+  td.num { white-space: normal; }
+}
 @media print {
   body { max-width: none; padding: 0; font-size: 10pt; }
   nav { display: none; }
   h2 { break-after: avoid; page-break-after: avoid; }
-  table { font-size: 8.5pt; width: 100%; table-layout: auto; }
   thead { display: table-header-group; }
   tr, figure { break-inside: avoid; page-break-inside: avoid; }
-  th, td { padding: .15rem .3rem; }
-  td.num { white-space: normal; }
 }
 """
 
@@ -89,15 +95,16 @@ def _quality(v: float | None, alpha: float) -> str:
 
 
 def _table(caption: str, header: list[str], rows: list[list[str]], numeric: frozenset[int] | set[int] = frozenset(),
-           row_header: bool = True) -> str:
-    """A table whose first cell of each row is a row header; cells are HTML already."""
+           row_header: bool = True, text: frozenset[int] | set[int] = frozenset()) -> str:
+    """A table whose first cell of each row is a row header; cells are HTML already.  Columns in
+    ``numeric`` are right-aligned figures; those in ``text`` (names, lists) may break anywhere."""
     out = ["<table>", f"<caption>{escape(caption)}</caption>", "<thead><tr>"]
     out += [f'<th scope="col"{NUM if j in numeric else ""}>{escape(h)}</th>' for j, h in enumerate(header)]
     out.append("</tr></thead><tbody>")
     for row in rows:
         cells = []
         for j, cell in enumerate(row):
-            num = NUM if j in numeric else ""
+            num = NUM if j in numeric else ' class="text"' if j in text else ""
             if j == 0 and row_header:
                 cells.append(f'<th scope="row"{num}>{cell}</th>')
             else:
@@ -141,7 +148,7 @@ def _problem(content: dict[str, Any], n: int) -> str:
     for c in cons:
         rows.append([escape(c["constraint"][:1].upper() + c["constraint"][1:]), _bound_text(c)])
     out = [*_opening("problem", "h-problem", n, "The problem"), text,
-           _table("The problem and every constraint in force", ["What", "Value or bound"], rows)]
+           _table("The problem and every constraint in force", ["What", "Value or bound"], rows, text={1})]
     cols = p["agent_columns"]
     labels = {"name": "Agent", "quality": "Quality q", "cost": "Unit cost c", "capacity": "Capacity",
               "utility": "Utility per unit R·q − c", "min_units": "Minimum order", "lot_size": "Lot size",
@@ -228,7 +235,7 @@ def _binds(content: dict[str, Any], n: int) -> str:
            lead,
            _table("Each constraint's slack, the binding ones first",
                   ["Constraint", "Bound", "The plan", "Slack", "Slack means", "Gain if dropped", "Decides the plan"],
-                  rows, {2, 3, 5}),
+                  rows, {2, 3, 5}, text={1}),
            "<p>Slack is what is left before a constraint stops the plan (0: the constraint is met exactly). "
            "“Gain if dropped” is the best utility with that one constraint removed, minus the plan's: it says "
            "which constraints decided the plan (each found by solving the problem again without it).</p>",
@@ -326,7 +333,7 @@ def _alternatives(content: dict[str, Any], n: int) -> str:
            f"falls through, the next row says what to buy instead and what it costs.{more}</p>",
            _table("The next-best plans and how each differs from the plan",
                   ["Rank", "Utility", "Below the plan by", "Units", "Average quality", "Agents", "Spend", "Status",
-                   "Differs from the plan"], body, {0, 1, 2, 3, 4, 5, 6}, row_header=False),
+                   "Differs from the plan"], body, {0, 1, 2, 3, 4, 5, 6}, row_header=False, text={8}),
            "</section>"]
     return "\n".join(out)
 
