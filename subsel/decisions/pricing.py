@@ -138,7 +138,7 @@ def _last_feasible_alpha(problem: SubsetSelectionProblem, x: np.ndarray) -> floa
 
 
 def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0, alpha_max: float = 1.0,
-                         solver: str | Solver = "exact") -> "pd.DataFrame":
+                         solver: str | Solver = "exact", max_steps: int | None = None) -> "pd.DataFrame":
     """Every optimal selection between two thresholds, and the exact threshold where each stops.
 
     Deva, Abhishek, Gujar, AAMAS 2021, Section 3.  The optimum ``V(alpha)`` is a step function:
@@ -158,6 +158,10 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
         The range of thresholds, ``0 <= alpha_min <= alpha_max <= 1``.
     solver : str or Solver, default "exact"
         An exact solver (``exact = True``), name or instance.
+    max_steps : int, optional
+        Stop with ``ValueError`` rather than find more than this many rows (one solve each: a range
+        of thousands of steps, as hundreds of agents with several units each give, takes as many
+        solves); None: no limit.
 
     Returns
     -------
@@ -171,7 +175,8 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
     Raises
     ------
     ValueError
-        Thresholds outside [0, 1] or ``alpha_min > alpha_max``; a solver that is not exact; a solve
+        Thresholds outside [0, 1] or ``alpha_min > alpha_max``; ``max_steps`` not a positive integer,
+        or more than ``max_steps`` rows; a solver that is not exact; a solve
         that ends without a proven optimum (a time limit, or, rarely, a MILP backend at a threshold
         a hair above a selection's average quality with a budget, a demand or the planner's fields:
         then use :func:`frontier` on a grid).  ``exact`` proves the optimum at such thresholds in
@@ -202,10 +207,16 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
     hi = check_scalar(alpha_max, "alpha_max", min_val=0.0, max_val=1.0)
     if lo > hi:
         raise ValueError(f"alpha_min must be <= alpha_max; got alpha_min {lo} > alpha_max {hi}")
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
+                                  or max_steps < 1):
+        raise ValueError(f"max_steps must be a positive integer or None; got {max_steps!r}")
     rows: list[dict[str, Any]] = []
     alpha = lo
     solve_at = solver.threshold_solver(problem)
     while True:
+        if max_steps is not None and len(rows) == max_steps:
+            raise ValueError(f"more than {max_steps} optimal selections between alpha {lo!r} and {hi!r} "
+                             f"(max_steps {max_steps})")
         sol = solve_at(alpha)
         if sol.status is not Status.OPTIMAL and sol.status is not Status.INFEASIBLE:
             if sol.status is not Status.FEASIBLE:

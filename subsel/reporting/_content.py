@@ -38,8 +38,12 @@ __all__ = ["DEFAULT_WIDTH", "report_content"]
 #: How far either side of the threshold the price of quality is shown (alpha +- 0.05).
 DEFAULT_WIDTH = 0.05
 
-#: Thresholds of the even grid used when the steps cannot be found exactly (a solver that is not exact).
+#: Thresholds of the even grid used when the steps are not found exactly (a solver that is not exact,
+#: or more than :data:`MAX_STEPS` steps).
 GRID_POINTS = 21
+
+#: Most breakpoints the report finds exactly (one solve each); beyond, the even grid.
+MAX_STEPS = 100
 
 
 def _num(v: Any) -> float | None:
@@ -272,7 +276,7 @@ def _frontier(problem: SubsetSelectionProblem, solver: Solver, plan: dict[str, A
     try:
         if not solver.exact:
             raise ValueError(f"solver {solver.name!r} does not prove optimality, so the exact steps are not known")
-        df = frontier_breakpoints(problem, lo, hi, solver=solver)
+        df = frontier_breakpoints(problem, lo, hi, solver=solver, max_steps=MAX_STEPS)
     except (ValueError, SolverError) as exc:
         method = "grid"
         note = f"the exact steps could not be found ({str(exc).splitlines()[0]}); shown on an even grid instead"

@@ -374,3 +374,76 @@ def test_an_unwritable_path_raises_and_leaves_no_temporary_file(tmp_path):
     with pytest.raises(OSError):
         report(SUPPLIERS, tmp_path / "missing" / "report.html")
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------- stopped solvers
+class _Stopped(subsel.Solver):
+    """A backend that stops at its time limit: with the first agent's units (``time_limit``) and a bound,
+    or before any selection (``no_solution_found``)."""
+
+    name = "stopped"
+    supports = frozenset({"demand"})
+
+    def __init__(self, found: bool):
+        super().__init__()
+        self.found = found
+
+    def _solve(self, problem):
+        from subsel.solvers import RawResult
+
+        if not self.found:
+            return RawResult(None, Status.NO_SOLUTION_FOUND, 10.0)
+        x = np.zeros(problem.n, dtype=np.int64)
+        x[0] = 1
+        return RawResult(x, Status.TIME_LIMIT, 2.5)
+
+
+def test_a_time_limited_plan_shows_its_status_and_the_proven_gap():
+    p = SubsetSelectionProblem(quality=[0.95, 0.8, 0.6], cost=[0.5, 0.2, 0.1], alpha=0.8)
+    content = report_content(p, solver=_Stopped(found=True))
+    plan = content["plan"]
+    assert plan["status"] == "time_limit" and not plan["proven"]
+    assert plan["gap"] == pytest.approx(2.5 - 0.45) and plan["bound"] == 2.5
+    doc = parse(render_html(content))
+    status = pairs(section(doc, "plan"), "The plan at a glance")["Status"]
+    assert status.text().startswith("time_limit: not proven optimal")
+    assert [float(d.attrs["value"]) for d in status.iter("data")] == [pytest.approx(2.05), 2.5]
+    assert all(r["gain"] is None and not r["binding"] for r in content["slack"])
+    assert any("not proven optimal" in n for n in content["notes"])
+    assert content["frontier"]["method"] == "grid"
+
+
+def test_no_plan_before_the_time_limit_says_so_and_the_command_exits_1(tmp_path, monkeypatch, capsys):
+    p = SubsetSelectionProblem(quality=[0.95, 0.8], cost=[0.5, 0.2], alpha=0.8, demand=1)
+    content = report_content(p, solver=_Stopped(found=False))
+    assert content["plan"] is None and content["infeasible"]["status"] == "no_solution_found"
+    why = section(parse(render_html(content)), "infeasible")
+    assert "found no plan (status no_solution_found)" in why.text() and "give it more time" in why.text()
+    # on the command line: the report is written, the exit code is 1 (as `subsel solve`)
+    from subsel.cli import main
+    from subsel.cli import report as report_cli
+
+    monkeypatch.setattr(report_cli, "_default_solver", lambda problem, alternatives: "stopped")
+    import subsel.reporting._content as content_module
+
+    monkeypatch.setattr(content_module, "get_solver", lambda name, **options: _Stopped(found=False))
+    agents = tmp_path / "a.csv"
+    agents.write_text("name,quality,cost\na,0.95,0.5\nb,0.8,0.2\n")
+    out = tmp_path / "r.html"
+    assert main(["report", str(agents), "--alpha", "0.8", "--demand", "1", "-o", str(out)]) == 1
+    assert "no plan: no_solution_found" in capsys.readouterr().err
+    assert section(parse(out.read_text(encoding="utf-8")), "infeasible") is not None
+
+
+def test_more_steps_than_the_report_finds_exactly_go_to_an_even_grid(monkeypatch):
+    import subsel.reporting._content as content_module
+
+    monkeypatch.setattr(content_module, "MAX_STEPS", 1)
+    content = report_content(SUPPLIERS)
+    f = content["frontier"]
+    assert f["method"] == "grid" and "more than 1 optimal selections" in f["note"]
+    assert [r["alpha"] for r in f["rows"]] == sorted({*np.linspace(0.8 - 0.05, 0.8 + 0.05, 21).tolist(), 0.8})
+    v = frontier_breakpoints(SUPPLIERS, 0.8 - 0.05, 0.8 + 0.05)
+    for r in f["rows"]:
+        step = v[(v.alpha <= r["alpha"]) & (r["alpha"] <= v.alpha_to)]
+        assert r["objective"] == pytest.approx(float(step.objective.iloc[0]))
