@@ -6,7 +6,8 @@ problem, the plan, what binds it, the price of quality, the next-best plans and 
 when nothing is feasible, why and the nearest fix (:func:`subsel.reporting.report`).  The page is
 written atomically, and only once the whole report was made: a failing report writes nothing and
 replaces nothing.  Exit codes as ``solve``: 0 a report (of an infeasible problem too), 1 the solver
-failed or found no plan before its time limit, 2 bad input (one line on stderr).
+failed (nothing written) or found no plan before its time limit (the report, saying so, is written),
+2 bad input (one line on stderr).
 """
 from __future__ import annotations
 

@@ -495,3 +495,23 @@ def test_random_planner_instances_report_the_api_numbers(problem):
     else:
         grid = frontier(problem, [r["alpha"] for r in f["rows"]], solver="highs")
         assert [r["units"] for r in f["rows"]] == grid.units.tolist()
+
+
+def test_nothing_below_the_report_imports_it():
+    """The report sits on top, beside the command line: no other layer imports it."""
+    import ast
+    from pathlib import Path
+
+    package = Path(subsel.__file__).parent
+    importers = []
+    for path in package.rglob("*.py"):
+        rel = path.relative_to(package).as_posix()
+        if rel.startswith(("reporting/", "cli/")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            if any("reporting" in name.split(".") for name in names):
+                importers.append(rel)
+    assert importers == []
+    assert subsel._LAZY["report"] == "reporting"
