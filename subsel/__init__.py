@@ -12,7 +12,7 @@ average quality of what is picked must stay above a threshold.  Subpackages:
   loaded when first used.
 """
 from ._extras import lazy_attribute
-from .models import SubsetSelectionProblem
+from .models import Constraint, LinearConstraint, QualityFloor, SubsetSelectionProblem
 from .solvers import Solution, Solver, Status, available_solvers, get_solver
 
 #: Names loaded when first used: :mod:`subsel.decisions` and :mod:`subsel.reporting` (``import subsel``
@@ -23,6 +23,9 @@ _LAZY = {"frontier": "decisions", "alternatives": "decisions", "payments": "deci
 __version__ = "0.1.0"
 
 __all__ = [
+    "Constraint",
+    "LinearConstraint",
+    "QualityFloor",
     "KnapsackSolution",
     "Solution",
     "Solver",

@@ -12,6 +12,7 @@ from .._extras import lazy_attribute
 from .._files import CSVTable, InputError, atomic_write_text, atomic_write_with, read_csv
 from .agents import problem_from_table, problem_to_csv_text, read_agents, read_group_limits, selection_csv_text
 from .checks import EXTENSIONS, check_names, default_names
+from .constraints import CONSTRAINT_KINDS, Constraint, ConstraintRow, LinearConstraint, QualityFloor
 from .planner import GROUP_LIMIT_KEYS, PLANNER_EXTENSIONS
 from .problem import Evaluation, SubsetSelectionProblem
 from .rules import (
@@ -24,6 +25,7 @@ from .rules import (
     Partition,
     dyadic,
     exact_total,
+    exactly_shifted,
     linear_at_least,
     partition_masks,
     rounded_up,
@@ -65,6 +67,7 @@ if TYPE_CHECKING:  # the type checkers' and the API reference's view of the name
 
 __all__ = [
     "EXTENSIONS",
+    "CONSTRAINT_KINDS", "Constraint", "ConstraintRow", "LinearConstraint", "QualityFloor",
     "check_names",
     "default_names",
     "GROUP_LIMIT_KEYS",
@@ -79,6 +82,7 @@ __all__ = [
     "Partition",
     "SubsetSelectionProblem",
     "exact_total",
+    "exactly_shifted",
     "dyadic",
     "weighted_sum",
     "linear_at_least",
