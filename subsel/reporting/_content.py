@@ -21,7 +21,7 @@ from .._text import counted
 from ..decisions import alternatives as rank_alternatives
 from ..decisions import alternatives_solver, frontier, frontier_breakpoints
 from ..decisions import payments as critical_payments
-from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, PLANNER_EXTENSIONS, SubsetSelectionProblem
+from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, PLANNER_EXTENSIONS, LinearConstraint, SubsetSelectionProblem
 from ..solvers import (
     Solution,
     Solver,
@@ -137,7 +137,36 @@ def _constraints(problem: SubsetSelectionProblem) -> list[dict[str, Any]]:
             what = "units" if key.endswith("units") else "agents used"
             rows.append(dict(family=f"group_limits:{g}", constraint=f"{what} from group {g}",
                              sense=">=" if key.startswith("min") else "<=", bound=int(value), detail=None, key=key))
+    for c in problem.constraints:
+        rows += _object_rows(c)
     return rows
+
+
+def _object_rows(c: Any) -> list[dict[str, Any]]:
+    """A constraint object (:mod:`subsel.models.constraints`) in the planner's words: one row per side."""
+    if c.kind == "quality_floor":
+        return [dict(family=c.name, constraint=f"average {c.name} of the units bought", sense=">=",
+                     bound=float(c.alpha), detail=None, side=0)]
+    what = f"{c.name}: sum of its coefficients over the " + ("units bought" if c.on == "units" else "agents used")
+    if c.lower is not None and c.lower == c.upper:
+        return [dict(family=c.name, constraint=what, sense="==", bound=float(c.lower), detail=None, side=0)]
+    return [dict(family=c.name, constraint=what, sense=sense, bound=float(bound), detail=None, side=j)
+            for j, (sense, bound) in enumerate(((">=", c.lower), ("<=", c.upper))) if bound is not None]
+
+
+def family_words(problem: SubsetSelectionProblem, family: str) -> str:
+    """A member of a conflict (:class:`subsel.solvers.Conflict`) in the planner's words."""
+    words = {"quality": "the quality threshold", "budget": "the budget", "demand": "the demand",
+             "must_take": "the must-take list", "must_not_take": "the must-not-take list",
+             "min_units": "the minimum orders", "lot_size": "the lot sizes"}
+    if family in words:
+        return words[family]
+    if family.startswith("group_limits:"):
+        return f"the limits of group {family.split(':', 1)[1]}"
+    for c in problem.constraints:
+        if c.name == family:
+            return f"the constraint {c.describe()}"
+    return family
 
 
 def _agents(problem: SubsetSelectionProblem) -> tuple[list[str], list[dict[str, Any]]]:
@@ -197,9 +226,16 @@ def _gains(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> di
     out: dict[str, float | None] = {}
     if sol.status is not Status.OPTIMAL:
         return out
-    for fam in constraint_families(problem):
-        relaxed = solver.solve(without_constraints(problem, {fam}))
-        out[fam] = (max(float(relaxed.objective) - float(sol.objective), 0.0)
+    relaxations = [(fam, without_constraints(problem, {fam})) for fam in constraint_families(problem)]
+    for c in problem.constraints:  # a two-sided constraint object: each side dropped on its own too
+        if c.kind != "quality_floor" and c.lower is not None and c.upper is not None and c.lower != c.upper:
+            for side, keep in ((0, dict(upper=c.upper)), (1, dict(lower=c.lower))):
+                one = LinearConstraint(c.coef, name=c.name, on=c.on, **keep)
+                others = tuple(one if o is c else o for o in problem.constraints)
+                relaxations.append((f"{c.name}#{side}", problem.with_changes(constraints=others)))
+    for key, relaxed_problem in relaxations:
+        relaxed = solver.solve(relaxed_problem)
+        out[key] = (max(float(relaxed.objective) - float(sol.objective), 0.0)
                     if relaxed.status is Status.OPTIMAL else None)
     return out
 
@@ -214,7 +250,7 @@ def _slack(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> li
     rows: list[dict[str, Any]] = []
 
     def add(c: dict[str, Any], value: Any, slack: Any, tight: bool | None, meaning: str) -> None:
-        gain = gains.get(c["family"])
+        gain = gains.get(f"{c['family']}#{c.get('side')}", gains.get(c["family"]))
         rows.append(dict(family=c["family"], constraint=c["constraint"], sense=c["sense"], bound=c["bound"],
                          detail=c["detail"], value=value, slack=slack, tight=tight, meaning=meaning, gain=gain,
                          binding=bool(gain is not None and gain > tol)))
@@ -253,6 +289,22 @@ def _slack(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> li
             rows.append(dict(family=fam, constraint=c["constraint"], sense=None, bound=None, detail=c["detail"],
                              value=fixed, slack=None, tight=None, meaning="fixed costs the plan pays",
                              gain=None, binding=False))
+        elif "side" in c:  # a constraint object
+            obj = next(o for o in problem.constraints if o.name == fam)
+            if obj.kind == "quality_floor":
+                surplus = float(np.dot(obj.margin, x))
+                surplus = 0.0 if abs(surplus) <= FEASIBILITY_TOL else surplus
+                add(c, _num(float(np.dot(obj.values, x)) / x.sum()) if x.any() else None, surplus, surplus == 0.0,
+                    f"surplus over the floor: sum (v_i - {obj.alpha:g}) x_i")
+            else:
+                v = x if obj.on == "units" else (x > 0).astype(np.int64)
+                total = math.fsum((float(obj.coef[i]) * int(v[i]) for i in np.flatnonzero(v)))
+                room = total - c["bound"] if c["sense"] == ">=" else c["bound"] - total
+                if c["sense"] == "==":
+                    room = -abs(total - c["bound"])
+                tol = 0.0 if obj.integral else FEASIBILITY_TOL
+                room = 0.0 if abs(room) <= tol else room
+                add(c, total, room, room == 0.0, "room before the bound")
         else:  # a group limit
             g = fam.split(":", 1)[1]
             members = np.array([lab == g for lab in problem.group], dtype=bool)
@@ -353,6 +405,7 @@ def _infeasible(problem: SubsetSelectionProblem, sol: Solution) -> dict[str, Any
         fixes.append(f"raise the budget to {conflict.min_budget:g}")
     return dict(status=sol.status.value, explanation=sol.explanation,
                 constraints=list(conflict.constraints) if conflict is not None else [],
+                described=[family_words(problem, f) for f in conflict.constraints] if conflict is not None else [],
                 max_units=None if conflict is None else conflict.max_units,
                 min_budget=None if conflict is None else _num(conflict.min_budget), fixes=fixes,
                 solver=sol.solver, wall_time_s=float(sol.wall_time_s))

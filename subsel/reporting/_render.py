@@ -120,7 +120,7 @@ def _opening(ident: str, heading: str, n: int, name: str) -> list[str]:
 
 
 def _sense(sense: str | None) -> str:
-    return {">=": "at least", "<=": "at most", None: ""}[sense]
+    return {">=": "at least", "<=": "at most", "==": "exactly", None: ""}[sense]
 
 
 def _bound_text(c: dict[str, Any]) -> str:
@@ -366,17 +366,6 @@ def _payments(content: dict[str, Any], n: int) -> str:
     return "\n".join(out)
 
 
-_FAMILY_WORDS = {"quality": "the quality threshold", "budget": "the budget", "demand": "the demand",
-                 "must_take": "the must-take list", "must_not_take": "the must-not-take list",
-                 "min_units": "the minimum orders", "lot_size": "the lot sizes"}
-
-
-def _family(name: str) -> str:
-    if name.startswith("group_limits:"):
-        return f"the limits of group {name.split(':', 1)[1]}"
-    return _FAMILY_WORDS.get(name, name)
-
-
 def _infeasible(content: dict[str, Any], n: int) -> str:
     inf = content["infeasible"]
     proven = inf["status"] == "infeasible"
@@ -390,7 +379,7 @@ def _infeasible(content: dict[str, Any], n: int) -> str:
             out.append("<p>These constraints cannot be met together; dropping any one of them (with every "
                        "constraint outside this list) makes the problem feasible (Chinneck and Dravnieks, "
                        "<cite>ORSA Journal on Computing</cite> 3(2), 1991):</p>")
-            out.append("<ul>" + "".join(f"<li>{escape(_family(c))}</li>" for c in inf["constraints"]) + "</ul>")
+            out.append("<ul>" + "".join(f"<li>{escape(c)}</li>" for c in inf["described"]) + "</ul>")
         if inf["fixes"]:
             out.append('<p class="fix">The nearest fix, checked by solving the changed problem: <strong>'
                        + escape(" or ".join(inf["fixes"])) + "</strong>.</p>")

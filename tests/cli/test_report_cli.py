@@ -112,3 +112,19 @@ def test_bad_input_files_and_a_missing_alpha(files, tmp_path, capsys):
     assert main(["report", str(agents), "--alpha", "0.8"]) == 2  # -o is required
     assert "-o/--output" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_report_takes_the_constraint_options_of_solve(tmp_path, capsys):
+    agents = tmp_path / "a.csv"
+    agents.write_text("name,quality,cost,co2,ontime\na,0.9,0.1,2.5,0.99\nb,0.8,0.2,1,0.9\nc,0.7,0.1,3,0.97\n")
+    common = [str(agents), "--alpha", "0.75", "--constraint", "co2 <= 4", "--quality-floor", "ontime >= 0.95"]
+    assert main(["solve", *common, "--json"]) == 0
+    solved = json.loads(capsys.readouterr().out)
+    out = tmp_path / "r.html"
+    assert main(["report", *common, "-o", str(out)]) == 0
+    doc = parse(out.read_text(encoding="utf-8"))
+    assert value(pairs(doc.find("section", id="plan"), "The plan at a glance")["Utility"]) == pytest.approx(
+        solved["objective"], rel=1e-12)
+    head, rows = table(doc.find("section", id="binds"), "Each constraint's slack")
+    assert {r[0].text() for r in rows} >= {"Co2: sum of its coefficients over the units bought",
+                                           "Average ontime of the units bought"}

@@ -515,3 +515,47 @@ def test_nothing_below_the_report_imports_it():
                 importers.append(rel)
     assert importers == []
     assert subsel._LAZY["report"] == "reporting"
+
+
+# ---------------------------------------------------------------------------------- constraint objects
+def test_constraint_objects_get_their_bounds_slack_and_gains(tmp_path):
+    from subsel import LinearConstraint, QualityFloor
+
+    co2 = [2.5, 1.0, 3.0, 0.5]
+    p = SubsetSelectionProblem([0.9, 0.8, 0.7, 0.95], [0.1, 0.2, 0.1, 0.5], alpha=0.75, names=["a", "b", "c", "d"],
+                               capacity=[3, 3, 3, 3], constraints=[
+                                   LinearConstraint({"a": 1, "b": 1}, upper=1, name="a_or_b", on="used"),
+                                   LinearConstraint(co2, lower=2, upper=12.5, name="co2"),
+                                   QualityFloor([0.99, 0.90, 0.97, 0.8], 0.95, name="ontime")])
+    _, text, doc = build(p, tmp_path, solver="highs")
+    check_page(text, doc)
+    settings = pairs(section(doc, "problem"), "The problem and every constraint")
+    assert value(settings["Average ontime of the units bought"]) == 0.95
+    sol = check_plan(p, doc, "highs")
+    head, rows = table(section(doc, "binds"), "Each constraint's slack")
+    col = {h: j for j, h in enumerate(head)}
+    by = {(r[0].text(), r[col["Bound"]].text()): r for r in rows}
+    total = float(np.dot(co2, sol.x))
+    upper = by[("Co2: sum of its coefficients over the units bought", "at most 12.5")]
+    lower = by[("Co2: sum of its coefficients over the units bought", "at least 2")]
+    assert value(upper[col["The plan"]]) == pytest.approx(total)
+    assert value(lower[col["Slack"]]) == pytest.approx(total - 2)
+    used = by[("A_or_b: sum of its coefficients over the agents used", "at most 1")]
+    assert value(used[col["Slack"]]) == 1 - int(sol.x[0] > 0) - int(sol.x[1] > 0)
+    ontime = by[("Average ontime of the units bought", "at least 0.95")]
+    surplus = float(np.dot(np.array([0.99, 0.90, 0.97, 0.8]) - 0.95, sol.x))
+    assert value(ontime[col["Slack"]]) == pytest.approx(surplus, abs=1e-12)
+    for name, row in (("a_or_b", used), ("ontime", ontime), ("co2", upper)):
+        relaxed = get_solver("highs").solve(without_constraints(p, {name}))
+        assert value(row[col["Gain if dropped"]]) == pytest.approx(relaxed.objective - sol.objective, abs=1e-9)
+    # dropping only the lower side of co2 gains nothing: that side does not decide the plan
+    assert lower[col["Decides the plan"]].text() == "no"
+    # infeasible with them: the conflict names the constraint object in words
+    short = p.with_changes(demand=12)
+    sol = get_solver("highs").solve(short)
+    assert sol.status is Status.INFEASIBLE
+    content = report_content(short, solver="highs")
+    words = [w for f, w in zip(content["infeasible"]["constraints"], content["infeasible"]["described"])
+             if f in ("co2", "a_or_b", "ontime")]
+    assert all(w.startswith("the constraint ") for w in words)
+    assert content["infeasible"]["constraints"] == list(sol.conflict.constraints)
