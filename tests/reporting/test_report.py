@@ -8,14 +8,16 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
 
 import subsel
-from subsel import SubsetSelectionProblem, get_solver
+from subsel import SubsetSelectionProblem, frontier, get_solver
 from subsel.decisions import alternatives, frontier_breakpoints, payments
 from subsel.models import FEASIBILITY_TOL
 from subsel.reporting import render_html, report, report_content
-from subsel.solvers import Status, constraint_families, without_constraints
+from subsel.solvers import SolverError, Status, constraint_families, without_constraints
 from tests.reporting.dom import Node, pairs, parse, table, value
+from tests.strategies import brute_force, planner_problems
 
 SUPPLIERS = SubsetSelectionProblem(quality=[0.95, 0.8, 0.6, 0.9], cost=[0.5, 0.2, 0.1, 0.45], alpha=0.8,
                                    capacity=[2, 3, 2, 1], names=["acme", "bolt", "cork", "dyna"])
@@ -459,13 +461,6 @@ def test_more_steps_than_the_report_finds_exactly_go_to_an_even_grid(monkeypatch
 
 
 # ---------------------------------------------------------------------------------- random planner instances
-from hypothesis import assume, given, settings  # noqa: E402
-
-from subsel import frontier  # noqa: E402
-from subsel.solvers import SolverError  # noqa: E402
-from tests.strategies import brute_force, planner_problems  # noqa: E402
-
-
 @settings(max_examples=8)
 @given(problem=planner_problems(n_max=4, cap_max=3))
 def test_random_planner_instances_report_the_api_numbers(problem):
