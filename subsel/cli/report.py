@@ -36,13 +36,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise CLIError(f"--alternatives must be a positive integer; got {args.alternatives}")
     if not 0.0 < args.width <= 1.0:
         raise CLIError(f"--width must be in (0, 1]; got {args.width:g}")
+    if args.distinct is not None and args.alternatives is None:
+        raise CLIError("--distinct applies to --alternatives only")
+    distinct = args.distinct or "units"
     check_paths(_problem_inputs(args), [("--output", args.output)])
     problem, _, label = _load_problem(args)
-    solver = args.solver if args.solver is not None else _default_solver(problem, args.alternatives is not None)
+    solver = (args.solver if args.solver is not None
+              else _default_solver(problem, args.alternatives is not None, distinct))
     try:
         content = report_content(problem, solver=solver, time_limit_s=args.time_limit, threads=args.threads,
                                  alternatives=args.alternatives, payments=args.payments, width=args.width,
-                                 title=args.title, source=label)
+                                 title=args.title, source=label, distinct=distinct)
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1

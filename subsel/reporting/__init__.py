@@ -23,7 +23,7 @@ __all__ = ["DEFAULT_WIDTH", "render_html", "report", "report_content"]
 def report(problem: SubsetSelectionProblem, path: str | os.PathLike[str], *, solver: str | Solver | None = None,
            time_limit_s: float | None = None, threads: int | None = None, alternatives: int | None = None,
            payments: bool = False, width: float = DEFAULT_WIDTH, title: str | None = None,
-           source: str | None = None) -> dict[str, Any]:
+           source: str | None = None, distinct: str = "units") -> dict[str, Any]:
     """Write a planner's report on ``problem`` to ``path``: one self-contained HTML file.
 
     The page has, in a planner's words: (1) the problem and every constraint in force with its bound;
@@ -58,6 +58,9 @@ def report(problem: SubsetSelectionProblem, path: str | os.PathLike[str], *, sol
         Threads of a solver given by name.
     alternatives : int, optional
         List the ``alternatives`` best plans (``subsel solve --alternatives K``).
+    distinct : {"units", "agents"}, default "units"
+        The plans listed differ in some agent's units, or in the agents they use
+        (``subsel solve --distinct``).
     payments : bool, default False
         Add the critical payments (no budget; an exact solver).
     width : float, default 0.05
@@ -95,6 +98,7 @@ def report(problem: SubsetSelectionProblem, path: str | os.PathLike[str], *, sol
     (1.05, ['cork'])
     """
     content = report_content(problem, solver=solver, time_limit_s=time_limit_s, threads=threads,
-                             alternatives=alternatives, payments=payments, width=width, title=title, source=source)
+                             alternatives=alternatives, payments=payments, width=width, title=title, source=source,
+                             distinct=distinct)
     atomic_write_text(path, render_html(content))
     return content

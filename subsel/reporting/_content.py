@@ -55,7 +55,7 @@ def _num(v: Any) -> float | None:
 
 
 def _resolve_solver(problem: SubsetSelectionProblem, solver: str | Solver | None, alternatives: int | None,
-                    time_limit_s: float | None, threads: int | None) -> Solver:
+                    time_limit_s: float | None, threads: int | None, distinct: str = "units") -> Solver:
     """The solver of every part of the report: the one given, or the default ``subsel solve`` uses
     (with ``alternatives``, the default of :func:`subsel.decisions.alternatives`)."""
     options: dict[str, Any] = {}
@@ -69,14 +69,20 @@ def _resolve_solver(problem: SubsetSelectionProblem, solver: str | Solver | None
                              f"{solver.name!r} instead")
         return solver
     if solver is None:
-        solver = alternatives_solver(problem) if alternatives is not None else default_solver(problem.extensions)
+        solver = (alternatives_solver(problem, distinct) if alternatives is not None
+                  else default_solver(problem.extensions))
     elif not isinstance(solver, str):
         raise TypeError(f"solver must be a solver name, a Solver or None; got {type(solver).__name__}")
     return get_solver(solver, **options)
 
 
-def _check(problem: Any, solver: Solver, alternatives: Any, payments: bool, width: Any) -> None:
+def _check(problem: Any, solver: Solver, alternatives: Any, payments: bool, width: Any, distinct: Any) -> None:
     """Refuse, before any solve, what a part of the report cannot do."""
+    if distinct not in ("units", "agents"):
+        raise ValueError(f"distinct must be 'units' or 'agents'; got {distinct!r}")
+    if distinct == "agents" and alternatives is not None and not solver.no_good_cuts:
+        raise ValueError(f"alternatives distinct in their agents need a solver with no-good cuts (highs, cbc, "
+                         f"ortools-scip or ortools-cpsat); got {solver.name!r}")
     if isinstance(alternatives, bool) or (alternatives is not None and (
             not isinstance(alternatives, (int, np.integer)) or alternatives < 1)):
         raise ValueError(f"alternatives must be a positive integer or None; got {alternatives!r}")
@@ -359,8 +365,9 @@ def _frontier(problem: SubsetSelectionProblem, solver: Solver, plan: dict[str, A
 
 
 # ---------------------------------------------------------------------------------- 5. alternatives
-def _alternatives(problem: SubsetSelectionProblem, solver: Solver, k: int, plan: dict[str, Any]) -> dict[str, Any]:
-    df = rank_alternatives(problem, int(k), solver=solver)
+def _alternatives(problem: SubsetSelectionProblem, solver: Solver, k: int, plan: dict[str, Any],
+                  distinct: str) -> dict[str, Any]:
+    df = rank_alternatives(problem, int(k), solver=solver, distinct=distinct)
     best = np.asarray(plan["x"], dtype=np.int64)
     rows = []
     for r in df.itertuples():
@@ -374,7 +381,7 @@ def _alternatives(problem: SubsetSelectionProblem, solver: Solver, k: int, plan:
                          units=int(r.units), avg_quality=_num(r.avg_quality), agents=int(r.agents),
                          status=str(r.status), spend=_spend(problem, x), same_as_plan=bool((x == best).all()),
                          added=added, removed=removed, changed=changed, x=[int(v) for v in x]))
-    return dict(k=int(k), solver=solver.name, rows=rows)
+    return dict(k=int(k), solver=solver.name, rows=rows, distinct=distinct)
 
 
 # ---------------------------------------------------------------------------------- 6. payments
@@ -415,7 +422,7 @@ def _infeasible(problem: SubsetSelectionProblem, sol: Solution) -> dict[str, Any
 def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | None = None,
                    time_limit_s: float | None = None, threads: int | None = None, alternatives: int | None = None,
                    payments: bool = False, width: float = DEFAULT_WIDTH, title: str | None = None,
-                   source: str | None = None) -> dict[str, Any]:
+                   source: str | None = None, distinct: str = "units") -> dict[str, Any]:
     """Everything a planner's report shows, as plain data (see :func:`subsel.reporting.report`).
 
     Parameters
@@ -428,6 +435,9 @@ def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | No
         Options of the solver named by ``solver`` (not with a Solver instance).
     alternatives : int, optional
         How many best plans to list (:func:`subsel.decisions.alternatives`); None: none.
+    distinct : {"units", "agents"}, default "units"
+        Plans distinct in some agent's units, or in the agents they use (as
+        :func:`subsel.decisions.alternatives`).
     payments : bool, default False
         Add the critical payments (:func:`subsel.decisions.payments`; no budget, an exact solver).
     width : float, default 0.05
@@ -450,7 +460,8 @@ def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | No
     Raises
     ------
     ValueError
-        ``alternatives`` not a positive integer; ``width`` outside (0, 1]; payments with a budget
+        ``alternatives`` not a positive integer; ``width`` outside (0, 1]; ``distinct`` unknown, or
+        ``agents`` with a solver without no-good cuts; payments with a budget
         or a solver that is not exact; alternatives with the planner's fields and a solver without
         no-good cuts; an unknown solver name, an unsupported constraint, or options beside a Solver
         instance.
@@ -461,8 +472,8 @@ def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | No
     """
     if not isinstance(problem, SubsetSelectionProblem):
         raise TypeError(f"problem must be a SubsetSelectionProblem; got {type(problem).__name__}")
-    engine = _resolve_solver(problem, solver, alternatives, time_limit_s, threads)
-    _check(problem, engine, alternatives, payments, width)
+    engine = _resolve_solver(problem, solver, alternatives, time_limit_s, threads, distinct)
+    _check(problem, engine, alternatives, payments, width, distinct)
     engine.check_supported(problem)
     sol = engine.solve(problem)
     columns, agent_rows = _agents(problem)
@@ -481,7 +492,7 @@ def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | No
         content["infeasible"] = _infeasible(problem, sol)
     content["frontier"] = _frontier(problem, engine, content["plan"], float(width))
     if alternatives is not None and content["plan"] is not None:
-        content["alternatives"] = _alternatives(problem, engine, int(alternatives), content["plan"])
+        content["alternatives"] = _alternatives(problem, engine, int(alternatives), content["plan"], distinct)
     if payments:
         if sol.status is Status.OPTIMAL:
             content["payments"] = _payments(problem, engine)

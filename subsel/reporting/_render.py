@@ -327,7 +327,9 @@ def _alternatives(content: dict[str, Any], n: int) -> str:
              _differs(r)] for r in a["rows"]]
     more = "" if len(a["rows"]) >= a["k"] else f" Only {counted(len(a['rows']), 'feasible plan')} exist."
     out = [*_opening("alternatives", "h-alternatives", n, "The next-best plans"),
-           f"<p>The {counted(a['k'], 'best distinct plan')}, best first, each proven the best of all plans not "
+           f"<p>The {counted(a['k'], 'best distinct plan')}"
+           + (" (distinct in the agents they use)" if a.get("distinct") == "agents" else "")
+           + ", best first, each proven the best of all plans not "
            "listed before it (Lawler, <cite>Management Science</cite> 18(7), 1972; Murty, <cite>Operations "
            f"Research</cite> 16(3), 1968), with solver <code>{escape(a['solver'])}</code>. If the first choice "
            f"falls through, the next row says what to buy instead and what it costs.{more}</p>",

@@ -74,7 +74,7 @@ from ..models import (
     rounded_up,
     weighted_sum,
 )
-from ._cuts import excluding
+from ._cuts import excluding, excluding_agents
 from ._encoded import refuse_encoded
 from .base import MAX_CUT_RANGE, RawResult, Solver, SolverError, Status
 
@@ -465,24 +465,32 @@ class MILPSolver(Solver):
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         return self._solve_excluding(problem, np.zeros((0, problem.n), dtype=np.int64))
 
-    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> RawResult:
+    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray,
+                         used: np.ndarray | None = None) -> RawResult:
         refuse_encoded(problem, self.name)
         clock = BackendClock()
-        raw = self._pipeline(problem, clock, excluded)
+        raw = self._pipeline(problem, clock, excluded, used)
         return raw._replace(backend_time_s=clock.seconds)
 
     def _pipeline(self, problem: SubsetSelectionProblem, clock: BackendClock,
-                  excluded: np.ndarray | None = None) -> RawResult:
-        """Solve ``problem`` (without the selections of ``excluded``, by no-good cuts)."""
+                  excluded: np.ndarray | None = None, used: np.ndarray | None = None) -> RawResult:
+        """Solve ``problem`` (without the selections of ``excluded``, and without those whose set of
+        used agents is a row of ``used``, by no-good cuts)."""
         start = time.perf_counter()
-        cuts = excluded is not None and excluded.size > 0
+        unit_cuts = excluded is not None and excluded.size > 0
+        agent_cuts = used is not None and used.size > 0
+        cuts = unit_cuts or agent_cuts
 
         def allowed(x: np.ndarray) -> bool:
-            return excluded is None or not cuts or not bool((excluded == x).all(axis=1).any())
+            if unit_cuts and excluded is not None and bool((excluded == x).all(axis=1).any()):
+                return False
+            return not (agent_cuts and used is not None and bool((used == (x > 0)).all(axis=1).any()))
 
         def with_cuts(form: LinearForm, more: list[np.ndarray] | None = None
                       ) -> tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]:
-            rows = [*(excluded if cuts and excluded is not None else ()), *(more or ())]
+            if agent_cuts and used is not None:
+                form = excluding_agents(form, used)
+            rows = [*(excluded if unit_cuts and excluded is not None else ()), *(more or ())]
             return excluding(form, np.array(rows, dtype=np.int64).reshape(len(rows), problem.n)) if rows \
                 else (form, form.full)
 

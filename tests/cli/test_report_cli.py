@@ -128,3 +128,19 @@ def test_report_takes_the_constraint_options_of_solve(tmp_path, capsys):
     head, rows = table(doc.find("section", id="binds"), "Each constraint's slack")
     assert {r[0].text() for r in rows} >= {"Co2: sum of its coefficients over the units bought",
                                            "Average ontime of the units bought"}
+
+
+def test_report_lists_plans_distinct_in_their_agents(files, tmp_path, capsys):
+    agents, limits = files
+    common = [str(agents), "--alpha", "0.8", "--group-limits", str(limits), "--alternatives", "3", "--distinct",
+              "agents"]
+    assert main(["solve", *common, "--json"]) == 0
+    solved = json.loads(capsys.readouterr().out)["alternatives"]
+    out = tmp_path / "plan.html"
+    assert main(["report", *common, "-o", str(out)]) == 0
+    section = parse(out.read_text(encoding="utf-8")).find("section", id="alternatives")
+    assert "distinct in the agents they use" in section.text()
+    _, rows = table(section, "The next-best plans")
+    assert [value(r[1]) for r in rows] == pytest.approx([a["objective"] for a in solved], rel=1e-12)
+    assert main(["report", str(agents), "--alpha", "0.8", "--distinct", "agents", "-o", str(out)]) == 2
+    assert "--distinct applies to --alternatives only" in capsys.readouterr().err

@@ -254,15 +254,3 @@ def test_frontier_with_shared_work_is_the_frontier_of_fresh_solves_bit_for_bit(p
     alphas = data.draw(st.lists(st.sampled_from(near) | st.floats(0.0, 1.0), min_size=1, max_size=12))
     pd.testing.assert_frame_equal(frontier(problem, alphas), frontier(problem, alphas, solver=_SolveEach()),
                                   check_exact=True)
-
-
-def test_breakpoints_stop_at_max_steps():
-    p = SubsetSelectionProblem(quality=[0.95, 0.8, 0.6], cost=[0.5, 0.2, 0.1], alpha=0.5)
-    full = frontier_breakpoints(p, 0.5, 1.0)
-    assert len(full) == 4
-    assert frontier_breakpoints(p, 0.5, 1.0, max_steps=4).equals(full)
-    with pytest.raises(ValueError, match="more than 3 optimal selections between alpha 0.5 and 1.0"):
-        frontier_breakpoints(p, 0.5, 1.0, max_steps=3)
-    for bad in (0, -1, 2.5, True):
-        with pytest.raises(ValueError, match="max_steps must be a positive integer or None"):
-            frontier_breakpoints(p, 0.5, 1.0, max_steps=bad)

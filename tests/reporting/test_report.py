@@ -434,7 +434,7 @@ def test_no_plan_before_the_time_limit_says_so_and_the_command_exits_1(tmp_path,
     from subsel.cli import main
     from subsel.cli import report as report_cli
 
-    monkeypatch.setattr(report_cli, "_default_solver", lambda problem, alternatives: "stopped")
+    monkeypatch.setattr(report_cli, "_default_solver", lambda problem, alternatives, distinct: "stopped")
     import subsel.reporting._content as content_module
 
     monkeypatch.setattr(content_module, "get_solver", lambda name, **options: _Stopped(found=False))
@@ -452,7 +452,7 @@ def test_more_steps_than_the_report_finds_exactly_go_to_an_even_grid(monkeypatch
     monkeypatch.setattr(content_module, "MAX_STEPS", 1)
     content = report_content(SUPPLIERS)
     f = content["frontier"]
-    assert f["method"] == "grid" and "more than 1 optimal selections" in f["note"]
+    assert f["method"] == "grid" and "more than max_steps = 1 steps" in f["note"]
     assert [r["alpha"] for r in f["rows"]] == sorted({*np.linspace(0.8 - 0.05, 0.8 + 0.05, 21).tolist(), 0.8})
     v = frontier_breakpoints(SUPPLIERS, 0.8 - 0.05, 0.8 + 0.05)
     for r in f["rows"]:
