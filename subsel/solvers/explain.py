@@ -28,7 +28,7 @@ import numpy as np
 
 from ..models import LinearForm, SubsetSelectionProblem, linear_form
 
-__all__ = ["Conflict", "explain_infeasible"]
+__all__ = ["Conflict", "constraint_families", "explain_infeasible", "without_constraints"]
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,21 @@ class Conflict:
                 "min_budget": self.min_budget}
 
 
-def _families(problem: SubsetSelectionProblem) -> list[str]:
+def constraint_families(problem: SubsetSelectionProblem) -> list[str]:
+    """The constraint families in force in ``problem``, by the names :class:`Conflict` uses.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+
+    Returns
+    -------
+    list of str
+        ``quality`` first (always in force), then those of ``budget``, ``demand``, ``must_take``,
+        ``must_not_take``, ``min_units``, ``lot_size`` in use, then ``group_limits:<group>`` per
+        limited group, in the problem's order (the families of the deletion filter of Chinneck and
+        Dravnieks, *ORSA Journal on Computing* 3(2), 1991, Section 3).
+    """
     out = ["quality"]
     ext = problem.extensions
     out += [name for name in ("budget", "demand", "must_take", "must_not_take", "min_units", "lot_size")
@@ -73,8 +87,20 @@ def _families(problem: SubsetSelectionProblem) -> list[str]:
     return out
 
 
-def _without(problem: SubsetSelectionProblem, dropped: set[str]) -> SubsetSelectionProblem:
-    """``problem`` with the families in ``dropped`` removed."""
+def without_constraints(problem: SubsetSelectionProblem, dropped: set[str]) -> SubsetSelectionProblem:
+    """``problem`` with the constraint families in ``dropped`` removed, every other field kept.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+    dropped : set of str
+        Names of :func:`constraint_families`; dropping ``quality`` sets the threshold to 0.
+
+    Returns
+    -------
+    SubsetSelectionProblem
+        ``problem`` itself when ``dropped`` names nothing in force.
+    """
     changes: dict[str, Any] = {}
     if "quality" in dropped:
         changes["alpha"] = 0.0
@@ -134,10 +160,10 @@ def explain_infeasible(problem: SubsetSelectionProblem, feasible: Callable[[Subs
         100 (lower the demand to 42 or raise the budget to 131)"``.
     """
     found = feasible if found is None else found
-    members = _families(problem)
+    members = constraint_families(problem)
     dropped: set[str] = set()
     for fam in list(members):  # the deletion filter
-        if not feasible(_without(problem, dropped | {fam})):
+        if not feasible(without_constraints(problem, dropped | {fam})):
             dropped.add(fam)
     kept = tuple(f for f in members if f not in dropped)
     if not kept:  # an oracle that calls every part infeasible: name the whole problem
@@ -243,7 +269,7 @@ def _text(problem: SubsetSelectionProblem, c: Conflict) -> str:
         others = [_describe(problem, f) for f in c.constraints if f != "demand"]
         # The advised numbers hold with every constraint of the problem kept: say so when some
         # of them are outside the conflict.
-        outside = [f for f in _families(problem) if f not in c.constraints]
+        outside = [f for f in constraint_families(problem) if f not in c.constraints]
         tail = " and the problem's other constraints" if outside else ""
         where = ""
         if others:
