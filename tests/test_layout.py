@@ -91,9 +91,24 @@ def test_a_solve_on_the_command_line_loads_only_what_it_uses(tmp_path):
     unused = ["subsel.models.batch", "subsel.models.formulations", "subsel.models.knapsack",
               "subsel.models.instances", "subsel.knapsack.solve", "subsel.solvers.explain",
               "subsel.knapsack._ties", "subsel.solvers._choices", "subsel.solvers._batch",
-              "subsel.solvers._plugins", "importlib.metadata", "tomllib", "numpy.random", "tempfile", "pandas"]
+              "subsel.solvers._plugins", "importlib.metadata", "tomllib", "numpy.random", "numpy.ma", "tempfile",
+              "pandas"]
     code = ("import sys; import numpy; by_numpy = set(sys.modules); from subsel.cli import main; "
             f"code = main(['solve', {str(agents)!r}, '--alpha', '0.5']); "
+            f"print(code, [m for m in {unused!r} if m in sys.modules and m not in by_numpy])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=PACKAGE.parent)
+    assert out.stdout.strip().splitlines()[-1] == "0 []"
+
+
+def test_a_knapsack_on_the_command_line_loads_neither_masked_arrays_nor_a_solver(tmp_path):
+    """``subsel knapsack FILE`` checks its arrays without loading ``numpy.ma`` (a masked array exists
+    only once it is loaded) and loads no solver of subsel.solvers, nor pandas (start-up)."""
+    instance = tmp_path / "kp.txt"
+    instance.write_text("3 10\n5 4\n4 3\n3 2\n")
+    unused = ["numpy.ma", "subsel.solvers.exact", "subsel.solvers._batch", "pandas"]
+    code = ("import sys; import numpy; by_numpy = set(sys.modules); from subsel.cli import main; "
+            f"code = main(['knapsack', {str(instance)!r}]); "
             f"print(code, [m for m in {unused!r} if m in sys.modules and m not in by_numpy])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=PACKAGE.parent)
