@@ -1,8 +1,9 @@
 """Decision commands: ``frontier``, ``payments``, and ``solve --alternatives``.
 
-``frontier FILE --alpha-min A --alpha-max B [--points K | --breakpoints] [-o frontier.csv]
-[--plot frontier.png]`` writes one row per threshold (``alpha, objective, units, avg_quality, agents,
-status``; with ``--breakpoints`` one row per optimal selection, plus ``alpha_to``).
+``frontier FILE --alpha-min A --alpha-max B [--points K | --breakpoints [--resolution D]
+[--max-steps N]] [-o frontier.csv] [--plot frontier.png]`` writes one row per threshold
+(``alpha, objective, units, avg_quality, agents, status``; with ``--breakpoints`` one row per optimal
+selection, plus ``alpha_to``).
 ``payments FILE --alpha A [-o payments.csv]`` writes ``name, units, reported_cost, payment,
 payment_per_unit``.  Both write CSV to stdout by default (``-o -``), atomically to a file otherwise.
 Exit codes as the core commands: 2 on bad input, one line on stderr.
@@ -63,6 +64,14 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
         raise CLIError(f"--alpha-min must be <= --alpha-max; got {args.alpha_min:g} > {args.alpha_max:g}")
     if args.points is not None and args.breakpoints:
         raise CLIError("--points and --breakpoints exclude each other: a grid or the exact steps")
+    if not args.breakpoints:
+        for option, v in (("--resolution", args.resolution), ("--max-steps", args.max_steps)):
+            if v is not None:
+                raise CLIError(f"{option} applies to --breakpoints only (a grid has --points)")
+    if args.resolution is not None and not 0.0 <= args.resolution <= 1.0:
+        raise CLIError(f"--resolution must be in [0, 1]; got {args.resolution}")
+    if args.max_steps is not None and args.max_steps < 1:
+        raise CLIError(f"--max-steps must be a positive integer; got {args.max_steps}")
     points = 21 if args.points is None else args.points
     if points < 1:
         raise CLIError(f"--points must be a positive integer; got {points}")
@@ -86,7 +95,8 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
     solver = _solver(args, problem)
     try:
         if args.breakpoints:
-            df = frontier_breakpoints(problem, args.alpha_min, args.alpha_max, solver=solver)
+            df = frontier_breakpoints(problem, args.alpha_min, args.alpha_max, solver=solver,
+                                      resolution=args.resolution or 0.0, max_steps=args.max_steps)
         else:
             df = frontier(problem, np.linspace(args.alpha_min, args.alpha_max, points), solver=solver)
     except SolverError as exc:
@@ -107,10 +117,7 @@ def _cmd_payments(args: argparse.Namespace) -> int:
     from ..decisions import payments
 
     check_paths(_problem_inputs(args), [("--output", args.output)])
-    problem, _, _ = _load_problem(args)
-    if problem.budget is not None:
-        raise CLIError("--budget: critical payments need a selection that never gives an agent more units "
-                       "for a higher reported cost, which a budget does not ensure; drop --budget")
+    problem, _, _ = _load_problem(args)  # no --budget: payments offer none (see the parser)
     try:
         df = payments(problem, solver=_solver(args, problem))
     except SolverError as exc:
@@ -128,13 +135,17 @@ def solve_alternatives(args: argparse.Namespace, problem, solver: Solver, label:
     if args.alternatives < 1:
         raise CLIError(f"--alternatives must be a positive integer; got {args.alternatives}")
     planner = sorted(problem.extensions & set(PLANNER_EXTENSIONS))
+    distinct = args.distinct or "units"
     if (planner or problem.constraints) and not solver.no_good_cuts:
         what = f"the planner's {', '.join(planner)}" if planner else \
             f"the constraints {', '.join(repr(c.name) for c in problem.constraints)}"
         raise CLIError(f"--alternatives with {what} needs a solver with no-good cuts "
                        f"(--solver highs, cbc, ortools-scip or ortools-cpsat); got --solver {solver.name}")
+    if distinct == "agents" and not solver.no_good_cuts:
+        raise CLIError("--distinct agents needs a solver with no-good cuts (--solver highs, cbc, ortools-scip or "
+                       f"ortools-cpsat); got --solver {solver.name}")
     try:
-        df = alternatives(problem, args.alternatives, solver=solver)
+        df = alternatives(problem, args.alternatives, solver=solver, distinct=distinct)
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
@@ -204,7 +215,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--points", type=integer, metavar="K", help="thresholds on an even grid (default 21)")
     p.add_argument("--breakpoints", action="store_true",
                    help="instead of a grid, one row per optimal selection with the range of thresholds "
-                        "(alpha to alpha_to) where it is optimal; needs an exact solver")
+                        "(alpha to alpha_to) where it is optimal; needs an exact solver (a step it cannot "
+                        "prove is solved by a certified MILP backend: highs, cbc or ortools-scip)")
+    p.add_argument("--resolution", type=number, metavar="D",
+                   help="with --breakpoints: skip the thresholds closer than D to the last row's start (rows "
+                        "stay exact; about (B - A) / D solves at most); default 0, every step")
+    p.add_argument("--max-steps", type=integer, metavar="N",
+                   help="with --breakpoints: stop with exit code 2 (naming a --resolution that fits) rather "
+                        "than find more than N steps; default no limit")
     p.add_argument("--solver", help="backend name (see 'subsel solvers'); default: the first available exact one")
     p.add_argument("-o", "--output", default="-", help="CSV to write ('-' = stdout, the default)")
     p.add_argument("--plot", metavar="FILE", help="also draw profit and suppliers used against alpha, in the "
@@ -216,7 +234,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "dz above c (Myerson 1981; Archer and Tardos 2001), so that reporting "
                                    "the true cost is a dominant strategy; no budget (the planner's columns "
                                    "are kept, with a MILP backend).")
-    _add_problem_args(p, knapsack=False)
+    _add_problem_args(p, knapsack=False, budget=False)
     p.add_argument("--solver", help="an exact backend (see 'subsel solvers'); default: the first available")
     p.add_argument("-o", "--output", default="-", help="CSV to write ('-' = stdout, the default)")
     p.set_defaults(func=_cmd_payments)

@@ -74,7 +74,7 @@ from ..models import (
     rounded_up,
     weighted_sum,
 )
-from ._cuts import excluding
+from ._cuts import excluding, excluding_agents
 from ._encoded import refuse_encoded
 from .base import MAX_CUT_RANGE, RawResult, Solver, SolverError, Status
 
@@ -366,6 +366,11 @@ class MILPSolver(Solver):
     supports: ClassVar[frozenset[str]] = frozenset({"budget", "demand", "must_take", "must_not_take",
                                                     *PLANNER_EXTENSIONS, *CONSTRAINT_KINDS})
 
+    #: The factor on the quality and budget rows of the model that decides a proof
+    #: (:meth:`_decide_unshifted`): large enough that the solver's tolerance lies far below the
+    #: feasibility rule's, small enough for the solver's arithmetic.
+    decide_boost: ClassVar[float] = 2.0 ** 20
+
     def _run(self, form: LinearForm, time_limit: float | None,
              warm: np.ndarray | None) -> RawResult:  # pragma: no cover - abstract
         """Solve ``form`` with gap 0 and tight tolerances within ``time_limit`` seconds, starting
@@ -437,7 +442,7 @@ class MILPSolver(Solver):
             left = self._left(deadline)
             if left is not None and left <= 0:
                 return None
-            form, full = with_cuts(solver_form(problem, 0.0, boost=2.0 ** 20)[0], refused)
+            form, full = with_cuts(solver_form(problem, 0.0, boost=self.decide_boost)[0], refused)
             raw = clock.call(self._run, form, left, full(warm))
             if self._contradicts(raw, form):  # the warm start answered as optimal below the solver's value
                 raw = clock.call(self._run, form, self._left(deadline), None)
@@ -467,24 +472,32 @@ class MILPSolver(Solver):
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         return self._solve_excluding(problem, np.zeros((0, problem.n), dtype=np.int64))
 
-    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> RawResult:
+    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray,
+                         used: np.ndarray | None = None) -> RawResult:
         refuse_encoded(problem, self.name)
         clock = BackendClock()
-        raw = self._pipeline(problem, clock, excluded)
+        raw = self._pipeline(problem, clock, excluded, used)
         return raw._replace(backend_time_s=clock.seconds)
 
     def _pipeline(self, problem: SubsetSelectionProblem, clock: BackendClock,
-                  excluded: np.ndarray | None = None) -> RawResult:
-        """Solve ``problem`` (without the selections of ``excluded``, by no-good cuts)."""
+                  excluded: np.ndarray | None = None, used: np.ndarray | None = None) -> RawResult:
+        """Solve ``problem`` (without the selections of ``excluded``, and without those whose set of
+        used agents is a row of ``used``, by no-good cuts)."""
         start = time.perf_counter()
-        cuts = excluded is not None and excluded.size > 0
+        unit_cuts = excluded is not None and excluded.size > 0
+        agent_cuts = used is not None and used.size > 0
+        cuts = unit_cuts or agent_cuts
 
         def allowed(x: np.ndarray) -> bool:
-            return excluded is None or not cuts or not bool((excluded == x).all(axis=1).any())
+            if unit_cuts and excluded is not None and bool((excluded == x).all(axis=1).any()):
+                return False
+            return not (agent_cuts and used is not None and bool((used == (x > 0)).all(axis=1).any()))
 
         def with_cuts(form: LinearForm, more: list[np.ndarray] | None = None
                       ) -> tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]:
-            rows = [*(excluded if cuts and excluded is not None else ()), *(more or ())]
+            if agent_cuts and used is not None:
+                form = excluding_agents(form, used)
+            rows = [*(excluded if unit_cuts and excluded is not None else ()), *(more or ())]
             return excluding(form, np.array(rows, dtype=np.int64).reshape(len(rows), problem.n)) if rows \
                 else (form, form.full)
 

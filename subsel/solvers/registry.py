@@ -227,6 +227,8 @@ class SolverInfo:
         The problem extensions it handles.
     not_default_for : frozenset of str
         Extensions it handles but is not the default solver for (a later backend is faster there).
+    caveat : str
+        What the backend does not promise ('' for nothing), shown under the table.
     """
 
     def __init__(self, entry: _Entry):
@@ -287,6 +289,10 @@ class SolverInfo:
     @property
     def not_default_for(self) -> frozenset[str]:
         return frozenset(self._attribute("not_default_for", frozenset()))
+
+    @property
+    def caveat(self) -> str:
+        return str(self._attribute("caveat", ""))
 
 
 def get_solver(name: str, **options: Any) -> Solver:
