@@ -223,3 +223,26 @@ def test_a_memory_limit_stops_the_search_with_a_feasible_answer_and_a_bound():
     assert cut.status in (Status.FEASIBLE, Status.OPTIMAL) and p.evaluate(cut.x).feasible
     assert cut.objective <= full.objective + 1e-9 * abs(full.objective)
     assert cut.bound >= full.objective - 1e-9 * abs(full.objective)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_whole_model_agrees_with_highs_on_moderate_instances(seed):
+    """25 agents with every planner field, a budget and a demand that bind and group limits: the
+    same optimum as the MILP backend (both proven)."""
+    rng = np.random.default_rng(seed)
+    n = 25
+    k = rng.integers(10, 60, size=n)
+    lot = rng.choice([1, 2, 5], size=n)
+    k = k - k % lot
+    p = SubsetSelectionProblem(quality=rng.random(n), cost=rng.random(n), alpha=0.6, capacity=k,
+                               min_units=np.maximum(k // 3, 1), lot_size=lot, fixed_cost=rng.random(n) * 5,
+                               budget=float(k.sum()) * 0.1, demand=int(k.sum() * 0.15),
+                               group=[str(i % 3) for i in range(n)],
+                               group_limits={"0": {"max_units": int(k.sum() * 0.1), "min_agents": 1},
+                                             "1": {"max_agents": 3}})
+    a, b = get_solver("exact").solve(p), get_solver("highs").solve(p)
+    assert a.status is b.status
+    if b.status is Status.OPTIMAL:
+        assert p.evaluate(a.x).feasible
+        assert abs(a.objective - b.objective) <= 1e-9 * max(1.0, abs(b.objective))
+        assert a.bound >= b.objective - 1e-9 * abs(b.objective)
