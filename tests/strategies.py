@@ -408,18 +408,25 @@ def int_brute_force(values, weights, capacity, counts=None) -> int:
     return best
 
 
+def note_event(text: str) -> None:
+    """Hypothesis's ``event``, within a hypothesis test; nothing in a plain test sharing the check."""
+    from hypothesis import event
+    from hypothesis.control import currently_in_test_context
+
+    if currently_in_test_context():
+        event(text)
+
+
 def label_fields(problem: SubsetSelectionProblem) -> None:
     """Record (hypothesis ``event``) which constraints a drawn instance uses and whether some
     quality lies within 1e-6 of alpha, so ``--hypothesis-show-statistics`` shows what a run covered."""
-    from hypothesis import event
-
     for name in sorted(problem.extensions):
-        event(f"field {name}")
+        note_event(f"field {name}")
     margin = np.abs(problem.quality_margin)
     if ((margin > 0) & (margin < 1e-6)).any():
-        event("quality a hair from alpha")
+        note_event("quality a hair from alpha")
     if not problem.extensions:
-        event("the paper's problem")
+        note_event("the paper's problem")
 
 
 @st.composite

@@ -35,12 +35,18 @@ from .core import (
 from .guards import check_memory, check_paths
 
 
-def _solver(args: argparse.Namespace, problem) -> Solver:
-    from ..solvers import get_solver
+def _solver(args: argparse.Namespace, problem, exact_for: str | None = None) -> Solver:
+    """The ``--solver`` backend; with ``exact_for`` (the command, for the message), an exact one."""
+    from ..solvers import get_solver, solver_info
 
     if args.solver is not None and not args.solver.strip():
         raise CLIError("--solver must name a backend (see 'subsel solvers'); got ''")
-    return get_solver(args.solver if args.solver is not None else _default_solver(problem))
+    solver = get_solver(args.solver if args.solver is not None else _default_solver(problem))
+    if exact_for is not None and not solver.exact:
+        exact = ", ".join(row.name for row in solver_info() if row.available and row.exact)
+        raise CLIError(f"--solver {solver.name} does not prove optimality; {exact_for} needs an exact "
+                       f"solver: one of {exact} (see 'subsel solvers')")
+    return solver
 
 
 def _write_table(df, output: str, what: str) -> None:
@@ -92,7 +98,7 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
             raise CLIError(f"--plot: {exc}") from None
     args.alpha = args.alpha_min  # the problem needs a threshold; every row sets its own
     problem, _, label = _load_problem(args)
-    solver = _solver(args, problem)
+    solver = _solver(args, problem, exact_for="frontier --breakpoints" if args.breakpoints else None)
     try:
         if args.breakpoints:
             df = frontier_breakpoints(problem, args.alpha_min, args.alpha_max, solver=solver,
@@ -102,12 +108,20 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
-    if args.plot is not None:
+    what = "breakpoints" if args.breakpoints else "thresholds"
+    if args.plot is None:
+        _write_table(df, args.output, what)
+    else:
         from ..decisions import plot_frontier
+        from ..models import atomic_write_with
 
-        plot_frontier(df, args.plot, title=f"The price of quality: {label}")
-    _write_table(df, args.output, "breakpoints" if args.breakpoints else "thresholds")
-    if args.plot is not None:
+        def draw_then_table(tmp: str) -> None:
+            # The figure goes to a temporary file beside --plot and replaces it only once the
+            # table is written: a failing command leaves an existing figure as it was.
+            plot_frontier(df, tmp, title=f"The price of quality: {label}")
+            _write_table(df, args.output, what)
+
+        atomic_write_with(args.plot, draw_then_table)
         print(f"wrote {args.plot} (best total profit and suppliers used against alpha)", file=sys.stderr)
     return 0
 
@@ -119,7 +133,7 @@ def _cmd_payments(args: argparse.Namespace) -> int:
     check_paths(_problem_inputs(args), [("--output", args.output)])
     problem, _, _ = _load_problem(args)  # no --budget: payments offer none (see the parser)
     try:
-        df = payments(problem, solver=_solver(args, problem))
+        df = payments(problem, solver=_solver(args, problem, exact_for="payments"))
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1

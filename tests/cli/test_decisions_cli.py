@@ -53,7 +53,8 @@ def test_frontier_breakpoints_and_plot_files(agents, tmp_path, capsys):
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--points", "0"], "--points must be a positive integer; got 0"),
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--points", "3", "--breakpoints"], "exclude each other"),
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--plot", "-"], "--plot needs a file name"),
-    (["--alpha-min", "0.1", "--alpha-max", "0.5", "--breakpoints", "--solver", "gss"], "does not prove optimality"),
+    (["--alpha-min", "0.1", "--alpha-max", "0.5", "--breakpoints", "--solver", "gss"],
+     "--solver gss does not prove optimality; frontier --breakpoints needs an exact solver: one of "),
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--solver", "nope"], "unknown solver 'nope'"),
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--budget", "-1"], "--budget must be >= 0"),
 ])
@@ -95,7 +96,8 @@ def test_payments_with_a_must_take_agent_pay_it_without_bound(agents, capsys):
 @pytest.mark.parametrize("extra,match", [
     (["--budget", "2"], "unrecognized arguments: --budget 2"),
     ([], "--alpha is required"),
-    (["--alpha", "0.7", "--solver", "gss"], "does not prove optimality"),
+    (["--alpha", "0.7", "--solver", "gss"],
+     "--solver gss does not prove optimality; payments needs an exact solver: one of "),
     (["--alpha", "0.7", "--demand", "13", "--solver", "highs"], "infeasible"),
 ])
 def test_payments_errors(agents, tmp_path, capsys, extra, match):
@@ -160,6 +162,16 @@ def test_frontier_plot_in_the_format_its_extension_names(agents, tmp_path, ext, 
     assert main(["frontier", str(agents), "--alpha-min", "0.5", "--alpha-max", "0.9", "--points", "3",
                  "-o", str(tmp_path / "f.csv"), "--plot", str(fig)]) == 0
     assert fig.read_bytes().startswith(magic)
+
+
+@pytest.mark.parametrize("output", ["nodir/f.csv", "f.csv/"])
+def test_a_failing_frontier_leaves_an_existing_plot_as_it_was(agents, tmp_path, capsys, output):
+    old = tmp_path / "old.png"
+    old.write_bytes(b"the figure of an earlier run")
+    _error(capsys, 2, ["frontier", agents, "--alpha-min", "0.5", "--alpha-max", "1", "--points", "3",
+                       "-o", f"{tmp_path}/{output}", "--plot", old], f"{tmp_path}/{output}")
+    assert old.read_bytes() == b"the figure of an earlier run"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agents.csv", "old.png"]  # no temporary left
 
 
 @pytest.mark.parametrize("name", ["f.txt", "f"])
