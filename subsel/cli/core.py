@@ -95,6 +95,10 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         raise CLIError(f"--capacity-max must be an integer in 1..2^53 = {MAX_EXACT_INT}; got {args.capacity_max}")
     if args.seed is not None and args.seed < 0:
         raise CLIError(f"--seed must be a non-negative integer; got {args.seed}")
+    if args.planner:
+        return _generate_planner(args)
+    if args.group_limits_out is not None:
+        raise CLIError("--group-limits-out needs --planner (the paper's agents have no groups)")
     # the problem's arrays (q, c, capacities, utilities, names) and the CSV text: ~200 bytes a row
     check_memory(200.0 * args.n, f"--n {args.n}")
     rng = np.random.default_rng(args.seed)
@@ -113,6 +117,44 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         hint = f" --alpha {args.alpha:g}" if args.alpha is not None else " --alpha A"
         print(f"wrote {counted(args.n, 'agent')} to {args.output}; solve with: subsel solve {args.output}{hint}",
               file=sys.stderr)
+    return 0
+
+
+def _generate_planner(args: argparse.Namespace) -> int:
+    """``generate --planner``: a produce cooperative (:func:`subsel.models.planner_instance`), its
+    agents to ``-o`` and its regions' limits to ``--group-limits-out``, with the demand and budget
+    printed in the command that solves it."""
+    from ..models import group_limits_csv_text, planner_instance
+
+    if args.capacity_max != 1:
+        raise CLIError("--capacity-max does not apply with --planner (capacities are drawn in whole lots)")
+    if args.group_limits_out is None:
+        raise CLIError("--planner needs --group-limits-out FILE (the regions' caps and pledge)")
+    if args.group_limits_out == "-" and args.output == "-":
+        raise CLIError("-o and --group-limits-out cannot both be stdout ('-')")
+    check_paths([], [("-o", args.output), ("--group-limits-out", args.group_limits_out)])
+    # the problem's arrays (nine per agent), its planner fields and the CSV text: ~400 bytes a row
+    check_memory(400.0 * args.n, f"--n {args.n}")
+    alpha = 0.8 if args.alpha is None else args.alpha
+    try:
+        problem = planner_instance(args.n, np.random.default_rng(args.seed), alpha=alpha)
+        agents, limits = problem_to_csv_text(problem), group_limits_csv_text(problem.group_limits)
+    except MemoryError:
+        raise CLIError(f"--n {args.n}: not enough memory to generate that many agents") from None
+    _emit(limits, args.group_limits_out)  # both texts are built before either file is written
+    _emit(agents, args.output)
+    where = "stdout" if args.output == "-" else args.output
+    command = f"subsel solve {'-' if args.output == '-' else args.output} --alpha {alpha:g} --R {problem.R:g} " \
+              f"--group-limits {args.group_limits_out}"
+    if problem.demand is not None:
+        command += f" --demand {problem.demand} --budget {problem.budget:.2f}"
+    print(f"wrote {counted(args.n, 'agent')} to {where} and the limits of "
+          f"{counted(len(problem.group_limits), 'region')} to "
+          f"{'stdout' if args.group_limits_out == '-' else args.group_limits_out}", file=sys.stderr)
+    if problem.demand is not None:
+        print(f"demand {problem.demand} units ({problem.demand / float(problem.capacity.sum()):.0%} of the "
+              f"capacity), budget {problem.budget:.2f}", file=sys.stderr)
+    print(f"solve with: {command}", file=sys.stderr)
     return 0
 
 
@@ -464,6 +506,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--capacity-max", type=integer, default=1,
                    help="capacities drawn uniformly from 1..K (default 1)")
     p.add_argument("-o", "--output", default="-", help="agents CSV to write ('-' = stdout, default)")
+    p.add_argument("--planner", action="store_true",
+                   help="a produce cooperative instead: 10 regions, Beta qualities, costs rising with "
+                        "quality, lot sizes 1/6/12/24, minimum orders of 1-10 lots, fixed order costs, "
+                        "regional caps and a minimum-agents pledge; prints a demand (22%% of the "
+                        "capacity) and a budget that binds (--alpha default 0.8, R 14)")
+    p.add_argument("--group-limits-out", metavar="FILE",
+                   help="with --planner: the group-limits CSV to write (the regions' caps and pledge)")
     p.set_defaults(func=_cmd_generate)
 
     p = sub.add_parser("solve", help="solve a subset-selection (or knapsack) instance",

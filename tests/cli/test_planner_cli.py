@@ -1,6 +1,7 @@
 """The planner's columns and --group-limits on the command line; an infeasible answer says why."""
 import json
 
+import numpy as np
 import pytest
 
 from subsel.cli import main
@@ -178,3 +179,41 @@ def test_alternatives_with_a_solver_without_cuts_exit_2(files, tmp_path, capsys)
     err = capsys.readouterr().err.strip()
     assert "--alternatives with the planner's fixed_cost, lot_size, min_units needs a solver with no-good cuts" in err
     assert err.endswith("got --solver exact") and len(err.splitlines()) == 1 and not out.exists()
+
+
+def test_generate_planner_writes_agents_and_limits_that_solve(tmp_path, capsys):
+    agents, limits = tmp_path / "agents.csv", tmp_path / "limits.csv"
+    assert main(["generate", "--planner", "--n", "40", "--seed", "4", "-o", str(agents),
+                 "--group-limits-out", str(limits)]) == 0
+    err = capsys.readouterr().err
+    command = err.strip().splitlines()[-1]
+    assert command.startswith("solve with: subsel solve ")
+    args = command.split("subsel ", 1)[1].split()
+    from subsel.models import planner_instance
+
+    expected = planner_instance(40, 4)
+    assert f"--demand {expected.demand}" in command and f"--budget {expected.budget:.2f}" in command
+    problem = read_agents(agents, alpha=0.8, R=14.0, group_limits=read_group_limits(limits))
+    assert np.array_equal(problem.quality, expected.quality) and problem.group == expected.group
+    assert problem.group_limits == expected.group_limits
+    assert main(args + ["--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "optimal"
+    assert expected.evaluate(out["x"]).feasible
+
+
+@pytest.mark.parametrize("extra, message", [
+    ([], "--planner needs --group-limits-out"),
+    (["--group-limits-out", "{tmp}/a.csv"], "are the same file"),
+    (["--group-limits-out", "{tmp}/l.csv", "--capacity-max", "5"], "--capacity-max does not apply"),
+])
+def test_generate_planner_refuses_bad_options(tmp_path, capsys, extra, message):
+    extra = [e.format(tmp=tmp_path) for e in extra]
+    assert main(["generate", "--planner", "--n", "10", "-o", str(tmp_path / "a.csv"), *extra]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "a.csv").exists() and not (tmp_path / "l.csv").exists()
+
+
+def test_group_limits_out_needs_planner(tmp_path, capsys):
+    assert main(["generate", "--n", "10", "--group-limits-out", str(tmp_path / "l.csv")]) == 2
+    assert "--group-limits-out needs --planner" in capsys.readouterr().err
