@@ -27,6 +27,7 @@ import csv
 import io
 import math
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -376,6 +377,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if args.solver is not None and not args.solver.strip():
         raise CLIError("--solver must name a backend (see 'subsel solvers'); got ''")
     check_paths(_problem_inputs(args), [("--output", args.output)])
+    started = time.perf_counter()  # --time-limit bounds the whole command: the answer and its why
     try:
         problem, optimum, label = _load_problem(args)
     except _IntegerKnapsack as big:
@@ -385,7 +387,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     name = args.solver if args.solver is not None else _default_solver(problem, args.alternatives is not None)
     options = {}
     if args.time_limit is not None:
-        options["time_limit_s"] = args.time_limit
+        used = time.perf_counter() - started  # reading the files counts (a bad limit: the solver's error)
+        options["time_limit_s"] = args.time_limit if args.time_limit <= 0 else max(args.time_limit - used, 1e-3)
     if args.threads is not None:
         options["threads"] = args.threads
     solver = get_solver(name, **options)
@@ -398,6 +401,14 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
+    explain_s = None
+    if sol.status is Status.INFEASIBLE and not args.no_explain:
+        t0 = time.perf_counter()
+        left = None if args.time_limit is None else max(args.time_limit - (t0 - started), 0.0)
+        sol.explain(time_limit_s=left)  # within what the time limit leaves
+        explain_s = time.perf_counter() - t0
+    elif sol.status is Status.INFEASIBLE:
+        sol.__dict__["_explanation"] = None  # asked not to explain
     # Exit 1 when no answer came back (a time limit before any selection), or when an answer
     # called optimal contradicts the known optimum (the solver or the optimum file is wrong).
     no_answer = not sol.is_feasible and sol.status is not Status.INFEASIBLE
@@ -426,6 +437,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         d = sol.to_dict()
         out = {k: d[k] for k in ("solver", "status", "objective", "avg_quality", "x", "wall_time_s",
                                   "backend_time_s", "overhead_time_s")}
+        if explain_s is not None:  # the solve's times above, the explanation's and the command's here
+            out["explain_time_s"] = explain_s
+            out["command_time_s"] = time.perf_counter() - started
         if not sol.is_feasible:
             out["x"] = None  # no selection: not an all-zero one
         if sol.explanation is not None:  # an infeasible answer says why
@@ -449,6 +463,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         f"wall_time_s  {sol.wall_time_s:.4f} (backend {sol.backend_time_s:.4f}, "
         f"subsel overhead {sol.overhead_time_s:.4f})",
     ]
+    if explain_s is not None:  # the solve's time above; the explanation's and the command's here
+        lines.append(f"explain_s    {explain_s:.4f} (the why line; the command took "
+                     f"{time.perf_counter() - started:.4f} s in all)")
     if sol.bound is not None and sol.status is not Status.OPTIMAL:
         lines.insert(4, f"bound        {_fmt(sol.bound)}")
     if sol.explanation is not None:
@@ -521,7 +538,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--solver", help="backend name (see 'subsel solvers'); default: the first available "
                    f"of {', '.join(DEFAULT_SOLVER_PREFERENCE)} that supports the problem's constraints")
     p.add_argument("--time-limit", type=number, metavar="S",
-                   help="time limit in seconds (gss, a one-pass heuristic, ignores it)")
+                   help="time limit in seconds for the whole command, the why of an infeasible answer "
+                        "included (gss, a one-pass heuristic, ignores it)")
     p.add_argument("--threads", type=integer,
                    help="threads for backends that use several, 1..64 (single-threaded ones ignore it)")
     p.add_argument("--json", action="store_true",
@@ -530,6 +548,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(+ known_optimum, known_optimum_matches; + explanation, conflict when infeasible)")
     p.add_argument("-o", "--output", help="write the selection as CSV name,units ('-' = stdout); with "
                    "--alternatives the CSV rank,name,units of every selection listed")
+    p.add_argument("--no-explain", action="store_true",
+                   help="answer 'infeasible' without the why (the conflict and the nearest change)")
     p.add_argument("--alternatives", type=integer, metavar="K",
                    help="list the K best distinct selections, best first, each proven best among those "
                         "not listed before it (ties: more units of earlier agents first)")

@@ -171,10 +171,30 @@ class Solution:
         return None if found is None else found[1]
 
     def _explained(self) -> tuple[str, Conflict] | None:
+        return self.explain()
+
+    def explain(self, time_limit_s: float | None = None) -> tuple[str, Conflict] | None:
+        """Find (once) why an ``infeasible`` answer is infeasible: ``(explanation, conflict)``.
+
+        :attr:`explanation` and :attr:`conflict` call it with the default; call it first to bound
+        the time it takes.
+
+        Parameters
+        ----------
+        time_limit_s : float, optional
+            Seconds the explanation may take (default: the solver's ``time_limit_s``, else no
+            limit).  When they run out, the conflict names the members not yet decided
+            (:attr:`Conflict.undecided`) and the advice found so far.
+
+        Returns
+        -------
+        (str, Conflict) or None
+            None for an answer that is not ``infeasible``.
+        """
         state = self.__dict__
         if "_explanation" not in state:
             source = state.get("_explain")  # (solver, problem) of an infeasible answer
-            state["_explanation"] = None if source is None else source[0]._explain(source[1])
+            state["_explanation"] = None if source is None else source[0]._explain(source[1], time_limit_s)
         found: tuple[str, Conflict] | None = state["_explanation"]
         return found
 
@@ -484,24 +504,16 @@ class Solver:
                          excluded: np.ndarray) -> RawResult:  # pragma: no cover - no_good_cuts is False
         raise NotImplementedError(f"{type(self).__name__} must implement _solve_excluding")
 
-    def _explain(self, problem: SubsetSelectionProblem) -> tuple[str, Conflict]:
-        """Why ``problem`` is infeasible, decided with this solver's checked answers on its parts."""
-        from .explain import explain_infeasible
+    def _explain(self, problem: SubsetSelectionProblem,
+                 time_limit_s: float | None = None) -> tuple[str, Conflict]:
+        """Why ``problem`` is infeasible, decided with this solver on its parts, within
+        ``time_limit_s`` seconds (default: the solver's time limit; without either, the nearest
+        changes share ``ADVICE_TIME_S`` of :mod:`subsel.solvers.explain`)."""
+        from .explain import ADVICE_TIME_S, Questions, explain_infeasible
 
-        def feasible(p: SubsetSelectionProblem) -> bool:
-            try:
-                return self._solve_checked(p).status is not Status.INFEASIBLE
-            except SolverError:  # undecided: keep the constraint in the set (it stays infeasible)
-                return True
-
-        def found(p: SubsetSelectionProblem) -> bool:
-            try:
-                sol = self._solve_checked(p)
-            except SolverError:  # undecided: no advice rests on it
-                return False
-            return sol.x is not None and sol.status is not Status.INFEASIBLE and p.evaluate(sol.x).feasible
-
-        return explain_infeasible(problem, feasible, found)
+        limit = self.time_limit_s if time_limit_s is None else time_limit_s
+        deadline = None if limit is None else time.perf_counter() + limit
+        return explain_infeasible(problem, Questions(self, deadline), ADVICE_TIME_S if limit is None else None)
 
     def _solve_checked(self, problem: SubsetSelectionProblem) -> Solution:
         """:meth:`solve` without the explanation of an infeasible answer."""

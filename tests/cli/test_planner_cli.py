@@ -87,7 +87,9 @@ def test_demand_explanation_names_the_nearest_change(tmp_path, capsys):
     assert data["explanation"] == ("demand 60 cannot be met: at most 50 units reach average quality 0.8 "
                                    "within budget 100 (lower the demand to 50 or raise the budget to 120)")
     assert data["conflict"] == {"constraints": ["quality", "budget", "demand"], "max_units": 50,
-                                "min_budget": pytest.approx(120.0)}
+                                "min_budget": pytest.approx(120.0), "max_alpha": None, "undecided": [],
+                                "unproven": [], "units_bound": None, "budget_bound": None}
+    assert 0 <= data["explain_time_s"] <= data["command_time_s"]
 
 
 @pytest.mark.parametrize("text, message", [
