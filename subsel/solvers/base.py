@@ -194,7 +194,8 @@ class Solution:
         state = self.__dict__
         if "_explanation" not in state:
             source = state.get("_explain")  # (solver, problem) of an infeasible answer
-            state["_explanation"] = None if source is None else source[0]._explain(source[1], time_limit_s)
+            state["_explanation"] = None if source is None else source[0]._explain(
+                source[1], time_limit_s, verdict_s=float(self.wall_time_s))
         found: tuple[str, Conflict] | None = state["_explanation"]
         return found
 
@@ -504,16 +505,18 @@ class Solver:
                          excluded: np.ndarray) -> RawResult:  # pragma: no cover - no_good_cuts is False
         raise NotImplementedError(f"{type(self).__name__} must implement _solve_excluding")
 
-    def _explain(self, problem: SubsetSelectionProblem,
-                 time_limit_s: float | None = None) -> tuple[str, Conflict]:
+    def _explain(self, problem: SubsetSelectionProblem, time_limit_s: float | None = None,
+                 verdict_s: float = 0.0) -> tuple[str, Conflict]:
         """Why ``problem`` is infeasible, decided with this solver on its parts, within
-        ``time_limit_s`` seconds (default: the solver's time limit; without either, the nearest
-        changes share ``ADVICE_TIME_S`` of :mod:`subsel.solvers.explain`)."""
+        ``time_limit_s`` seconds (default: the solver's time limit); without either, each nearest
+        change may take as long as the verdict took (``verdict_s``), at least ``ADVICE_TIME_S`` of
+        :mod:`subsel.solvers.explain`."""
         from .explain import ADVICE_TIME_S, Questions, explain_infeasible
 
         limit = self.time_limit_s if time_limit_s is None else time_limit_s
         deadline = None if limit is None else time.perf_counter() + limit
-        return explain_infeasible(problem, Questions(self, deadline), ADVICE_TIME_S if limit is None else None)
+        advice = max(ADVICE_TIME_S, verdict_s) if limit is None else None
+        return explain_infeasible(problem, Questions(self, deadline), advice)
 
     def _solve_checked(self, problem: SubsetSelectionProblem) -> Solution:
         """:meth:`solve` without the explanation of an infeasible answer."""

@@ -224,9 +224,10 @@ def _largest_demand(problem: SubsetSelectionProblem, questions: Questions, advic
     advice.max_units = lo
 
 
-#: Seconds each nearest change may take when no time limit is set (it is then the best verified
-#: within them, with its proven bound; on small problems it is proven long before).
-ADVICE_TIME_S = 2.0
+#: Least seconds each nearest change may take when no time limit is set (as long as the verdict
+#: took, when longer); it is then the best verified within them, with its proven bound.  On small
+#: problems it is proven long before.
+ADVICE_TIME_S = 1.0
 
 
 #: Budgets tried above the least spend reported (each rounded up to 6 significant digits).

@@ -219,3 +219,51 @@ def test_generate_planner_refuses_bad_options(tmp_path, capsys, extra, message):
 def test_group_limits_out_needs_planner(tmp_path, capsys):
     assert main(["generate", "--n", "10", "--group-limits-out", str(tmp_path / "l.csv")]) == 2
     assert "--group-limits-out needs --planner" in capsys.readouterr().err
+
+
+def _planner_files(tmp_path, n, seed, **changes):
+    from subsel.models import group_limits_csv_text, planner_instance, problem_to_csv_text
+
+    p = planner_instance(n, seed).with_changes(**changes)
+    agents, limits = tmp_path / "agents.csv", tmp_path / "limits.csv"
+    agents.write_text(problem_to_csv_text(p))
+    limits.write_text(group_limits_csv_text(p.group_limits))
+    args = ["solve", str(agents), "--alpha", repr(p.alpha), "--R", repr(p.R), "--group-limits", str(limits),
+            "--budget", repr(p.budget), "--demand", str(p.demand)]
+    return p, args
+
+
+def test_time_limit_bounds_the_whole_command_and_both_times_are_printed(tmp_path):
+    """A planner co-op whose explanation needs more than the limit: the command keeps the limit
+    and prints the solve's, the
+    explanation's and the command's times."""
+    import subprocess
+    import sys
+    import time
+
+    p, args = _planner_files(tmp_path, 1500, 2, alpha=0.99)  # no mix reaches 0.99
+    limit = 3.0
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "subsel", *args, "--time-limit", str(limit), "--json"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    elapsed = time.perf_counter() - t0
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["status"] == "infeasible" and out["explanation"]
+    assert out["command_time_s"] <= limit + 2.0  # a solver's last call may overrun on a loaded machine
+    assert out["wall_time_s"] + out["explain_time_s"] <= out["command_time_s"]
+    assert elapsed <= limit + 10.0  # start-up and reading on a loaded machine, not the explanation's minutes
+    table = subprocess.run([sys.executable, "-m", "subsel", *args, "--time-limit", str(limit)],
+                           capture_output=True, text=True, timeout=120, check=False).stdout
+    assert "explain_s" in table and "the command took" in table
+
+
+def test_no_explain_answers_infeasible_without_a_why(tmp_path, capsys):
+    agents = tmp_path / "a.csv"
+    agents.write_text("name,quality,cost,capacity\na,0.9,3,100\nb,0.7,1,100\n")
+    assert main(["solve", str(agents), "--alpha", "0.8", "--budget", "100", "--demand", "60", "--json",
+                 "--no-explain"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "infeasible" and "explanation" not in data and "explain_time_s" not in data
+    assert main(["solve", str(agents), "--alpha", "0.8", "--budget", "100", "--demand", "60", "--no-explain"]) == 0
+    assert "why" not in capsys.readouterr().out

@@ -86,3 +86,37 @@ def test_a_deadline_leaves_members_undecided_and_says_so(monkeypatch):
     assert "not yet decided" in text and "proven in the conflict" in text
     full = get_solver("highs").solve(p)
     assert not full.conflict.undecided and set(full.conflict.constraints) <= set(conflict.constraints)
+
+
+@pytest.mark.skipif(not HIGHS, reason="highspy missing")
+def test_a_budget_below_a_groups_pledge_gets_the_least_budget():
+    """Two northern agents pledged at their minimum orders cost 5 * 2 + 4 * 3 = 22 > 20."""
+    from tests.solvers.test_planner_backends import check_advice
+
+    p = SubsetSelectionProblem(quality=[0.9, 0.85, 0.95], cost=[2.0, 3.0, 1.0], alpha=0.8, capacity=[10, 10, 10],
+                               min_units=[5, 4, 6], group=["north", "north", "south"],
+                               group_limits={"north": {"min_agents": 2}}, budget=20.0)
+    sol = get_solver("highs").solve(p)
+    assert sol.status.value == "infeasible"
+    assert sol.conflict.constraints == ("budget", "min_units", "group_limits:north")
+    assert sol.conflict.min_budget == 22.0
+    assert sol.explanation == ("no selection meets budget 20, the minimum orders and the limits of group 'north' "
+                               "(min_agents 2) together (raise the budget to 22)")
+    check_advice(p, sol.conflict)
+
+
+@pytest.mark.skipif(not HIGHS, reason="highspy missing")
+def test_a_threshold_lot_sizes_make_unreachable_gets_the_largest_threshold():
+    """Agent 1 must take a lot of 6 at quality 0.6; agent 0 comes in lots of 8 at 0.9: at best
+    (8 * 0.9 + 6 * 0.6) / 14 = 0.771428..."""
+    from tests.solvers.test_planner_backends import check_advice
+
+    p = SubsetSelectionProblem(quality=[0.9, 0.6], cost=[0.1, 0.1], alpha=0.8, capacity=[8, 12], lot_size=[8, 6],
+                               must_take=[1])
+    sol = get_solver("highs").solve(p)
+    assert sol.status.value == "infeasible"
+    assert sol.conflict.constraints == ("quality", "must_take", "lot_size")
+    assert sol.conflict.max_alpha == 0.771428
+    assert sol.explanation.endswith("(lower the average quality to 0.771428)")
+    check_advice(p, sol.conflict)
+    assert get_solver("highs").solve(p.with_changes(alpha=0.771428)).is_feasible
