@@ -9,13 +9,20 @@ dropping any one of its members makes it feasible.  The families are the quality
 Abhishek, Gujar, AAMAS 2021, Section 3), the budget, the demand, the must-take and must-not-take
 lists, and the planner's minimum orders, lot sizes and group limits (one family per group).
 
+Each feasibility question is answered as one (:mod:`subsel.solvers._feasibility`): an aggregate
+bound first (total units under the group caps against the demand, the least spend against the
+budget, the best quality surplus), then the selections found so far and two greedy ones, then one
+MILP with a zero objective, whose first selection ends the search; a selection counts only when the
+one feasibility rule accepts it, and an infeasibility only when proven.
+
 Where one number decides, it also gives the nearest change, computed on the whole problem (the
-constraints outside the conflict kept) and verified before it is advised: with a demand in the set,
-the largest demand that can be met ("lower the demand to U", an exact search over the integer
-demand), and with a budget as well, the least budget that meets the demand ("raise the budget to
-B", from the least spend an exact MILP backend reports, rounded up and checked).  Every
-feasibility question is answered by a solver's checked answer (:meth:`Solver.solve`), so the set
-and the advice are decided with the one feasibility rule.
+constraints outside the conflict kept) by one optimisation each and verified before it is advised:
+with a demand in the set, the largest demand that can be met ("lower the demand to U", one
+maximisation of the units); with a budget, the least budget ("raise the budget to B", one
+minimisation of the spend, rounded up); with the quality row and no demand to lower, the largest
+threshold ("lower the average quality to a", Dinkelbach's method).  A time limit bounds all of it:
+the members not decided in time stay in the set and are named, and an advice cut short is the best
+verified one with its proven bound.
 """
 from __future__ import annotations
 
