@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Callable, Literal
 
 import numpy as np
 
-from ..models import SubsetSelectionProblem, linear_form
+from ..models import SubsetSelectionProblem, exact_total, linear_form
 
 if TYPE_CHECKING:
     from ..models import LinearForm
@@ -114,6 +114,7 @@ def refutation(problem: SubsetSelectionProblem) -> str | None:
     k = len(names)
     inf = float("inf")
     room = np.full(k, inf)
+    room_units = [0] * k  # exact, for the demand bound
     pledge_units = np.zeros(k)  # least units each group must take
     pledge_spend = np.zeros(k)  # least spend each group's pledge costs (forced agents included)
     cost = np.asarray(problem.cost, dtype=float)
@@ -132,24 +133,25 @@ def refutation(problem: SubsetSelectionProblem) -> str | None:
             return f"group {g!r} must use {need_agents} agents but has {inside.size} that can give units"
         others = inside[~forced[inside]]
         extra = need_agents - inside_forced.size
-        least_units = int(first[inside_forced].sum()) + int(np.sort(first[others])[:extra].sum())
+        least_units = exact_total(first[inside_forced]) + exact_total(np.sort(first[others])[:extra])
         least_spend = math.fsum(activation[inside_forced].tolist()) + \
             math.fsum(np.sort(activation[others])[:extra].tolist())
         most = ub[inside]
         if max_agents is not None:
             most = np.sort(most)[::-1][:max_agents]
-        most_units = int(most.sum())
+        most_units = exact_total(most)
         cap = lim.get("max_units")
         if cap is not None and least_units > cap:
             return (f"group {g!r}: its least units ({least_units}, at the smallest minimum orders of the "
                     f"{need_agents} agents it must use) are above its max_units {cap}")
         if lim.get("min_units", 0) > most_units:
             return f"group {g!r}: min_units {lim['min_units']} is above the {most_units} units its agents allow"
-        room[j] = min(most_units, inf if cap is None else cap)
+        room_units[j] = most_units if cap is None else min(most_units, cap)
+        room[j] = room_units[j]
         pledge_units[j] = max(least_units, lim.get("min_units", 0))
         pledge_spend[j] = least_spend
     free = np.flatnonzero(gidx < 0)
-    total = int(ub[free].sum()) + sum(int(v) for v in room) if k else int(ub.sum())
+    total = exact_total(ub[free]) + sum(room_units) if k else exact_total(ub)
     demand = problem.demand or 0
     if demand > total:
         return f"demand {demand} is above the {total} units the capacities and group caps allow"
@@ -173,8 +175,8 @@ def refutation(problem: SubsetSelectionProblem) -> str | None:
         order = np.argsort(-margin, kind="stable")
         order = order[ub[order] > 0]
         x = _capped_greedy(order, ub, gidx, room, want, lambda i: margin[i] > 0)
-        surplus = float(np.dot(margin, x))
-        scale = float(np.dot(np.abs(margin), x))
+        surplus = math.fsum((margin * x).tolist())  # error below 1e-15 of the terms and units
+        scale = math.fsum((np.abs(margin) * x).tolist()) + float(x.sum())
         if surplus < -1e-9 - 1e-12 * scale:
             return (f"no {int(want)} units reach average quality {problem.alpha:g} (at most "
                     f"{problem.alpha + surplus / max(float(x.sum()), 1.0):.6g})")

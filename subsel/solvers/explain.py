@@ -231,10 +231,16 @@ def _largest_demand(problem: SubsetSelectionProblem, questions: Questions, advic
     advice.max_units = lo
 
 
-#: Least seconds each nearest change may take when no time limit is set (as long as the verdict
-#: took, when longer); it is then the best verified within them, with its proven bound.  On small
-#: problems it is proven long before.
-ADVICE_TIME_S = 1.0
+#: Seconds each nearest change may take when no time limit is set: half a millisecond per agent, or as
+#: long as the verdict took when longer, within these bounds.  It is then the best verified within
+#: them, with its proven bound; on small problems it is proven long before.
+ADVICE_TIME_S = (0.5, 10.0)
+
+
+def advice_time(n: int, verdict_s: float) -> float:
+    """Seconds each nearest change may take without a time limit (see :data:`ADVICE_TIME_S`)."""
+    low, high = ADVICE_TIME_S
+    return min(max(low, 5e-4 * n, verdict_s), high)
 
 
 #: Budgets tried above the least spend reported (each rounded up to 6 significant digits).
