@@ -170,7 +170,7 @@ def refutation(problem: SubsetSelectionProblem) -> str | None:
             spend = math.fsum((rate * x).tolist())
             if spend * (1 - _MARGIN) > budget + 1e-9:
                 return f"budget {budget:g} is below {spend:.6g}, the least any {demand} units cost"
-    if want > 0:
+    if want > 0 and getattr(problem, "knapsack", None) is None:  # (an encoded knapsack: floats approximate it)
         margin = np.asarray(problem.quality, dtype=float) - problem.alpha
         order = np.argsort(-margin, kind="stable")
         order = order[ub[order] > 0]

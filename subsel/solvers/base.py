@@ -182,9 +182,10 @@ class Solution:
         Parameters
         ----------
         time_limit_s : float, optional
-            Seconds the explanation may take (default: the solver's ``time_limit_s``, else no
-            limit).  When they run out, the conflict names the members not yet decided
-            (:attr:`Conflict.undecided`) and the advice found so far.
+            Seconds the explanation may take (default: the solver's ``time_limit_s``; without
+            either, each nearest change takes at most :func:`subsel.solvers.explain.advice_time`).
+            When they run out, the conflict names the members not yet decided
+            (:attr:`Conflict.undecided`) and the advice verified so far, with its proven bounds.
 
         Returns
         -------

@@ -212,7 +212,9 @@ def test_milp_base_never_returns_an_unrepairable_answer():
     p = _fifty(2.05e-7).with_changes(demand=51)  # truly infeasible
     s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 2)
     with pytest.raises(SolverError, match="no selection passes the feasibility check"):
-        s.solve(p)
+        s._solve(p)  # the pipeline itself: solve() decides this one before the backend runs
+    s = _Sloppy([])
+    assert s.solve(p).status is Status.INFEASIBLE and not s.calls  # all 51 units miss alpha together
     # The explanation of an infeasible answer asks the backend about parts of the problem too.
     s = _Sloppy([RawResult(None, Status.INFEASIBLE)] * 8)
     assert s.solve(p).status is Status.INFEASIBLE
