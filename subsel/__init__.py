@@ -10,7 +10,7 @@ average quality of what is picked must stay above a threshold.  Subpackages:
   first used.
 """
 from ._extras import lazy_attribute
-from .models import SubsetSelectionProblem
+from .models import Constraint, LinearConstraint, QualityFloor, SubsetSelectionProblem
 from .solvers import Solution, Solver, Status, available_solvers, get_solver
 
 #: Names loaded when first used: :mod:`subsel.decisions` (``import subsel`` does not load it), and the
@@ -21,6 +21,9 @@ _LAZY = {"frontier": "decisions", "alternatives": "decisions", "payments": "deci
 __version__ = "0.1.0"
 
 __all__ = [
+    "Constraint",
+    "LinearConstraint",
+    "QualityFloor",
     "KnapsackSolution",
     "Solution",
     "Solver",

@@ -420,3 +420,52 @@ def label_fields(problem: SubsetSelectionProblem) -> None:
         event("quality a hair from alpha")
     if not problem.extensions:
         event("the paper's problem")
+
+
+@st.composite
+def constrained_problems(draw, n_max: int = 4, cap_max: int = 3, planner: bool = True) -> SubsetSelectionProblem:
+    """Small instances with random mixes of constraint objects (:mod:`subsel.models.constraints`):
+    linear constraints on the units and on the used agents (integral or real coefficients, one or
+    two sides), quality floors, over the planner's fields, budget, demand and must lists; some
+    sides a hair from the activity of a drawn selection.
+
+    At most ``(cap_max + 1) ** n_max`` selections, so :func:`brute_force` enumerates them.
+    """
+    from subsel.models import LinearConstraint, QualityFloor
+
+    if planner:
+        base = draw(planner_problems(n_max=n_max, cap_max=cap_max))
+    else:
+        base = draw(problems(n_max=n_max, cap_max=cap_max, extensions=True, grid=draw(st.booleans())))
+    n, k = base.n, base.capacity
+    hair = st.sampled_from([0.0, 0.0, -1e-9, 1e-9, -5e-10, 5e-10, -2e-9, 2e-9, 0.5, -0.5, 1.0])
+    out = []
+    for j in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["units", "used", "floor"]))
+        if kind == "floor":
+            alpha = draw(st.sampled_from([0.3, 0.5, 0.7, 0.9]))
+            values = draw(st.lists(unit, min_size=n, max_size=n))
+            if draw(st.booleans()):  # values a hair from the floor
+                tiny = st.sampled_from([0.0, -1e-9, 1e-9, -5e-10, 5e-10, -2e-9, 2e-9])
+                values = [alpha + draw(tiny) if abs(v - alpha) < 0.2 else v for v in values]
+            out.append(QualityFloor(values, alpha, name=f"floor{j}"))
+            continue
+        integral = draw(st.booleans())
+        coef_values = st.integers(-2, 3).map(float) if integral else st.floats(-1.0, 2.0, allow_nan=False)
+        coef = draw(st.lists(coef_values, min_size=n, max_size=n))
+        x0 = np.array([draw(st.integers(0, int(ki))) for ki in k], dtype=float)
+        v0 = x0 if kind == "units" else (x0 > 0).astype(float)
+        level = float(np.dot(coef, v0))
+        offset = 0.0 if integral else draw(hair)
+        sense = draw(st.sampled_from(["<=", ">=", "==", "range"]))
+        lower = upper = None
+        if sense in ("<=", "range"):
+            upper = level + offset
+        if sense == ">=":
+            lower = level + offset
+        if sense == "range":  # below the upper side by 0 to 2
+            lower = min(level - draw(st.integers(0, 2)), level + offset)
+        if sense == "==":
+            lower = upper = level
+        out.append(LinearConstraint(coef, lower=lower, upper=upper, name=f"c{j}", on=kind))
+    return base.with_constraints(*out)

@@ -46,6 +46,7 @@ from ..models import (
 )
 from ..solvers import DEFAULT_SOLVER_PREFERENCE, SolverError, Status, default_solver, get_solver, solver_info
 from . import CLIError, counted, integer, number, optimum_contradiction
+from .constraints import add_constraint_args, build_constraints, columns_of, parse_expressions
 from .guards import check_memory, check_paths
 
 if TYPE_CHECKING:  # the knapsack files and the LP/MPS writers are loaded by the commands that use them
@@ -247,6 +248,14 @@ def _read_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
         if isinstance(source, Path) and not source.is_file():
             raise CLIError(f"--group-limits {args.group_limits}: no such file")
         ext["group_limits"] = read_group_limits(source)
+    expressions = parse_expressions(args)
+    confidence = getattr(args, "confidence", None)
+    if args.knapsack and (expressions or confidence is not None):
+        raise CLIError(f"{expressions[0].option if expressions else '--confidence'} needs an agents CSV; it does not "
+                       "apply with --knapsack")
+    if expressions or confidence is not None:
+        ext.update(columns=columns_of(expressions), confidence=confidence,
+                   constraints_from=lambda table: build_constraints(expressions, table))
     both = set(ext.get("must_take", ())) & set(ext.get("must_not_take", ()))
     if both:
         raise CLIError(f"agent {sorted(both)[0]!r} is in both --must-take and --must-not-take")
@@ -314,6 +323,10 @@ def _add_problem_args(p: argparse.ArgumentParser, knapsack: bool = True, alpha: 
     p.add_argument("--must-not-take", metavar="NAMES", action="append",
                    help="extension: agents with x = 0, as comma-separated names (CSV quoting, "
                         "repeatable, as --must-take)")
+    p.add_argument("--confidence", type=number,
+                   help="with the columns good,inspected in place of quality (inspection counts): the probability "
+                        "that the plan's true average quality is at least alpha (default 0.95)")
+    add_constraint_args(p)
     p.add_argument("--group-limits", metavar="FILE",
                    help="planner: a CSV group,min_units,max_units,min_agents,max_agents of limits per "
                         "group of agents (the agents CSV's 'group' column); an empty cell is no limit")
@@ -504,7 +517,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
     else:
         (write_lp if suffix == ".lp" else write_mps)(problem, args.output)
     # The planner's fields add lot-count and used columns to the agents' units.
-    columns = problem.n if not problem.extensions & set(PLANNER_EXTENSIONS) else linear_form(problem).n
+    columns = problem.n if not problem.extensions & set(PLANNER_EXTENSIONS) and not problem.constraints \
+        else linear_form(problem).n
     print(f"wrote the {suffix[1:].upper()} model of {label} ({counted(columns, 'variable')}) to "
           f"{'stdout' if args.output == '-' else args.output}", file=sys.stderr)
     return 0

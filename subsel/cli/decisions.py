@@ -128,8 +128,10 @@ def solve_alternatives(args: argparse.Namespace, problem, solver: Solver, label:
     if args.alternatives < 1:
         raise CLIError(f"--alternatives must be a positive integer; got {args.alternatives}")
     planner = sorted(problem.extensions & set(PLANNER_EXTENSIONS))
-    if planner and not solver.no_good_cuts:
-        raise CLIError(f"--alternatives with the planner's {', '.join(planner)} needs a solver with no-good cuts "
+    if (planner or problem.constraints) and not solver.no_good_cuts:
+        what = f"the planner's {', '.join(planner)}" if planner else \
+            f"the constraints {', '.join(repr(c.name) for c in problem.constraints)}"
+        raise CLIError(f"--alternatives with {what} needs a solver with no-good cuts "
                        f"(--solver highs, cbc, ortools-scip or ortools-cpsat); got --solver {solver.name}")
     try:
         df = alternatives(problem, args.alternatives, solver=solver)

@@ -40,7 +40,7 @@ def check_problem(problem: Any, what: str = "", planner: bool = True, hint: str 
     ValueError
         A knapsack beyond exact float64 arithmetic (its integers decide feasibility); or
         ``planner=False`` and the problem uses a planner field (minimum orders, lot sizes, fixed
-        costs, group limits), which ``what`` does not handle: named (with ``hint``, what to do
+        costs, group limits) or a constraint object, which ``what`` does not handle: named (with ``hint``, what to do
         instead), rather than answered wrongly.
     """
     if not isinstance(problem, SubsetSelectionProblem):
@@ -52,6 +52,10 @@ def check_problem(problem: Any, what: str = "", planner: bool = True, hint: str 
     used = sorted(set(problem.extensions) & set(PLANNER_EXTENSIONS))
     if not planner and used:
         raise ValueError(f"{what} does not support the planner's {', '.join(used)}; "
+                         + (hint or "solve the problem without them, or solve it directly with a MILP solver"))
+    if not planner and problem.constraints:
+        names = ", ".join(repr(c.name) for c in problem.constraints)
+        raise ValueError(f"{what} does not support the constraint objects ({names}); "
                          + (hint or "solve the problem without them, or solve it directly with a MILP solver"))
     return problem
 

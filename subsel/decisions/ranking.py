@@ -233,9 +233,12 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
     if method is None:
         method = "cuts" if solver.no_good_cuts and int(problem.capacity.max()) <= MAX_CUT_RANGE else "partition"
         planner = sorted(set(problem.extensions) & set(PLANNER_EXTENSIONS))
-        if method == "partition" and planner and solver.no_good_cuts:
+        objects = [repr(c.name) for c in problem.constraints]
+        if method == "partition" and (planner or objects) and solver.no_good_cuts:
             i = int(np.argmax(problem.capacity))
-            raise ValueError(f"alternatives with the planner's {', '.join(planner)} need no-good cuts, which take "
+            named = " and ".join(part for part in (f"the planner's {', '.join(planner)}" if planner else "",
+                                                   f"the constraints {', '.join(objects)}" if objects else "") if part)
+            raise ValueError(f"alternatives with {named} need no-good cuts, which take "
                              f"capacities of at most {MAX_CUT_RANGE}; capacity[{i}] is {int(problem.capacity[i])}")
     if method not in ("partition", "cuts"):
         raise ValueError(f"method must be 'partition' or 'cuts'; got {method!r}")

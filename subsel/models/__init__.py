@@ -19,6 +19,7 @@ from .agents import (
     selection_csv_text,
 )
 from .checks import EXTENSIONS, check_names, default_names
+from .constraints import CONSTRAINT_KINDS, Constraint, ConstraintRow, LinearConstraint, QualityFloor
 from .planner import GROUP_LIMIT_KEYS, PLANNER_EXTENSIONS
 from .problem import Evaluation, SubsetSelectionProblem
 from .rules import (
@@ -31,6 +32,7 @@ from .rules import (
     Partition,
     dyadic,
     exact_total,
+    exactly_shifted,
     linear_at_least,
     partition_masks,
     rounded_up,
@@ -82,6 +84,7 @@ if TYPE_CHECKING:  # the type checkers' and the API reference's view of the name
 
 __all__ = [
     "EXTENSIONS",
+    "CONSTRAINT_KINDS", "Constraint", "ConstraintRow", "LinearConstraint", "QualityFloor",
     "check_names",
     "default_names",
     "GROUP_LIMIT_KEYS",
@@ -96,6 +99,7 @@ __all__ = [
     "Partition",
     "SubsetSelectionProblem",
     "exact_total",
+    "exactly_shifted",
     "dyadic",
     "weighted_sum",
     "linear_at_least",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -36,7 +36,11 @@ __all__ = [
 
 #: Columns of an agents table and the constructor fields they fill.
 _AGENT_FIELDS = {"names": "name", "quality": "quality", "cost": "cost", "capacity": "capacity",
-                 "min_units": "min_units", "lot_size": "lot_size", "fixed_cost": "fixed_cost", "group": "group"}
+                 "min_units": "min_units", "lot_size": "lot_size", "fixed_cost": "fixed_cost", "group": "group",
+                 "good": "good", "inspected": "inspected"}
+
+#: The columns of inspection counts that may stand for ``quality``.
+_COUNT_COLUMNS = ("good", "inspected")
 
 #: The planner's optional columns with the value an empty cell stands for.
 _PLANNER_COLUMNS = {"min_units": 1.0, "lot_size": 1.0, "fixed_cost": 0.0}
@@ -44,11 +48,15 @@ _PLANNER_COLUMNS = {"min_units": 1.0, "lot_size": 1.0, "fixed_cost": 0.0}
 
 def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
                        quality: float | None = None, cls: type | None = None,
+                       confidence: float | None = None, constraints_from: Callable[[CSVTable], Any] | None = None,
                        **extensions: Any) -> "SubsetSelectionProblem":
     """A :class:`~subsel.models.SubsetSelectionProblem` from an agents table.
 
     Columns ``quality`` and ``cost`` are required, ``name`` and ``capacity`` optional.  Every cell
-    is checked by the model's own rules; an error names the file, the line and the column.
+    is checked by the model's own rules; an error names the file, the line and the column.  In
+    place of ``quality``, the columns ``good,inspected`` give the qualities from inspection counts
+    (:meth:`SubsetSelectionProblem.from_counts`: estimates in the objective, lower confidence
+    bounds in the quality constraint).
 
     Parameters
     ----------
@@ -61,6 +69,11 @@ def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
         online bandit planner learns qualities); then a ``quality`` column is refused.
     cls : type, optional
         The class to build (a subclass of SubsetSelectionProblem); default the class itself.
+    confidence : float, optional
+        With ``good,inspected``: the confidence of the bounds (default 0.95); refused without them.
+    constraints_from : callable, optional
+        ``constraints_from(table)`` gives constraint objects built from further columns (their
+        cells read with ``table.numbers``, so an error names the line and the column).
     **extensions
         ``budget``, ``demand``, ``must_take``, ``must_not_take`` and any other constructor keyword.
 
@@ -73,8 +86,18 @@ def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
     ValueError
         A bad setting (``alpha``, ``R``, extensions) as the constructor raises it.
     """
-    cls = cls or SubsetSelectionProblem
-    if quality is None:
+    make: Any = cls or SubsetSelectionProblem
+    counts = quality is None and (table.has("good") or table.has("inspected"))
+    if counts:
+        if table.has("quality"):
+            raise InputError("give either a 'quality' column or the columns 'good,inspected' (inspection "
+                             "counts), not both", file=table.source)
+        table.require("good", "inspected", "cost")
+        q = None
+    elif confidence is not None:
+        raise InputError("a confidence applies to qualities from inspection counts: the table needs the "
+                         "columns 'good,inspected' in place of 'quality'", file=table.source)
+    elif quality is None:
         table.require("quality", "cost")
         q = table.numbers("quality")
     else:
@@ -104,8 +127,16 @@ def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
                                for row, cell in enumerate(table.column(column))]
     if table.has("group"):
         planner["group"] = table.column("group")  # an empty cell: no group
+    if constraints_from is not None:
+        extensions["constraints"] = list(extensions.get("constraints", ())) + list(constraints_from(table))
     try:
-        return cls(quality=q, cost=c, capacity=k, alpha=alpha, R=R, names=names, **planner, **extensions)
+        if counts:
+            good = [_exact_integer(table, row, "good", cell) for row, cell in enumerate(table.column("good"))]
+            seen = [_exact_integer(table, row, "inspected", cell)
+                    for row, cell in enumerate(table.column("inspected"))]
+            return make.from_counts(good, seen, c, alpha, confidence=0.95 if confidence is None else confidence,
+                                   capacity=k, R=R, names=names, **planner, **extensions)
+        return make(quality=q, cost=c, capacity=k, alpha=alpha, R=R, names=names, **planner, **extensions)
     except InputError as exc:
         if exc.column in _AGENT_FIELDS and exc.row is not None:
             raise table.locate(exc, _AGENT_FIELDS) from None
@@ -113,12 +144,15 @@ def problem_from_table(table: CSVTable, alpha: float, R: float = 1.0, *,
 
 
 def read_agents(source: Any, alpha: float, R: float = 1.0, *, name: str | None = None,
-                cls: type | None = None, **extensions: Any) -> "SubsetSelectionProblem":
+                cls: type | None = None, columns: Mapping[str, str] | None = None,
+                **extensions: Any) -> "SubsetSelectionProblem":
     """Read an agents CSV (header ``name,quality,cost,capacity``) into a problem.
 
-    ``name`` and ``capacity`` are optional columns; any other column is refused (a misspelt
-    ``capcity`` would otherwise silently mean capacity 1).  See :func:`read_csv` (the file format)
-    and :func:`problem_from_table` (the cells).
+    ``name`` and ``capacity`` are optional columns, ``good,inspected`` may stand for ``quality``;
+    any other column is refused (a misspelt ``capcity`` would otherwise silently mean capacity 1)
+    unless ``columns`` names it: ``{column: what reads it}``, columns of coefficients read by
+    ``constraints_from`` (see :func:`problem_from_table`), each of which must be present.  See
+    :func:`read_csv` (the file format) and :func:`problem_from_table` (the cells).
 
     Raises
     ------
@@ -129,7 +163,13 @@ def read_agents(source: Any, alpha: float, R: float = 1.0, *, name: str | None =
         The file cannot be opened.
     """
     table = read_csv(source, name=name, what="agents CSV (name,quality,cost,capacity)")
-    unknown = [c for c in table.header if c not in _AGENT_FIELDS.values()]
+    columns = columns or {}
+    for column, reader in columns.items():
+        if not table.has(column):
+            raise InputError(f"{reader}: the agents CSV has no column {column!r} (its columns: "
+                             f"{', '.join(table.header)})", file=table.source)
+    unknown = [c for c in table.header if c not in _AGENT_FIELDS.values() and c not in _COUNT_COLUMNS
+               and c not in columns]
     if unknown:
         # A misspelt optional column ('capcity') would otherwise be ignored and change the answer.
         seps = [s for s in (";", "\t", "|") if len(table.header) == 1 and s in table.header[0]]
@@ -137,7 +177,8 @@ def read_agents(source: Any, alpha: float, R: float = 1.0, *, name: str | None =
                 if seps else "")
         raise InputError(f"unknown column {unknown[0]!r}; an agents CSV has the columns name, quality, "
                          "cost, capacity, min_units, lot_size, fixed_cost, group (names are "
-                         f"case-sensitive; all but quality and cost are optional){hint}",
+                         "case-sensitive; all but quality and cost are optional; good,inspected may stand "
+                         f"for quality; a column of coefficients is read only by a constraint naming it){hint}",
                          file=table.source, line=None)
     return problem_from_table(table, alpha, R, cls=cls, **extensions)
 

@@ -11,10 +11,16 @@ Row ``j`` is exactly the problem :meth:`ProblemBatch.row` returns: the batch is 
 by the same rules (and with the same messages, plus the row) as
 :class:`~subsel.models.SubsetSelectionProblem`, and :meth:`ProblemBatch.evaluate` and
 :meth:`ProblemBatch.partition` give row by row what the problem's methods give.
+
+The planner's fields and the constraint objects of a problem are shared by the rows; a batch that
+holds them decides and solves each row as the one problem does.  Above 600 lines (about 650): the
+batch declares and checks every field the problem takes, and keeps its fast path for the bandit
+oracle's per-round qualities beside them.
 """
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Sequence
 
@@ -22,8 +28,9 @@ import numpy as np
 
 from .._validation import as_float_array, check_array_range, check_capacity, check_scalar
 from .checks import _used_extensions, check_extensions
+from .constraints import Constraint, bind_all
 from .feasibility import rows_violations
-from .planner import PLANNER_EXTENSIONS
+from .planner import PlannerFields, check_planner
 from .problem import SubsetSelectionProblem
 from .rules import MAX_EXACT_INT, exact_total, partition_masks, rowdot
 
@@ -72,7 +79,11 @@ class BatchEvaluation:
 
     @functools.cached_property
     def utility(self) -> np.ndarray:
-        return rowdot(self._x, self._batch.utility)
+        out = rowdot(self._x, self._batch.utility)
+        if "fixed_cost" in self._batch.extensions:  # minus the fixed costs of the used agents, as one problem
+            f = self._batch.fixed_cost
+            out = out - np.array([math.fsum(f[np.asarray(row) != 0].tolist()) for row in self._x])
+        return out
 
     @functools.cached_property
     def _units(self) -> np.ndarray:
@@ -103,6 +114,9 @@ class BatchEvaluation:
 #: The array arguments of a batch (validated one by one) and the arguments its rows share.
 _ARRAYS = ("quality", "cost", "alpha", "R", "capacity", "objective_quality")
 _SHARED = ("names", "budget", "demand", "must_take", "must_not_take")
+#: The planner's fields and the constraint objects: shared by the rows, checked against each row's
+#: capacities (a row is then decided as the one problem decides it).
+_MODEL = ("min_units", "lot_size", "fixed_cost", "group", "group_limits", "constraints")
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,6 +148,11 @@ class ProblemBatch:
         The extensions of :class:`SubsetSelectionProblem`, shared by every row.
     objective_quality : array-like of float, shape (m, n) or (n,), optional
         Qualities used in the objective only (see ``SubsetSelectionProblem.objective_quality``).
+    min_units, lot_size, fixed_cost, group, group_limits : optional
+        The planner's fields of :class:`SubsetSelectionProblem`, shared by every row and checked
+        against each row's capacities.
+    constraints : sequence of Constraint, optional
+        Constraint objects (:mod:`subsel.models.constraints`), shared by every row.
 
     Raises
     ------
@@ -174,14 +193,62 @@ class ProblemBatch:
     must_take: np.ndarray = None  # type: ignore[assignment]
     must_not_take: np.ndarray = None  # type: ignore[assignment]
     objective_quality: np.ndarray | None = None
+    min_units: Any = None
+    lot_size: Any = None
+    fixed_cost: Any = None
+    group: Any = None
+    group_limits: Any = None
+    constraints: tuple[Constraint, ...] = ()
     #: The validated arguments before broadcasting (what ``with_changes`` reuses).
     _given: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: The planner's fields in force per distinct row of capacities (see :meth:`_check_model`).
+    _planners: tuple[PlannerFields | None, ...] = field(default=(None,), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         given: dict[str, Any] = {key: self._check_field(key, getattr(self, key)) for key in _ARRAYS}
         ext = check_extensions(given["quality"].shape[-1], self.names, self.budget, self.demand,
                                self.must_take, self.must_not_take)
         self._assemble(given, ext)
+        self._check_model({key: getattr(self, key) for key in _MODEL})
+
+    def _check_model(self, model: dict[str, Any]) -> None:
+        """Validate and store the planner's fields and the constraint objects (shared by the rows).
+
+        The planner's fields are checked against every row's capacities (:func:`check_planner`, as
+        the one problem checks them); the constraint objects are bound to the agents once.
+        """
+        set_ = functools.partial(object.__setattr__, self)
+        constraints = bind_all(model.get("constraints"), self.n, lambda: self.names)
+        set_("constraints", constraints)
+        fields = [model.get(key) for key in _MODEL[:5]]
+        if all(v is None for v in fields):
+            for key in _MODEL[:5]:
+                set_(key, None)
+            set_("_planners", (None,))
+            return
+        k = self._given.get("capacity")
+        rows = [np.ones(self.n, dtype=np.int64)] if k is None else ([k] if k.ndim == 1 else list(k))
+        planners = []
+        for j, cap in enumerate(rows):
+            try:
+                planners.append(check_planner(self.n, cap, *fields))
+            except ValueError as exc:
+                if len(rows) == 1:
+                    raise
+                raise ValueError(f"{exc} (against the capacities of row {j})") from None
+        first = planners[0]
+        set_("min_units", first.min_units)
+        set_("lot_size", first.lot_size)
+        set_("fixed_cost", first.fixed_cost)
+        set_("group", first.group)
+        set_("group_limits", first.group_limits)
+        set_("_planners", tuple(p if p.used else None for p in planners))
+
+    @property
+    def _rowwise(self) -> bool:
+        """True when the rows carry the planner's fields or constraint objects: each row is then
+        solved and decided as the one problem (the one place a solver's batch path looks)."""
+        return self._planners[0] is not None or bool(self.constraints)
 
     @classmethod
     def _check_field(cls, key: str, value: Any) -> np.ndarray | None:
@@ -264,10 +331,10 @@ class ProblemBatch:
         ValueError, TypeError
             As the constructor, for the new values and the shapes.
         """
-        unknown = sorted(set(changes) - set(_ARRAYS) - set(_SHARED))
+        unknown = sorted(set(changes) - set(_ARRAYS) - set(_SHARED) - set(_MODEL))
         if unknown:
             raise TypeError(f"ProblemBatch has no field {unknown[0]!r}")
-        fast = self._with_quality(changes)
+        fast = self._with_quality(changes) if not self._rowwise else None
         if fast is not None:
             return fast
         given = dict(self._given)
@@ -288,6 +355,11 @@ class ProblemBatch:
             ext = (self.names, self.budget, self.demand, self.must_take, self.must_not_take)
         out = object.__new__(type(self))
         out._assemble(given, ext)
+        model = {key: changes.get(key, getattr(self, key)) for key in _MODEL}
+        if self._planners[0] is None and not any(key in changes for key in _MODEL[:5]):
+            for key in _MODEL[:5]:  # the defaults: validated again only when changed
+                model[key] = None
+        out._check_model(model)
         return out
 
     def _with_quality(self, changes: dict[str, Any]) -> ProblemBatch | None:
@@ -387,13 +459,6 @@ class ProblemBatch:
             if p._integer_rule is not None:
                 raise ValueError(f"problems[{j}] is a knapsack beyond exact float64 arithmetic (its integers "
                                  "decide feasibility); a ProblemBatch holds floats only: solve it on its own")
-            planner = sorted(p.extensions & set(PLANNER_EXTENSIONS))
-            if planner:
-                # A batch is the bandit oracle's many problems over the same agents; the planner's
-                # constraints are not part of it (solve such problems one by one).
-                raise ValueError(f"problems[{j}] uses {planner[0]!r}; a ProblemBatch holds none of the "
-                                 f"planner's fields ({', '.join(PLANNER_EXTENSIONS)}): solve such "
-                                 "problems one by one")
         first = probs[0]
         for j, p in enumerate(probs[1:], start=1):
             if p.n != first.n:
@@ -407,6 +472,15 @@ class ProblemBatch:
             if (p.objective_quality is None) != (first.objective_quality is None):
                 raise ValueError(f"problems[{j}] and problems[0] disagree on objective_quality "
                                  "(set on all or none)")
+            for key in ("min_units", "lot_size", "fixed_cost"):
+                if not np.array_equal(getattr(p, key), getattr(first, key)):
+                    raise ValueError(f"problems[{j}] differs from problems[0] in {key}; a batch shares it")
+            if p.group != first.group or dict(p.group_limits) != dict(first.group_limits):
+                raise ValueError(f"problems[{j}] differs from problems[0] in its groups; a batch shares them")
+            if len(p.constraints) != len(first.constraints) or any(
+                    a is not b for a, b in zip(p.constraints, first.constraints)):
+                raise ValueError(f"problems[{j}] differs from problems[0] in constraints; a batch shares the "
+                                 "same constraint objects (build the problems with the same ones)")
         self = object.__new__(cls)
         if len(probs) == 1:  # a batch of one: views, no copies
             def stack(key: str) -> np.ndarray:
@@ -421,6 +495,11 @@ class ProblemBatch:
         object.__setattr__(self, "_given", given)
         self._store(len(probs), given["quality"], given["cost"], given["alpha"], given["R"], given["capacity"],
                     first.names, first.budget, first.demand, first.must_take, first.must_not_take, oq)
+        planners = tuple(p._planner for p in probs)
+        for key in _MODEL[:5]:
+            object.__setattr__(self, key, None if planners[0] is None else getattr(first, key))
+        object.__setattr__(self, "constraints", first.constraints)
+        object.__setattr__(self, "_planners", planners if planners[0] is not None else (None,))
         if len(probs) == 1:  # the problem's derived arrays are the batch's (same operations)
             self.__dict__["utility"] = first.utility[None, :]
             self.__dict__["quality_margin"] = first.quality_margin[None, :]
@@ -474,7 +553,10 @@ class ProblemBatch:
     @property
     def extensions(self) -> frozenset[str]:
         """The optional constraints the batch's rows use (see ``SubsetSelectionProblem.extensions``)."""
-        return _used_extensions(self)
+        used = _used_extensions(self)
+        if self._planners[0] is not None:
+            used = used.union(*(p.used for p in self._planners if p is not None))
+        return used | {c.kind for c in self.constraints}
 
     def lower_bounds(self) -> np.ndarray:
         """Per-agent lower bounds on ``x`` (1 for must-take agents, else 0), int64 shape (m, n)."""
@@ -514,9 +596,11 @@ class ProblemBatch:
         if not -self.m <= j < self.m:
             raise IndexError(f"row {j} is out of range for a batch of {self.m} problems")
         oq = None if self.objective_quality is None else self.objective_quality[j]
+        planner = self._planners[j if len(self._planners) > 1 else 0]
         return SubsetSelectionProblem._trusted(
             self.quality[j], self.cost[j], float(self.alpha[j]), self.capacity[j], float(self.R[j]),
-            self.names, self.budget, self.demand, self.must_take, self.must_not_take, oq)
+            self.names, self.budget, self.demand, self.must_take, self.must_not_take, oq, planner,
+            self.constraints)
 
     def rows(self) -> list[SubsetSelectionProblem]:
         """Every row as a :class:`SubsetSelectionProblem` (see :meth:`row`)."""
@@ -556,7 +640,7 @@ class ProblemBatch:
         feasible, violations = rows_violations(
             xa, margin=self.quality_margin, capacity=self.capacity, k_min=k_min, k_sum=k_sum, cost=self.cost,
             budget=self.budget, demand=self.demand, must_take=self.must_take, must_not_take=self.must_not_take,
-            row=self.row)
+            row=self.row, every_row=self._rowwise)
         return BatchEvaluation(self, xa, feasible, violations)
 
     def __repr__(self) -> str:

@@ -20,6 +20,7 @@ from .._validation import readonly as _readonly
 
 if TYPE_CHECKING:  # pragma: no cover
     from .problem import SubsetSelectionProblem
+from .constraints import CONSTRAINT_KINDS
 from .planner import PLANNER_EXTENSIONS
 
 __all__ = ["EXTENSIONS", "check_extensions", "check_names", "default_names"]
@@ -27,8 +28,9 @@ __all__ = ["EXTENSIONS", "check_extensions", "check_names", "default_names"]
 #: Control characters (C0, DEL, C1), refused in agent names: they break CSV files and terminals.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
-#: Names of the optional constraints beyond the paper's model (the planner's fields last).
-EXTENSIONS = ("budget", "demand", "must_take", "must_not_take", *PLANNER_EXTENSIONS)
+#: Names of the optional constraints beyond the paper's model (the planner's fields, then the kinds
+#: of constraint objects of :mod:`subsel.models.constraints`).
+EXTENSIONS = ("budget", "demand", "must_take", "must_not_take", *PLANNER_EXTENSIONS, *CONSTRAINT_KINDS)
 
 
 def _exact_numbers(values: Any, field_name: str) -> tuple[np.ndarray, list[int | float]]:

@@ -89,6 +89,9 @@ def selection_violations(p: SubsetSelectionProblem, xa: np.ndarray,
             violations.append(f"quality: sum (q - alpha) x = {surplus:.3g} < -{FEASIBILITY_TOL:g}")
         if planner is not None and low >= 0 and high <= p._max_capacity:
             violations += planner_violations(planner, xa, p.names.__getitem__)
+        if p.constraints and low >= 0:  # the constraint objects, each deciding its own rows exactly
+            for c in p.constraints:
+                violations += c.violations(xa, p.names.__getitem__)
         if p.budget is not None:
             # sum c x + sum f [x > 0] <= B: one row over the units and the used indicators.
             xb, cb = xa, p.cost
@@ -114,7 +117,7 @@ def selection_violations(p: SubsetSelectionProblem, xa: np.ndarray,
 def rows_violations(xa: np.ndarray, *, margin: np.ndarray, capacity: np.ndarray, k_min: int, k_sum: float,
                     cost: np.ndarray, budget: float | None, demand: int | None, must_take: np.ndarray,
                     must_not_take: np.ndarray,
-                    row: Callable[[int], SubsetSelectionProblem],
+                    row: Callable[[int], SubsetSelectionProblem], every_row: bool = False,
                     ) -> tuple[np.ndarray, tuple[tuple[str, ...], ...]]:
     """The constraints each row of ``xa`` breaks: :func:`selection_violations` of row ``j`` against
     ``row(j)``, with the rows that are clearly feasible settled by whole-array float sums.
@@ -133,6 +136,9 @@ def rows_violations(xa: np.ndarray, *, margin: np.ndarray, capacity: np.ndarray,
         The fields shared by the rows.
     row : callable
         ``row(j)`` is row ``j`` as a problem (for the exact decision and the messages).
+    every_row : bool, default False
+        Decide every row with :func:`selection_violations` (rows with the planner's fields or
+        constraint objects, which the whole-array sums do not cover).
 
     Returns
     -------
@@ -175,6 +181,8 @@ def rows_violations(xa: np.ndarray, *, margin: np.ndarray, capacity: np.ndarray,
         if rows.size:
             short = exact_total(np.asarray(xa)[rows], axis=1) < demand
             bad_rows[rows] |= np.asarray(short, dtype=bool)
+    if every_row:
+        bad_rows[:] = True
     if not bad_rows.any():
         return ~bad_rows, ((),) * m
     integral = xa.dtype.kind in "iu"

@@ -21,15 +21,15 @@ functions, so ``import subsel`` stays light.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from .._files import atomic_write_with
 from .._text import counted
-from .planner import PLANNER_EXTENSIONS
+from .planner import PLANNER_EXTENSIONS, unconstrained
 from .problem import SubsetSelectionProblem
 from .rules import FEASIBILITY_TOL
 
@@ -49,12 +49,21 @@ class LinearRow:
     name : str
         ``quality``, ``budget`` or ``demand``; for the planner's fields ``group_units_<j>``,
         ``group_agents_<j>`` (group ``j``, with ``_min`` / ``_max``), ``lot_<i>``, ``used_max_<i>``
-        and ``used_min_<i>`` (agent ``i``).
+        and ``used_min_<i>`` (agent ``i``); for a constraint object its name (with ``_min`` /
+        ``_max`` for the two sides of a range, or the suffix its kind gives).
     coef : ndarray of float, shape (n,), or shape (len(index),) when ``index`` is given
     lower, upper : float
         Row bounds; ``-inf`` / ``inf`` when the side is free (equal for an equation).
     index : ndarray of int, optional
         A sparse row: the variables of the entries of ``coef`` (default: ``coef`` is dense).
+    real : bool, default False
+        True when the coefficients are real numbers (the quality and budget rows, a quality
+        floor, a linear constraint with fractional data): a MILP backend scales the row and
+        loosens or tightens it, and CP-SAT rounds its coefficients towards the safe side.  False:
+        integer coefficients and sides, used as they are.  A real row has one finite side.
+    tol : float, default 0.0
+        The feasibility tolerance already included in the row's finite side
+        (:data:`~subsel.models.FEASIBILITY_TOL` for a real row, 0 for an integral one).
     """
 
     name: str
@@ -62,6 +71,8 @@ class LinearRow:
     lower: float
     upper: float
     index: np.ndarray | None = None
+    real: bool = False
+    tol: float = 0.0
 
     def terms(self) -> tuple[np.ndarray, np.ndarray]:
         """The row's nonzero entries: ``(variables, coefficients)``, int and float arrays."""
@@ -103,7 +114,9 @@ class LinearForm:
         Variable bounds (must-take / must-not-take / capacity).
     rows : tuple of LinearRow
         ``quality`` always, then ``budget`` and ``demand`` when the problem uses them, then the
-        rows of the planner's fields (group limits, lot sizes, links of the used variables).
+        rows of the constraint objects over the units, then the rows of the planner's fields
+        (group limits), those of the constraint objects over the used variables, and the lot
+        sizes and links of the used variables.
     aux_of : ndarray of int, shape (n_aux,)
         The planner's auxiliary variables follow the agents' units ``x``: variable
         ``n_agents + j`` belongs to agent ``aux_of[j]``.
@@ -239,20 +252,29 @@ def linear_form(problem: SubsetSelectionProblem, scale: float = 1.0) -> LinearFo
     if not (np.isfinite(scale) and scale > 0):
         raise ValueError(f"scale must be a positive finite number; got {scale!r}")
     tol = FEASIBILITY_TOL
-    rows = [LinearRow("quality", np.asarray(problem.quality_margin) * scale, -tol * scale, np.inf)]
+    rows = [LinearRow("quality", np.asarray(problem.quality_margin) * scale, -tol * scale, np.inf, real=True,
+                      tol=tol)]
     if problem.budget is not None:
         rows.append(LinearRow("budget", np.asarray(problem.cost) * scale, -np.inf,
-                              (problem.budget + tol) * scale))
+                              (problem.budget + tol) * scale, real=True, tol=tol))
     if problem.demand is not None:
         rows.append(LinearRow("demand", np.ones(problem.n), float(problem.demand), np.inf))
-    if problem.extensions & PLANNER_EXTENSIONS_SET:
-        return planner_form(problem, rows, scale)
+    on_used: list[LinearRow] = []
+    for c in problem.constraints:  # the constraint objects' rows, each tagged real or integral
+        for r in c.rows():
+            s = scale if r.real else 1.0
+            row = LinearRow(c.name + r.suffix, np.asarray(r.coef, dtype=float) * s, r.lower * s, r.upper * s,
+                            real=r.real, tol=r.tol)
+            (on_used if r.on == "used" else rows).append(row)
+    if on_used or problem.extensions & PLANNER_EXTENSIONS_SET:
+        return planner_form(problem, rows, scale, on_used)
     return LinearForm(np.asarray(problem.utility, dtype=float),
                       problem.lower_bounds().astype(float), problem.upper_bounds().astype(float),
                       tuple(rows))
 
 
-def planner_form(problem: SubsetSelectionProblem, rows: list[LinearRow], scale: float = 1.0) -> LinearForm:
+def planner_form(problem: SubsetSelectionProblem, rows: list[LinearRow], scale: float = 1.0,
+                 on_used: Sequence[LinearRow] = ()) -> LinearForm:
     """The integer program with the planner's fields (see :mod:`subsel.models.planner`).
 
     Beside the units ``x_i`` it has, per agent that needs them, an integer lot count ``z_i``
@@ -271,6 +293,10 @@ def planner_form(problem: SubsetSelectionProblem, rows: list[LinearRow], scale: 
         The dense rows over the units (quality, budget, demand), as :func:`linear_form` built them.
     scale : float, default 1.0
         The scale of the budget row (see :func:`linear_form`), applied to the fixed costs too.
+    on_used : sequence of LinearRow
+        Rows over the used indicators ``[x_i > 0]`` (coefficients per agent, shape (n,)), from
+        the constraint objects (:class:`~subsel.models.LinearConstraint` with ``on="used"``):
+        written over the used variables ``u_i``, which the agents they name get.
 
     Returns
     -------
@@ -279,15 +305,16 @@ def planner_form(problem: SubsetSelectionProblem, rows: list[LinearRow], scale: 
     n = problem.n
     lb, ub = problem.lower_bounds(), problem.upper_bounds()
     m, lot, f = problem.min_units, problem.lot_size, problem.fixed_cost
-    planner = problem._planner
-    if planner is None:  # pragma: no cover - linear_form calls it only for the planner's fields
-        raise ValueError("planner_form: the problem uses none of the planner's fields")
+    planner = problem._planner if problem._planner is not None else unconstrained(n)
     gi, groups, limits = planner.group_index, planner.group_names, planner.group_limits
     counted_groups = np.array([bool(limits.get(g, {}).keys() & {"min_agents", "max_agents"}) for g in groups]
                               + [False], dtype=bool)  # index -1: no group
     live = ub > 0
     need_lots = live & (lot > 1)
-    need_used = live & ((m > 1) | (f > 0) | counted_groups[gi])
+    named = np.zeros(n, dtype=bool)
+    for r in on_used:
+        named |= np.asarray(r.coef) != 0
+    need_used = live & ((m > 1) | (f > 0) | counted_groups[gi] | named)
     lots_of = np.flatnonzero(need_lots)
     used_of = np.flatnonzero(need_used)
     aux_of = np.concatenate((lots_of, used_of)).astype(np.int64)
@@ -305,8 +332,8 @@ def planner_form(problem: SubsetSelectionProblem, rows: list[LinearRow], scale: 
         return out
 
     objective = widen(np.asarray(problem.utility, dtype=float), -np.asarray(f, dtype=float))
-    dense = [LinearRow(r.name, widen(r.coef, np.asarray(f, dtype=float) * scale if r.name == "budget" else None),
-                       r.lower, r.upper) for r in rows]
+    dense = [replace(r, coef=widen(r.coef, np.asarray(f, dtype=float) * scale if r.name == "budget" else None))
+             for r in rows]
     lower = np.concatenate((lb, -(-lb[lots_of] // lot[lots_of]), (lb[used_of] > 0))).astype(float)
     upper = np.concatenate((ub, ub[lots_of] // lot[lots_of], np.ones(used_of.size))).astype(float)
     out = list(dense)
@@ -320,6 +347,9 @@ def planner_form(problem: SubsetSelectionProblem, rows: list[LinearRow], scale: 
                     bound = float(lim[key])
                     out.append(LinearRow(f"group_{what}_{j}_{side}", np.ones(var.size), bound if side == "min"
                                          else -np.inf, bound if side == "max" else np.inf, var))
+    for r in on_used:  # sum_i a_i [x_i > 0] on the used variables (an agent fixed at 0 has u_i = 0)
+        nz = np.flatnonzero(live & (np.asarray(r.coef) != 0))
+        out.append(replace(r, coef=np.asarray(r.coef, dtype=float)[nz], index=used_var[nz]))
     for k, i in enumerate(lots_of.tolist()):
         out.append(LinearRow(f"lot_{i}", np.array([1.0, -float(lot[i])]), 0.0, 0.0, np.array([i, z0 + k])))
     for k, i in enumerate(used_of.tolist()):

@@ -237,7 +237,7 @@ def check_planner(n: int, capacity: np.ndarray, min_units: Any, lot_size: Any, f
         ``group`` given as one string; ``group_limits`` not a mapping of mappings.
     """
     if min_units is None and lot_size is None and fixed_cost is None and group is None and group_limits is None:
-        return _unconstrained(n)  # the paper's model: nothing to check (the fixed cost of a small problem)
+        return unconstrained(n)  # the paper's model: nothing to check (the fixed cost of a small problem)
     used = set()
     m = _counts(min_units, "min_units", n, capacity, None)
     if min_units is not None and (m > 1).any():  # the defaults (None) are not scanned
@@ -276,7 +276,7 @@ def check_planner(n: int, capacity: np.ndarray, min_units: Any, lot_size: Any, f
 
 
 @functools.lru_cache(maxsize=16)
-def _unconstrained(n: int) -> PlannerFields:
+def unconstrained(n: int) -> PlannerFields:
     """The fields of ``n`` agents none of which is given, as :func:`check_planner` makes them (shared:
     read-only arrays and an immutable mapping)."""
     return PlannerFields(_constant(n, 1), _constant(n, 1), _constant(n, 0.0), None, _check_limits(None, ()),

@@ -9,8 +9,9 @@ Agents ``i = 0..n-1`` have a quality ``q_i`` in [0, 1], a per-unit cost ``c_i >=
 plus the optional extensions budget, demand and must-take / must-not-take lists, and the planner's
 fields (minimum orders, lot sizes, fixed costs, groups with limits; :mod:`subsel.models.planner`).
 
-This module is above 600 lines (about 670): the planner's five fields must be declared on the
-dataclass, with their parameters documented; their checks and their evaluation live in
+This module is above 600 lines (about 760): the planner's five fields and the constraint objects
+must be declared on the dataclass, with their parameters documented, and the constructors from
+inspection counts, knapsacks and tables live on the class; their checks and their evaluation live in
 :mod:`subsel.models.planner`, their hooks in the feasibility rule in :mod:`subsel.models.feasibility`.
 The linear quality
 constraint is written once, here (:meth:`SubsetSelectionProblem.quality_surplus`), decided by the
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping, NamedTuple, Sequence
 
@@ -33,6 +34,7 @@ from .._validation import check_array_range, check_capacity
 from .._validation import check_scalar as _check_scalar
 from .._validation import readonly as _readonly
 from .checks import _check_constraints, _Names, _unit_capacities, _used_extensions, check_names, default_names
+from .constraints import Constraint, bind_all
 from .feasibility import selection_violations
 from .planner import PlannerFields, check_planner
 from .rules import (
@@ -80,11 +82,6 @@ class Evaluation(NamedTuple):
     violations: tuple[str, ...]
 
 
-#: What a copy at another threshold keeps (``with_changes(alpha=...)``): the validated fields and the
-#: derived values that do not depend on alpha.
-_ALPHA_FREE = frozenset({"quality", "cost", "capacity", "R", "_names", "budget", "demand", "must_take",
-                         "must_not_take", "objective_quality", "min_units", "lot_size", "fixed_cost", "group",
-                         "group_limits", "_planner", "utility", "_max_capacity"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,6 +138,12 @@ class SubsetSelectionProblem:
         ``sum_{i in g} x_i`` and ``sum_{i in g} [x_i > 0]`` lie within them.  The planner's fields
         follow supplier-selection models (Aissaoui, Haouari, Hassini, *Computers & OR* 34, 2007,
         Section 4); see :mod:`subsel.models.planner`.
+    constraints : sequence of Constraint, optional
+        Further constraints as objects (:mod:`subsel.models.constraints`): any linear constraint on
+        the units or on the used agents (:class:`~subsel.models.LinearConstraint`), further
+        quality attributes (:class:`~subsel.models.QualityFloor`).  Each is checked against the
+        agents (a mapping by agent name resolved) and stored bound, in a tuple; names must be
+        unique.  Default none.
 
     Raises
     ------
@@ -193,6 +196,7 @@ class SubsetSelectionProblem:
     fixed_cost: np.ndarray = None  # type: ignore[assignment]
     group: tuple[str | None, ...] | None = None
     group_limits: Mapping[str, Mapping[str, int]] = None  # type: ignore[assignment]
+    constraints: tuple[Constraint, ...] = ()
     #: The planner's fields in force (set per instance by ``_set_planner``; not a dataclass field):
     #: None for the paper's model.
     _planner: ClassVar[PlannerFields | None] = None
@@ -253,6 +257,8 @@ class SubsetSelectionProblem:
             self.__dict__["objective_quality"] = _readonly(oq, copy=False)
         self._set_planner(check_planner(n, k, self.min_units, self.lot_size, self.fixed_cost, self.group,
                                         self.group_limits))
+        if self.constraints:
+            self.__dict__["constraints"] = bind_all(self.constraints, n, lambda: self.names)
 
     def _set_planner(self, planner: PlannerFields) -> None:
         """Store the planner's fields (:mod:`subsel.models.planner`); ``_planner`` is None when
@@ -264,17 +270,21 @@ class SubsetSelectionProblem:
     @classmethod
     def _trusted(cls, quality: np.ndarray, cost: np.ndarray, alpha: float, capacity: np.ndarray, R: float,
                  names: tuple[str, ...], budget: float | None, demand: int | None, must_take: np.ndarray,
-                 must_not_take: np.ndarray, objective_quality: np.ndarray | None) -> "SubsetSelectionProblem":
+                 must_not_take: np.ndarray, objective_quality: np.ndarray | None,
+                 planner: PlannerFields | None = None, constraints: tuple[Constraint, ...] = ()
+                 ) -> "SubsetSelectionProblem":
         """A problem from fields that are already valid (read-only arrays of the right shapes and
-        kinds, as the constructor stores them): a row of a validated batch.  No checks."""
+        kinds, as the constructor stores them; the planner's fields checked against ``capacity``,
+        the constraint objects bound to the agents): a row of a validated batch.  No checks."""
         self = object.__new__(cls)
         set_ = functools.partial(object.__setattr__, self)
         for key, value in (("quality", quality), ("cost", cost), ("alpha", alpha), ("capacity", capacity),
                            ("R", R), ("names", names), ("budget", budget), ("demand", demand),
                            ("must_take", must_take), ("must_not_take", must_not_take),
-                           ("objective_quality", objective_quality)):
+                           ("objective_quality", objective_quality), ("constraints", constraints)):
             set_(key, value)
-        self._set_planner(check_planner(quality.size, capacity, None, None, None, None, None))
+        self._set_planner(check_planner(quality.size, capacity, None, None, None, None, None) if planner is None
+                          else planner)
         return self
 
     # ------------------------------------------------------------------ derived quantities
@@ -301,6 +311,8 @@ class SubsetSelectionProblem:
     def extensions(self) -> frozenset[str]:
         """The optional constraints this instance uses, a subset of :data:`EXTENSIONS`."""
         used = _used_extensions(self)
+        if self.constraints:
+            used |= {c.kind for c in self.constraints}
         return used if self._planner is None else used | self._planner.used
 
     def lower_bounds(self) -> np.ndarray:
@@ -398,7 +410,7 @@ class SubsetSelectionProblem:
         """
         if type(x) is np.ndarray and x.dtype.kind in "iu" and x.shape == (self.n,) and self.budget is None \
                 and self.demand is None and not self.must_take.size and not self.must_not_take.size \
-                and self._planner is None and self._integer_rule is None:
+                and self._planner is None and self._integer_rule is None and not self.constraints:
             quick = self._evaluate_integers(x)
             if quick is not None:
                 return quick
@@ -504,7 +516,7 @@ class SubsetSelectionProblem:
                     must_take=self.must_take, must_not_take=self.must_not_take,
                     objective_quality=self.objective_quality, min_units=self.min_units,
                     lot_size=self.lot_size, fixed_cost=self.fixed_cost, group=self.group,
-                    group_limits=self.group_limits)
+                    group_limits=self.group_limits, constraints=self.constraints)
         if self._planner is None:  # the defaults: validated again only when changed
             for key in ("min_units", "lot_size", "fixed_cost", "group_limits"):
                 base[key] = None
@@ -519,6 +531,22 @@ class SubsetSelectionProblem:
             return new
         base.update(changes)
         return SubsetSelectionProblem(**base)
+
+    def with_constraints(self, *more: Constraint) -> "SubsetSelectionProblem":
+        """A validated copy with the constraint objects ``more`` added to :attr:`constraints`.
+
+        Parameters
+        ----------
+        *more : Constraint
+            E.g. ``LinearConstraint(co2, upper=5000, name="co2")``.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As the constructor's ``constraints`` (a repeated name, a constraint that does not fit
+            the agents).
+        """
+        return self.with_changes(constraints=(*self.constraints, *more))
 
     # ------------------------------------------------------------------ constructors and I/O
     @classmethod
@@ -604,6 +632,56 @@ class SubsetSelectionProblem:
         return encode_knapsack(cls, values, weights, capacity)
 
     @classmethod
+    def from_counts(cls, good: Sequence[int] | np.ndarray, inspected: Sequence[int] | np.ndarray,
+                    cost: Sequence[float] | np.ndarray, alpha: float, confidence: float = 0.95,
+                    method: str = "clopper-pearson", **kwargs: Any) -> "SubsetSelectionProblem":
+        """A problem whose qualities are known from inspections: ``good_i`` of ``inspected_i`` units.
+
+        The objective uses the estimates ``good_i / inspected_i`` (:attr:`objective_quality`); the
+        quality constraint uses lower confidence bounds ``l_i`` (:attr:`quality`) that hold for
+        every agent at once with probability at least ``confidence`` (a union bound over the
+        agents), so that with that probability the true average quality of **any** selection the
+        problem accepts, the solver's plan included, is at least ``alpha`` (up to the rule's 1e-9).
+        The bounds and why the guarantee holds: :mod:`subsel.models.inspections` (Hoeffding's
+        bound is Deva et al., Section 4, Lemma 1; Clopper and Pearson's exact binomial bound, the
+        default, is tighter).
+
+        Parameters
+        ----------
+        good, inspected : array-like of int, shape (n,)
+            ``0 <= good_i <= inspected_i``, ``inspected_i >= 1``.
+        cost : array-like of float, shape (n,)
+        alpha : float
+        confidence : float, default 0.95
+            In (0, 1).
+        method : {"clopper-pearson", "hoeffding"}
+        **kwargs
+            Any other constructor argument (``capacity``, ``R``, ``names``, ``budget``,
+            ``constraints``, ...); not ``quality`` or ``objective_quality``.
+
+        Raises
+        ------
+        ValueError
+            As :func:`subsel.models.inspections.lower_confidence_bounds` and the constructor.
+        TypeError
+            ``quality`` or ``objective_quality`` given.
+
+        Examples
+        --------
+        >>> p = SubsetSelectionProblem.from_counts([48, 30], [50, 40], [0.2, 0.1], alpha=0.8,
+        ...                                        method="hoeffding")
+        >>> p.objective_quality.tolist(), [round(v, 3) for v in p.quality.tolist()]
+        ([0.96, 0.75], [0.768, 0.535])
+        """
+        from .inspections import lower_confidence_bounds
+
+        for key in ("quality", "objective_quality"):
+            if key in kwargs:
+                raise TypeError(f"from_counts takes no {key!r}: the counts give it")
+        estimate, lower = lower_confidence_bounds(good, inspected, confidence, method)
+        return cls(quality=lower, cost=np.asarray(cost), alpha=alpha, objective_quality=estimate, **kwargs)
+
+    @classmethod
     def from_dataframe(cls, df: pd.DataFrame, alpha: float, R: float = 1.0, **extensions: Any
                        ) -> "SubsetSelectionProblem":
         """Build a problem from a table with columns ``quality, cost`` and optional ``name, capacity``.
@@ -672,3 +750,11 @@ class SubsetSelectionProblem:
         ext = ", ".join(sorted(self.extensions))
         return (f"SubsetSelectionProblem(n={self.n}, alpha={self.alpha:g}, R={self.R:g}"
                 + (f", extensions=[{ext}]" if ext else "") + ")")
+
+
+#: What a copy at another threshold keeps (``with_changes(alpha=...)``): every validated field but
+#: alpha (read from the dataclass, so a field added later is kept too: a constraint missing here
+#: would vanish from the copies :func:`subsel.frontier` solves) and the derived values that do not
+#: depend on alpha.
+_ALPHA_FREE = frozenset({f.name for f in fields(SubsetSelectionProblem) if f.name not in ("alpha", "names")}
+                        | {"_names", "_planner", "utility", "_max_capacity"})

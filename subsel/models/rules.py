@@ -39,6 +39,7 @@ __all__ = [
     "rounding_error_bound",
     "rounded_up",
     "exact_total",
+    "exactly_shifted",
     "dyadic",
 ]
 
@@ -345,6 +346,17 @@ def linear_at_least(x: np.ndarray, coef: np.ndarray, shift: float, rhs: Sequence
     b = _dyadic(shift)
     left = sum(int(xi) * (_dyadic(ci) - b) for xi, ci in zip(x[nz].tolist(), coef[nz].tolist()))
     return left >= sum(_dyadic(v) for v in rhs)
+
+
+def exactly_shifted(values: np.ndarray, shift: float) -> bool:
+    """True when every ``fl(v_i - shift)`` equals ``v_i - shift`` exactly (checked with the
+    error-free transformation TwoSum; Knuth, TAOCP vol. 2, 4.2.2)."""
+    a = np.asarray(values, dtype=float)
+    b = -float(shift)
+    s = a + b
+    a1 = s - b
+    b1 = s - a1
+    return bool(np.all(((a - a1) + (b - b1)) == 0.0))
 
 
 def exact_total(values: Any, axis: int | None = None) -> Any:

@@ -174,7 +174,9 @@ def solve_batch(solver: Solver, batch: ProblemBatch) -> SolutionBatch:
         raise TypeError(f"batch must be a ProblemBatch; got {type(batch).__name__}")
     solver.check_supported(batch)
     start = time.perf_counter()
-    raw = solver._solve_batch(batch)
+    # The one place a batch's modes decide the path: rows with the planner's fields or constraint
+    # objects are solved one by one, as the one problem is (the vectorised kernels know neither).
+    raw = solve_rows(solver, batch) if batch._rowwise else solver._solve_batch(batch)
     if raw.backend_time_s is None:
         raw = raw._replace(backend_time_s=time.perf_counter() - start)
     return finish_batch(solver, batch, raw, start)

@@ -10,6 +10,7 @@ pipeline's last decision at the feasibility rule's bound.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -54,8 +55,8 @@ def excluding(form: LinearForm, excluded: np.ndarray) -> tuple[LinearForm, Calla
     first = form.n
     extra = int(bits.sum())
     # dense rows get zero coefficients for the digits
-    rows = [row if row.index is not None else LinearRow(row.name, np.r_[row.coef, np.zeros(extra)], row.lower,
-                                                        row.upper) for row in form.rows]
+    rows = [row if row.index is not None else replace(row, coef=np.r_[row.coef, np.zeros(extra)])
+            for row in form.rows]
     col = first
     for i in np.flatnonzero(bits).tolist():
         b = int(bits[i])

@@ -57,16 +57,17 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import ClassVar, TypeVar
 
 import numpy as np
 
 from ..models import (
+    CONSTRAINT_KINDS,
     FEASIBILITY_TOL,
     OPTIMALITY_RTOL,
     PLANNER_EXTENSIONS,
     LinearForm,
-    LinearRow,
     SubsetSelectionProblem,
     linear_at_least,
     linear_form,
@@ -185,31 +186,40 @@ def solver_form(problem: SubsetSelectionProblem, delta: float, boost: float = 1.
     Returns
     -------
     (LinearForm, float)
-        The model (objective ``r * s_obj``, quality row ``(q - alpha) * s_q >= -1e-9 s_q + delta``,
-        budget row ``c * s_b <= (B + 1e-9) s_b - delta``, demand unchanged) and ``s_obj``.  A budget
-        row that no selection can violate (``sum c_i ub_i <= B``, decided exactly) is left out.
+        The model (objective ``r * s_obj``; every real row (:attr:`LinearRow.real`) scaled by its
+        own power of two and moved by ``delta`` towards its side, e.g. the quality row
+        ``(q - alpha) * s_q >= -1e-9 s_q + delta`` and the budget row
+        ``c * s_b <= (B + 1e-9) s_b - delta``; integral rows such as the demand unchanged) and
+        ``s_obj``.  An upper-side row with non-negative coefficients that no selection can violate
+        (``sum c_i ub_i <= B``, decided exactly) is left out.
     """
     base = linear_form(problem)
     live = base.upper > 0  # must-not-take agents take no part in the scaling
     obj_scale = _pow2_scale(base.objective[live])
     rows = []
     for row in base.rows:
-        if row.name not in ("quality", "budget"):
-            rows.append(row)  # demand and the planner's rows: integer data, unscaled
+        if not row.real:
+            rows.append(row)  # integer data (demand, the planner's rows): unscaled
             continue
         # Agents fixed at 0 get coefficient 0: scaled for the others, theirs could overflow.
-        coef = np.where(live, row.coef, 0.0)
-        s = _pow2_scale(coef) * boost
+        coef = np.where(live, row.coef, 0.0) if row.index is None else row.coef
+        # The side, scaled, at most 2^30: coefficients far below their side (1e-50 against 1) would
+        # otherwise make a side of 2^165 that no solver reads as a number.
+        side = row.lower if np.isfinite(row.lower) else row.upper
+        s = min(_pow2_scale(coef), _pow2_scale(np.array([side])) * 2.0 ** 30) * boost
         # The loosening grows with the row's largest activity: a solver (or a file written with
         # 13 digits, as PuLP does for CBC) computes the row with that relative error.
-        shift = delta * (1.0 + 1e-4 * float(weighted_sum(np.abs(coef * s), base.upper)))
-        if row.name == "quality":
-            rows.append(LinearRow("quality", coef * s, row.lower * s + shift, np.inf))
-        else:
-            if problem.budget is not None and linear_at_least(base.upper, -np.asarray(row.coef), 0.0,
-                                                               (-problem.budget,)):
-                continue  # every selection keeps the budget
-            rows.append(LinearRow("budget", coef * s, -np.inf, row.upper * s - shift))
+        reach = base.upper if row.index is None else base.upper[row.index]
+        shift = delta * (1.0 + 1e-4 * float(weighted_sum(np.abs(coef * s), reach)))
+        if np.isfinite(row.lower):  # a lower side (the quality row, a quality floor): loosened by delta < 0
+            rows.append(replace(row, coef=coef * s, lower=row.lower * s + shift, upper=np.inf))
+        else:  # an upper side (the budget row)
+            # Every selection keeps it when the most it can reach is at most the side without its
+            # tolerance, less one ulp for the rounding of that side (decided exactly).
+            if (coef >= 0).all() and linear_at_least(reach, -np.asarray(row.coef), 0.0,
+                                                     (-row.upper, row.tol, math.ulp(row.upper))):
+                continue
+            rows.append(replace(row, coef=coef * s, lower=-np.inf, upper=row.upper * s - shift))
     objective = np.where(live, base.objective, 0.0) * obj_scale
     return LinearForm(objective, base.lower, base.upper, tuple(rows), base.aux_of, base.aux_lot), obj_scale
 
@@ -354,7 +364,7 @@ class MILPSolver(Solver):
     exact: ClassVar[bool] = True
     no_good_cuts: ClassVar[bool] = True
     supports: ClassVar[frozenset[str]] = frozenset({"budget", "demand", "must_take", "must_not_take",
-                                                    *PLANNER_EXTENSIONS})
+                                                    *PLANNER_EXTENSIONS, *CONSTRAINT_KINDS})
 
     def _run(self, form: LinearForm, time_limit: float | None,
              warm: np.ndarray | None) -> RawResult:  # pragma: no cover - abstract

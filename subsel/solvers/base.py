@@ -97,14 +97,20 @@ class UnsupportedExtensionError(ValueError):
     solver : str
         The solver's registry name.
     extension : str
-        The first unsupported extension (``budget``, ``demand``, ``must_take``, ``must_not_take``).
+        The first unsupported extension (``budget``, ``demand``, ``must_take``, ``must_not_take``,
+        the planner's fields, or a kind of constraint object: ``linear``, ``linear_used``,
+        ``quality_floor``).
+    constraint : str or None
+        For a constraint object, its name (the message names it), else None.
     """
 
-    def __init__(self, solver: str, extension: str, supported: frozenset[str]):
+    def __init__(self, solver: str, extension: str, supported: frozenset[str], constraint: str | None = None):
         self.solver = solver
         self.extension = extension
+        self.constraint = constraint
         ok = ", ".join(sorted(supported)) or "none"
-        super().__init__(f"solver {solver!r} does not support the {extension!r} constraint "
+        what = f"{extension!r} constraint" if constraint is None else f"constraint {constraint!r} (kind {extension!r})"
+        super().__init__(f"solver {solver!r} does not support the {what} "
                          f"(it supports: {ok}); choose another solver")
 
 
@@ -535,11 +541,13 @@ class Solver:
     def check_supported(self, problem: SubsetSelectionProblem | ProblemBatch) -> None:
         """Raise :class:`UnsupportedExtensionError` for the first extension not in :attr:`supports`."""
         if problem.budget is None and problem.demand is None and not problem.must_take.size \
-                and not problem.must_not_take.size and getattr(problem, "_planner", None) is None:
+                and not problem.must_not_take.size and getattr(problem, "_planner", None) is None \
+                and not getattr(problem, "_rowwise", False) and not problem.constraints:
             return  # no extension (the common case, checked without building a set)
         missing = sorted(problem.extensions - self.supports)
         if missing:
-            raise UnsupportedExtensionError(self.name, missing[0], self.supports)
+            named = [c.name for c in getattr(problem, "constraints", ()) if c.kind == missing[0]]
+            raise UnsupportedExtensionError(self.name, missing[0], self.supports, named[0] if named else None)
 
     def solve_batch(self, batch: ProblemBatch) -> SolutionBatch:
         """Solve every row of ``batch``; return one checked :class:`Solution` per row.

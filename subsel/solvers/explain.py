@@ -7,7 +7,8 @@ Chinneck and Dravnieks (*ORSA Journal on Computing* 3(2), 1991, Section 3): each
 in turn and kept out when the rest is still infeasible, so that what remains is infeasible while
 dropping any one of its members makes it feasible.  The families are the quality row (Deva,
 Abhishek, Gujar, AAMAS 2021, Section 3), the budget, the demand, the must-take and must-not-take
-lists, and the planner's minimum orders, lot sizes and group limits (one family per group).
+lists, the planner's minimum orders, lot sizes and group limits (one family per group), and each
+constraint object (:mod:`subsel.models.constraints`) by its name.
 
 Each feasibility question is answered as one (:mod:`subsel.solvers._feasibility`): an aggregate
 bound first (total units under the group caps against the demand, the least spend against the
@@ -47,7 +48,8 @@ class Conflict:
     ----------
     constraints : tuple of str
         The members: ``quality``, ``budget``, ``demand``, ``must_take``, ``must_not_take``,
-        ``min_units``, ``lot_size`` and ``group_limits:<group>``.  Dropping any one of them, together
+        ``min_units``, ``lot_size``, ``group_limits:<group>`` and the names of the problem's
+        constraint objects (:mod:`subsel.models.constraints`, each dropped whole).  Dropping any one of them, together
         with every constraint outside the set, makes the problem feasible (an irreducible
         infeasible set); with those others kept the problem may stay infeasible (another conflict
         among them).  The members in :attr:`undecided` are the exception.
@@ -105,6 +107,7 @@ def _families(problem: SubsetSelectionProblem) -> list[str]:
     out += [name for name in ("budget", "demand", "must_take", "must_not_take", "min_units", "lot_size")
             if name in ext]
     out += [f"group_limits:{g}" for g in problem.group_limits]
+    out += [c.name for c in problem.constraints]  # each constraint object by its name, dropped whole
     return out
 
 
@@ -119,6 +122,8 @@ def _without(problem: SubsetSelectionProblem, dropped: set[str]) -> SubsetSelect
     gone = {d.split(":", 1)[1] for d in dropped if d.startswith("group_limits:")}
     if gone:
         changes["group_limits"] = {g: dict(v) for g, v in problem.group_limits.items() if g not in gone}
+    if any(c.name in dropped for c in problem.constraints):
+        changes["constraints"] = tuple(c for c in problem.constraints if c.name not in dropped)
     return problem.with_changes(**changes) if changes else problem
 
 
@@ -347,6 +352,9 @@ def _describe(problem: SubsetSelectionProblem, name: str) -> str:
         return f"{name.replace('_', '-')} {shown}"
     if name in ("min_units", "lot_size"):
         return {"min_units": "the minimum orders", "lot_size": "the lot sizes"}[name]
+    for c in problem.constraints:
+        if c.name == name:
+            return c.describe()
     g = name.split(":", 1)[1]
     limits = ", ".join(f"{k} {v}" for k, v in problem.group_limits[g].items())
     return f"the limits of group {g!r} ({limits})"

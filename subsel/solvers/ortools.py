@@ -14,10 +14,12 @@ from fractions import Fraction
 import numpy as np
 
 from ..models import (
+    CONSTRAINT_KINDS,
     FEASIBILITY_TOL,
     PLANNER_EXTENSIONS,
     LinearForm,
     SubsetSelectionProblem,
+    exactly_shifted,
     linear_form,
     weighted_sum,
 )
@@ -114,14 +116,9 @@ class ORToolsSCIP(MILPSolver):
 
 
 def _margins_exact(problem: SubsetSelectionProblem) -> bool:
-    """True when every stored margin ``fl(q_i - alpha)`` equals ``q_i - alpha`` exactly (checked
-    with the error-free transformation TwoSum; Knuth, TAOCP vol. 2, 4.2.2)."""
-    a = np.asarray(problem.quality, dtype=float)
-    b = -float(problem.alpha)
-    s = a + b
-    a1 = s - b
-    b1 = s - a1
-    return bool(np.all(((a - a1) + (b - b1)) == 0.0))
+    """True when every stored margin ``fl(q_i - alpha)`` equals ``q_i - alpha`` exactly, and every
+    constraint object's rows are its data exactly (:meth:`~subsel.models.Constraint.rows_exact`)."""
+    return exactly_shifted(problem.quality, problem.alpha) and all(c.rows_exact() for c in problem.constraints)
 
 
 def _dyadic_exponent(values: np.ndarray) -> int:
@@ -221,7 +218,8 @@ class ORToolsCPSAT(Solver):
     name = "ortools-cpsat"
     exact = False
     no_good_cuts = True
-    supports = frozenset({"budget", "demand", "must_take", "must_not_take", *PLANNER_EXTENSIONS})
+    supports = frozenset({"budget", "demand", "must_take", "must_not_take", *PLANNER_EXTENSIONS,
+                          *CONSTRAINT_KINDS})
     complexity = "CP-SAT search (exp. worst case)"
 
     @classmethod
@@ -309,32 +307,37 @@ class ORToolsCPSAT(Solver):
         live = reach > 0
         for row in form.rows:
             row_coef = np.where(live, row.coef, 0.0) if row.index is None else row.coef
-            if row.name == "quality":
-                # Quality: sum (q_i - alpha) x_i >= -FEASIBILITY_TOL (evaluate's rule), scaled by
-                # 2**k, coefficients rounded down; the exact integer right side is
-                # ceil(-tol * 2**k) = -floor(tol * 2**k).
-                k, ok = _scale_exponent(row_coef, reach, extra=FEASIBILITY_TOL)
+            if row.real and np.isfinite(row.lower):
+                # A real lower side (quality: sum (q_i - alpha) x_i >= -FEASIBILITY_TOL, evaluate's
+                # rule; a quality floor likewise), scaled by 2**k, coefficients rounded down; the
+                # exact integer right side is ceil(lower * 2**k) = -floor(-lower * 2**k).
+                terms = [x[i] for i in row.index.tolist()] if row.index is not None else x
+                k, ok = _scale_exponent(row_coef, reach if row.index is None else reach[row.index],
+                                        extra=-row.lower)
                 scaled = np.ldexp(row_coef, k)
-                rhs = -_floor_scaled(FEASIBILITY_TOL, k=k)
+                rhs = -_floor_scaled(-row.lower, k=k)
                 if relaxed:
                     coef = np.rint(scaled)
                     # Loosened by the rounding to integers (when the scaling is not exact) and by the
                     # rounding of each margin fl(q_i - alpha), half an ulp: a relaxation of the rule.
-                    loose = 0.5 * float(reach.sum()) if not ok else 0.0
-                    loose += float(np.ldexp(2.0 ** -53 * float(np.abs(row_coef) @ reach), k))
+                    row_reach = reach if row.index is None else reach[row.index]
+                    loose = 0.5 * float(row_reach.sum()) if not ok else 0.0
+                    loose += float(np.ldexp(2.0 ** -53 * float(np.abs(row_coef) @ row_reach), k))
                     rhs -= math.ceil(loose)
                 else:
                     coef = np.floor(scaled)
                 exact &= ok
-                model.Add(cp_model.LinearExpr.WeightedSum(x, _as_int64(coef, "quality row")) >= rhs)
-            elif row.name == "budget":
-                # Budget: sum c_i x_i <= B + FEASIBILITY_TOL (evaluate's rule), scaled by 2**k,
-                # coefficients up and the right side down (exactly, as a rational).
-                k, ok = _scale_exponent(row_coef, reach, extra=row.upper + FEASIBILITY_TOL)
-                budget_coef = _as_int64(np.ceil(np.ldexp(row_coef, k)), "budget row")
-                budget_rhs = _as_int64(_floor_scaled(row.upper, FEASIBILITY_TOL, k=k), "budget")
+                model.Add(cp_model.LinearExpr.WeightedSum(terms, _as_int64(coef, f"{row.name} row")) >= rhs)
+            elif row.real:
+                # A real upper side (budget: sum c_i x_i <= B + FEASIBILITY_TOL, evaluate's rule),
+                # scaled by 2**k, coefficients up and the right side down (exactly, as a rational).
+                terms = [x[i] for i in row.index.tolist()] if row.index is not None else x
+                k, ok = _scale_exponent(row_coef, reach if row.index is None else reach[row.index],
+                                        extra=row.upper + FEASIBILITY_TOL)
+                upper_coef = _as_int64(np.ceil(np.ldexp(row_coef, k)), f"{row.name} row")
+                upper_rhs = _as_int64(_floor_scaled(row.upper, FEASIBILITY_TOL, k=k), row.name)
                 exact &= ok
-                model.Add(cp_model.LinearExpr.WeightedSum(x, budget_coef) <= budget_rhs)
+                model.Add(cp_model.LinearExpr.WeightedSum(terms, upper_coef) <= upper_rhs)
             else:
                 # Demand sum x_i >= D and the planner's rows (lot sizes, used variables, group
                 # limits): integer coefficients and sides already.

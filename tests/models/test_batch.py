@@ -219,3 +219,41 @@ def test_with_changes_to_another_agent_count_names_the_field_left_behind():
         b.with_changes(quality=np.full((5, 3), 0.9), cost=np.full(3, 0.1))
     c = b.with_changes(quality=np.full((5, 3), 0.9), cost=np.full(3, 0.1), names=["a", "b", "c"])
     assert c.n == 3 and c.names == ("a", "b", "c")
+
+
+def test_a_batch_takes_the_planners_fields_and_constraint_objects():
+    """Every constraint a single problem takes, shared by the rows; row j of evaluate is the row's own."""
+    from subsel import LinearConstraint, QualityFloor
+    from subsel.solvers import get_solver
+
+    cons = [LinearConstraint([1, 1, 1], upper=3, name="cases"), QualityFloor([0.9, 0.5, 0.99], 0.8, name="ontime"),
+            LinearConstraint([1, 1, 0], upper=1, name="one", on="used")]
+    b = ProblemBatch(quality=[[0.9, 0.6, 0.8], [0.5, 0.95, 0.7]], cost=[0.1, 0.1, 0.1], alpha=0.7,
+                     capacity=[[2, 2, 2], [3, 1, 1]], min_units=[2, 1, 1], fixed_cost=[0.5, 0, 0], constraints=cons,
+                     group=["g", "g", None], group_limits={"g": {"max_units": 2}})
+    assert b.extensions == {"fixed_cost", "min_units", "group_limits", "linear", "linear_used", "quality_floor"}
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        x = np.stack([rng.integers(0, k + 1) for k in b.capacity])
+        ev = b.evaluate(x)
+        for j in range(b.m):
+            one = b.row(j).evaluate(x[j])
+            assert ev.feasible[j] == one.feasible and ev.violations[j] == one.violations
+            assert ev.utility[j] == one.utility
+    answers = get_solver("highs").solve_batch(b)
+    for j in range(b.m):
+        assert answers[j].objective == pytest.approx(get_solver("highs").solve(b.row(j)).objective, abs=1e-9)
+    with pytest.raises(ValueError, match="does not support the 'group_limits' constraint"):
+        get_solver("gss").solve_batch(b)
+    with pytest.raises(ValueError, match="does not support the constraint 'cases'"):
+        get_solver("gss").solve_batch(b.with_changes(group=None, group_limits=None))
+    same = ProblemBatch.from_problems(b.rows())
+    assert same.extensions == b.extensions and same.constraints == b.constraints
+    assert b.with_changes(alpha=0.5).constraints == b.constraints
+    with pytest.raises(ValueError, match=r"min_units\[0\] must be at most the capacity 1; got 2 \(against "
+                                         r"the capacities of row 1\)"):
+        ProblemBatch(quality=[[0.9, 0.6], [0.5, 0.95]], cost=[0.1, 0.1], alpha=0.7, capacity=[[2, 2], [1, 1]],
+                     min_units=[2, 1])
+    other = b.row(0).with_changes(constraints=[LinearConstraint([1, 1, 1], upper=3, name="cases")])
+    with pytest.raises(ValueError, match="differs from problems\\[0\\] in constraints"):
+        ProblemBatch.from_problems([b.row(0), other])

@@ -112,10 +112,17 @@ def test_paper_problem_unchanged_by_with_changes():
     assert not q.extensions and q._planner is None
 
 
-def test_batch_refuses_planner_fields():
+def test_a_batch_of_planner_problems_decides_each_row_as_the_problem():
     p = planner()
-    with pytest.raises(ValueError, match=r"problems\[0\] uses 'fixed_cost'.*one by one"):
-        ProblemBatch.from_problems([p])
+    batch = ProblemBatch.from_problems([p, p.with_changes(alpha=0.9)])
+    assert batch.extensions == p.extensions
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        x = np.stack([rng.integers(0, p.capacity + 1) for _ in range(2)])
+        ev = batch.evaluate(x)
+        for j in range(2):
+            one = batch.row(j).evaluate(x[j])
+            assert (ev.feasible[j], ev.violations[j], ev.utility[j]) == (one.feasible, one.violations, one.utility)
 
 
 def test_agents_csv_round_trip():

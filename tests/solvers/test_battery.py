@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 
 from subsel import SubsetSelectionProblem
-from subsel.models import EXTENSIONS, ProblemBatch
+from subsel.models import EXTENSIONS, LinearConstraint, ProblemBatch, QualityFloor
 from subsel.solvers import Status, UnsupportedExtensionError, available_solvers, get_solver
 from subsel.solvers._milp import MILPSolver
 from tests.strategies import brute_force, problems
@@ -57,7 +57,10 @@ def test_unsupported_extensions_are_refused(name):
     values = {"budget": {"budget": 1.0}, "demand": {"demand": 1}, "must_take": {"must_take": [0]},
               "must_not_take": {"must_not_take": [1]}, "min_units": {"min_units": [2, 1, 1]},
               "lot_size": {"lot_size": [1, 2, 1]}, "fixed_cost": {"fixed_cost": [0.5, 0.0, 0.0]},
-              "group_limits": {"group": ["g", "g", None], "group_limits": {"g": {"max_agents": 1}}}}
+              "group_limits": {"group": ["g", "g", None], "group_limits": {"g": {"max_agents": 1}}},
+              "linear": {"constraints": [LinearConstraint([0.5, 1.0, 0.25], upper=2.5, name="co2")]},
+              "linear_used": {"constraints": [LinearConstraint([1, 1, 0], upper=1, name="a_or_b", on="used")]},
+              "quality_floor": {"constraints": [QualityFloor([0.9, 0.5, 0.7], 0.6, name="ontime")]}}
     for ext in EXTENSIONS:
         q = p.with_changes(**values[ext])
         assert q.extensions == {ext}

@@ -72,8 +72,8 @@ def test_listing_and_the_default_solve_import_no_heavy_backend():
             "assert main(['solve', str(p), '--alpha', '0.5']) == 0; "
             "print(sorted({m.split('.')[0] if not m.startswith('subsel') else m for m in sys.modules "
             "if m.split('.')[0] in ('sklearn', 'scipy', 'pulp', 'ortools', 'highspy', 'matplotlib') "
-            "or m.startswith(('subsel.evolution', 'subsel.bandits', 'subsel.experiments', 'subsel.cli.b', "
-            "'subsel.cli.e'))}))")
+            "or m.startswith(('subsel.evolution', 'subsel.bandits', 'subsel.experiments', 'subsel.cli.bandit', "
+            "'subsel.cli.emsco', 'subsel.cli.experiments'))}))")
     loaded = run(code).strip().splitlines()[-1]
     # (exact's compiled kernel is opt-in: a one-off command never pays numba's import)
     assert loaded == "[]"
