@@ -27,11 +27,11 @@ are asserted equal, so the comparison is between equal work):
 
    OR-Tools' B&B takes seconds to minutes on some correlated instances from n = 50: an instance it
    does not solve within ``--or-limit`` seconds is listed as skipped.  ``exact`` runs with
-   ``jit=True`` (its compiled kernel, ``pip install "subsel[fast]"``); the numpy path (``jit=False``,
+   ``jit=True`` (its compiled kernel); the numpy path (``jit=False``,
    the default) is reported in the solver-work framing too.  With ``--skip jit`` no compiled kernel
    is used: ``exact`` runs its numpy path in both framings.
-4. The compiled kernel's first call in a fresh process: compiling it (empty numba cache) and
-   loading it from the disk cache, next to the time of importing numba.
+(The compiled kernel is built at install: a fresh process's first call costs what a later one does;
+``benchmarks/bench_startup.py`` measures whole commands in fresh processes.)
 
 Usage::
 
@@ -287,46 +287,6 @@ def bench_exact(repeat: int, seed: int, sizes: list[int], or_limit_s: float, jit
         print(f"   skipped: {s}")
 
 
-_FIRST_CALL = """
-import sys, time
-t0 = time.perf_counter()
-import numba  # noqa: F401
-t1 = time.perf_counter()
-from subsel import SubsetSelectionProblem, get_solver
-p = SubsetSelectionProblem.random(10, 0.7, 0)
-solver = get_solver("exact", jit=True)
-t2 = time.perf_counter()
-solver.solve(p)
-t3 = time.perf_counter()
-print(t1 - t0, t3 - t2)
-"""
-
-
-def bench_jit_start(repeat: int) -> None:
-    """First call of the compiled kernel in a fresh process: compiling (empty cache) and loading
-    from the disk cache, next to importing numba itself."""
-    import subprocess
-    import tempfile
-
-    root = str(Path(__file__).resolve().parents[1])
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache,
-                   PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH", "")])))
-
-        def run() -> tuple[float, float]:
-            out = subprocess.run([sys.executable, "-c", _FIRST_CALL], env=env, capture_output=True, text=True,
-                                 check=True).stdout.split()
-            return float(out[0]), float(out[1])
-
-        _, compile_s = run()  # the cache is empty: compiles and writes it
-        runs = [run() for _ in range(max(1, repeat))]
-    imp = min(r[0] for r in runs)
-    load = min(r[1] for r in runs)
-    print(f"4. compiled kernel of exact, first call in a fresh process: {compile_s:.2f} s with an empty cache "
-          f"(compiling), {load * 1e3:.0f} ms from the disk cache (numba itself imported before: "
-          f"{imp * 1e3:.0f} ms); best of {max(1, repeat)}")
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1_000_000, help="agents for the gss comparison")
@@ -348,8 +308,6 @@ def main(argv: list[str] | None = None) -> int:
     if "exact" not in skip:
         bench_exact(args.repeat, args.seed, [int(v) for v in args.sizes.split(",")], args.or_limit,
                     jit="jit" not in skip)
-    if "jit" not in skip:
-        bench_jit_start(args.repeat)
     print(f"load average during the run: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     return 0
 

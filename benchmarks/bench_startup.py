@@ -1,11 +1,22 @@
-"""Start-up of ``subsel solve`` on a two-agent instance, as a ratio to importing its libraries.
+"""Start-up of ``subsel solve`` on a two-agent instance, as a ratio to importing its libraries, and
+of ``subsel --help``, as a ratio to that solve.
 
 A fresh interpreter runs, in turn:
 
 - ``baseline``: ``import numpy, pulp, highspy`` (the libraries a solve cannot do without; pandas
   is imported only where a DataFrame is made, never by a solve);
 - ``solve``: ``python -m subsel solve two.csv --alpha 0.5`` (argument parsing, reading the CSV,
-  choosing the default solver, solving, printing).
+  choosing the default solver, solving, printing);
+- ``help``: ``python -m subsel --help`` (every command's parser; none of them may load pandas or a
+  backend, so the help costs no more than a solve).
+
+With ``--knapsack``, also, against ``python -c "import numpy"`` (``numpy``):
+
+- ``knapsack``: ``python -m subsel knapsack FILE`` on Pisinger's six classic classes (Pisinger,
+  "Where are the hard knapsack problems?", Computers & Operations Research 32(9), 2005) at
+  n in {10^3, 10^4}, R in {10^3, 10^4}, two instances each (the 48 of ``bench_knapsack.py``), one
+  instance per run in turn;
+- ``solve2000``: ``python -m subsel solve`` on 2,000 random agents (the paper's generator).
 
 Both are timed as whole processes (wall clock, interpreter start included), interleaved ``--repeat``
 times so that load on the machine affects both alike; the ratio of the medians is printed.  The
@@ -20,7 +31,7 @@ after ``pip install``.
 
 Usage::
 
-    python benchmarks/bench_startup.py [--repeat 15] [--cache-bytecode]
+    python benchmarks/bench_startup.py [--repeat 15] [--cache-bytecode] [--knapsack]
 """
 from __future__ import annotations
 
@@ -52,6 +63,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=15, help="interleaved runs of each command (15)")
     ap.add_argument("--cache-bytecode", action="store_true",
                     help="compile every module once into a fresh byte-code cache, as after pip install")
+    ap.add_argument("--knapsack", action="store_true",
+                    help="also subsel knapsack on the 48 classic instances and subsel solve on 2,000 agents, "
+                         "against import numpy")
     args = ap.parse_args()
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
@@ -70,20 +84,60 @@ def main() -> None:
         commands = {
             "baseline": [sys.executable, "-c", BASELINE],
             "solve": [sys.executable, "-m", "subsel", "solve", str(agents), "--alpha", "0.5"],
+            "help": [sys.executable, "-m", "subsel", "--help"],
         }
+        files: list[str] = []
+        if args.knapsack:
+            files = _knapsack_files(Path(tmp))
+            agents2000 = Path(tmp) / "agents2000.csv"
+            timed([sys.executable, "-m", "subsel", "generate", "--n", "2000", "--alpha", "0.7", "--seed", "1",
+                   "-o", str(agents2000)], env)
+            commands.update(numpy=[sys.executable, "-c", "import numpy"],
+                            knapsack=[sys.executable, "-m", "subsel", "knapsack", files[0]],
+                            solve2000=[sys.executable, "-m", "subsel", "solve", str(agents2000), "--alpha", "0.7"])
         for cmd in commands.values():  # warm the file cache and byte-code
             timed(cmd, env)
         times: dict[str, list[float]] = {k: [] for k in commands}
-        for _ in range(args.repeat):
+        runs = max(args.repeat, len(files))   # (every instance at least once)
+        for i in range(runs):
             for key, cmd in commands.items():
+                if key == "knapsack":
+                    cmd = cmd[:-1] + [files[i % len(files)]]
                 times[key].append(timed(cmd, env))
     med = {k: statistics.median(v) for k, v in times.items()}
-    print(f"{'command':<10} {'median_s':>9} {'min_s':>7}   ({args.repeat} interleaved runs each)")
+    print(f"{'command':<10} {'median_s':>9} {'min_s':>7}   ({runs} interleaved runs each)")
     for key in commands:
         print(f"{key:<10} {med[key]:>9.3f} {min(times[key]):>7.3f}")
     print(f"baseline = python -c {BASELINE!r}; byte-code: {bytecode}")
     print(f"subsel solve start-up / baseline import: {med['solve'] / med['baseline']:.2f}x (median), "
           f"{min(times['solve']) / min(times['baseline']):.2f}x (min)")
+    print(f"subsel --help / subsel solve: {med['help'] / med['solve']:.2f}x (median), "
+          f"{min(times['help']) / min(times['solve']):.2f}x (min)")
+    if args.knapsack:
+        for key, what in (("knapsack", "subsel knapsack FILE (48 classic instances)"),
+                          ("solve2000", "subsel solve, 2,000 agents")):
+            print(f"{what} / import numpy: {med[key] / med['numpy']:.2f}x (median)")
+
+
+def _knapsack_files(folder: Path) -> list[str]:
+    """The 48 classic instances of ``bench_knapsack.py`` as ``n W`` files (one ``v w`` line per item)."""
+    sys.path.insert(0, str(ROOT))
+    import numpy as np
+
+    from subsel.models.instances import HARD_KNAPSACK_CLASSES, KNAPSACK_CLASSES, knapsack_instance
+
+    every = KNAPSACK_CLASSES + HARD_KNAPSACK_CLASSES
+    files = []
+    for kind in KNAPSACK_CLASSES:
+        for n in (1000, 10000):
+            for R in (1000, 10000):
+                seeds = np.random.SeedSequence([20240601, n, R, every.index(kind)]).spawn(2)
+                for rep, seed in enumerate(seeds):
+                    p, w, c = knapsack_instance(kind, n, R, np.random.default_rng(seed))
+                    path = folder / f"{kind}_{n}_{R}_{rep}.txt"
+                    path.write_text(f"{n} {c}\n" + "".join(f"{a} {b}\n" for a, b in zip(p.tolist(), w.tolist())))
+                    files.append(str(path))
+    return files
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ pandas, PuLP, OR-Tools and HiGHS.  Everything else comes with an extra::
                                        # LightGBM (the GreedyMiser baseline)
     pip install "subsel[experiments]"  # reproduce the papers: joblib, tqdm, matplotlib, pymoo, pyarrow
     pip install "subsel[dask]"         # run experiment grids on a Dask cluster
-    pip install "subsel[fast]"         # numba: the compiled small-problem kernel, Exact(jit=True)
     pip install "subsel[all]"          # all of the above
 
 Code that needs an optional library calls :func:`require` before any work; a missing library is a
@@ -36,7 +35,6 @@ MODULE_EXTRA: dict[str, tuple[str, str]] = {
     "filelock": ("filelock", "bandits"),
     "pymoo": ("pymoo", "experiments"),
     "pyarrow": ("pyarrow", "experiments"),
-    "numba": ("numba", "fast"),
     "dask": ("dask[distributed]", "dask"),
     "distributed": ("dask[distributed]", "dask"),
 }

@@ -123,8 +123,15 @@ def parse_integer(text: str) -> int:
     return int(d)
 
 
+class Written(str):
+    """A number as the input wrote it (``1e400``, ``99999999999999999999999``): printed as is,
+    unquoted, where the value read from it would print otherwise (``inf``, ``1e+23``)."""
+
+
 def _show(value: Any) -> str:
     """A value as messages print it: strings quoted (``'x'``), numbers plain (``1.5``)."""
+    if isinstance(value, Written):
+        return str(value)
     if isinstance(value, (str, bytes)):
         return repr(value)
     if isinstance(value, (np.floating, np.integer)):
@@ -215,7 +222,7 @@ class InputError(ValueError):
         return f"{self.file}: {text}" if self.file is not None else text
 
     def located(self, *, file: str | None = None, lines: Sequence[int] | None = None,
-                columns: Mapping[str, str] | None = None) -> "InputError":
+                columns: Mapping[str, str] | None = None, value: Any = _NO_VALUE) -> "InputError":
         """The same error placed in a file: the row index becomes the file's line.
 
         Parameters
@@ -226,6 +233,8 @@ class InputError(ValueError):
             Physical line of each row (index ``row`` -> ``lines[row]``).
         columns : mapping, optional
             Field names to column names (``{"names": "name"}``).
+        value : object, optional
+            The value to show instead of this error's (the cell as written).
         """
         column = self.column
         if columns and column is not None and column in columns:
@@ -235,7 +244,8 @@ class InputError(ValueError):
             line, row = lines[row], None
             if self.other is not None and 0 <= self.other < len(lines):
                 other_line = lines[self.other]
-        value = self.value if self.has_value else _NO_VALUE
+        if value is _NO_VALUE:
+            value = self.value if self.has_value else _NO_VALUE
         out = InputError(self.rule, file=file if file is not None else self.file, line=line,
                          column=column, value=value, row=row, other=self.other,
                          other_line=other_line, in_table=True)
@@ -415,8 +425,20 @@ class CSVTable:
                           else self.lines[other], in_table=True)
 
     def locate(self, exc: InputError, columns: Mapping[str, str] | None = None) -> InputError:
-        """``exc`` (raised for an array entry, ``row`` = index) placed at this table's line."""
-        return exc.located(file=self.source, lines=self.lines, columns=columns)
+        """``exc`` (raised for an array entry, ``row`` = index) placed at this table's line.
+
+        A number whose value, as the message would print it, is not the number the cell wrote
+        (``1e400`` read as ``inf``, ``99999999999999999999999`` as ``1e+23``) is shown as written.
+        """
+        written: Any = _NO_VALUE
+        column = columns.get(exc.column, exc.column) if columns and exc.column else exc.column
+        if (exc.has_value and exc.row is not None and column in self.header and 0 <= exc.row < len(self)
+                and isinstance(exc.value, (int, float, np.integer, np.floating))
+                and not isinstance(exc.value, (bool, np.bool_))):
+            cell = self.rows[exc.row][self.header.index(column)]
+            if cell and not _same_number(cell, _show(exc.value)):
+                written = Written(cell)
+        return exc.located(file=self.source, lines=self.lines, columns=columns, value=written)
 
     def numbers(self, column: str, *, allow_empty: bool = False) -> np.ndarray:
         """The cells of ``column`` as floats, shape (len(self),).
@@ -490,6 +512,17 @@ class CSVTable:
 
         return pd.DataFrame(list(self.rows) if self.rows else None, columns=list(self.header),
                             dtype=str)
+
+
+def _same_number(a: str, b: str) -> bool:
+    """Whether two texts write the same number exactly (``0.10`` and ``0.1``; not ``1e400`` and
+    ``inf``); False when either is not a number."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        return Decimal(a) == Decimal(b)
+    except (InvalidOperation, ValueError):
+        return False
 
 
 def _is_missing(v: Any) -> bool:

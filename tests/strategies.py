@@ -408,18 +408,94 @@ def int_brute_force(values, weights, capacity, counts=None) -> int:
     return best
 
 
+def note_event(text: str) -> None:
+    """Hypothesis's ``event``, within a hypothesis test; nothing in a plain test sharing the check."""
+    from hypothesis import event
+    from hypothesis.control import currently_in_test_context
+
+    if currently_in_test_context():
+        event(text)
+
+
 def label_fields(problem: SubsetSelectionProblem) -> None:
     """Record (hypothesis ``event``) which constraints a drawn instance uses and whether some
     quality lies within 1e-6 of alpha, so ``--hypothesis-show-statistics`` shows what a run covered."""
-    from hypothesis import event
-
     for name in sorted(problem.extensions):
-        event(f"field {name}")
+        note_event(f"field {name}")
     margin = np.abs(problem.quality_margin)
     if ((margin > 0) & (margin < 1e-6)).any():
-        event("quality a hair from alpha")
+        note_event("quality a hair from alpha")
     if not problem.extensions:
-        event("the paper's problem")
+        note_event("the paper's problem")
+
+
+@st.composite
+def decimal_lot_problems(draw) -> SubsetSelectionProblem:
+    """Three suppliers of a planner's co-op: qualities with three decimals, costs in cents, R = 14,
+    lots of 240 and 24 cases beside a supplier of single units, up to 60 lots each (at most 61^3
+    plans, for :class:`PlansByThreshold`), sometimes a minimum order or fixed costs.  Their unit
+    counts make the exact integers of the feasibility rule pass 2^62 a hair above a step."""
+    q = draw(st.lists(st.integers(500, 1000), min_size=3, max_size=3))
+    c = draw(st.lists(st.integers(100, 1100), min_size=3, max_size=3))
+    lot = [240, 1, draw(st.sampled_from([24, 240]))]
+    cap = [li * draw(st.integers(1, 60)) for li in lot]
+    kwargs: dict = {}
+    if draw(st.booleans()):
+        kwargs["min_units"] = [li * draw(st.integers(1, 3)) if li * 3 <= k else li for li, k in zip(lot, cap)]
+    if draw(st.booleans()):
+        kwargs["fixed_cost"] = draw(st.lists(st.sampled_from([0.0, 12.5, 150.0]), min_size=3, max_size=3))
+    return SubsetSelectionProblem(quality=[v / 1000 for v in q], cost=[v / 100 for v in c], alpha=0.5, R=14.0,
+                                  capacity=cap, lot_size=lot, **kwargs)
+
+
+class PlansByThreshold:
+    """Every plan of a small problem (no budget, demand or groups) listed once, and the best utility
+    at any threshold by look-up: brute force for a whole frontier.
+
+    A plan meets the quality rule at ``alpha`` exactly when ``alpha <= (sum_i q_i x_i + 1e-9) /
+    sum_i x_i``; plans are sorted by that ratio in floats, and those whose float ratio lies within
+    1e-12 of the asked threshold are decided in exact rational arithmetic of the stored numbers.
+    """
+
+    def __init__(self, problem: SubsetSelectionProblem):
+        from fractions import Fraction
+
+        self.problem = problem
+        pl = problem._planner
+        counts = []
+        for i in range(problem.n):
+            lot, low = int(pl.lot_size[i]), int(pl.min_units[i])
+            first = -(-low // lot) * lot
+            used = list(range(first, int(problem.upper_bounds()[i]) + 1, lot))
+            counts.append(([] if i in set(problem.must_take.tolist()) else [0]) + used)
+        grids = np.meshgrid(*(np.array(cs) for cs in counts), indexing="ij")
+        X = np.stack([g.ravel() for g in grids], axis=1).astype(np.int64)
+        units = X.sum(axis=1)
+        util = X @ np.asarray(problem.utility) - (X > 0) @ np.asarray(pl.fixed_cost)
+        with np.errstate(divide="ignore"):
+            ratio = np.where(units > 0, (X @ np.asarray(problem.quality) + 1e-9) / np.maximum(units, 1), np.inf)
+        order = np.argsort(ratio, kind="stable")
+        self.X, self.units, self.util, self.ratio = X[order], units[order], util[order], ratio[order]
+        self.best_from = np.maximum.accumulate(self.util[::-1])[::-1]  # best utility among ratio >= index
+        self._q = [Fraction(float(v)) for v in problem.quality]
+        self._tol = Fraction(1e-9)
+
+    def _meets(self, j: int, alpha: float) -> bool:
+        from fractions import Fraction
+
+        x = self.X[j]
+        top = sum((qi * int(v) for qi, v in zip(self._q, x)), Fraction(0)) + self._tol
+        return int(self.units[j]) == 0 or Fraction(alpha) * int(self.units[j]) <= top
+
+    def best(self, alpha: float) -> float:
+        """The largest utility of a plan that meets the rule at ``alpha``."""
+        lo = int(np.searchsorted(self.ratio, alpha - 1e-12, side="left"))
+        hi = int(np.searchsorted(self.ratio, alpha + 1e-12, side="right"))
+        value = float(self.best_from[hi]) if hi < self.ratio.size else -np.inf
+        for j in range(lo, hi):
+            if self.util[j] > value and self._meets(j, alpha):
+                value = float(self.util[j])
+        return value
 
 
 @st.composite

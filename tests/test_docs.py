@@ -144,6 +144,29 @@ def test_cli_page_names_every_command_and_option():
     assert not missing, "docs/cli.md does not mention: " + ", ".join(missing)
 
 
+#: Options a command's synopsis in docs/cli.md leaves to the text below it, and why.
+OUTSIDE_THE_SYNOPSIS = {
+    ("payments", "--budget"): "refused: critical payments need a selection monotone in each cost",
+    **{("reproduce", o): "emsco-sweep on one's own data, a paragraph of its own"
+       for o in ("--train", "--val", "--test", "--costs", "--label-column")},
+}
+
+
+def test_cli_page_synopses_list_every_option():
+    """The synopsis block under each ``## `subsel COMMAND``` heading lists each option of the command
+    (``--group-limits`` was missing from ``frontier`` and ``payments``)."""
+    from subsel.cli import build_parser
+
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    synopses = dict(re.findall(r"^## `subsel ([^`]+)`\n+```text\n(.*?)```", text, flags=re.S | re.M))
+    assert {"frontier", "payments", "solve"} <= set(synopses)
+    missing = [f"subsel {command} {strings[-1]}" for command, options in _options(build_parser()).items()
+               if command in synopses for strings in options
+               if (command, strings[-1]) not in OUTSIDE_THE_SYNOPSIS
+               and not any(re.search(re.escape(s) + r"(?![\w-])", synopses[command]) for s in strings)]
+    assert not missing, "docs/cli.md synopses omit: " + ", ".join(missing)
+
+
 def test_every_option_of_the_command_line_explains_itself():
     from subsel.cli import build_parser
 
@@ -171,6 +194,15 @@ def test_the_documentation_site_builds_strictly(tmp_path):
     problems = [line for line in done.stdout.splitlines() if "WARNING" in line or "ERROR" in line]
     assert done.returncode == 0 and not problems, "\n".join(problems) or done.stdout[-2000:]
     assert (tmp_path / "site" / "api" / "index.html").is_file()
+    # The site reads offline: no script from the network, every formula already MathML, and no
+    # docstring's Sphinx role left as text.
+    for page in sorted((tmp_path / "site").rglob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        shown = re.sub(r"<(code|pre)[^>]*>.*?</\1>", "", html, flags=re.S)
+        name = page.relative_to(tmp_path / "site")
+        assert not re.search(r"<script[^>]*\bsrc=[\"']?(https?:)?//", html), f"{name}: a script from the network"
+        assert not re.search(r"\\\(|\\\[|class=\"arithmatex\"", shown), f"{name}: a formula left as TeX"
+        assert not re.search(r":(mod|func|class|meth|attr|data|exc):", shown), f"{name}: a raw Sphinx role"
 
 
 def test_readme_is_a_front_page_whose_links_resolve():
@@ -181,5 +213,29 @@ def test_readme_is_a_front_page_whose_links_resolve():
     missing = [link for link in local if not (ROOT / link).exists()]
     assert local and not missing, missing
     for needle in ("Σ_i (R·q_i − c_i) · x_i", "Σ_i (q_i − α) · x_i ≥ 0", 'pip install ".[all]"',
-                   'pip install -e ".[dev]"', "pytest"):
+                   'pip install -e ".[dev]"', "pytest",
+                   # the planner's fields and the decision commands, and the page that explains them
+                   "min_units", "lot_size", "fixed_cost", "--group-limits", "subsel frontier",
+                   "--alternatives", "subsel payments", "(docs/decisions.md)"):
         assert needle in text, needle
+
+
+def test_the_home_page_names_the_planners_fields_and_the_decisions():
+    text = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    for needle in ("minimum order", "lot size", "fixed cost", "subsel frontier", "--alternatives",
+                   "subsel payments", "(decisions.md)"):
+        assert needle in text, needle
+
+
+def test_the_formats_page_gives_the_columns_of_an_order(tmp_path, capsys):
+    """``bandit next -o`` writes the columns the formats page names."""
+    from subsel.cli import main
+
+    agents, state, order = tmp_path / "a.csv", tmp_path / "s.json", tmp_path / "o.csv"
+    agents.write_text("name,cost\na,0.1\n")
+    assert main(["bandit", "init", "--agents", str(agents), "--alpha", "0.5", "--epsilon", "0.9", "--horizon", "9",
+                 "--state", str(state)]) == 0
+    assert main(["bandit", "next", "--state", str(state), "-o", str(order)]) == 0
+    header = order.read_text().splitlines()[0]
+    text = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    assert f"`subsel bandit next -o FILE`: the order, `{header}`" in text, header

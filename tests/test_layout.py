@@ -82,16 +82,32 @@ def test_a_solve_on_the_command_line_loads_only_what_it_uses(tmp_path):
     """``subsel solve`` on an agents CSV loads neither the batch, the LP/MPS formulations, the
     knapsack files, the knapsack API, the explanation of infeasibility, the rule among equal optima,
     the planner's per-agent choices, the batch answers, the plug-in solvers' entry points (nor any
-    metadata) nor ``numpy.random`` (start-up)."""
+    metadata) nor ``numpy.random`` (start-up).
+
+    A module of another package counts only when subsel's code loaded it: what ``import numpy``
+    loads itself (numpy 2.4 imports ``tempfile``) is not subsel's doing."""
     agents = tmp_path / "two.csv"
     agents.write_text("name,quality,cost\na,0.9,0.5\nb,0.4,0.2\n")
     unused = ["subsel.models.batch", "subsel.models.formulations", "subsel.models.knapsack",
               "subsel.models.instances", "subsel.solvers.knapsack", "subsel.solvers.explain",
               "subsel.solvers._ties", "subsel.solvers._choices", "subsel.solvers._batch",
               "subsel.solvers._plugins", "importlib.metadata", "tomllib", "numpy.random", "tempfile", "pandas"]
-    code = ("import sys; from subsel.cli import main; "
+    code = ("import sys; import numpy; by_numpy = set(sys.modules); from subsel.cli import main; "
             f"code = main(['solve', {str(agents)!r}, '--alpha', '0.5']); "
-            f"print(code, [m for m in {unused!r} if m in sys.modules])")
+            f"print(code, [m for m in {unused!r} if m in sys.modules and m not in by_numpy])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=PACKAGE.parent)
+    assert out.stdout.strip().splitlines()[-1] == "0 []"
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["reproduce", "--help"], ["bandit", "--help"], ["emsco", "--help"]])
+def test_the_help_loads_neither_pandas_nor_a_backend(argv):
+    """``subsel --help`` builds every command's parser: none of them loads pandas, matplotlib or a
+    solver backend (the help took longer than a whole solve)."""
+    code = ("import sys; from subsel.cli import main; "
+            f"code = main({argv!r}); "
+            "print(code, [m for m in ('pandas', 'matplotlib', 'pulp', 'highspy', 'ortools', 'joblib', 'sklearn') "
+            "if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=PACKAGE.parent)
     assert out.stdout.strip().splitlines()[-1] == "0 []"

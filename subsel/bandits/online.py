@@ -23,7 +23,7 @@ import numpy as np
 
 from .._files import parse_integer
 from .._text import counted
-from ..models import MAX_EXACT_INT, CSVTable, problem_from_table
+from ..models import MAX_EXACT_INT, CSVTable, InputError, problem_from_table
 from ..solvers import Solver
 from .policies import Policy, check_state_keys, make_policy, policy_from_state
 
@@ -34,6 +34,43 @@ STATE_FORMAT = "subsel-bandit-online"
 STATE_VERSION = 2
 #: Older online-state versions still read (version 1: one pending order, a fixed pool).
 READ_VERSIONS = (1, 2)
+
+#: The columns of an online planner's agents table (``capacity`` optional).
+AGENT_COLUMNS = ("name", "cost", "capacity")
+
+#: Columns of an offline agents file that the online planner refuses by name: its oracle solves
+#: the papers' model (Deva et al., Section 3), without the planner's minimum orders, lot sizes,
+#: fixed costs and groups.
+_OFFLINE_ONLY = ("min_units", "lot_size", "fixed_cost", "group")
+
+
+def _agents_table(agents: pd.DataFrame | CSVTable) -> CSVTable:
+    """The agents as a table whose every column the online planner reads.
+
+    A column it would not read is refused: a misspelt ``capcity`` would otherwise mean capacity 1
+    for every agent, and a planner column (``min_units``, ...) a constraint silently dropped.
+
+    Raises
+    ------
+    subsel.models.InputError
+        A ``quality`` column, a planner column, or any other column but ``name, cost, capacity``,
+        naming the column and the file; a missing ``name`` or ``cost`` column.
+    """
+    table = agents if isinstance(agents, CSVTable) else CSVTable.from_frame(agents)
+    for column in table.header:
+        if column in AGENT_COLUMNS:
+            continue
+        if column == "quality":
+            raise InputError("a 'quality' column is not expected (qualities are learned)", file=table.source)
+        if column in _OFFLINE_ONLY:
+            raise InputError(f"column {column!r} is not supported by the online planner: its oracle "
+                             "solves the papers' model (name, cost, capacity), without minimum orders, "
+                             "lot sizes, fixed costs or groups; remove the column", file=table.source)
+        raise InputError(f"unknown column {column!r}; an online planner's agents CSV has the columns "
+                         "name, cost, capacity (names are case-sensitive; capacity is optional)",
+                         file=table.source)
+    table.require("name", "cost")
+    return table
 
 
 class OnlinePlanner:
@@ -125,12 +162,14 @@ class OnlinePlanner:
         Raises
         ------
         subsel.models.InputError
-            Missing ``name`` or ``cost`` column, a ``quality`` column, bad cells.
+            Missing ``name`` or ``cost`` column; a ``quality`` column, a column of the offline
+            planner (``min_units``, ``lot_size``, ``fixed_cost``, ``group``) or any other column
+            but ``name, cost, capacity`` (a misspelt ``capcity`` is not read as capacity 1); bad
+            cells.
         ValueError
             Bad settings, unknown policy.
         """
-        table = agents if isinstance(agents, CSVTable) else CSVTable.from_frame(agents)
-        table.require("name", "cost")
+        table = _agents_table(agents)
         if str(policy).strip().lower() == "known-quality":
             raise ValueError("policy 'known-quality' needs the true qualities, which an online planner "
                              "does not have; choose ss-ucb, dpss-ucb, gss-ucb, cucb, cts or cautious-ucb")
@@ -158,8 +197,7 @@ class OnlinePlanner:
         ValueError
             A name already in the pool.  Nothing changes on an error.
         """
-        table = agents if isinstance(agents, CSVTable) else CSVTable.from_frame(agents)
-        table.require("name", "cost")
+        table = _agents_table(agents)
         problem = problem_from_table(table, alpha=self.policy.alpha, R=self.policy.R, quality=1.0)
         self.policy.add_agents(problem.cost, problem.capacity, problem.names)
         return problem.names
@@ -262,6 +300,9 @@ class OnlinePlanner:
             exist or is complete, or (without ``round``) received units that differ from the order.
         """
         if round is None:
+            if not self.rounds:
+                raise ValueError("no order is pending: nothing was ordered yet; run 'next' first and "
+                                 "record what arrived for its order")
             if not self.open:
                 raise ValueError(f"no order is pending: round {self.rounds} was already recorded "
                                  "(repeated feedback?); run 'next' first")

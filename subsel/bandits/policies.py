@@ -27,7 +27,6 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from .._random import as_generator
-from .._text import counted
 from .._validation import as_float_array, check_array_range, check_capacity, check_scalar
 from ..models import MAX_EXACT_INT, ProblemBatch, SubsetSelectionProblem
 from ..solvers import Solver, SolverError, get_solver
@@ -491,7 +490,7 @@ class Policy(AgentPool):
         ------
         ValueError
             Naming the key: ``t`` not an integer in ``0 .. 2^53``; ``w`` / ``good`` not arrays of
-            integers of the policy's shape with ``0 <= good <= w <= t * capacity``.
+            integers of the policy's shape with ``0 <= good <= w <= 2^53``.
         """
         t = state["t"]
         if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= MAX_EXACT_INT:
@@ -515,16 +514,6 @@ class Policy(AgentPool):
                 raise ValueError(f"policy state: {key}{list(i)} must be a non-negative integer; got {arr[i]:g}")
             arrays[key] = arr
         w, good = arrays["w"], arrays["good"]
-        most = float(t) * self.capacity  # each round delivers at most capacity units per agent
-        bad = np.argwhere(w > most)
-        if bad.size:
-            i = tuple(int(v) for v in bad[0])
-            raise ValueError(f"policy state: w{list(i)} = {w[i]:g} exceeds t x capacity = "
-                             f"{t} x {self.capacity[i[-1]]} (units observed in {counted(t, 'round')})")
-        bad = np.argwhere(good > w)
-        if bad.size:
-            i = tuple(int(v) for v in bad[0])
-            raise ValueError(f"policy state: good{list(i)} = {good[i]:g} exceeds w{list(i)} = {w[i]:g}")
         for key in ("w", "good"):
             # Counts above 2^53 are no longer exact floats (2^54 + 1 would be read as 2^54): decide
             # on the values as written, in Python integers.
@@ -534,6 +523,12 @@ class Policy(AgentPool):
                 i = tuple(int(v) for v in np.unravel_index(big[0], w.shape))
                 raise ValueError(f"policy state: {key}{list(i)} = {flat[big[0]]} exceeds 2^53 = {MAX_EXACT_INT}, "
                                  "the largest count kept exactly")
+        # No bound t x capacity on w: an agent removed and added back with a smaller capacity keeps
+        # the units it delivered at its old capacity (Policy.add_agents restores its statistics).
+        bad = np.argwhere(good > w)
+        if bad.size:
+            i = tuple(int(v) for v in bad[0])
+            raise ValueError(f"policy state: good{list(i)} = {good[i]:g} exceeds w{list(i)} = {w[i]:g}")
         self.t = int(t)
         self.w, self.good = w, good
 

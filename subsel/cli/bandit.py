@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
-import pandas as pd
 
 from .._extras import require
 from .._files import CSVTable, InputError, atomic_write_text, read_csv, stale_temporaries
@@ -157,6 +156,8 @@ def _simulate(args: argparse.Namespace, out: Path) -> int:
         raise CLIError(f"--out {out}: cannot create the folder ({exc.strerror})") from None
     curves = result.curves()
     atomic_write_text(out / "curves.csv", curves.to_csv(index=False, float_format="%.10g"))
+    import pandas as pd  # here, not at load: 'subsel --help' does without
+
     runs = pd.DataFrame({"run": np.arange(args.runs), "optimum": result.optimum, "L": result.L})
     atomic_write_text(out / "runs.csv", runs.to_csv(index=False, float_format="%.10g"))
     _plot_run(result, args, out / "regret.png", policy.oracle.name, fixed)
@@ -301,6 +302,8 @@ def _state_lock(path: str) -> Iterator[None]:
 
 def _load_state(path: str) -> OnlinePlanner:
     p = Path(path)
+    if p.is_dir():
+        raise CLIError(f"--state {p} is a folder, not a state file (the file 'subsel bandit init --state' wrote)")
     if not p.is_file():
         raise FileNotFoundError(f"state file {p} does not exist (run 'subsel bandit init' first)")
     try:
@@ -339,7 +342,7 @@ def _init(args: argparse.Namespace) -> int:
         raise CLIError(f"state file {state} exists; use --force to replace it")
     _check_writable_file(state, "--state")
     try:  # the settings first, on a placeholder agent, so their errors do not blame the CSV
-        OnlinePlanner.create(pd.DataFrame({"name": ["x"], "cost": ["0"]}), alpha=args.alpha,
+        OnlinePlanner.create(CSVTable(None, ("name", "cost"), (("x", "0"),), None), alpha=args.alpha,
                              epsilon=args.epsilon, horizon=args.horizon, policy=args.policy,
                              oracle=args.oracle, R=args.R, seed=args.seed)
     except TypeError as exc:  # e.g. a --seed the policy rejects

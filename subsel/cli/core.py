@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # the knapsack files and the LP/MPS writers are loaded by the
     from ..models import KnapsackInstance
 
 
-def _default_solver(problem: SubsetSelectionProblem, alternatives: bool = False) -> str:
+def _default_solver(problem: SubsetSelectionProblem, alternatives: bool = False, distinct: str = "units") -> str:
     """The solver ``solve`` uses without ``--solver``: the registry's one rule
     (:func:`subsel.solvers.default_solver`) for the extensions ``problem`` uses; with
     ``--alternatives``, the one :func:`subsel.decisions.alternatives` uses by default."""
@@ -61,7 +61,7 @@ def _default_solver(problem: SubsetSelectionProblem, alternatives: bool = False)
         if alternatives:
             from ..decisions import alternatives_solver
 
-            return alternatives_solver(problem)
+            return alternatives_solver(problem, distinct)
         return default_solver(problem.extensions)
     except LookupError as exc:
         raise CLIError(str(exc)) from None
@@ -75,6 +75,11 @@ def _cmd_solvers(args: argparse.Namespace) -> int:
                       ",".join(sorted(r.supports)) or "-",
                       "yes" if r.available else f"not available ({r.reason})"))
     print_table(table)
+    notes = [(r.name, r.caveat) for r in solver_info() if r.caveat]
+    if notes:
+        print()
+        for name, caveat in notes:
+            print(f"{name}: {caveat}")
     return 0
 
 
@@ -307,15 +312,20 @@ def _pick_instance(instances, key: str | None, file: str):
                    + ", ".join(i.name for i in instances[:5]) + (" ..." if len(instances) > 5 else ""))
 
 
-def _add_problem_args(p: argparse.ArgumentParser, knapsack: bool = True, alpha: bool = True) -> None:
+def _add_problem_args(p: argparse.ArgumentParser, knapsack: bool = True, alpha: bool = True,
+                      budget: bool = True) -> None:
     """FILE and the model options; ``knapsack=False`` for agents CSV only, ``alpha=False`` when the
-    command sets the threshold itself (``frontier``)."""
+    command sets the threshold itself (``frontier``), ``budget=False`` when it takes no budget
+    (``payments``: the option is not offered at all)."""
     p.add_argument("file", metavar="FILE", help="agents CSV (name,quality,cost,capacity) or '-' for stdin"
                    + ("; a knapsack file with --knapsack" if knapsack else ""))
     if alpha:
         p.add_argument("--alpha", type=number, help="quality threshold in [0, 1] (required for agents CSV)")
     p.add_argument("--R", type=number, default=1.0, help="revenue per good unit (default 1)")
-    p.add_argument("--budget", type=number, help="extension: total cost sum c x <= B")
+    if budget:
+        p.add_argument("--budget", type=number, help="extension: total cost sum c x <= B")
+    else:
+        p.set_defaults(budget=None)
     p.add_argument("--demand", type=integer, help="extension: at least D units")
     p.add_argument("--must-take", metavar="NAMES", action="append",
                    help="extension: agents with x >= 1, as comma-separated names; quote a name "
@@ -397,7 +407,11 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         from .knapsack import solve_instance  # (the knapsack command imports this module)
 
         return solve_instance(args, big.inst, agents=True)
-    name = args.solver if args.solver is not None else _default_solver(problem, args.alternatives is not None)
+    if args.distinct is not None and args.alternatives is None:
+        raise CLIError("--distinct applies to --alternatives only")
+    distinct = args.distinct or "units"
+    name = args.solver if args.solver is not None else _default_solver(problem, args.alternatives is not None,
+                                                                       distinct)
     options = {}
     if args.time_limit is not None:
         used = time.perf_counter() - started  # reading the files counts (a bad limit: the solver's error)
@@ -567,6 +581,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alternatives", type=integer, metavar="K",
                    help="list the K best distinct selections, best first, each proven best among those "
                         "not listed before it (ties: more units of earlier agents first)")
+    p.add_argument("--distinct", choices=("units", "agents"),
+                   help="with --alternatives: selections that differ in some agent's units (units, the "
+                        "default) or in which agents they use (agents: each the best plan of its set of "
+                        "suppliers; a MILP backend)")
     p.set_defaults(func=_cmd_solve)
 
     p = sub.add_parser("export", help="write the integer program as an LP or MPS file",

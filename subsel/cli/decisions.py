@@ -1,8 +1,9 @@
 """Decision commands: ``frontier``, ``payments``, and ``solve --alternatives``.
 
-``frontier FILE --alpha-min A --alpha-max B [--points K | --breakpoints] [-o frontier.csv]
-[--plot frontier.png]`` writes one row per threshold (``alpha, objective, units, avg_quality, agents,
-status``; with ``--breakpoints`` one row per optimal selection, plus ``alpha_to``).
+``frontier FILE --alpha-min A --alpha-max B [--points K | --breakpoints [--resolution D]
+[--max-steps N]] [-o frontier.csv] [--plot frontier.png]`` writes one row per threshold
+(``alpha, objective, units, avg_quality, agents, status``; with ``--breakpoints`` one row per optimal
+selection, plus ``alpha_to``).
 ``payments FILE --alpha A [-o payments.csv]`` writes ``name, units, reported_cost, payment,
 payment_per_unit``.  Both write CSV to stdout by default (``-o -``), atomically to a file otherwise.
 Exit codes as the core commands: 2 on bad input, one line on stderr.
@@ -34,12 +35,18 @@ from .core import (
 from .guards import check_memory, check_paths
 
 
-def _solver(args: argparse.Namespace, problem) -> Solver:
-    from ..solvers import get_solver
+def _solver(args: argparse.Namespace, problem, exact_for: str | None = None) -> Solver:
+    """The ``--solver`` backend; with ``exact_for`` (the command, for the message), an exact one."""
+    from ..solvers import get_solver, solver_info
 
     if args.solver is not None and not args.solver.strip():
         raise CLIError("--solver must name a backend (see 'subsel solvers'); got ''")
-    return get_solver(args.solver if args.solver is not None else _default_solver(problem))
+    solver = get_solver(args.solver if args.solver is not None else _default_solver(problem))
+    if exact_for is not None and not solver.exact:
+        exact = ", ".join(row.name for row in solver_info() if row.available and row.exact)
+        raise CLIError(f"--solver {solver.name} does not prove optimality; {exact_for} needs an exact "
+                       f"solver: one of {exact} (see 'subsel solvers')")
+    return solver
 
 
 def _write_table(df, output: str, what: str) -> None:
@@ -63,6 +70,14 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
         raise CLIError(f"--alpha-min must be <= --alpha-max; got {args.alpha_min:g} > {args.alpha_max:g}")
     if args.points is not None and args.breakpoints:
         raise CLIError("--points and --breakpoints exclude each other: a grid or the exact steps")
+    if not args.breakpoints:
+        for option, v in (("--resolution", args.resolution), ("--max-steps", args.max_steps)):
+            if v is not None:
+                raise CLIError(f"{option} applies to --breakpoints only (a grid has --points)")
+    if args.resolution is not None and not 0.0 <= args.resolution <= 1.0:
+        raise CLIError(f"--resolution must be in [0, 1]; got {args.resolution}")
+    if args.max_steps is not None and args.max_steps < 1:
+        raise CLIError(f"--max-steps must be a positive integer; got {args.max_steps}")
     points = 21 if args.points is None else args.points
     if points < 1:
         raise CLIError(f"--points must be a positive integer; got {points}")
@@ -83,21 +98,30 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
             raise CLIError(f"--plot: {exc}") from None
     args.alpha = args.alpha_min  # the problem needs a threshold; every row sets its own
     problem, _, label = _load_problem(args)
-    solver = _solver(args, problem)
+    solver = _solver(args, problem, exact_for="frontier --breakpoints" if args.breakpoints else None)
     try:
         if args.breakpoints:
-            df = frontier_breakpoints(problem, args.alpha_min, args.alpha_max, solver=solver)
+            df = frontier_breakpoints(problem, args.alpha_min, args.alpha_max, solver=solver,
+                                      resolution=args.resolution or 0.0, max_steps=args.max_steps)
         else:
             df = frontier(problem, np.linspace(args.alpha_min, args.alpha_max, points), solver=solver)
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
-    if args.plot is not None:
+    what = "breakpoints" if args.breakpoints else "thresholds"
+    if args.plot is None:
+        _write_table(df, args.output, what)
+    else:
         from ..decisions import plot_frontier
+        from ..models import atomic_write_with
 
-        plot_frontier(df, args.plot, title=f"The price of quality: {label}")
-    _write_table(df, args.output, "breakpoints" if args.breakpoints else "thresholds")
-    if args.plot is not None:
+        def draw_then_table(tmp: str) -> None:
+            # The figure goes to a temporary file beside --plot and replaces it only once the
+            # table is written: a failing command leaves an existing figure as it was.
+            plot_frontier(df, tmp, title=f"The price of quality: {label}")
+            _write_table(df, args.output, what)
+
+        atomic_write_with(args.plot, draw_then_table)
         print(f"wrote {args.plot} (best total profit and suppliers used against alpha)", file=sys.stderr)
     return 0
 
@@ -107,12 +131,9 @@ def _cmd_payments(args: argparse.Namespace) -> int:
     from ..decisions import payments
 
     check_paths(_problem_inputs(args), [("--output", args.output)])
-    problem, _, _ = _load_problem(args)
-    if problem.budget is not None:
-        raise CLIError("--budget: critical payments need a selection that never gives an agent more units "
-                       "for a higher reported cost, which a budget does not ensure; drop --budget")
+    problem, _, _ = _load_problem(args)  # no --budget: payments offer none (see the parser)
     try:
-        df = payments(problem, solver=_solver(args, problem))
+        df = payments(problem, solver=_solver(args, problem, exact_for="payments"))
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
@@ -128,13 +149,17 @@ def solve_alternatives(args: argparse.Namespace, problem, solver: Solver, label:
     if args.alternatives < 1:
         raise CLIError(f"--alternatives must be a positive integer; got {args.alternatives}")
     planner = sorted(problem.extensions & set(PLANNER_EXTENSIONS))
+    distinct = args.distinct or "units"
     if (planner or problem.constraints) and not solver.no_good_cuts:
         what = f"the planner's {', '.join(planner)}" if planner else \
             f"the constraints {', '.join(repr(c.name) for c in problem.constraints)}"
         raise CLIError(f"--alternatives with {what} needs a solver with no-good cuts "
                        f"(--solver highs, cbc, ortools-scip or ortools-cpsat); got --solver {solver.name}")
+    if distinct == "agents" and not solver.no_good_cuts:
+        raise CLIError("--distinct agents needs a solver with no-good cuts (--solver highs, cbc, ortools-scip or "
+                       f"ortools-cpsat); got --solver {solver.name}")
     try:
-        df = alternatives(problem, args.alternatives, solver=solver)
+        df = alternatives(problem, args.alternatives, solver=solver, distinct=distinct)
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
@@ -204,7 +229,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--points", type=integer, metavar="K", help="thresholds on an even grid (default 21)")
     p.add_argument("--breakpoints", action="store_true",
                    help="instead of a grid, one row per optimal selection with the range of thresholds "
-                        "(alpha to alpha_to) where it is optimal; needs an exact solver")
+                        "(alpha to alpha_to) where it is optimal; needs an exact solver (a step it cannot "
+                        "prove is solved by a certified MILP backend: highs, cbc or ortools-scip)")
+    p.add_argument("--resolution", type=number, metavar="D",
+                   help="with --breakpoints: skip the thresholds closer than D to the last row's start (rows "
+                        "stay exact; about (B - A) / D solves at most); default 0, every step")
+    p.add_argument("--max-steps", type=integer, metavar="N",
+                   help="with --breakpoints: stop with exit code 2 (naming a --resolution that fits) rather "
+                        "than find more than N steps; default no limit")
     p.add_argument("--solver", help="backend name (see 'subsel solvers'); default: the first available exact one")
     p.add_argument("-o", "--output", default="-", help="CSV to write ('-' = stdout, the default)")
     p.add_argument("--plot", metavar="FILE", help="also draw profit and suppliers used against alpha, in the "
@@ -216,7 +248,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "dz above c (Myerson 1981; Archer and Tardos 2001), so that reporting "
                                    "the true cost is a dominant strategy; no budget (the planner's columns "
                                    "are kept, with a MILP backend).")
-    _add_problem_args(p, knapsack=False)
+    _add_problem_args(p, knapsack=False, budget=False)
     p.add_argument("--solver", help="an exact backend (see 'subsel solvers'); default: the first available")
     p.add_argument("-o", "--output", default="-", help="CSV to write ('-' = stdout, the default)")
     p.set_defaults(func=_cmd_payments)

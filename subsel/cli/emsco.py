@@ -21,14 +21,17 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .._extras import require
 from .._files import CSVTable, InputError, atomic_write_text, read_csv, read_text
 from . import counted, integer
 from .guards import CreatedFiles, check_memory, check_paths
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd  # loaded where a table is made, not for 'subsel --help'
 
 #: ``--select`` rules: the keys of ``subsel.evolution.selection.SELECT_RULES`` (spelled out here so
 #: that building the parser does not import scikit-learn; a test keeps both lists equal).
@@ -108,6 +111,8 @@ def _read_split(path: str, label: str, what: str) -> tuple[pd.DataFrame, np.ndar
         r, j = np.argwhere(bad)[0]
         raise table.error(int(r), features[j], "feature is not finite", table.rows[r][
             table.header.index(features[j])])
+    import pandas as pd
+
     return pd.DataFrame(X, columns=features), _labels(y_cells)
 
 
@@ -238,6 +243,8 @@ def _is_number(v) -> bool:
 
 def _plot_front(front: pd.DataFrame, test: pd.DataFrame, select: str, title: str, path: Path) -> None:
     """Validation and test objectives of every front member; the selected design starred."""
+    import pandas as pd
+
     from ..experiments import new_figure, save_figure
 
     _, (fig, ax) = new_figure(figsize=(6.4, 4.4))

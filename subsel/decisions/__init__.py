@@ -15,14 +15,14 @@ pandas is imported inside the functions that build a table, so importing this pa
 """
 from .._extras import lazy_attribute
 from .mechanism import payments, unit_steps
-from .pricing import frontier, frontier_breakpoints
+from .pricing import fallback_solver, frontier, frontier_breakpoints
 from .ranking import alternatives, alternatives_solver
 
 #: Loaded on first use: the figure needs matplotlib.
 _LAZY = {"plot_frontier": "plots", "figure_format": "plots"}
 
-__all__ = ["alternatives", "alternatives_solver", "frontier", "frontier_breakpoints", "payments", "unit_steps",
-           "plot_frontier", "figure_format"]
+__all__ = ["alternatives", "alternatives_solver", "fallback_solver", "frontier", "frontier_breakpoints", "payments",
+           "unit_steps", "plot_frontier", "figure_format"]
 
 
 def __getattr__(name: str) -> object:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from .._validation import as_float_array, check_array_range, check_scalar
-from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
-from ..solvers import Solution, Solver, Status
+from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, SubsetSelectionProblem
+from ..solvers import DEFAULT_SOLVER_PREFERENCE, SOLVERS, Solution, Solver, Status, get_solver, solver_info
 from ._common import as_solver, check_problem, summary
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -137,8 +137,74 @@ def _last_feasible_alpha(problem: SubsetSelectionProblem, x: np.ndarray) -> floa
     return alpha
 
 
+def fallback_solver(problem: SubsetSelectionProblem, solver: Solver) -> Solver | None:
+    """The certified MILP backend :func:`frontier_breakpoints` asks where ``solver`` cannot prove a step.
+
+    The first of the registry's preferred solvers (:data:`subsel.solvers.DEFAULT_SOLVER_PREFERENCE`)
+    other than ``solver`` that is available, proves optimality and solves with no-good cuts (a MILP
+    backend: its optimum is certified by the pipeline of :mod:`subsel.solvers._milp`) and supports
+    every extension ``problem`` uses; it gets ``solver``'s time limit.  None when there is none.
+    """
+    for row in solver_info([name for name in DEFAULT_SOLVER_PREFERENCE if name in SOLVERS]):
+        if row.name == solver.name or not row.available or not (set(problem.extensions) <= row.supports):
+            continue
+        candidate = get_solver(row.name, time_limit_s=solver.time_limit_s)
+        if candidate.exact and candidate.no_good_cuts:
+            return candidate
+    return None
+
+
+def _step_search(problem: SubsetSelectionProblem, solver: Solver, fallback: Solver | None
+                 ) -> Callable[[float], Solution]:
+    """``solve_at(alpha)``: ``solver``'s proven answer at ``alpha``, or where it only has a selection
+    it cannot prove optimal (status ``feasible``), ``fallback``'s, cross-checked against it.
+
+    Raises
+    ------
+    ValueError
+        Neither proves the optimum (naming the threshold, the solvers and their statuses), or the
+        fallback's optimum contradicts ``solver``'s selection or bound.
+    """
+    solve_at = solver.threshold_solver(problem)
+    other: list[Callable[[float], Solution]] = []
+
+    def proven(sol: Solution) -> bool:
+        return sol.status is Status.OPTIMAL or sol.status is Status.INFEASIBLE
+
+    def at(alpha: float) -> Solution:
+        sol = solve_at(alpha)
+        if proven(sol):
+            return sol
+        if sol.status is not Status.FEASIBLE:
+            raise ValueError(f"solver {solver.name!r} stopped at alpha {alpha!r} with status "
+                             f"{sol.status.value} (no proven optimum); give it more time")
+        if fallback is None:
+            raise ValueError(f"solver {solver.name!r} cannot prove the optimum at alpha {alpha!r}, a hair above a "
+                             "selection's average quality, and there is no fallback (fallback=None, or no "
+                             "certified MILP backend that supports the problem: highs, cbc, ortools-scip); use an "
+                             "evenly spaced grid of thresholds instead")
+        if not other:
+            other.append(fallback.threshold_solver(problem))
+        again = other[0](alpha)
+        if not proven(again):
+            raise ValueError(f"neither {solver.name!r} ({sol.status.value}) nor {fallback.name!r} "
+                             f"({again.status.value}) proves the optimum at alpha {alpha!r}; use an evenly "
+                             "spaced grid of thresholds instead")
+        # The fallback's optimum can be no worse than the selection in hand, nor above its bound.
+        slack = OPTIMALITY_RTOL * max(1.0, abs(sol.objective))
+        if again.status is Status.INFEASIBLE or again.objective < sol.objective - slack or (
+                sol.bound is not None and again.objective > sol.bound + slack):
+            raise ValueError(f"{fallback.name!r} contradicts {solver.name!r} at alpha {alpha!r}: its answer "
+                             f"({again.status.value}, utility {again.objective!r}) lies outside [{sol.objective!r}, "
+                             f"{sol.bound!r}], the utility of {solver.name!r}'s selection and its bound")
+        return again
+
+    return at
+
+
 def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0, alpha_max: float = 1.0,
-                         solver: str | Solver = "exact") -> "pd.DataFrame":
+                         solver: str | Solver = "exact", *, resolution: float = 0.0,
+                         max_steps: int | None = None, fallback: str | Solver | None = "auto") -> "pd.DataFrame":
     """Every optimal selection between two thresholds, and the exact threshold where each stops.
 
     Deva, Abhishek, Gujar, AAMAS 2021, Section 3.  The optimum ``V(alpha)`` is a step function:
@@ -150,6 +216,18 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
     threshold that accepts it, and the next float the first that does not.  So the steps are exact
     (under the rule), and the search costs one solve per step.
 
+    Each step starts one float above a selection's last feasible threshold, where selections miss
+    the rule by less than floating point resolves.  A solver that cannot prove the optimum there
+    (``exact`` with the planner's lot sizes on large unit counts, where the rule's exact integers
+    pass 2^62) returns its selection as ``feasible``; the step is then solved by ``fallback``, a
+    certified MILP backend (:func:`fallback_solver`), whose optimum must lie between that
+    selection's utility and the first solver's bound.  Every row is proven.
+
+    A step is as small as one unit of an agent: a frontier of many units has many steps (about
+    1,400 per 0.01 of alpha on 50 agents with thousands of units each).  ``resolution`` skips the
+    thresholds closer than it to the last row's start, so a range of width ``w`` takes at most
+    about ``w / resolution + 1`` solves; ``max_steps`` stops a search that would take more.
+
     Parameters
     ----------
     problem : SubsetSelectionProblem
@@ -158,31 +236,43 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
         The range of thresholds, ``0 <= alpha_min <= alpha_max <= 1``.
     solver : str or Solver, default "exact"
         An exact solver (``exact = True``), name or instance.
+    resolution : float, default 0.0
+        In [0, 1]: each row after the first starts at the larger of the next float above the
+        previous row's ``alpha_to`` and the previous row's ``alpha`` plus ``resolution`` (at most
+        ``alpha_max``).  0: every step.  The rows stay exact; between two rows that do not touch, the
+        optimum lies between their two objectives (it is non-increasing in alpha).
+    max_steps : int or None, default None
+        The most rows; a search that needs more raises ``ValueError`` (with a resolution that fits).
+        None: no limit.
+    fallback : "auto", str, Solver or None, default "auto"
+        The solver asked at a threshold where ``solver`` answers ``feasible`` (a selection it cannot
+        prove optimal).  ``"auto"``: :func:`fallback_solver`, the first preferred MILP backend
+        (highs, cbc, ortools-scip) that supports the problem.  None: no fallback (such a threshold
+        raises ``ValueError``).
 
     Returns
     -------
     pandas.DataFrame, one row per optimal selection, in increasing ``alpha``
         The columns of :func:`frontier` plus ``alpha_to``: the row's selection is optimal for every
         threshold from ``alpha`` to ``alpha_to``, the last threshold at which it meets the rule (its
-        average quality plus ``1e-9 / units``), or ``alpha_max``.  The next row starts at the next
-        float above ``alpha_to``.  A last row with status ``infeasible`` covers the
-        thresholds where nothing is feasible (only a demand or must-take list can cause that).
+        average quality plus ``1e-9 / units``), or ``alpha_max``.  Without a resolution the next row
+        starts at the next float above ``alpha_to``.  A last row with status ``infeasible`` covers the
+        thresholds where nothing is feasible (only a constraint that forces units can cause that: a
+        demand, a must-take agent, a group's minimum units or agents).
 
     Raises
     ------
     ValueError
-        Thresholds outside [0, 1] or ``alpha_min > alpha_max``; a solver that is not exact; a solve
-        that ends without a proven optimum (a time limit, or, rarely, a MILP backend at a threshold
-        a hair above a selection's average quality with a budget, a demand or the planner's fields:
-        then use :func:`frontier` on a grid).  ``exact`` proves the optimum at such thresholds in
-        the rule's exact integer arithmetic (a reduction by Lagrangian bounds, then a Pareto dynamic
-        program: Martello and Toth, *Knapsack Problems*, 1990, Sections 2.6-2.7); it stops there
-        only when that search passes its limits (2e5 states at once, 2e7 in all), the memory limit
-        or the time limit (random instances of 40 to 1,000 agents with q, c uniform in [0, 1]
-        complete).  The MILP
-        backends take ``exact``'s selection where their tolerances cut it off and ``exact``
-        supports the problem, and otherwise decide with their unshifted model, cutting off optima
-        the rule refuses by a hair (see :mod:`subsel.solvers._milp`).
+        Thresholds outside [0, 1], ``alpha_min > alpha_max``, a resolution outside [0, 1] or a
+        ``max_steps`` that is not a positive integer; a solver or fallback that is not exact; more
+        rows than ``max_steps``; a solve that ends without a proven optimum: a time limit (status
+        ``time_limit``), or a threshold where neither ``solver`` nor the fallback proves it (for
+        ``exact``: its integer search passes its limits, 2e5 states at once or 2e7 in all, or the
+        memory limit; for a MILP backend, more than eight solves of its unshifted model, see
+        :mod:`subsel.solvers._milp`); a fallback whose answer contradicts ``solver``'s selection
+        or bound.  ``exact`` proves the optimum at such thresholds in the rule's exact integer
+        arithmetic (a reduction by Lagrangian bounds, then a Pareto dynamic program: Martello and
+        Toth, *Knapsack Problems*, 1990, Sections 2.6-2.7) when those integers stay below 2^62.
     TypeError
         As :func:`frontier`.
 
@@ -202,19 +292,23 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
     hi = check_scalar(alpha_max, "alpha_max", min_val=0.0, max_val=1.0)
     if lo > hi:
         raise ValueError(f"alpha_min must be <= alpha_max; got alpha_min {lo} > alpha_max {hi}")
+    step = check_scalar(resolution, "resolution", min_val=0.0, max_val=1.0)
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
+                                  or max_steps < 1):
+        raise ValueError(f"max_steps must be a positive integer or None; got {max_steps!r}")
+    if fallback == "auto":
+        backup = fallback_solver(problem, solver)
+    else:
+        backup = None if fallback is None else as_solver(fallback, need_exact=True, what="the fallback")
     rows: list[dict[str, Any]] = []
     alpha = lo
-    solve_at = solver.threshold_solver(problem)
+    solve_at = _step_search(problem, solver, backup)
     while True:
+        if max_steps is not None and len(rows) == max_steps:
+            raise ValueError(f"more than max_steps = {max_steps} steps between alpha {lo!r} and {hi!r} (step "
+                             f"{max_steps} ends at {rows[-1]['alpha_to']!r}); give a resolution such as "
+                             f"{(hi - lo) / max_steps:.3g}, or a larger max_steps")
         sol = solve_at(alpha)
-        if sol.status is not Status.OPTIMAL and sol.status is not Status.INFEASIBLE:
-            if sol.status is not Status.FEASIBLE:
-                raise ValueError(f"solver {solver.name!r} stopped at alpha {alpha!r} with status "
-                                 f"{sol.status.value} (no proven optimum); give it more time")
-            raise ValueError(f"solver {solver.name!r} cannot prove the optimum at alpha {alpha!r}, a hair above "
-                             "a selection's average quality, where selections miss the feasibility rule's bound "
-                             "by less than its floating-point arithmetic resolves; use an evenly spaced grid "
-                             "of thresholds instead")
         row = dict(alpha=alpha, alpha_to=hi, **summary(sol))
         rows.append(row)
         if sol.status is Status.INFEASIBLE or not sol.x.any():
@@ -223,5 +317,7 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
         if last >= hi:
             break
         row["alpha_to"] = last
-        alpha = math.nextafter(last, math.inf)
+        # With a resolution, the thresholds closer than it to this row's start are skipped (the
+        # optimum there lies between this row's and the next row's, as it is non-increasing).
+        alpha = min(max(math.nextafter(last, math.inf), alpha + step), hi)
     return pd.DataFrame(rows, columns=["alpha", "alpha_to", *FRONTIER_COLUMNS[1:]])

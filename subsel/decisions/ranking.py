@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..models import PLANNER_EXTENSIONS, SubsetSelectionProblem
+from ..models import OPTIMALITY_RTOL, PLANNER_EXTENSIONS, SubsetSelectionProblem
 from ..solvers import (
     DEFAULT_SOLVER_PREFERENCE,
     MAX_CUT_RANGE,
@@ -48,8 +48,12 @@ ALTERNATIVE_COLUMNS = ("rank", "objective", "units", "avg_quality", "agents", "s
 #: Most single units a box may fix (lower bounds above 1 are spelled out as must-take units).
 MAX_FIXED_UNITS = 100_000
 
-#: Most selections of one exact utility enumerated to apply the tie rule.
+#: Most selections of one utility (within the tie tolerance) enumerated to apply the tie rule.
 MAX_TIES = 10_000
+
+#: Utilities within this fraction of the best of a group are tied (the solvers' optimality
+#: tolerance: their proofs cannot order them), decided in exact rational arithmetic.
+TIE_RTOL = Fraction(OPTIMALITY_RTOL)
 
 
 def _box_problem(problem: SubsetSelectionProblem, lo: np.ndarray, hi: np.ndarray
@@ -83,55 +87,104 @@ def _exact_utility(problem: SubsetSelectionProblem, x: np.ndarray) -> Fraction:
     return value
 
 
-def _by_cuts(problem: SubsetSelectionProblem, k: int, solver: Solver) -> list[tuple[list[np.ndarray], bool]]:
-    """Groups of selections of one exact utility, best first, each with whether it is proven:
-    each solve excludes every selection found before it by a no-good cut."""
-    n = problem.n
-    found: list[np.ndarray] = []
-    groups: list[tuple[list[np.ndarray], bool]] = []
-    group: list[tuple[Fraction, tuple[int, ...], np.ndarray]] = []
+def _tie_floor(lead: Fraction) -> Fraction:
+    """The least utility tied with ``lead``: ``lead - OPTIMALITY_RTOL |lead|``, exact."""
+    return lead - TIE_RTOL * abs(lead)
+
+
+def _first_of_its_set(problem: SubsetSelectionProblem, solver: Solver, x: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Among the selections that use exactly the agents of ``x`` and tie with it, the first by the
+    tie rule (the largest unit vector), and whether the solver proved that: the selections of that
+    set are enumerated by no-good cuts on their units while they tie.  Capacities above the cuts'
+    range keep ``x``."""
+    if int(problem.capacity.max()) > MAX_CUT_RANGE:
+        return x, True
+    used = x > 0
+    same = problem.with_changes(must_take=np.flatnonzero(used | np.isin(np.arange(problem.n), problem.must_take)),
+                                must_not_take=np.flatnonzero(~used))
+    tied = [(_exact_utility(problem, x), x)]
     proven = True
-    listed = 0
-
-    def flush() -> None:
-        nonlocal listed
-        if group:
-            groups.append(([e[2] for e in sorted(group, key=lambda e: (-e[0], e[1]))], proven))
-            listed += len(group)
-            group.clear()
-
-    while listed < k:
-        sol = solver.solve_excluding(problem, np.array(found, dtype=np.int64).reshape(len(found), n))
+    while len(tied) <= MAX_TIES:
+        sol = solver.solve_excluding(same, np.array([t for _, t in tied], dtype=np.int64))
         if sol.status is not Status.INFEASIBLE and (sol.status is not Status.OPTIMAL or not solver.exact):
             proven = False
         if not sol.is_feasible:
             break
-        x = np.array(sol.x, dtype=np.int64)
-        found.append(x)
-        value = _exact_utility(problem, x)
-        # A lower utility ends the group; one above it (within the solver's optimality tolerance)
-        # joins it and is ordered by exact utility first.
-        if group and value < group[0][0]:
-            flush()
-        group.append((value, tuple(-x), x))
-        if len(group) > MAX_TIES:
-            raise ValueError(f"more than {MAX_TIES} selections have utility {float(value)!r}; the tie "
-                             "rule cannot order them")
-    flush()
+        y = np.array(sol.x, dtype=np.int64)
+        value = _exact_utility(problem, y)
+        lead = max(v for v, _ in tied)
+        if value < _tie_floor(lead) - TIE_RTOL * abs(lead):
+            break
+        tied.append((value, y))
+    lead = max(v for v, _ in tied)
+    return max((t for v, t in tied if v >= _tie_floor(lead)), key=lambda t: tuple(t)), proven
+
+
+def _by_cuts(problem: SubsetSelectionProblem, k: int, solver: Solver, distinct: str = "units"
+             ) -> list[tuple[list[np.ndarray], bool]]:
+    """Groups of tied selections, best first, each with whether it is proven: each solve excludes
+    every selection found before it (``distinct="units"``) or every set of used agents found
+    before it (``"agents"``) by a no-good cut.
+
+    A group is led by the best selection not yet listed and holds every selection within the tie
+    tolerance of it (:func:`_tie_floor`, exact); it is complete once a solve returns a selection
+    below the leader by twice that tolerance (the solver proves its answers up to it), or none.
+    """
+    n = problem.n
+    found: list[np.ndarray] = []
+    pending: list[tuple[Fraction, np.ndarray]] = []
+    groups: list[tuple[list[np.ndarray], bool]] = []
+    proven = True
+    listed = 0
+    done = False
+    while not done and listed < k:
+        past = np.array(found, dtype=np.int64).reshape(len(found), n)
+        if distinct == "agents":
+            sol = solver.solve_excluding(problem, np.zeros((0, n), dtype=np.int64), used=past > 0)
+        else:
+            sol = solver.solve_excluding(problem, past)
+        if sol.status is not Status.INFEASIBLE and (sol.status is not Status.OPTIMAL or not solver.exact):
+            proven = False
+        newest = None
+        if sol.is_feasible:
+            x = np.array(sol.x, dtype=np.int64)
+            if distinct == "agents":
+                x, sure = _first_of_its_set(problem, solver, x)
+                proven &= sure
+            found.append(x)
+            newest = _exact_utility(problem, x)
+            pending.append((newest, x))
+        else:
+            done = True
+        while pending and listed < k:
+            lead = max(v for v, _ in pending)
+            floor = _tie_floor(lead)
+            if newest is not None and newest >= floor - TIE_RTOL * abs(lead):
+                break  # a selection tied with the leader may still come
+            group = [(v, x) for v, x in pending if v >= floor]
+            pending = [(v, x) for v, x in pending if v < floor]
+            groups.append(([x for _, x in sorted(group, key=lambda e: tuple(-e[1]))], proven))
+            listed += len(group)
+        if pending and len([1 for v, _ in pending if v >= _tie_floor(max(v for v, _ in pending))]) > MAX_TIES:
+            raise ValueError(f"more than {MAX_TIES} selections have utility {float(max(v for v, _ in pending))!r} "
+                             "(within the tie tolerance); the tie rule cannot order them")
     return groups
 
 
-def alternatives_solver(problem: SubsetSelectionProblem) -> str:
+def alternatives_solver(problem: SubsetSelectionProblem, distinct: str = "units") -> str:
     """The solver :func:`alternatives` uses when none is given.
 
     The registry's default for the problem's extensions (:func:`subsel.solvers.default_solver`);
     with one of the planner's fields (minimum orders, lot sizes, fixed costs, group limits), which
-    Lawler and Murty's partition does not handle, the first of the registry's preferred solvers that
-    supports the problem and no-good cuts (Balas and Jeroslow, SIAM J. Appl. Math. 23(1), 1972).
+    Lawler and Murty's partition does not handle, or with ``distinct="agents"`` (cuts on the used
+    agents), the first of the registry's preferred solvers that supports the problem and no-good
+    cuts (Balas and Jeroslow, SIAM J. Appl. Math. 23(1), 1972).
 
     Parameters
     ----------
     problem : SubsetSelectionProblem
+    distinct : {"units", "agents"}, default "units"
+        As :func:`alternatives`.
 
     Returns
     -------
@@ -144,7 +197,7 @@ def alternatives_solver(problem: SubsetSelectionProblem) -> str:
         No preferred backend is available here (or none supports the problem).
     """
     needed = set(problem.extensions)
-    if needed & set(PLANNER_EXTENSIONS):
+    if needed & set(PLANNER_EXTENSIONS) or distinct == "agents":
         for row in solver_info([name for name in DEFAULT_SOLVER_PREFERENCE if name in SOLVERS]):
             if row.available and needed <= row.supports and get_solver(row.name).no_good_cuts:
                 return row.name
@@ -152,8 +205,9 @@ def alternatives_solver(problem: SubsetSelectionProblem) -> str:
 
 
 def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver | None = None,
-                 method: str | None = None) -> "pd.DataFrame":
-    """The ``k`` best distinct selections, in non-increasing utility.
+                 method: str | None = None, distinct: str = "units") -> "pd.DataFrame":
+    """The ``k`` best distinct selections, in non-increasing utility (distinct in their units, or in
+    the agents they use).
 
     Lawler (Management Science 18(7), 1972) and Murty (Operations Research 16(3), 1968) ranking on
     the integer program of Deva, Abhishek, Gujar (AAMAS 2021, Section 3): each selection listed is
@@ -162,11 +216,20 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
     must lists, and with the no-good cuts of a MILP backend the planner's minimum orders, lot
     sizes, fixed costs and group limits).
 
-    Tie rule: selections are ranked by their utility computed exactly from the stored numbers, and
-    among selections of exactly equal utility the one whose unit vector ``x`` is lexicographically
-    larger comes first (more units of the earlier agents, in input order).  All selections of the
-    same utility are enumerated before any is listed, so the order does not depend on which optimum
-    the solver returns.
+    With ``distinct="agents"`` the selections differ in *which* agents they use (the plan B of a
+    planner whose supplier falls through): each listed selection is the best of all whose set of
+    used agents (``x_i > 0``) is not the set of one listed before, so it is the best selection of
+    its set; each solve excludes the sets found before by a no-good cut on the agents' binary
+    "used" variables (Balas and Jeroslow, SIAM J. Appl. Math. 23(1), 1972), with a MILP backend.
+
+    Tie rule: selections are ranked by their utility computed exactly from the stored numbers
+    (rational arithmetic, as the feasibility rule decides the quality constraint).  Utilities within
+    the solvers' optimality tolerance (``1e-9`` relative, :data:`TIE_RTOL`) of the best selection
+    not yet listed are tied, since no solver's proof orders them (two plans equal to the cent on
+    decimal data differ by float rounding, about ``1e-16``); among tied selections the one whose
+    unit vector ``x`` is lexicographically larger comes first (more units of the earlier agents, in
+    input order).  All tied selections are enumerated before any is listed, so the order does not
+    depend on which optimum the solver returns.
 
     Parameters
     ----------
@@ -192,6 +255,10 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
         solves are cheap and know no cuts).  The planner's fields (minimum orders, lot sizes, fixed
         costs, group limits) need ``cuts``: a box of the partition is spelled with extra agents,
         which those fields would treat as other suppliers.
+    distinct : {"units", "agents"}, default "units"
+        ``units``: any two listed selections differ in some agent's units.  ``agents``: they
+        differ in the set of agents used (each the best of its set); needs a solver with no-good
+        cuts (``method`` None or ``cuts``), and any capacity.
 
     Returns
     -------
@@ -206,8 +273,9 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
         ``k`` not a positive integer; an unknown ``method``, or ``cuts`` with a solver without
         no-good cuts or a capacity above ``2**20``; the planner's fields with ``partition`` (or with
         a solver without cuts); more than 100,000 single units fixed by the partition (very
-        large capacities); more than 10,000 selections of one exact utility (the tie rule cannot be
-        applied); an unknown solver or an unsupported extension.
+        large capacities); more than 10,000 tied selections (the tie rule cannot be applied); an
+        unknown ``distinct``, or ``agents`` with a solver without no-good cuts or with
+        ``method="partition"``; an unknown solver or an unsupported extension.
     TypeError
         ``problem`` or ``solver`` of the wrong kind.
 
@@ -215,8 +283,8 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
     -----
     ``partition`` makes one solve per box: splitting a selection makes up to two boxes per free
     agent, so the cost is about ``2 k n`` solves of problems the size of ``problem``.  ``cuts``
-    makes about ``k`` solves (one more per group of equal utility), the ``j``-th with ``j - 1`` cut
-    rows.
+    makes about ``k`` solves (one more per group of tied utility), the ``j``-th with ``j - 1`` cut
+    rows; with ``distinct="agents"`` each cut has one term per agent that may be used or not.
 
     Examples
     --------
@@ -227,9 +295,19 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
     """
 
     problem = check_problem(problem, "alternatives")
-    solver = as_solver(alternatives_solver(problem) if solver is None else solver)
+    if distinct not in ("units", "agents"):
+        raise ValueError(f"distinct must be 'units' or 'agents'; got {distinct!r}")
+    solver = as_solver(alternatives_solver(problem, distinct) if solver is None else solver)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}")
+    if distinct == "agents":
+        if not solver.no_good_cuts:
+            raise ValueError(f"distinct='agents' needs a solver with no-good cuts (cbc, highs, ortools-scip, "
+                             f"ortools-cpsat); got {solver.name!r}")
+        if method not in (None, "cuts"):
+            raise ValueError(f"distinct='agents' works by no-good cuts on the used agents (method='cuts'); "
+                             f"got method {method!r}")
+        return _rows(problem, _by_cuts(problem, k, solver, "agents"), k)
     if method is None:
         method = "cuts" if solver.no_good_cuts and int(problem.capacity.max()) <= MAX_CUT_RANGE else "partition"
         planner = sorted(set(problem.extensions) & set(PLANNER_EXTENSIONS))
@@ -287,14 +365,15 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
     groups: list[tuple[list[np.ndarray], bool]] = []
     listed = 0
     while heap and listed < k:
-        value = heap[0][0]
+        lead = -heap[0][0]
+        floor = _tie_floor(lead)
         group = []
-        while heap and heap[0][0] == value:  # every selection of this exact utility, then the tie rule
+        while heap and -heap[0][0] >= floor:  # every selection tied with the leader, then the tie rule
             entry = heapq.heappop(heap)
             group.append(entry)
             if len(group) > MAX_TIES:
-                raise ValueError(f"more than {MAX_TIES} selections have utility {float(-value)!r}; the tie "
-                                 "rule cannot order them")
+                raise ValueError(f"more than {MAX_TIES} selections have utility {float(lead)!r} (within the tie "
+                                 "tolerance); the tie rule cannot order them")
             split(entry[3], entry[4], entry[5])
         groups.append(([e[3] for e in sorted(group, key=lambda e: e[1])], proven[0]))
         listed += len(group)

@@ -79,7 +79,10 @@ class SelectionVectorProblem(EvolutionProblem):
         self.S2, self.S3 = S2, S3
         # Repair candidates: S3 units removed (quality gained alpha - q) and S2 units added (q - alpha),
         # by utility lost per quality gained, increasing (ties: S3 first, then index).
-        key = np.concatenate([self.r[S3] / -self.margin[S3], -self.r[S2] / self.margin[S2]])
+        # A margin near the smallest float (a quality of 5e-324 at alpha 0) overflows the ratio to
+        # inf: the agent then ranks last, as its unbounded ratio does.
+        with np.errstate(over="ignore"):
+            key = np.concatenate([self.r[S3] / -self.margin[S3], -self.r[S2] / self.margin[S2]])
         agents = np.concatenate([S3, S2])
         kind = np.concatenate([np.zeros(S3.size, np.int64), np.ones(S2.size, np.int64)])
         order = np.lexsort((agents, kind, key))

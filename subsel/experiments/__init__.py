@@ -18,20 +18,13 @@ from .registry import (
     get_experiment,
     run_experiment,
 )
-from .runner import (
-    Task,
-    TaskError,
-    TaskFileNotFoundError,
-    TaskInputError,
-    WorkerLostError,
-    checkpoint_path,
-    grid,
-    run_grid,
-    write_table,
-)
 
-#: Names loaded from their module when first used (the command line needs them for one command each).
+#: Names loaded from their module when first used (the command line needs them for one command each;
+#: the runner's load pandas, which ``subsel --help`` and ``subsel reproduce --help`` do without).
 _LAZY = {
+    "Task": "runner", "TaskError": "runner", "TaskFileNotFoundError": "runner", "TaskInputError": "runner",
+    "WorkerLostError": "runner", "checkpoint_path": "runner", "grid": "runner", "run_grid": "runner",
+    "write_table": "runner",
     "check_data_files": "emsco", "check_datasets": "emsco", "experiment_datasets": "emsco",
     "check_comparison": "compare", "compare": "compare",
     "new_figure": "plots", "save_figure": "plots",
@@ -41,19 +34,10 @@ __all__ = [
     "EXPERIMENTS",
     "SCALES",
     "ExperimentConfig",
-    "Task",
-    "TaskError",
-    "TaskFileNotFoundError",
-    "TaskInputError",
-    "checkpoint_path",
     "get_experiment",
-    "grid",
     "run_experiment",
-    "run_grid",
-    "write_table",
     "DATASET_EXPERIMENTS",
     "DESCRIPTIONS",
-    "WorkerLostError",
     *_LAZY,
 ]
 

@@ -395,10 +395,47 @@ def _execute(fn: Callable, pending: list[Task], jobs: int, scheduler: Any) -> It
         for task in pending:
             yield _call(fn, task)
     else:
+        import shutil
+        import tempfile
+
         from joblib import Parallel, delayed
 
-        parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
-        yield from parallel(delayed(_call)(fn, task) for task in pending)
+        # A worker ended mid-task (the run stopped by SIGTERM or Ctrl-C) runs no clean-up of its
+        # own: its temporary files (PuLP's model files for CBC) go to a folder of this run, which
+        # this process removes however the run ends, once the workers are stopped.
+        scratch = tempfile.mkdtemp(prefix="subsel-run-")
+        finished = False
+        try:
+            parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
+            yield from parallel(delayed(_call_in)(scratch, fn, task) for task in pending)
+            finished = True
+        finally:
+            if not finished:
+                _stop_workers()  # none of them writes into the folder any more
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _call_in(folder: str, fn: Callable[[Task], Iterable[Mapping[str, Any]]], task: Task) -> tuple[str, int, list[dict]]:
+    """:func:`_call` with the worker's temporary files in ``folder`` (``tempfile.tempdir``)."""
+    import tempfile
+
+    before = tempfile.tempdir
+    tempfile.tempdir = folder
+    try:
+        return _call(fn, task)
+    finally:
+        tempfile.tempdir = before
+
+
+def _stop_workers() -> None:
+    """End joblib's worker processes (and what they started), if this process has a pool."""
+    module = sys.modules.get("joblib.externals.loky.reusable_executor")
+    executor = getattr(module, "_executor", None) if module is not None else None
+    if executor is not None:
+        try:
+            executor.shutdown(wait=True, kill_workers=True)
+        except Exception:  # noqa: BLE001 - a pool already broken: nothing is left to stop
+            pass
 
 
 def _check_backend(jobs: Any, scheduler: Any) -> int:
@@ -572,8 +609,9 @@ def run_grid(tasks: Sequence[Task], fn: Callable[[Task], Iterable[Mapping[str, A
     beat = (_Heartbeat(log, log_every, label, len(tasks), len(tasks) - len(pending))
             if log is not None and log_every is not None and pending else None)
     fh = None  # opened at the first finished task: a run that finishes none leaves no file behind
+    results = _execute(fn, pending, jobs, scheduler)
     try:
-        for task_id, seed, rows in _execute(fn, pending, jobs, scheduler):
+        for task_id, seed, rows in results:
             done[(task_id, seed)] = rows
             if ckpt is not None:
                 if fh is None:
@@ -584,6 +622,7 @@ def run_grid(tasks: Sequence[Task], fn: Callable[[Task], Iterable[Mapping[str, A
             if beat is not None:
                 beat.done += 1
     finally:
+        results.close()  # a backend's clean-up runs now, not when the interrupted frame is freed
         if beat is not None:
             beat.close()
         if fh is not None:

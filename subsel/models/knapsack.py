@@ -283,6 +283,10 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
     if rest:
         i, s = rest[0]
         t = s.split()
+        if len(t) == 2 and n != 2:  # an item line, not the vector (for n = 2, read as the vector)
+            extra = sum(1 for _, r in rest if len(r.split()) == 2)
+            raise _bad(path, ln, "n", f"the file has {n + extra} item lines (from line {lines[1][0]}), more "
+                       "than n; correct n or remove the extra lines", toks[0])
         if len(t) != n:
             raise ValueError(f"{path}: line {i}: after the {n} items only one line with an optimal "
                              f"0/1 vector of {n} entries may follow; got {s[:40]!r}")

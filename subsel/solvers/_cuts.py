@@ -91,3 +91,60 @@ def excluding(form: LinearForm, excluded: np.ndarray) -> tuple[LinearForm, Calla
         return np.r_[form.full(x), d.astype(float)]
 
     return out, start
+
+
+def excluding_agents(form: LinearForm, used: np.ndarray) -> LinearForm:
+    """``form`` without the selections whose set of used agents is a row of ``used``, by no-good cuts
+    on the used indicators.
+
+    Each agent that may be used or not gets a binary "used" variable ``u_i = [x_i > 0]``: the
+    planner's own where the form has one, else a new one linked by ``x_i - ub_i u_i <= 0`` and
+    ``x_i - u_i >= 0``.  The canonical cut of Balas and Jeroslow ("Canonical cuts on the unit
+    hypercube", SIAM J. Appl. Math. 23(1), 1972) of a set ``S``,
+    ``sum_{i in S} (1 - u_i) + sum_{i not in S} u_i >= 1``, removes every selection that uses
+    exactly the agents of ``S`` and nothing else.  Agents fixed by their bounds (never used, or
+    always used) are constants; a set they contradict is no solution of the form and gets no cut.
+    The new variables are appended as auxiliary "used" variables of the form, so
+    :meth:`~subsel.models.LinearForm.full` gives their values.  Integer data: no scaling.
+
+    Parameters
+    ----------
+    form : LinearForm
+    used : ndarray of bool or 0/1, shape (m, n_agents)
+
+    Returns
+    -------
+    LinearForm
+    """
+    na = form.n_agents
+    lower = np.rint(form.lower[:na]).astype(np.int64)
+    upper = np.rint(form.upper[:na]).astype(np.int64)
+    free = (lower == 0) & (upper > 0)
+    var = np.full(na, -1, dtype=np.int64)
+    for j, (i, lot) in enumerate(zip(form.aux_of.tolist(), form.aux_lot.tolist())):
+        if lot == 0:
+            var[i] = na + j
+    new = np.flatnonzero(free & (var < 0))
+    var[new] = form.n + np.arange(new.size)
+    rows = [row if row.index is not None else replace(row, coef=np.r_[row.coef, np.zeros(new.size)])
+            for row in form.rows]
+    for i, v in zip(new.tolist(), var[new].tolist()):
+        idx = np.array([i, v], dtype=np.int64)
+        rows.append(LinearRow(f"agent_used_max_{i}", np.array([1.0, -float(upper[i])]), -np.inf, 0.0, idx))
+        rows.append(LinearRow(f"agent_used_min_{i}", np.array([1.0, -1.0]), 0.0, np.inf, idx))
+    sets = np.asarray(used, dtype=bool).reshape(-1, na)
+    always = lower > 0
+    cols = np.flatnonzero(free)
+    for j, s in enumerate(sets):
+        if (s[~free] != always[~free]).any():
+            continue  # the bounds already exclude this set
+        if not cols.size:  # every agent fixed, and the one set there is excluded: no selection left
+            rows.append(LinearRow(f"no_good_agents_{j}", np.zeros(1), 1.0, np.inf, np.zeros(1, dtype=np.int64)))
+            continue
+        d = s[cols]
+        # sum_{d=1} (1 - u) + sum_{d=0} u >= 1  <=>  sum (1 - 2 d) u >= 1 - sum d
+        rows.append(LinearRow(f"no_good_agents_{j}", (1 - 2 * d.astype(np.int64)).astype(float),
+                              float(1 - int(d.sum())), np.inf, var[cols].astype(np.int64)))
+    return LinearForm(np.r_[form.objective, np.zeros(new.size)], np.r_[form.lower, np.zeros(new.size)],
+                      np.r_[form.upper, np.ones(new.size)], tuple(rows), np.r_[form.aux_of, new].astype(np.int64),
+                      np.r_[form.aux_lot, np.zeros(new.size)])

@@ -17,9 +17,9 @@ Combo's additions (Martello, Pisinger, Toth 1999) start when the state list grow
 
 - the *surrogate relaxation of the cardinality bounds* (:func:`_surrogate_relaxation`) tightens the
   global upper bound and often yields an optimal solution outright (the strongly correlated classes);
-- the *pairing of states with items* outside the core (:func:`_pair_states`) improves ``z`` early;
+- the *pairing of states with items* outside the core improves ``z`` early;
 - on integer data the capacity is rounded down to the weights' grid and common divisor, and during
-  the search to the break weight plus a multiple of the free items' divisor (:func:`free_capacity`).
+  the search to the break weight plus a multiple of the free items' divisor.
 
 Knapsacks of at most ``_MAX_ENUMERATE`` items are enumerated instead (:func:`_enumerate`: every
 subset directly up to ``_DIRECT_ENUMERATE`` items, in two halves above), which is cheaper than
@@ -27,8 +27,9 @@ setting up the dynamic program.
 
 The search starts from combo's greedy solutions around the break item (:func:`greedy_start`): when
 one reaches the Dantzig bound no core item is needed, and a higher incumbent fixes more items. Every
-core step adds one item to the core (a handful of numpy operations on the state list; the compiled
-search, :mod:`subsel.solvers._knapsack_nb`, does them in one pass). The solution of each state is
+core step adds one item to the core, in one pass over the state list (merge, dominance, incumbent
+and bounds) of the compiled search (:mod:`subsel.solvers._knapsack_search`, over a C extension built
+at install). The solution of each state is
 kept as in minknap: a bit vector of the flips of the last ``_BLOCK`` core items plus a pointer to
 its ancestor, saved once per block. Cost: ``O(m log m)`` for the sort and the reduction plus
 ``O(|core| * |states|)``; the number of states is pseudo-polynomial in the worst case. The memory of
@@ -71,7 +72,6 @@ state-list representation.
 from __future__ import annotations
 
 import math
-import time
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple
 
@@ -82,12 +82,8 @@ import numpy as np
 _INT_EXACT = float(2 ** 52)
 #: Safety margin of the integer rule ``bound < z + 1`` against the rounding of the bound itself.
 _INT_MARGIN = 1e-6
-#: Recompute the free items at most every this many core steps (after the incumbent improved).
-_REFRESH_EVERY = 4
 #: Efficiencies are capped here (p / w overflows on denormal weights); the order is kept.
 _MAX_EFFICIENCY = 1e300
-#: Core steps per block of the solution history (bits of a uint64).
-_BLOCK = 64
 #: Combo's thresholds (Martello, Pisinger, Toth 1999, Section 6): the surrogate relaxation once the
 #: state list passes _MIN_RELAX states (M2), the pairing of states with items at _MIN_PAIRING (then
 #: again each time the list doubles; it stops at the first pairing that reaches the global bound).
@@ -248,7 +244,7 @@ def _surrogate_bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int
 
 def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: float, integer: bool,
                           unit: float, deadline: float | None, memory_limit: int | None,
-                          margin: float = _INT_MARGIN, kernel: bool = False
+                          margin: float = _INT_MARGIN
                           ) -> tuple[float, float, np.ndarray | None, bool]:
     """The surrogate relaxation of the cardinality bounds (Martello, Pisinger, Toth 1999, Section 3).
 
@@ -271,7 +267,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
         better), its items (``None`` when none better) and whether a deadline or memory limit struck.
     """
     # (The counts and bounds by selection sum in another order: compiled on integer data only.)
-    nbk = _kernel() if kernel and integer else None
+    nbk = _kernel() if integer else None
     if nbk is not None:   # the same counts by selection, compiled
         card1, card2 = int(nbk.count_fit(w, c, False)), int(nbk.count_fit(p, z, True)) + 1
     else:
@@ -290,7 +286,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
     ub, take, exhausted = -np.inf, None, False
 
     def bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int, step: float) -> tuple[float, float]:
-        """The surrogate bound at ``s`` and its estimate at ``s + step`` (compiled when asked)."""
+        """The surrogate bound at ``s`` and its estimate at ``s + step`` (compiled on integer data)."""
         if nbk is not None:
             u0, u1, every = nbk.surrogate_bound(p, w, c, s, card, step)
             if not every:
@@ -327,7 +323,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
         # Only surrogate solutions better than z matter: on integer data (exact sums) the surrogate
         # knapsack is solved with z as its lower bound, as combo does.
         lower = z - p0 if integer else None
-        res = solve_knapsack(p[rest], w[rest] + s, cs, deadline, memory_limit, _relax=False, kernel=kernel,
+        res = solve_knapsack(p[rest], w[rest] + s, cs, deadline, memory_limit, _relax=False,
                              lower=lower)
         z1 = p0 + res.value
         bound1 = z1 if res.optimal else p0 + res.bound + (margin if p.dtype.kind != "f" else 0.0)
@@ -343,7 +339,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
 
 def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
                    deadline: float | None = None, memory_limit: int | None = None,
-                   _relax: bool = True, target: float | None = None, kernel: bool = False,
+                   _relax: bool = True, target: float | None = None,
                    lower: float | None = None) -> KnapsackResult:
     """Solve ``max p.y  s.t.  w.y <= c, y in {0,1}^m`` exactly (minknap core DP with combo's bounds).
 
@@ -371,10 +367,6 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
         ``lower`` as its incumbent, so it prunes every state and fixes every item that cannot beat it.
         When none does, the answer's ``value`` is ``lower`` (or, on at most ``_MAX_ENUMERATE`` items,
         the optimum itself) and ``take`` is not a selection of that value: ``value > lower`` tells.
-    kernel : bool, default False
-        Run the core search compiled (:mod:`subsel.solvers._knapsack_nb`, numba, imported here on
-        first use) when numba is installed: the same steps and, on float data, the same floating-point
-        operations in the same order, so the same answer.
 
     Returns
     -------
@@ -411,14 +403,12 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     # Worthless weightless items (0 / 0) are of efficiency 0, not NaN: NaN has no place in the
     # order, and the bounds computed along it would be NaN (an exact search then misses selections).
     e[(p == 0) & (w == 0)] = 0.0
-    if kernel and not exact_int and target is None and unit is not None \
+    if not exact_int and target is None and unit is not None \
             and np.all(p == np.round(p)) and p.sum() < _INT_EXACT and not np.isnan(e).any():
-        nbk = _kernel()
-        if nbk is not None:
-            # Integer data in float64: the compiled search sorts only the free items (the same steps).
-            return nbk.search_free(p, w, e, capacity, deadline, memory_limit, not _relax,
-                                   relax_in_order(p, w, e, capacity, unit, deadline), unit,
-                                   -np.inf if lower is None else float(lower))
+        # Integer data in float64: the compiled search sorts only the free items (the same steps).
+        return _kernel().search_free(p, w, e, capacity, deadline, memory_limit, not _relax,
+                                     relax_in_order(p, w, e, capacity, unit, deadline), unit,
+                                     -np.inf if lower is None else float(lower))
     order = np.argsort(-e, kind="stable")
     p, w, e = p[order], w[order], e[order]
     cw = np.cumsum(w)
@@ -449,151 +439,33 @@ def solve_knapsack(values: np.ndarray, weights: np.ndarray, capacity: float,
     # j < b, into it for j >= b) leaves at most lp - |rc_j| (Dembo-Hammer; Martello-Toth reduction).
     flip_bound = lp - np.abs(p - float(e[b]) * w)
 
-    def improving(bound: np.ndarray | float, z: float) -> np.ndarray | bool:
-        """Whether a bound still allows a solution strictly better than ``z``."""
-        return bound >= z + 1.0 - margin if integer else bound > z
-
-    def refresh(z: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Free items (those an improving solution may flip) and their weight prefix/suffix minima."""
-        free = improving(flip_bound, z)
-        wf = np.where(free, w, np.iinfo(np.int64).max if exact_int else np.inf)
-        return (np.flatnonzero(free), np.minimum.accumulate(wf),
-                np.minimum.accumulate(wf[::-1])[::-1])
-
-    # State list: weights ascending, profits strictly ascending (Pareto front).
-    W = np.array([Wb], dtype=w.dtype)
-    P = np.array([Pb], dtype=p.dtype)
-    # Solution history, Pisinger-style partial vectors: each state carries the flips of the current
-    # block of _BLOCK core steps as bits, and the index of its ancestor in the list saved at the start
-    # of the block; the lists of (ancestor, bits) are saved once per block.
-    items: list[int] = []                                     # item of each core step
-    blocks: list[tuple[np.ndarray, np.ndarray]] = []          # (ancestor, bits) at each block end
-    anc = np.zeros(1, dtype=np.int64)
-    bits = np.zeros(1, dtype=np.uint64)
-    z = z_fresh = Pb
+    z = Pb
     if target is not None:   # only selections of value >= target count: better than target - 1
         floor = target - 1 if integer else float(np.nextafter(float(target), -np.inf))
         if floor > z:
-            z = z_fresh = floor
+            z = floor
     if lower is not None and lower > z:
-        z = z_fresh = lower
-    z_ref: tuple[int, int, int, int] | None = None            # (block, ancestor, bits, extra item)
-    z_take: np.ndarray | None = None                          # or the whole solution (surrogate)
+        z = lower
+    z_take: np.ndarray | None = None                          # the greedy solution, when better
     if integer and target is None:
         # Combo's greedy solutions around the break item: often the optimum, and a higher z fixes more items.
         z_greedy, flips = greedy_start(p, w, b, Pb, Wb, capacity)
         if z_greedy > z:     # (then some item is flipped)
-            z = z_fresh = z_greedy
+            z = z_greedy
             z_take = take_sorted.copy()
             z_take[list(flips)] = ~z_take[list(flips)]
-    free_idx, min_left, min_right = refresh(z)
-    last_refresh = 0
-    optimal = False
-    stopped = ""
-    saved = 0                                                 # bytes of the saved history
     # (64-bit integers: only while the surrogate weights, up to twice the largest, cannot overflow)
     relax_done = not _relax or (exact_int and float(w.sum()) + m * float(w.max()) >= 2.0 ** 62)
-    nbk = _kernel() if kernel else None
-    if nbk is not None:   # the same search, compiled (subsel.solvers._knapsack_nb), on any data
-        def relax(z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
-            u, z_new, take_new, _ = _surrogate_relaxation(
-                p, w, capacity, b, z, integer,
-                int_unit if exact_int else unit if unit is not None else _real_unit(w),
-                deadline, room, margin, kernel=True)
-            return u, z_new, None if take_new is None else _unsort(take_new, order)
-        return nbk.search(p, w, e, flip_bound, capacity, b, Pb, Wb, z, ub_global, margin, target is not None,
-                          deadline, memory_limit, relax_done, relax, lp, order, take_sorted, integer=integer,
-                          z_take=None if z_take is None else _unsort(z_take, order))
-    # The capacity an improving solution can use (rounded to the free items' divisor): the loop's
-    # feasibility and bounds use it; the final bound of an unfinished search the capacity itself.
-    div = divisible(w[free_idx], capacity, Wb)
-    cap = free_capacity(capacity, Wb, w, free_idx) if div else capacity
-    next_pairing = _MIN_PAIRING
-    side = 1
-    # Next unprocessed free item on each side (-1 / m when exhausted).
-    k = int(np.searchsorted(free_idx, b - 1, side="right")) - 1
-    s = int(free_idx[k]) if k >= 0 else -1
-    k = int(np.searchsorted(free_idx, b, side="left"))
-    t = int(free_idx[k]) if k < free_idx.size else m
-    while True:
-        if W.size == 0 or (s < 0 and t >= m) or z >= ub_global \
-                or (target is not None and (z_ref is not None or z_take is not None)):
-            optimal = True
-            break
-        if deadline is not None and time.perf_counter() > deadline:
-            stopped = "time"
-            break
-        if memory_limit is not None and saved + W.size * _BYTES_PER_STATE > memory_limit:
-            stopped = "memory"
-            break
-        if not relax_done and W.size > _MIN_RELAX:
-            # Combo's tight bound once the state list grows: the surrogate cardinality relaxation.
-            relax_done = True
-            room_left = None if memory_limit is None else \
-                memory_limit - saved - W.size * _BYTES_PER_STATE
-            u, z_new, take_new, _ = _surrogate_relaxation(
-                p, w, capacity, b, z, integer,
-                int_unit if exact_int else unit if unit is not None else _real_unit(w),
-                deadline, room_left, margin)
-            ub_global = min(ub_global, u)
-            if take_new is not None and z_new > z:
-                z, z_ref, z_take = z_new, None, take_new
-            continue
-        if W.size > next_pairing:
-            # Combo's pairing of states with the items outside the core: a better incumbent.
-            next_pairing = 2 * W.size
-            cand = _pair_states(W, P, cap, free_idx, s, t, p, w)
-            if cand is not None and cand[0] > z:
-                z, k, extra = cand
-                z_ref, z_take = (len(blocks), int(anc[k]), int(bits[k]), extra), None
-                continue
-        if z > z_fresh and len(items) - last_refresh >= _REFRESH_EVERY:
-            free_idx, min_left, min_right = refresh(z)
-            z_fresh, last_refresh = z, len(items)
-            if div:
-                cap = free_capacity(capacity, Wb, w, free_idx)
-        # The next item, alternating sides (when one side is exhausted, the other).
-        if (side == 1 and t < m) or s < 0:
-            j = t
-            k = int(np.searchsorted(free_idx, t, side="right"))
-            t = int(free_idx[k]) if k < free_idx.size else m
-        else:
-            j = s
-            k = int(np.searchsorted(free_idx, s, side="left")) - 1
-            s = int(free_idx[k]) if k >= 0 else -1
-        side = -side
-        shift = np.uint64(len(items) % _BLOCK)
-        sign = 1 if j >= b else -1
-        W, P, src, flipped = _merge(W, P, W + sign * w[j], P + sign * p[j])
-        anc = anc[src]
-        bits = bits[src] | (flipped.astype(np.uint64) << shift)
-        items.append(j)
-        # Incumbent: the heaviest feasible state is the most profitable one.
-        k = int(np.searchsorted(W, cap, side="right")) - 1
-        if k >= 0 and P[k] > z:
-            z = P[k].item()
-            z_ref, z_take = (len(blocks), int(anc[k]), int(bits[k]), -1), None
-        # Bounds of the states against every free item outside the core.
-        ub = _state_bounds(W, P, cap, s, t, e, min_left, min_right, m)
-        alive = np.asarray(improving(ub, z))  # ub is an array: so is alive
-        if not alive.all():
-            W, P, anc, bits = W[alive], P[alive], anc[alive], bits[alive]
-        if len(items) % _BLOCK == 0:
-            blocks.append((anc, bits))
-            saved += anc.nbytes + bits.nbytes
-            anc = np.arange(W.size, dtype=np.int64)
-            bits = np.zeros(W.size, dtype=np.uint64)
-    if z_take is not None:
-        take_sorted = z_take
-    else:
-        take_sorted = _backtrack(take_sorted, items, blocks, z_ref, b)
-    core = len(items)
-    if optimal:
-        bound = z
-    else:
-        ub = _state_bounds(W, P, capacity, s, t, e, min_left, min_right, m) if W.size else np.zeros(0)
-        bound = min(lp, ub_global, max(z, float(ub.max()) if ub.size else z))
-    return KnapsackResult(_unsort(take_sorted, order), z, lp, bound, optimal, core, stopped)
+
+    def relax(z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
+        u, z_new, take_new, _ = _surrogate_relaxation(
+            p, w, capacity, b, z, integer,
+            int_unit if exact_int else unit if unit is not None else _real_unit(w),
+            deadline, room, margin)
+        return u, z_new, None if take_new is None else _unsort(take_new, order)
+    return _kernel().search(p, w, e, flip_bound, capacity, b, Pb, Wb, z, ub_global, margin, target is not None,
+                            deadline, memory_limit, relax_done, relax, lp, order, take_sorted, integer=integer,
+                            z_take=None if z_take is None else _unsort(z_take, order))
 
 
 def greedy_start(p: np.ndarray, w: np.ndarray, b: int, Pb: Any, Wb: Any, capacity: Any) -> tuple[Any, tuple[int, ...]]:
@@ -662,7 +534,7 @@ def relax_in_order(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float,
         ps, ws = p[order], w[order]
         b = int(np.searchsorted(np.cumsum(ws), capacity, side="right"))
         u, z_new, take_new, _ = _surrogate_relaxation(ps, ws, capacity, b, z, True, unit, deadline, room,
-                                                      _INT_MARGIN, kernel=True)
+                                                      _INT_MARGIN)
         return u, z_new, None if take_new is None else _unsort(take_new, order)
     return relax
 
@@ -712,14 +584,11 @@ def _exact_ties(p: np.ndarray, w: np.ndarray, e: np.ndarray, b: int, capacity: i
 
 
 def _kernel() -> Any:
-    """The compiled core search (module :mod:`subsel.solvers._knapsack_nb`), imported on first use;
-    ``None`` when numba is not installed or fails to load (then the numpy loop runs)."""
+    """The compiled core search (:mod:`subsel.solvers._knapsack_search`, over the extension built at
+    install), imported on first use (it reads this module's constants)."""
     if not _KERNEL:
-        try:
-            from . import _knapsack_nb
-            _KERNEL.append(_knapsack_nb)
-        except Exception:  # no numba, or a broken one: the numpy loop answers the same
-            _KERNEL.append(None)
+        from . import _knapsack_search
+        _KERNEL.append(_knapsack_search)
     return _KERNEL[0]
 
 
@@ -806,30 +675,6 @@ def _real_unit(w: np.ndarray) -> float:
     return 2.0 ** (np.floor(np.log2(float(w.max()))) - 30)
 
 
-def _pair_states(W: np.ndarray, P: np.ndarray, c: float, free_idx: np.ndarray, s: int, t: int,
-                 p: np.ndarray, w: np.ndarray) -> tuple[float, int, int] | None:
-    """Best state paired with one free item outside the core (Martello, Pisinger, Toth 1999, Sec. 5).
-
-    Adding a right item ``j`` to the most profitable state of weight ``<= c - w_j``, or removing a left
-    item ``j`` from the most profitable state of weight ``<= c + w_j``, is feasible.  Returns
-    ``(value, state, item)`` of the best pairing, or ``None``.
-    """
-    best: tuple[float, int, int] | None = None
-    for items, sign in ((free_idx[free_idx >= t], 1), (free_idx[(free_idx <= s) & (s >= 0)], -1)):
-        if items.size == 0:
-            continue
-        idx = np.searchsorted(W, c - sign * w[items], side="right") - 1
-        ok = idx >= 0
-        if not ok.any():
-            continue
-        items, idx = items[ok], idx[ok]
-        cand = P[idx] + sign * p[items]
-        j = int(np.argmax(cand))
-        if best is None or cand[j] > best[0]:
-            best = (cand[j].item(), int(idx[j]), int(items[j]))
-    return best
-
-
 @np.errstate(over="ignore")
 def _state_bounds(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.ndarray,
                   min_left: np.ndarray, min_right: np.ndarray, m: int) -> np.ndarray:
@@ -871,51 +716,12 @@ def _state_bounds(W: np.ndarray, P: np.ndarray, c: float, s: int, t: int, e: np.
 
 def divisible(w_free: np.ndarray, capacity: Any, Wb: Any) -> bool:
     """Whether the search may round its capacity to the common divisor of the free items' weights
-    (:func:`free_capacity`): ``w_free`` (the weights of the items free at the start), the break
+    (the compiled search's ``free_capacity``): ``w_free`` (the weights of the items free at the start), the break
     solution's weight ``Wb`` and the capacity are integers whose sums are exact (int64, or float64
     below 2^53)."""
     if w_free.dtype.kind != "f":
         return True
     return bool(capacity < 2.0 ** 53 and float(Wb).is_integer() and np.all(w_free == np.floor(w_free)))
-
-
-def free_capacity(capacity: Any, Wb: Any, w: np.ndarray, free_idx: np.ndarray) -> Any:
-    """The capacity an improving solution can use: the largest value ``<= capacity`` of the form
-    ``Wb + g k`` (``k`` integer), ``g`` the greatest common divisor of the free items' weights.
-
-    An improving solution flips only free items, so its weight is the break solution's weight
-    ``Wb`` plus a multiple of ``g``: combo's rudimentary divisibility (Martello, Pisinger, Toth,
-    Management Science 45(3), 1999, Section 4) on the items the reduction leaves, with the fixed
-    items folded into ``Wb`` (so it stays exact when the fixed items' weights share no divisor).
-    ``capacity`` itself when ``g <= 1``; exact on integers (int64, or float64 below 2^53).
-    """
-    if free_idx.size == 0:
-        return capacity
-    g = int(np.gcd.reduce(w[free_idx].astype(np.int64)))
-    if g <= 1:
-        return capacity
-    return capacity - (capacity - Wb) % g
-
-
-def _backtrack(take_sorted: np.ndarray, items: list[int], blocks: list[tuple[np.ndarray, np.ndarray]],
-               z_ref: tuple[int, int, int, int] | None, b: int) -> np.ndarray:
-    """Flip the core items of the incumbent's history in the break solution."""
-    if z_ref is None:
-        return take_sorted
-    block, ancestor, flips, extra = z_ref
-    out = take_sorted.copy()
-    if extra >= 0:
-        out[extra] = extra >= b
-    while True:
-        for pos in range(_BLOCK):
-            if flips >> pos & 1:
-                item = items[block * _BLOCK + pos]
-                out[item] = item >= b  # right items are added, left items removed
-        if block == 0:
-            return out
-        block -= 1
-        anc_arr, bits_arr = blocks[block]
-        ancestor, flips = int(anc_arr[ancestor]), int(bits_arr[ancestor])
 
 
 def _unsort(take_sorted: np.ndarray, order: np.ndarray) -> np.ndarray:

@@ -24,17 +24,17 @@ tolerance.  :class:`MILPSolver` therefore
    ``OPTIMALITY_RTOL`` of a proven bound.  Where the problem is in the scope of the ``exact`` solver
    (no budget, no demand) that bound comes from ``exact``, a cross-check independent of every MILP
    tolerance, and ``exact``'s selection is offered as a candidate too (the tightened model cuts off
-   selections whose quality surplus lies inside the rule's 1e-9 but below the tightening);
-   otherwise from the relaxation's optimum, and only while every unit bound is at most
-   :data:`TRUSTED_UPPER_BOUND` (beyond that, integrality tolerances make the solver's own
-   optimality claim unreliable).  When that fails, the model neither loosened nor tightened, its
-   quality and budget rows ``2^20`` times larger, decides: it accepts every selection the rule
-   accepts, so its optimum, if the rule accepts it too, is proven; an optimum the rule refuses (by
-   less than the float arithmetic resolves) is excluded by a no-good cut and the model solved
-   again (:data:`MAX_DECIDE` times at most).  An optimal claim whose objective value lies above
-   its own selection's (HiGHS answering its warm start) proves nothing and is asked again without
-   the warm start.  An answer without a certificate is ``feasible`` (``time_limit`` when the time
-   ran out), with the best bound known;
+   selections whose quality surplus lies inside the rule's 1e-9 but below the tightening); otherwise
+   from the relaxation's optimum, and only while every unit bound is at most
+   :data:`TRUSTED_UPPER_BOUND` (beyond that, integrality tolerances make the solver's own optimality
+   claim unreliable).  When that fails, the model neither loosened nor tightened, its quality and
+   budget rows :attr:`~MILPSolver.decide_boost` times larger (``2^20``; ``2^10`` for CBC), decides:
+   it accepts every selection the rule accepts, so its optimum, if the rule accepts it too, is
+   proven; an optimum the rule refuses (by less than the float arithmetic resolves) is excluded by a
+   no-good cut and the model solved again (:data:`MAX_DECIDE` times at most).  An optimal claim
+   whose objective value lies above its own selection's (HiGHS answering its warm start) proves
+   nothing and is asked again without the warm start.  An answer without a certificate is
+   ``feasible`` (``time_limit`` when the time ran out), with the best bound known;
 5. **honours the time limit** as one deadline for all of this, and warm-starts the solver with the
    best selection at hand (the smallest selection and GSS's answer, when GSS supports the problem),
    which a time-limited answer carries if the solver found nothing better.
@@ -74,7 +74,7 @@ from ..models import (
     rounded_up,
     weighted_sum,
 )
-from ._cuts import excluding
+from ._cuts import excluding, excluding_agents
 from ._encoded import refuse_encoded
 from .base import MAX_CUT_RANGE, RawResult, Solver, SolverError, Status
 
@@ -366,6 +366,11 @@ class MILPSolver(Solver):
     supports: ClassVar[frozenset[str]] = frozenset({"budget", "demand", "must_take", "must_not_take",
                                                     *PLANNER_EXTENSIONS, *CONSTRAINT_KINDS})
 
+    #: The factor on the quality and budget rows of the model that decides a proof
+    #: (:meth:`_decide_unshifted`): large enough that the solver's tolerance lies far below the
+    #: feasibility rule's, small enough for the solver's arithmetic.
+    decide_boost: ClassVar[float] = 2.0 ** 20
+
     def _run(self, form: LinearForm, time_limit: float | None,
              warm: np.ndarray | None) -> RawResult:  # pragma: no cover - abstract
         """Solve ``form`` with gap 0 and tight tolerances within ``time_limit`` seconds, starting
@@ -413,12 +418,13 @@ class MILPSolver(Solver):
         return np.array(sol.x, dtype=np.int64), float(sol.objective), bound
 
     def _decide_unshifted(self, problem: SubsetSelectionProblem, clock: BackendClock, deadline: float | None,
-                          warm: np.ndarray,
+                          warm: np.ndarray | None,
                           with_cuts: Callable[..., tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]]
-                          ) -> tuple[np.ndarray, float] | None:
-        """Solve the model neither loosened nor tightened, its quality and budget rows ``2^20`` times
+                          ) -> tuple[np.ndarray, float] | Status | None:
+        """Solve the model neither loosened nor tightened, its quality and budget rows ``decide_boost`` times
         larger: its optimal selection and utility when the rule accepts that selection (it is then
-        the problem's optimum), None otherwise.
+        the problem's optimum), ``Status.INFEASIBLE`` when the solver finds the model, less the
+        selections the rule refused, infeasible; None otherwise.
 
         Between the relaxation (rows loosened) and the tightened model lies a band of selections
         that the rule accepts and the tightened model refuses (a surplus inside the rule's 1e-9),
@@ -435,10 +441,12 @@ class MILPSolver(Solver):
             left = self._left(deadline)
             if left is not None and left <= 0:
                 return None
-            form, full = with_cuts(solver_form(problem, 0.0, boost=2.0 ** 20)[0], refused)
-            raw = clock.call(self._run, form, left, full(warm))
+            form, full = with_cuts(solver_form(problem, 0.0, boost=self.decide_boost)[0], refused)
+            raw = clock.call(self._run, form, left, None if warm is None else full(warm))
             if self._contradicts(raw, form):  # the warm start answered as optimal below the solver's value
                 raw = clock.call(self._run, form, self._left(deadline), None)
+            if raw.status is Status.INFEASIBLE:
+                return Status.INFEASIBLE
             if raw.status is not Status.OPTIMAL or raw.x is None or self._contradicts(raw, form):
                 return None
             x = integral(raw.x, form, self.name)[:problem.n]
@@ -465,24 +473,32 @@ class MILPSolver(Solver):
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         return self._solve_excluding(problem, np.zeros((0, problem.n), dtype=np.int64))
 
-    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> RawResult:
+    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray,
+                         used: np.ndarray | None = None) -> RawResult:
         refuse_encoded(problem, self.name)
         clock = BackendClock()
-        raw = self._pipeline(problem, clock, excluded)
+        raw = self._pipeline(problem, clock, excluded, used)
         return raw._replace(backend_time_s=clock.seconds)
 
     def _pipeline(self, problem: SubsetSelectionProblem, clock: BackendClock,
-                  excluded: np.ndarray | None = None) -> RawResult:
-        """Solve ``problem`` (without the selections of ``excluded``, by no-good cuts)."""
+                  excluded: np.ndarray | None = None, used: np.ndarray | None = None) -> RawResult:
+        """Solve ``problem`` (without the selections of ``excluded``, and without those whose set of
+        used agents is a row of ``used``, by no-good cuts)."""
         start = time.perf_counter()
-        cuts = excluded is not None and excluded.size > 0
+        unit_cuts = excluded is not None and excluded.size > 0
+        agent_cuts = used is not None and used.size > 0
+        cuts = unit_cuts or agent_cuts
 
         def allowed(x: np.ndarray) -> bool:
-            return excluded is None or not cuts or not bool((excluded == x).all(axis=1).any())
+            if unit_cuts and excluded is not None and bool((excluded == x).all(axis=1).any()):
+                return False
+            return not (agent_cuts and used is not None and bool((used == (x > 0)).all(axis=1).any()))
 
         def with_cuts(form: LinearForm, more: list[np.ndarray] | None = None
                       ) -> tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]:
-            rows = [*(excluded if cuts and excluded is not None else ()), *(more or ())]
+            if agent_cuts and used is not None:
+                form = excluding_agents(form, used)
+            rows = [*(excluded if unit_cuts and excluded is not None else ()), *(more or ())]
             return excluding(form, np.array(rows, dtype=np.int64).reshape(len(rows), problem.n)) if rows \
                 else (form, form.full)
 
@@ -495,6 +511,7 @@ class MILPSolver(Solver):
         claimed = False  # the MILP claims the relaxation optimal
         claimed_value = math.nan  # the utility of the relaxation's claimed optimum
         timed_out = False
+        tight_infeasible = False  # the tightened model has no selection
 
         def offer(x: np.ndarray) -> None:
             nonlocal best, best_util
@@ -550,19 +567,28 @@ class MILPSolver(Solver):
                 if left is None or left > 0:
                     raw2 = clock.call(self._run, tight, left, None if best is None else full(best))
                     timed_out |= raw2.status is Status.TIME_LIMIT
+                    tight_infeasible = raw2.status is Status.INFEASIBLE
                     if raw2.x is not None:
                         offer(integral(raw2.x, tight, self.name)[:n])
                     left = self._left(deadline)
-                    if best is None and raw2.status is Status.INFEASIBLE and (left is None or left > 0):
+                    # The tightened model has no selection, or (CBC: its row scaling and primal
+                    # tolerance let through the surplus the tightening was to exclude) only one
+                    # the rule refuses, as the relaxation's.
+                    tight_failed = raw2.status is Status.INFEASIBLE or (
+                        raw2.status is Status.OPTIMAL and raw2.x is not None)
+                    if best is None and tight_failed and (left is None or left > 0):
                         # Neither model gave a selection that passes (the planner's constraints
                         # can force units, so no repair reaches one): the model itself, neither
-                        # loosened nor tightened, with its quality and budget rows 2^20 times
+                        # loosened nor tightened, with its quality and budget rows decide_boost times
                         # larger (so that the solver's tolerance lies far below the rule's),
                         # decides; its infeasibility is the problem's (a tolerance only widens
                         # what a solver accepts).
-                        exact_form, _ = with_cuts(solver_form(problem, 0.0, boost=2.0 ** 20)[0])
+                        exact_form, _ = with_cuts(solver_form(problem, 0.0, boost=self.decide_boost)[0])
                         raw3 = clock.call(self._run, exact_form, left, None)
-                        if raw3.status is Status.INFEASIBLE:
+                        if raw3.status is Status.INFEASIBLE and raw2.status is Status.INFEASIBLE:
+                            # Both say so (alone, CBC once called a boosted model with a feasible
+                            # selection infeasible: its cutoff increment from the objective's
+                            # coefficients, 0.4999, with rows of 5e5 per unit).
                             return RawResult(None, Status.INFEASIBLE)
                         if raw3.x is not None:
                             x3 = integral(raw3.x, exact_form, self.name)[:n]
@@ -570,13 +596,10 @@ class MILPSolver(Solver):
                             fixed3 = None if best is not None else repair(problem, x3)
                             if fixed3 is not None:
                                 offer(fixed3)
-                        if best is None and raw3.status is Status.OPTIMAL:
-                            # The tightened model has no selection and the unchanged one only
-                            # selections the exact rule refuses, by less than the solver's float
-                            # arithmetic resolves (its tolerance lies 2^20 times below the rule's):
-                            # no selection passes the rule, and the answer is the problem's
-                            # infeasibility, not an error.
-                            return RawResult(None, Status.INFEASIBLE)
+                        # An optimum of the unchanged model that the rule refuses (by less than
+                        # the solver's float arithmetic resolves) does not make the problem
+                        # infeasible: a selection below it may pass.  The decision below cuts
+                        # such selections off one by one.
                 else:
                     timed_out = True
 
@@ -590,22 +613,27 @@ class MILPSolver(Solver):
             # above an optimal selection's average quality.
             offer(x_exact)
             proven = best is not None and within_tolerance(problem, best, value)
-        elif claimed and bound is not None and best is not None:
+        elif claimed and bound is not None:
             trusted = float(np.max(relaxed.upper, initial=0.0)) <= TRUSTED_UPPER_BOUND
-            proven = trusted and within_tolerance(problem, best, claimed_value)
+            proven = trusted and best is not None and within_tolerance(problem, best, claimed_value)
             if not trusted:
                 bound = None  # the claim is not trusted at this scale: it proves no bound either
             left = self._left(deadline)
             if trusted and not proven and (left is None or left > 0):
                 decided = self._decide_unshifted(problem, clock, deadline, best, with_cuts)
-                if decided is not None:
+                if decided is Status.INFEASIBLE and best is None and tight_infeasible:
+                    # The tightened model has no selection, and the unchanged one none but those
+                    # the rule refused (by less than the solver's float arithmetic resolves; its
+                    # tolerance lies decide_boost times below the rule's): no selection passes the rule.
+                    return RawResult(None, Status.INFEASIBLE)
+                if isinstance(decided, tuple):
                     offer(decided[0])
                     proven = best is not None and within_tolerance(problem, best, decided[1])
         if best is None:
             if timed_out or (deadline is not None and time.perf_counter() >= deadline):
                 return RawResult(None, Status.NO_SOLUTION_FOUND, bound)
-            if claimed:  # pragma: no cover - a relaxation answer that no repair rescues
-                raise SolverError(f"{self.name}: no selection passes the feasibility check")
+            if claimed:  # pragma: no cover - no model, cut after cut, gave a selection that passes
+                return RawResult(None, Status.ERROR, bound)
             return RawResult(None, Status.INFEASIBLE if raw.status is Status.INFEASIBLE else Status.ERROR)
         if proven:
             return RawResult(best, Status.OPTIMAL, bound)

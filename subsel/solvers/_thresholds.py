@@ -82,7 +82,7 @@ def unit_threshold_solver(solver: "Exact", problem: SubsetSelectionProblem
         weights = np.abs(margin[agents])
         capacity = relaxed_capacity(float((x0 * margin).sum()) + FEASIBILITY_TOL, x0, margin, weights)
         values = value_all[agents]
-        res = solve_knapsack(values, weights, capacity, deadline, memory, kernel=True)
+        res = solve_knapsack(values, weights, capacity, deadline, memory)
         x = x0.copy()
         x[agents] += sign * res.take
         if float(at.quality_surplus(x)) + FEASIBILITY_TOL < 0:

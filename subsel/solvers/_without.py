@@ -93,7 +93,7 @@ def unit_exclusion_solver(solver: "Exact", problem: SubsetSelectionProblem,
         x0r = x0 * r
         base = float(_sum(x0r))
         capacity = relaxed_capacity(surplus0 + FEASIBILITY_TOL, x0, margin, weights)
-        res = solve_knapsack(values, weights, capacity, deadline, memory, kernel=True)
+        res = solve_knapsack(values, weights, capacity, deadline, memory)
         x = x0.copy()
         x[agents] += sign * res.take
         if float(problem.quality_surplus(x)) + FEASIBILITY_TOL < 0 or not problem.evaluate(x).feasible:

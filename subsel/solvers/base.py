@@ -55,8 +55,9 @@ class Status(str, enum.Enum):
         (at least the smallest selection, nothing but the must-take units, when that is feasible).
     ``no_solution_found``
         The time limit struck *before* any feasible selection was known; ``x`` is an all-zero
-        placeholder, not an answer.  Only demand or must-take constraints can make the smallest
-        selection infeasible, so only they lead here.
+        placeholder, not an answer.  Only constraints that force units (a demand, a must-take
+        agent, a group's minimum units or agents, a linear constraint's lower side) can make the
+        smallest selection infeasible, so only they lead here.
     ``infeasible``
         Proven: no selection satisfies the constraints; ``x`` is a placeholder.
     ``error``
@@ -306,6 +307,8 @@ class Solver:
         True when :meth:`solve_excluding` works (the MILP backends).
     complexity : str
         Human-readable worst-case cost, for the solver table.
+    caveat : str
+        What the backend does not promise, printed under the solver table ('' for nothing).
 
     Raises
     ------
@@ -318,6 +321,7 @@ class Solver:
     supports: ClassVar[frozenset[str]] = frozenset()
     no_good_cuts: ClassVar[bool] = False
     complexity: ClassVar[str] = ""
+    caveat: ClassVar[str] = ""
 
     def __init__(self, time_limit_s: float | None = None, threads: int | None = None,
                  verbose: bool = False):
@@ -446,7 +450,8 @@ class Solver:
 
         return solve_without
 
-    def solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> Solution:
+    def solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray, *,
+                        used: np.ndarray | None = None) -> Solution:
         """The best selection of ``problem`` other than the rows of ``excluded`` (no-good cuts).
 
         Each excluded selection ``x*`` adds the canonical cut of Balas and Jeroslow ("Canonical
@@ -462,11 +467,17 @@ class Solver:
             Capacities up to :data:`MAX_CUT_RANGE` (the binary digits are variables).
         excluded : array-like of int, shape (m, n)
             Selections to exclude, units per agent in ``0..capacity`` (``m`` may be 0).
+        used : array-like of bool or 0/1, shape (m2, n), optional
+            Sets of used agents to exclude: no selection whose agents with ``x_i > 0`` are exactly
+            those of a row.  Each row is a canonical cut on the agents' binary "used" variables
+            ``u_i = [x_i > 0]`` (Balas and Jeroslow, as above), which need no binary digits: any
+            capacity is allowed when ``excluded`` is empty.
 
         Returns
         -------
         Solution
-            Checked as by :meth:`solve` (the model's rule), and never one of the excluded rows.
+            Checked as by :meth:`solve` (the model's rule), and never one of the excluded rows nor
+            a selection of an excluded set of agents.
 
         Raises
         ------
@@ -484,13 +495,24 @@ class Solver:
         if not self.no_good_cuts:
             raise ValueError(f"solver {self.name!r} has no no-good cuts (see Solver.no_good_cuts)")
         n = problem.n
-        if int(problem.capacity.max()) > MAX_CUT_RANGE:
-            i = int(np.argmax(problem.capacity))
-            raise ValueError(f"no-good cuts need capacities of at most {MAX_CUT_RANGE}; capacity[{i}] is "
-                             f"{int(problem.capacity[i])}")
         ex = np.asarray(excluded)
         if ex.ndim != 2 or ex.shape[1] != n:
             raise ValueError(f"excluded must have shape (m, {n}); got {ex.shape}")
+        if ex.size and int(problem.capacity.max()) > MAX_CUT_RANGE:
+            i = int(np.argmax(problem.capacity))
+            raise ValueError(f"no-good cuts need capacities of at most {MAX_CUT_RANGE}; capacity[{i}] is "
+                             f"{int(problem.capacity[i])}")
+        sets = np.zeros((0, n), dtype=bool)
+        if used is not None:
+            u = np.asarray(used)
+            if u.ndim != 2 or u.shape[1] != n:
+                raise ValueError(f"used must have shape (m, {n}); got {u.shape}")
+            if u.dtype != bool:
+                bad = np.argwhere((u != 0) & (u != 1))
+                if bad.size:
+                    j, i = (int(v) for v in bad[0])
+                    raise ValueError(f"used[{j}, {i}] must be 0 or 1 (agent {i} used or not); got {u[j, i].item()!r}")
+            sets = u.astype(bool)
         with np.errstate(invalid="ignore"):
             exf = ex.astype(float)
             bad = np.argwhere(~np.isfinite(exf) | (exf != np.round(exf)) | (exf < 0) | (exf > problem.capacity))
@@ -503,13 +525,16 @@ class Solver:
         start = time.perf_counter()
         if _demand_exceeds_supply(problem):
             return self._finish(problem, RawResult(None, Status.INFEASIBLE, None, 0.0), start)
-        sol = self._finish(problem, self._solve_excluding(problem, ex), start)
+        raw = self._solve_excluding(problem, ex, sets) if sets.size else self._solve_excluding(problem, ex)
+        sol = self._finish(problem, raw, start)
         if sol.is_feasible and ex.size and bool((ex == np.asarray(sol.x)).all(axis=1).any()):
             raise SolverError(f"{self.name}: returned an excluded selection")
+        if sol.is_feasible and sets.size and bool((sets == (np.asarray(sol.x) > 0)).all(axis=1).any()):
+            raise SolverError(f"{self.name}: returned a selection of an excluded set of agents")
         return sol
 
-    def _solve_excluding(self, problem: SubsetSelectionProblem,
-                         excluded: np.ndarray) -> RawResult:  # pragma: no cover - no_good_cuts is False
+    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray,
+                         used: np.ndarray | None = None) -> RawResult:  # pragma: no cover - no_good_cuts is False
         raise NotImplementedError(f"{type(self).__name__} must implement _solve_excluding")
 
     def _explain(self, problem: SubsetSelectionProblem, time_limit_s: float | None = None,

@@ -20,15 +20,12 @@ between the compiled kernel and the numpy path are one chain of proofs behind ev
 from __future__ import annotations
 
 import functools
-import importlib.util
 import math
 import time
-import warnings
 from typing import Any, Callable
 
 import numpy as np
 
-from .._extras import require
 from .._validation import check_scalar
 from ..models import (
     FEASIBILITY_TOL,
@@ -40,6 +37,7 @@ from ..models import (
     rounded_up,
 )
 from ._knapsack import KnapsackResult, solve_knapsack
+from ._knapsack_core import unit_selection
 from .base import RawResult, Solution, Solver, Status
 
 #: Default of ``memory_limit_mb``: the state lists of the dynamic program stay below 1 GiB.
@@ -53,48 +51,11 @@ _sum = np.add.reduce
 #: Pieces up to which the exact-rule fallback enumerates every subset when its integers pass 2^53.
 _EXACT_ENUMERATE = 16
 
-#: The compiled kernel (:mod:`subsel.solvers._knapsack_jit`, ``Exact(jit=True)``) serves problems of
+#: The compiled branch and bound (``unit_selection``, ``Exact(jit=True)``) serves problems of
 #: unit capacities, no must lists and at most this many agents.
 JIT_MAX_N = 1000
 #: Nodes of the compiled branch and bound before it hands over to the dynamic program.
 _JIT_NODES = 20_000
-
-
-class _JitState:
-    """The process's compiled kernel once loaded, or the memory that loading it failed."""
-
-    def __init__(self) -> None:
-        self.kernel: Callable[..., Any] | None = None
-        self.failed = False
-
-
-_jit_state = _JitState()
-
-
-def _jit_kernel() -> Callable[..., Any] | None:
-    """The compiled kernel (compiled, or loaded from numba's disk cache, on first use); ``None``
-    when it cannot be loaded here (warned once; the numpy path answers)."""
-    state = _jit_state
-    if state.failed:
-        return None
-    if state.kernel is None:
-        try:
-            from ._knapsack_jit import unit_selection
-
-            unit_selection(np.zeros(1), np.zeros(1), FEASIBILITY_TOL, 0.0, 1)  # compiled or loaded now
-        except Exception as exc:  # a broken numba, no writable cache directory, ...: numpy answers
-            state.failed = True
-            warnings.warn(f"exact: the compiled kernel is not available ({type(exc).__name__}: {exc}); "
-                          "the numpy path answers", RuntimeWarning, stacklevel=4)
-            return None
-        state.kernel = unit_selection
-    return state.kernel
-
-
-@functools.lru_cache(maxsize=1)
-def _numba_installed() -> bool:
-    """Whether numba can be imported (looked up, not imported)."""
-    return importlib.util.find_spec("numba") is not None
 
 
 def _tie_rule(problem: SubsetSelectionProblem, x: np.ndarray, memory: int | None,
@@ -403,14 +364,12 @@ class Exact(Solver):
         instead of growing further; ``None`` means no limit.
     jit : bool or None, default None
         Problems with unit capacities, no must lists and at most :data:`JIT_MAX_N` agents are solved
-        by a compiled branch and bound (numba, from ``pip install "subsel[fast]"``), which answers in
-        microseconds where the numpy path takes tens to a hundred.  ``None``: whenever numba is
-        installed and ``lexicographic`` is on; ``True``: always (an error without numba);
-        ``False``: never.  The first call in a process compiles the kernel (seconds) or loads it
-        from numba's disk cache (about half a second with numba's import).
+        by a compiled branch and bound (Horowitz and Sahni, J. ACM 21(2), 1974; part of the C
+        extension built at install), which answers in microseconds where the dynamic program takes
+        tens to a hundred.  ``None``: whenever ``lexicographic`` is on (its first optimum may differ
+        from the dynamic program's; the rule makes them equal); ``True``: always; ``False``: never.
     lexicographic : bool, default False
-        Opt-in: off by default because of its cost on tie-heavy knapsacks (below) and because
-        numba's import adds about half a second to a one-off command.  The rule among equal optima,
+        Opt-in: off by default because of its cost on tie-heavy knapsacks (below).  The rule among equal optima,
         on problems with unit capacities and no must lists: the
         lexicographically greatest optimal ``x`` by agent index (agent 0 first, selected greater
         than not), whichever path found an optimum, so the kernel and the numpy path return the same
@@ -431,8 +390,6 @@ class Exact(Solver):
         ``memory_limit_mb`` not a positive number (and as :class:`~subsel.solvers.base.Solver`).
     TypeError
         ``jit`` not a bool or None; ``lexicographic`` not a bool.
-    ImportError
-        ``jit=True`` without numba installed (a ``MissingExtraError`` naming ``pip install "subsel[fast]"``).
 
     Notes
     -----
@@ -467,9 +424,7 @@ class Exact(Solver):
         if not isinstance(lexicographic, (bool, np.bool_)):
             raise TypeError(f"lexicographic must be True or False; got {lexicographic!r}")
         self.lexicographic = bool(lexicographic)
-        if jit:
-            require("numba", extra="fast", feature="exact's compiled kernel (jit=True)")
-        #: As given (None: the kernel when numba is installed and the rule among equal optima is on).
+        #: As given (None: the kernel when the rule among equal optima is on).
         self.jit = None if jit is None else bool(jit)
         if memory_limit_mb is not None:
             memory_limit_mb = check_scalar(memory_limit_mb, "memory_limit_mb", min_val=0,
@@ -488,10 +443,10 @@ class Exact(Solver):
         return opts
 
     def _use_kernel(self) -> bool:
-        """Whether the compiled kernel may answer: asked for, or by default when numba is installed
-        and the rule among equal optima makes its answers those of the numpy path."""
+        """Whether the compiled branch and bound may answer: asked for, or by default when the rule
+        among equal optima makes its answers those of the dynamic program."""
         if self.jit is None:
-            return self.lexicographic and _numba_installed()
+            return self.lexicographic
         return self.jit
 
     def threshold_solver(self, problem: SubsetSelectionProblem) -> Callable[[float], Solution]:
@@ -562,11 +517,9 @@ class Exact(Solver):
         if problem.n <= JIT_MAX_N and self._use_kernel() and not problem.must_take.size \
                 and not problem.must_not_take.size and problem._max_capacity == 1 \
                 and (self.time_limit_s is None or self.time_limit_s >= 0.1):
-            kernel = _jit_kernel()
-            if kernel is not None:
-                quick = self._solve_compiled(problem, kernel)
-                if quick is not None:
-                    return quick
+            quick = self._solve_compiled(problem, unit_selection)
+            if quick is not None:
+                return quick
         return self._solve_numpy(problem)
 
     @staticmethod
@@ -676,7 +629,7 @@ class Exact(Solver):
         x = x0
         repaired = False
         for _ in range(_MAX_REPAIRS):
-            res = solve_knapsack(values, weights, capacity, deadline, memory, kernel=True)
+            res = solve_knapsack(values, weights, capacity, deadline, memory)
             if first_solve is None:
                 first_solve = (res, base, values)
             x = x0.copy()

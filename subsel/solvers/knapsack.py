@@ -179,7 +179,7 @@ def _core(memory: int | None, deadline: float | None) -> SubSolver:
     limits (a question they cut short comes back undecided: the rule then raises
     :class:`RuleStopped`)."""
     def solve(p: np.ndarray, w: np.ndarray, c: Any, target: Any) -> tuple[np.ndarray, bool]:
-        res = _solve_core(p, w, c, deadline, memory, target=target, kernel=True)
+        res = _solve_core(p, w, c, deadline, memory, target=target)
         return res.take, res.optimal
     return solve
 
@@ -195,11 +195,10 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     is capped at the copies that fit (``C // w_j``) and split into binary pieces of 1, 2, 4, ...
     copies (Martello and Toth, *Knapsack Problems*, 1990, Section 3.2), so a count of 10^12 costs
     about 40 items.  The arithmetic is exact for totals up to 2^62 (float64 state lists up to 2^52,
-    int64 above) and the answer is checked in integers before it is returned.  With numba installed
-    the core search runs compiled (imported on the first knapsack of more than 20 items), a
-    step-for-step port of the numpy loop: the same ``x`` either way; once it is loaded, a 0-1 call
-    without ``lexicographic`` on totals up to 2^52 is one compiled call from the arrays to the answer
-    (the checks, the items that fit, the search), with the same ``x``, status and bound.
+    int64 above) and the answer is checked in integers before it is returned.  The core search is
+    compiled (a C extension built at install); a 0-1 call without ``lexicographic`` on totals up to
+    2^52 is one compiled call from the arrays to the answer (the checks, the items that fit, the
+    search), with the same ``x``, status and bound as the general path.
 
     Parameters
     ----------
@@ -217,9 +216,7 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         With ``lexicographic``, deciding the rule counts too: stopped there, the optimum found is
         returned with status ``time_limit`` and ``bound`` equal to its value.  The clock is read
         between core steps and before each of the rule's questions, and the search stops early when
-        the next step and the bound of the states would end past the limit; the first call of a
-        process also loads the compiled core (about a second; after an install numba compiles it
-        once, which takes longer).
+        the next step and the bound of the states would end past the limit.
     memory_limit_mb : float or None, default 1024
         Most memory (MiB) the state lists may take; when the next step would pass it, the search
         stops with the best selection found (status ``time_limit``).  ``None``: no limit.
@@ -236,8 +233,8 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         the heaviest optimal rest (equal weights: the largest ``sum_j y_{h+j} 2^j``).  Otherwise the
         first optimum the search reaches (items in decreasing efficiency, equal efficiencies by index;
         the core grown alternately from the break item; among states of equal weight and value the
-        first reached kept): a deterministic function of the input, the same with or without numba,
-        but no particular optimal selection.  The documentation's "Which optimal selection you get"
+        first reached kept): a deterministic function of the input, but no particular optimal
+        selection.  The documentation's "Which optimal selection you get"
         lists every solver's choice.
 
     Returns
@@ -326,10 +323,10 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
     c_core = float(cap) if floats else cap
     useful = pv > 0
     if useful.all():
-        res = _solve_core(pv, pw, c_core, deadline, memory, kernel=True)
+        res = _solve_core(pv, pw, c_core, deadline, memory)
         take = res.take
     else:
-        res = _solve_core(pv[useful], pw[useful], c_core, deadline, memory, kernel=True)
+        res = _solve_core(pv[useful], pw[useful], c_core, deadline, memory)
         take = np.zeros(pv.size, dtype=bool)
         take[useful] = res.take
     if res.optimal and lexicographic:
@@ -364,8 +361,7 @@ def _answer(x: np.ndarray, v: np.ndarray, w: np.ndarray, k: np.ndarray | None, c
 def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time_limit_s: Any,
                     memory_limit_mb: Any) -> KnapsackSolution | None:
     """A 0-1 call without the rule among equal optima in one compiled call
-    (:func:`subsel.solvers._knapsack_nb.solve01`), once a core search has loaded the compiled kernel;
-    None where the general path must answer (the kernel not loaded, a capacity that is not a
+    (the compiled kernel's ``solve01``); None where the general path must answer (a capacity that is not a
     non-negative integer, arrays of different lengths, an entry or a total out of range: it names
     them; totals beyond float64 or few items; the deadline already past).
 
@@ -374,9 +370,7 @@ def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time
     the kernel.  With a time limit the kernel returns after a budget of states and the search goes on
     in Python, which reads the clock (the general path reads it before the first step too).
     """
-    nbk = _knapsack._KERNEL[0] if _knapsack._KERNEL else None
-    if nbk is None:   # numba not loaded yet (the general path loads it at its first core search) or absent
-        return None
+    nbk = _knapsack._kernel()
     deadline = None
     if time_limit_s is not None:
         deadline = start + check_scalar(time_limit_s, "time_limit_s", min_val=0, include_boundaries="right",

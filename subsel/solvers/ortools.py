@@ -23,7 +23,7 @@ from ..models import (
     linear_form,
     weighted_sum,
 )
-from ._cuts import excluding
+from ._cuts import excluding, excluding_agents
 from ._encoded import refuse_encoded
 from ._milp import BackendClock, MILPSolver, captured_output, report_printed, within_tolerance
 from .base import RawResult, Solver, SolverError, Status
@@ -206,7 +206,9 @@ class ORToolsCPSAT(Solver):
     that the integer model is the problem itself); otherwise it is returned as ``feasible``.
 
     Hence ``exact = False`` in the solver table.  Gap limits are 0 (``relative_gap_limit``,
-    ``absolute_gap_limit``); ``time_limit_s`` maps to ``max_time_in_seconds`` (status
+    ``absolute_gap_limit``); ``time_limit_s`` is one deadline for the whole call (building the
+    integer model, every CP-SAT run and the cross-check): each run gets what is left as
+    ``max_time_in_seconds`` (status
     ``time_limit`` with CP-SAT's bound); ``threads`` to ``num_workers``; ``verbose`` to
     ``log_search_progress``.
 
@@ -217,6 +219,10 @@ class ORToolsCPSAT(Solver):
 
     name = "ortools-cpsat"
     exact = False
+    caveat = ("does not certify decimal data: 'optimal' only where exact proves the same optimum (no budget, "
+              "demand or group limits) or every q_i - alpha is exact in binary floating point (data on a binary "
+              "grid, e.g. multiples of 1/1024); otherwise its answers are 'feasible' - use highs, cbc or "
+              "ortools-scip for a proven optimum")
     no_good_cuts = True
     supports = frozenset({"budget", "demand", "must_take", "must_not_take", *PLANNER_EXTENSIONS,
                           *CONSTRAINT_KINDS})
@@ -236,17 +242,22 @@ class ORToolsCPSAT(Solver):
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         return self._solve_excluding(problem, np.zeros((0, problem.n), dtype=np.int64))
 
-    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray) -> RawResult:
+    def _solve_excluding(self, problem: SubsetSelectionProblem, excluded: np.ndarray,
+                         used: np.ndarray | None = None) -> RawResult:
         refuse_encoded(problem, self.name)
         clock = BackendClock()
-        raw = self._certified(problem, clock, excluded)
+        raw = self._certified(problem, clock, excluded, used)
         return raw._replace(backend_time_s=clock.seconds)
 
     def _certified(self, problem: SubsetSelectionProblem, clock: BackendClock,
-                   excluded: np.ndarray | None = None) -> RawResult:
+                   excluded: np.ndarray | None = None, used: np.ndarray | None = None) -> RawResult:
         start = time.perf_counter()
-        cuts = excluded is not None and excluded.size > 0
-        raw = self._solve_scaled(problem, clock, excluded if cuts else None)
+        agent_cuts = used is not None and used.size > 0
+        cuts = excluded is not None and excluded.size > 0 or agent_cuts
+        # One deadline for the whole call: building the integer model, every CP-SAT run, the check.
+        deadline = None if self.time_limit_s is None else start + self.time_limit_s
+        raw = self._solve_scaled(problem, clock, excluded if excluded is not None and excluded.size else None,
+                                 used if agent_cuts else None, deadline)
         if raw.status is not Status.OPTIMAL or raw.x is None:
             return raw
         if cuts:  # ``exact`` knows no cuts: only an integer model that is the problem itself proves
@@ -264,18 +275,21 @@ class ORToolsCPSAT(Solver):
         return raw
 
     def _solve_scaled(self, problem: SubsetSelectionProblem, clock: BackendClock,
-                      excluded: np.ndarray | None = None) -> RawResult:
+                      excluded: np.ndarray | None = None, used: np.ndarray | None = None,
+                      deadline: float | None = None) -> RawResult:
         form = linear_form(problem)
+        if used is not None:
+            form = excluding_agents(form, used)
         if excluded is not None:
             form = excluding(form, excluded)[0]
-        raw, exact = self._units(problem, *clock.call(self._run, form, relaxed=False))
+        raw, exact = self._units(problem, *clock.call(self._run, form, relaxed=False, deadline=deadline))
         margins = raw.status is not Status.INFEASIBLE or _margins_exact(problem)
         if raw.status is Status.INFEASIBLE and not (exact and margins):
             # Rounding the quality row down, or the margins q_i - alpha to floats, may cut off every
             # feasible selection; a relaxation (loosened by both roundings) decides: if it is
             # infeasible too, so is the problem.
-            raw2, _ = self._units(problem, *clock.call(self._run, form, relaxed=True))
-            if raw2.status is Status.INFEASIBLE:
+            raw2, _ = self._units(problem, *clock.call(self._run, form, relaxed=True, deadline=deadline))
+            if raw2.status is Status.INFEASIBLE or raw2.status is Status.TIME_LIMIT and raw2.x is None:
                 return raw2
             if raw2.x is not None and problem.evaluate(np.rint(raw2.x)).feasible:
                 return RawResult(raw2.x, Status.FEASIBLE, raw2.bound)
@@ -290,8 +304,9 @@ class ORToolsCPSAT(Solver):
         """``raw`` with only the agents' units (the planner's auxiliary variables dropped)."""
         return (raw if raw.x is None else raw._replace(x=np.asarray(raw.x)[:problem.n])), exact
 
-    def _run(self, form: LinearForm, relaxed: bool) -> tuple[RawResult, bool]:
-        """Solve the scaled model; also say whether the scaling was exact."""
+    def _run(self, form: LinearForm, relaxed: bool, deadline: float | None = None) -> tuple[RawResult, bool]:
+        """Solve the scaled model, stopping at ``deadline`` (a ``time.perf_counter()`` value); also say
+        whether the scaling was exact."""
         from ortools.sat.python import cp_model
 
         lo = form.lower.astype(np.int64)
@@ -361,8 +376,11 @@ class ORToolsCPSAT(Solver):
         solver.parameters.relative_gap_limit = 0.0
         solver.parameters.absolute_gap_limit = 0.0
         solver.parameters.log_search_progress = bool(self.verbose)
-        if self.time_limit_s is not None:
-            solver.parameters.max_time_in_seconds = float(self.time_limit_s)
+        if deadline is not None:  # what is left of the call's time after building the model
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return RawResult(None, Status.TIME_LIMIT), exact
+            solver.parameters.max_time_in_seconds = left
         if self.threads is not None:
             solver.parameters.num_workers = int(self.threads)
         status = solver.Solve(model)
@@ -374,11 +392,11 @@ class ORToolsCPSAT(Solver):
                 if exact and not relaxed:
                     return RawResult(xv, Status.OPTIMAL, bound), exact
                 return RawResult(xv, Status.FEASIBLE, None), exact
-            st = Status.TIME_LIMIT if self.time_limit_s is not None else Status.FEASIBLE
+            st = Status.TIME_LIMIT if deadline is not None else Status.FEASIBLE
             return RawResult(xv, st, bound if exact else None), exact
         if status == cp_model.INFEASIBLE:
             return RawResult(None, Status.INFEASIBLE), exact
-        if status == cp_model.UNKNOWN and self.time_limit_s is not None:
+        if status == cp_model.UNKNOWN and deadline is not None:
             return RawResult(None, Status.TIME_LIMIT), exact
         if status == cp_model.MODEL_INVALID:
             # CP-SAT checks that every linear expression stays within 64-bit integers: with huge

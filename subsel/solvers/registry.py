@@ -225,6 +225,8 @@ class SolverInfo:
     complexity : str
     supports : frozenset of str
         The problem extensions it handles.
+    caveat : str
+        What the backend does not promise ('' for nothing), shown under the table.
     """
 
     def __init__(self, entry: _Entry):
@@ -281,6 +283,10 @@ class SolverInfo:
     @property
     def supports(self) -> frozenset[str]:
         return frozenset(self._attribute("supports", frozenset()))
+
+    @property
+    def caveat(self) -> str:
+        return str(self._attribute("caveat", ""))
 
 
 def get_solver(name: str, **options: Any) -> Solver:

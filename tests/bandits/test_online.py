@@ -75,6 +75,13 @@ def test_repeated_round_is_rejected():
         p.feedback(good)
 
 
+def test_feedback_before_any_order_says_nothing_was_ordered():
+    p = planner()
+    with pytest.raises(ValueError, match="no order is pending: nothing was ordered yet; run 'next' first") as info:
+        p.feedback(obs([["a", 2, 1]]))
+    assert "round 0" not in str(info.value) and "repeated" not in str(info.value)
+
+
 def test_round_column_must_match():
     p = planner()
     p.next_order()
@@ -88,10 +95,29 @@ def test_round_column_must_match():
     (AGENTS.assign(quality=0.5), "a 'quality' column is not expected"),
     (AGENTS.assign(cost=["0.1", "-1", "0.2"]), "row 1, column 'cost'"),
     (AGENTS.assign(name=["a", "a", "c"]), "duplicates"),
+    (AGENTS.rename(columns={"capacity": "capcity"}), "unknown column 'capcity'; an online planner's agents CSV "
+                                                     "has the columns name, cost, capacity"),
+    (AGENTS.assign(min_units=[1, 1, 1]), "column 'min_units' is not supported by the online planner"),
+    (AGENTS.assign(lot_size=[1, 1, 1]), "column 'lot_size' is not supported by the online planner"),
+    (AGENTS.assign(fixed_cost=[0, 0, 0]), "column 'fixed_cost' is not supported by the online planner"),
+    (AGENTS.assign(group=["g", "g", ""]), "column 'group' is not supported by the online planner"),
 ])
 def test_create_validation(table, match):
     with pytest.raises(ValueError, match=match):
         OnlinePlanner.create(table, alpha=0.6, epsilon=0.1, horizon=10)
+
+
+@pytest.mark.parametrize("column, value, match", [
+    ("capcity", 3, "unknown column 'capcity'"),
+    ("min_units", 2, "column 'min_units' is not supported by the online planner"),
+    ("group", "g", "column 'group' is not supported by the online planner"),
+])
+def test_add_agents_refuses_a_column_it_would_not_read(column, value, match):
+    p = planner()
+    before = json.dumps(p.to_state())
+    with pytest.raises(ValueError, match=match):
+        p.add_agents(pd.DataFrame({"name": ["d"], "cost": ["0.1"], column: [value]}))
+    assert json.dumps(p.to_state()) == before
 
 
 def test_known_quality_policy_is_not_for_online_use():

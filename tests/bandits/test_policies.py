@@ -311,7 +311,7 @@ def _cts_state():
     (lambda s: s["rng"].update(state={"bit_generator": "PCG64", "state": 5}), "rng.state is not a valid"),
     (lambda s: s["rng"].update(state="x"), "rng.state must be a PCG64 state"),
     (lambda s: s.update(rng=5), "'rng' must hold"),
-    (lambda s: s.update(w=[1e19, 0, 0]), r"w\[0\] = 1e\+19 exceeds t x capacity"),
+    (lambda s: s.update(w=[1e19, 0, 0]), r"w\[0\] = 1e\+19 exceeds 2\^53"),
     (lambda s: s.update(w=[1.5, 1, 1]), r"w\[0\] must be a non-negative integer; got 1.5"),
     (lambda s: s.update(t=10 ** 30), "'t' must be an integer in 0..2\\^53"),
     (lambda s: s.update(t=True), "'t' must be an integer"),

@@ -74,6 +74,25 @@ def test_removed_statistics_are_restored_by_a_later_add():
     assert back.w[-1] == w_b and back.good[-1] == good_b
 
 
+@pytest.mark.parametrize("name", ["ss-ucb", "cucb", "cts"])
+def test_an_agent_back_with_a_smaller_capacity_keeps_usable_statistics(name):
+    pol = make_policy(name, "dpss", cost=[0.3, 0.2, 0.05], alpha=0.6, epsilon=0.5, horizon=40,
+                      capacity=[3, 1, 2], names=["acme", "bolt", "corex"], seed=1)
+    for _ in range(3):
+        x = pol.select()
+        pol.update(x, x)
+    w = pol.w[0]
+    pol.remove_agents("acme")
+    pol.add_agents([0.3], capacity=[1], names=["acme"])
+    back = policy_from_state(json.loads(json.dumps(pol.to_state())))
+    assert back.names == ("bolt", "corex", "acme") and back.w[-1] == w
+    assert name != "ss-ucb" or w == 9  # explored in full: 3 rounds of 3 units, more than t x 1
+    x = back.select()
+    assert 0 <= x[-1] <= 1
+    back.update(x, x)
+    policy_from_state(back.to_state())
+
+
 def test_ss_ucb_explores_a_newcomer_in_full_until_tau_units():
     pol = _policy("ss-ucb", names=["a", "b", "c", "d"], epsilon=0.5, horizon=20)
     rng = np.random.default_rng(1)

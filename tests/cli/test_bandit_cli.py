@@ -335,7 +335,7 @@ def _cts_online(tmp_path):
     (lambda s: s["policy"]["params"].update(epsilon=2), r"'params': epsilon must be a number in \[0, 1\]; got 2"),
     (lambda s: _v1(s, {"round": 1, "units": [10 ** 30, 0, 0]}),
      r"pending units\[0\] = 10{30} is outside"),
-    (lambda s: s["policy"].update(w=[1e19, 0, 0]), r"w\[0\] = 1e\+19 exceeds t x capacity"),
+    (lambda s: s["policy"].update(w=[1e19, 0, 0]), r"w\[0\] = 1e\+19 exceeds 2\^53"),
     (lambda s: s["policy"].update(t=-1), "'t' must be an integer in 0..2\\^53"),
 ])
 def test_damaged_cts_state_is_refused_and_left_alone(tmp_path, capsys, change, match):

@@ -121,6 +121,63 @@ def test_add_and_remove(state, capsys):
     assert set(saved["policy"]["retired"]) == {"farm_b", "farm_c"}
 
 
+@pytest.mark.parametrize("header, match", [
+    ("name,cost,capcity", "unknown column 'capcity'"),
+    ("name,cost,min_units", "column 'min_units' is not supported by the online planner"),
+    ("name,cost,lot_size", "column 'lot_size' is not supported by the online planner"),
+    ("name,cost,fixed_cost", "column 'fixed_cost' is not supported by the online planner"),
+])
+def test_init_and_add_refuse_columns_they_would_not_read(state, capsys, header, match):
+    agents = state.parent / "more.csv"
+    agents.write_text(f"{header}\nfarm_d,0.1,3\n")
+    before = state.read_bytes()
+    assert match in _error(capsys, main(["bandit", "add", "--state", str(state), "--agents", str(agents)]))
+    assert state.read_bytes() == before
+    fresh = state.parent / "fresh.json"
+    assert match in _error(capsys, main(["bandit", "init", "--agents", str(agents), "--alpha", "0.6", "--epsilon",
+                                         "0.4", "--horizon", "20", "--state", str(fresh)]))
+    assert not fresh.exists()
+
+
+def test_an_agent_back_with_a_smaller_capacity_keeps_its_statistics(state, capsys):
+    for _ in range(3):  # three full rounds: farm_a (capacity 2) delivers 6 units
+        order = _order(state)
+        obs = state.parent / "obs.csv"
+        order.assign(received=order["units"], good=order["units"])[["name", "received", "good"]].to_csv(
+            obs, index=False)
+        assert main(["bandit", "feedback", "--state", str(state), "--observations", str(obs)]) == 0
+    assert main(["bandit", "remove", "--state", str(state), "--names", "farm_a"]) == 0
+    back = state.parent / "back.csv"
+    back.write_text("name,cost,capacity\nfarm_a,0.1,1\n")
+    assert main(["bandit", "add", "--state", str(state), "--agents", str(back)]) == 0
+    order = _order(state)
+    assert order["name"].tolist() == ["farm_b", "farm_c", "farm_a"] and order["units"].max() <= 1
+    saved = json.loads(state.read_text())
+    assert saved["policy"]["w"][-1] == 6 and saved["policy"]["params"]["capacity"][-1] == 1
+    assert main(["bandit", "remove", "--state", str(state), "--names", "farm_b"]) == 0
+
+
+@pytest.mark.parametrize("command", [["next", "-o", "order.csv"], ["feedback", "--observations", "obs.csv"],
+                                     ["add", "--agents", "obs.csv"], ["remove", "--names", "farm_a"]])
+def test_a_state_that_is_a_folder_is_called_a_folder(tmp_path, capsys, command):
+    (tmp_path / "obs.csv").write_text("name,received,good\nfarm_a,1,1\n")
+    folder = tmp_path / "states"
+    folder.mkdir()
+    argv = ["bandit", command[0], "--state", str(folder), *command[1:2], str(tmp_path / command[2])] \
+        if command[0] != "remove" else ["bandit", "remove", "--state", str(folder), "--names", "farm_a"]
+    err = _error(capsys, main(argv))
+    assert f"--state {folder} is a folder, not a state file" in err and "does not exist" not in err
+
+
+def test_feedback_before_any_next_says_nothing_was_ordered(state, capsys):
+    obs = state.parent / "obs.csv"
+    obs.write_text("name,received,good\nfarm_a,1,1\n")
+    before = state.read_bytes()
+    err = _error(capsys, main(["bandit", "feedback", "--state", str(state), "--observations", str(obs)]))
+    assert "nothing was ordered yet; run 'next' first" in err and "round 0" not in err
+    assert state.read_bytes() == before
+
+
 def test_old_state_file_still_works(tmp_path, capsys):
     path = tmp_path / "state.json"
     path.write_text((Path(__file__).parents[1] / "bandits" / "data" / "online_state_v1_ssucb.json").read_text())

@@ -202,11 +202,15 @@ def test_selection_csv_quotes_names_with_commas(tmp_path, capsys):
 
 def test_solvers_table_is_aligned_and_matches_the_readme(capsys):
     assert main(["solvers"]) == 0
-    lines = capsys.readouterr().out.rstrip("\n").splitlines()
+    out = capsys.readouterr().out.rstrip("\n")
+    lines, _, notes = out.partition("\n\n")
+    lines = lines.splitlines()
     header = lines[0]
     starts = [header.index(col) for col in ("exact", "complexity", "extensions", "available")]
     rows = {r.name: r for r in solver_info()}
     assert len(lines) == len(rows) + 1
+    # under the table, one line per backend with a caveat
+    assert notes.splitlines() == [f"{r.name}: {r.caveat}" for r in rows.values() if r.caveat]
     for line in lines[1:]:
         for s in starts:  # every column starts at the header's column, after a blank
             assert line[s - 1] == " " and line[s] != " ", line

@@ -53,7 +53,8 @@ def test_frontier_breakpoints_and_plot_files(agents, tmp_path, capsys):
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--points", "0"], "--points must be a positive integer; got 0"),
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--points", "3", "--breakpoints"], "exclude each other"),
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--plot", "-"], "--plot needs a file name"),
-    (["--alpha-min", "0.1", "--alpha-max", "0.5", "--breakpoints", "--solver", "gss"], "does not prove optimality"),
+    (["--alpha-min", "0.1", "--alpha-max", "0.5", "--breakpoints", "--solver", "gss"],
+     "--solver gss does not prove optimality; frontier --breakpoints needs an exact solver: one of "),
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--solver", "nope"], "unknown solver 'nope'"),
     (["--alpha-min", "0.1", "--alpha-max", "0.5", "--budget", "-1"], "--budget must be >= 0"),
 ])
@@ -78,6 +79,13 @@ def test_payments_match_the_library(agents, tmp_path, capsys):
     assert (got.payment >= got.units * got.reported_cost - 1e-9).all()
 
 
+def test_payments_help_offers_no_budget(capsys):
+    # payments always refuse a budget (the selection need not be monotone in a report): not offered
+    assert main(["payments", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--demand" in out and "--budget" not in out
+
+
 def test_payments_with_a_must_take_agent_pay_it_without_bound(agents, capsys):
     capsys.readouterr()
     assert main(["payments", str(agents), "--alpha", "0.7", "--must-take", "0"]) == 0
@@ -86,9 +94,10 @@ def test_payments_with_a_must_take_agent_pay_it_without_bound(agents, capsys):
 
 
 @pytest.mark.parametrize("extra,match", [
-    (["--budget", "2"], "--budget: critical payments need"),
+    (["--budget", "2"], "unrecognized arguments: --budget 2"),
     ([], "--alpha is required"),
-    (["--alpha", "0.7", "--solver", "gss"], "does not prove optimality"),
+    (["--alpha", "0.7", "--solver", "gss"],
+     "--solver gss does not prove optimality; payments needs an exact solver: one of "),
     (["--alpha", "0.7", "--demand", "13", "--solver", "highs"], "infeasible"),
 ])
 def test_payments_errors(agents, tmp_path, capsys, extra, match):
@@ -153,6 +162,16 @@ def test_frontier_plot_in_the_format_its_extension_names(agents, tmp_path, ext, 
     assert main(["frontier", str(agents), "--alpha-min", "0.5", "--alpha-max", "0.9", "--points", "3",
                  "-o", str(tmp_path / "f.csv"), "--plot", str(fig)]) == 0
     assert fig.read_bytes().startswith(magic)
+
+
+@pytest.mark.parametrize("output", ["nodir/f.csv", "f.csv/"])
+def test_a_failing_frontier_leaves_an_existing_plot_as_it_was(agents, tmp_path, capsys, output):
+    old = tmp_path / "old.png"
+    old.write_bytes(b"the figure of an earlier run")
+    _error(capsys, 2, ["frontier", agents, "--alpha-min", "0.5", "--alpha-max", "1", "--points", "3",
+                       "-o", f"{tmp_path}/{output}", "--plot", old], f"{tmp_path}/{output}")
+    assert old.read_bytes() == b"the figure of an earlier run"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agents.csv", "old.png"]  # no temporary left
 
 
 @pytest.mark.parametrize("name", ["f.txt", "f"])
@@ -230,3 +249,37 @@ def test_solve_alternatives_when_one_exists(tmp_path, capsys):
     capsys.readouterr()
     assert main(["solve", str(path), "--alpha", "0.95", "--alternatives", "3"]) == 0
     assert "only 1 feasible selection exists" in capsys.readouterr().out
+
+
+def _coop(tmp_path):
+    """The planner's co-op where ``exact`` cannot prove a step (lot sizes on thousands of units)."""
+    path = tmp_path / "coop.csv"
+    path.write_text("name,quality,cost,capacity,lot_size\nacme,0.576,4.74,4104,24\nbolt,0.871,8.65,150,1\n"
+                    "cork,0.958,10.93,720,24\n")
+    return path
+
+
+def test_frontier_breakpoints_resolution_and_step_budget(tmp_path, capsys):
+    path = _coop(tmp_path)
+    out = tmp_path / "steps.csv"
+    argv = ["frontier", str(path), "--alpha-min", "0.85", "--alpha-max", "0.99", "--R", "14", "--breakpoints"]
+    assert main([*argv, "--resolution", "0.01", "-o", str(out)]) == 0
+    got = pd.read_csv(out)
+    p = SubsetSelectionProblem.from_csv(path, alpha=0.85, R=14.0)
+    want = frontier_breakpoints(p, 0.85, 0.99, resolution=0.01)
+    assert len(got) == len(want) <= 15 and (got.status == "optimal").all()
+    assert np.allclose(got.objective, want.objective, rtol=1e-9) and np.allclose(got.alpha, want.alpha)
+    out.unlink()
+    capsys.readouterr()
+    _error(capsys, 2, [*argv, "--max-steps", "10", "-o", out], "more than max_steps = 10 steps")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("extra,match", [
+    (["--resolution", "0.01"], "--resolution applies to --breakpoints only"),
+    (["--max-steps", "5"], "--max-steps applies to --breakpoints only"),
+    (["--breakpoints", "--resolution", "1.5"], "--resolution must be in [0, 1]"),
+    (["--breakpoints", "--max-steps", "0"], "--max-steps must be a positive integer"),
+])
+def test_frontier_resolution_and_step_budget_errors(tmp_path, capsys, extra, match):
+    _error(capsys, 2, ["frontier", _coop(tmp_path), "--alpha-min", "0.85", "--alpha-max", "0.9", *extra], match)

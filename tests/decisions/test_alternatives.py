@@ -115,7 +115,9 @@ def test_qualities_a_hair_from_alpha(problem, k):
     assert len(df) == min(k, len(ranked))
     assert all(problem.evaluate(x).feasible for x in df.x)
     want = np.array([float(v) for v, _ in ranked[:len(df)]])
-    assert np.allclose(df.objective.to_numpy(), want, rtol=1e-9, atol=0)
+    # utilities within the tie tolerance (1e-9 relative) of each other are tied and listed by the
+    # tie rule: a listed utility may lie that far below the brute-force one of its rank
+    assert np.allclose(df.objective.to_numpy(), want, rtol=2e-9, atol=0)
 
 
 # ---------------------------------------------------------------------------- the no-good-cut path
@@ -208,7 +210,7 @@ def test_cuts_with_qualities_a_hair_from_alpha(problem, k):
     df = alternatives(problem, k, solver="highs", method="cuts")
     assert len(df) == min(k, len(ranked)) and all(problem.evaluate(x).feasible for x in df.x)
     want = np.array([float(v) for v, _ in ranked[:len(df)]])
-    assert np.allclose(df.objective.to_numpy(), want, rtol=1e-9, atol=0)
+    assert np.allclose(df.objective.to_numpy(), want, rtol=2e-9, atol=0)  # tied within 1e-9: the tie rule orders them
 
 
 def test_cuts_find_every_tie_where_highs_answered_its_warm_start():

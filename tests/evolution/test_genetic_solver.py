@@ -1,6 +1,7 @@
 """EMSCO's engine as the 'emsco' Solver: feasible, optimal with a generous budget, seeded."""
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -37,10 +38,10 @@ def test_answer_is_feasible_and_never_above_the_optimum(problem):
     sol = get_solver("emsco", seed=0, **SMALL).solve(problem)  # Solver.solve checks evaluate too
     if best is None:
         assert sol.status is Status.INFEASIBLE
-        return
-    assert sol.status is Status.FEASIBLE
-    assert problem.evaluate(sol.x).feasible
-    assert sol.objective <= best[0] + 1e-9
+    else:
+        assert sol.status is Status.FEASIBLE
+        assert problem.evaluate(sol.x).feasible
+        assert sol.objective <= best[0] + 1e-9
 
 
 # A genetic search is a heuristic: "reaches the optimum" is checked on a fixed set of examples
@@ -137,3 +138,14 @@ def test_bad_options_raise(kwargs, message):
 def test_bad_seed_raises_at_construction(seed, error, message):
     with pytest.raises(error, match=message):
         get_solver("emsco", seed=seed)
+
+
+@pytest.mark.parametrize("q", [5e-324, 1e-320, 2.2250738585072014e-308])
+@pytest.mark.parametrize("alpha", [0.0, 5e-324])
+def test_a_subnormal_quality_gives_no_warning(q, alpha):
+    # quality - alpha of 5e-324 made the repair order's ratio overflow ("overflow encountered in divide")
+    p = SubsetSelectionProblem(quality=[q, 0.9, 0.6], cost=[0.1, 0.2, 0.05], capacity=[3, 1, 2], alpha=alpha)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sol = EMSCOSolver(population_size=8, max_iter=4, seed=0).solve(p)
+    assert p.evaluate(sol.x).feasible and sol.objective <= brute_force(p)[0] + 1e-12

@@ -61,6 +61,15 @@ def test_a_bad_cell_after_a_blank_line_names_its_own_line(tmp_path):
     (b'name,quality,cost\na,0.9,0.1\n"b\nc",0.2,1\n', r": line 3, column 'name': must not hold control"),
     (b"name,quality,cost\na,0.9,nan\n", r": line 2, column 'cost': must be a finite number; got nan"),
     (b"name,quality,cost\na,0.9,\n", r": line 2, column 'cost': expected a number; got ''"),
+    # values as written, not as read (inf, 1e+23, 0.0)
+    (b"name,quality,cost\na,0.9,1e400\n", r": line 2, column 'cost': must be a finite number; got 1e400$"),
+    (b"name,quality,cost,fixed_cost\na,0.9,0.1,1e400\n",
+     r": line 2, column 'fixed_cost': must be a finite number; got 1e400$"),
+    (b"name,quality,cost,capacity,min_units\na,0.9,0.1,3,99999999999999999999999\n",
+     r": line 2, column 'min_units': must be at most 2\^53 = 9007199254740992; got 99999999999999999999999$"),
+    (b"name,quality,cost,capacity,lot_size\na,0.9,0.1,3,99999999999999999999999\n",
+     r": line 2, column 'lot_size': must be at most 2\^53 = 9007199254740992; got 99999999999999999999999$"),
+    (b"name,quality,cost\na,1.50,0.1\n", r": line 2, column 'quality': must be in \[0, 1\]; got 1.5$"),
 ])
 def test_file_and_stdin_give_the_same_error(tmp_path, data, match):
     path = tmp_path / "agents.csv"

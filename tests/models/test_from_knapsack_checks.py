@@ -33,16 +33,16 @@ def test_accepted_integer_encodings_are_exact(data):
     if not p.knapsack.exact_in_float64:  # beyond exact float64: the integers decide (tests/solvers)
         assert wide or sum(int(v) for v in values) > 2 ** 53
         assert p._integer_rule is p.knapsack
-        return
-    assert p._integer_rule is None
-    q, r, alpha = p.quality, p.utility, p.alpha
-    wmax = max(int(w) for w in weights)
-    s = Fraction(alpha) / (2 * wmax) if wmax else None
-    for j, (v, w) in enumerate(zip(values, weights)):
-        assert Fraction(r[j + 1]) == int(v)
-        if s is not None:
-            assert Fraction(q[j + 1]) == Fraction(alpha) - int(w) * s
-    assert p.names[:2] == ("anchor", "item_0") and len(p.names) == len(values) + 1
+    else:
+        assert p._integer_rule is None
+        q, r, alpha = p.quality, p.utility, p.alpha
+        wmax = max(int(w) for w in weights)
+        s = Fraction(alpha) / (2 * wmax) if wmax else None
+        for j, (v, w) in enumerate(zip(values, weights)):
+            assert Fraction(r[j + 1]) == int(v)
+            if s is not None:
+                assert Fraction(q[j + 1]) == Fraction(alpha) - int(w) * s
+        assert p.names[:2] == ("anchor", "item_0") and len(p.names) == len(values) + 1
 
 
 def test_the_sum_check_names_the_item_also_for_arrays():

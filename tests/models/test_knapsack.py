@@ -94,6 +94,10 @@ def test_format_b_several_instances(tmp_path):
 @pytest.mark.parametrize("content, match", [
     (b"3 10\r\n1 2\r\n3 x\r\n4 5\r\n", r"bad.txt: line 3, column 'w': must be a number; got 'x'"),
     (b"3 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': the file ends after 2 item lines, fewer than n; got '3'"),
+    (b"3 10\n1 2\n3 4\n5 6\n1 1\n",
+     r"bad.txt: line 1, column 'n': the file has 4 item lines \(from line 2\), more than n; correct n or remove "
+     r"the extra lines; got '3'"),
+    (b"3 10\n1 2\n3 4\n5 6\n7 8\n9 1\n", r"line 1, column 'n': the file has 5 item lines \(from line 2\)"),
     (b"2 10\n1 2\n3 -4\n", r"bad.txt: line 3, column 'w': weight must be >= 0; got '-4'"),
     (b"2 10\n1 2\n3 4\n1 2 3\n", r"bad.txt: line 4: after the 2 items only one line with an optimal 0/1"),
     # a second line after a valid vector: that line is named, not the vector

@@ -55,6 +55,9 @@ def check(name, problem):
         event("undecided")
         return
     event(f"answer: {sol.status.value}")
+    if sol.status is Status.ERROR:  # no model gave a selection the rule accepts: undecided, not a crash
+        assert near_a_side(problem), (sol.status, best)
+        return
     if best is None:
         assert sol.status is Status.INFEASIBLE, (sol.status, sol.x)
         assert sol.conflict is not None and sol.conflict.constraints
@@ -87,9 +90,9 @@ def test_exported_files_solve_to_the_same_optimum(problem, tmp_path_factory):
     status_mps, value_mps = _highs_file(mps_text(problem), ".mps", tmp)
     if best is None:
         assert status_lp == status_mps == highspy.HighsModelStatus.kInfeasible
-        return
-    assert value_lp == pytest.approx(best[0], abs=1e-6 * max(1.0, abs(best[0])))
-    assert -value_mps == pytest.approx(best[0], abs=1e-6 * max(1.0, abs(best[0])))
+    else:
+        assert value_lp == pytest.approx(best[0], abs=1e-6 * max(1.0, abs(best[0])))
+        assert -value_mps == pytest.approx(best[0], abs=1e-6 * max(1.0, abs(best[0])))
 
 
 @pytest.mark.skipif("highs" not in MILP, reason="highspy missing")
@@ -109,13 +112,13 @@ def test_frontier_and_breakpoints_keep_every_constraint(problem):
         steps = frontier_breakpoints(problem, 0.0, 1.0, solver="highs")
     except ValueError as exc:  # a MILP backend at a threshold a hair above a selection's average
         assert "proven optimum" in str(exc) or "optimal" in str(exc)
-        return
-    for row in steps.itertuples():
-        best = brute_force(problem.with_changes(alpha=row.alpha))
-        if best is None:
-            assert row.status == "infeasible"
-        else:
-            assert row.objective == pytest.approx(best[0], abs=1e-9)
+    else:
+        for row in steps.itertuples():
+            best = brute_force(problem.with_changes(alpha=row.alpha))
+            if best is None:
+                assert row.status == "infeasible"
+            else:
+                assert row.objective == pytest.approx(best[0], abs=1e-9)
 
 
 @pytest.mark.skipif("highs" not in MILP, reason="highspy missing")

@@ -132,12 +132,12 @@ def test_gss_is_feasible_and_within_its_guarantee(problem, take):
     sol = get_solver("gss").solve(problem)
     if best is None:
         assert sol.status is Status.INFEASIBLE
-        return
-    assert sol.status is Status.FEASIBLE and problem.evaluate(sol.x).feasible
-    tol = 1e-9 * max(1.0, abs(best[0]))
-    assert sol.objective <= best[0] + tol
-    assert sol.objective >= best[0] - swing(problem) - tol, (sol.objective, best[0], swing(problem))
-    assert sol.bound >= best[0] - tol
+    else:
+        assert sol.status is Status.FEASIBLE and problem.evaluate(sol.x).feasible
+        tol = 1e-9 * max(1.0, abs(best[0]))
+        assert sol.objective <= best[0] + tol
+        assert sol.objective >= best[0] - swing(problem) - tol, (sol.objective, best[0], swing(problem))
+        assert sol.bound >= best[0] - tol
 
 
 def test_one_agent_with_a_huge_capacity_stays_within_the_memory_limit():

@@ -75,7 +75,7 @@ def test_listing_and_the_default_solve_import_no_heavy_backend():
             "or m.startswith(('subsel.evolution', 'subsel.bandits', 'subsel.experiments', 'subsel.cli.bandit', "
             "'subsel.cli.emsco', 'subsel.cli.experiments'))}))")
     loaded = run(code).strip().splitlines()[-1]
-    # (exact's compiled kernel is opt-in: a one-off command never pays numba's import)
+    # (exact's compiled branch and bound is opt-in)
     assert loaded == "[]"
 
 

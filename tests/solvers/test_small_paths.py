@@ -54,18 +54,16 @@ def close(a: float, b: float) -> bool:
 
 @pytest.fixture
 def spy(monkeypatch):
-    """Count the calls of the compiled kernel (loaded for real) and reset the process's tiering."""
-    from subsel.solvers._knapsack_jit import unit_selection
+    """Count the calls of the compiled kernel."""
+    from subsel.solvers._knapsack_core import unit_selection
 
     calls = []
 
     def counting(*args):
-        if args[4] > 1:  # not the warm-up call made when the kernel is loaded
-            calls.append(args)
+        calls.append(args)
         return unit_selection(*args)
 
-    monkeypatch.setattr(exact_module, "_jit_state", exact_module._JitState())
-    monkeypatch.setattr("subsel.solvers._knapsack_jit.unit_selection", counting)
+    monkeypatch.setattr(exact_module, "unit_selection", counting)
     return calls
 
 
@@ -118,7 +116,7 @@ def test_the_kernel_hands_over_when_it_gives_up(spy, monkeypatch):
 
 
 def test_the_rule_uses_the_compiled_kernel_and_answers_as_the_numpy_path(spy):
-    """With the rule among equal optima on (and numba installed) the kernel answers; its answer is
+    """With the rule among equal optima on the kernel answers; its answer is
     the numpy path's, however many problems the process solved before.  The default (no rule)
     never loads the kernel."""
     p = SubsetSelectionProblem.random(8, 0.7, 0)
@@ -186,13 +184,6 @@ def test_jit_option_is_checked(monkeypatch):
         get_solver("exact", jit="yes")
     with pytest.raises(TypeError, match="lexicographic must be True or False; got None"):
         get_solver("exact", lexicographic=None)
-    import sys
-
-    from subsel._extras import MissingExtraError
-
-    monkeypatch.setitem(sys.modules, "numba", None)  # numba not installed
-    with pytest.raises(MissingExtraError, match=r'jit=True\) needs numba.*pip install "subsel\[fast\]"'):
-        get_solver("exact", jit=True)
     assert get_solver("exact").solve(SubsetSelectionProblem.random(5, 0.7, 0)).status is Status.OPTIMAL
 
 
@@ -211,7 +202,7 @@ def test_compiled_exact_on_the_tolerance_bound(seed, alpha):
 
 
 def test_the_kernel_flags_a_selection_on_the_bound():
-    from subsel.solvers._knapsack_jit import unit_selection
+    from subsel.solvers._knapsack_core import unit_selection
 
     tol = 2.0 ** -30  # the item's weight is the tolerance: its surplus lies exactly on the bound
     x, done, bound, capacity = unit_selection(np.array([0.0, -tol]), np.array([0.0, 1.0]), tol, 0.0, 100)
@@ -223,57 +214,51 @@ def test_the_kernel_flags_a_selection_on_the_bound():
 def test_a_selection_that_fails_the_rule_hands_over_to_the_numpy_path(spy, monkeypatch):
     """The kernel's answer is decided by the exact rule when flagged; one that fails it hands over to
     the numpy path, which keeps the best selection the rule accepts."""
-    import subsel.solvers._knapsack_jit as jit
-
-    real = jit.unit_selection
+    real = exact_module.unit_selection
     shifts = []
 
     def first_wrong(margin, r, tol, shift, nodes):
-        if nodes == 1:  # the warm-up call made when the kernel is loaded
-            return real(margin, r, tol, shift, nodes)
         shifts.append(shift)
         x, done, bound, capacity = real(margin, r, tol, shift, nodes)
         if len(shifts) == 1:
             return np.ones_like(x), 2, bound, capacity  # over the bound: must not be accepted
         return x, done, bound, capacity
 
-    monkeypatch.setattr(jit, "unit_selection", first_wrong)
+    monkeypatch.setattr(exact_module, "unit_selection", first_wrong)
     p = SubsetSelectionProblem(quality=[0.9, 0.2, 0.6], cost=[0.1, 0.05, 0.1], alpha=0.7)
     sol = get_solver("exact", jit=True).solve(p)
     assert shifts == [0.0]  # one kernel call, its answer refused
     assert sol.status is Status.OPTIMAL and close(sol.objective, brute_force_rule(p)[0])
 
 
-def test_numba_is_not_imported_by_import_subsel_nor_by_numpy_path_solves():
-    """The compiled kernel is loaded only when a solve uses it: importing subsel, its CLI, and
-    solving problems with jit=False never imports numba (start-up stays that of numpy)."""
+def test_the_compiled_kernels_load_without_numba_and_compile_nothing(tmp_path):
+    """Importing subsel and solving with both compiled kernels (the branch and bound of ``exact``,
+    the knapsack core search) in a fresh process imports no numba and writes no file: not into the
+    package, not into a cache folder (the extension was built at install)."""
     import os
     import subprocess
     import sys
+    import time
     from pathlib import Path
 
+    import subsel
+
+    package = Path(subsel.__file__).parent
+    started = time.time() - 1
     code = ("import sys, subsel, subsel.cli\n"
-            "from subsel import SubsetSelectionProblem, get_solver\n"
-            "for seed in range(20):\n"
-            "    get_solver('exact', jit=False).solve(SubsetSelectionProblem.random(8, 0.7, seed))\n"
-            "print('numba' in sys.modules)\n")
+            "from subsel import SubsetSelectionProblem, get_solver, solve_knapsack\n"
+            "for seed in range(5):\n"
+            "    get_solver('exact', jit=True).solve(SubsetSelectionProblem.random(8, 0.7, seed))\n"
+            "sol = solve_knapsack(list(range(1, 60)), list(range(2, 61)), 500)\n"
+            "print(sol.status.value, 'numba' in sys.modules)\n")
     root = str(Path(__file__).resolve().parents[2])
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=root, env=dict(os.environ, PYTHONPATH=root))
-    assert out.stdout.strip() == "False"
-
-
-def test_without_the_compiled_kernel_the_numpy_path_answers(monkeypatch):
-    import sys
-
-    monkeypatch.setattr(exact_module, "_jit_state", exact_module._JitState())
-    monkeypatch.setitem(sys.modules, "subsel.solvers._knapsack_jit", None)  # the import fails
-    p = SubsetSelectionProblem.random(8, 0.7, 3)
-    with pytest.warns(RuntimeWarning, match="compiled kernel is not available"):
-        sol = get_solver("exact", jit=True).solve(p)
-    assert sol.status is Status.OPTIMAL and close(sol.objective, brute_force_rule(p)[0])
-    assert exact_module._jit_state.failed
-    get_solver("exact", jit=True).solve(p)  # no second warning: the failure is remembered
+    env = dict(os.environ, PYTHONPATH=root, XDG_CACHE_HOME=str(tmp_path / "cache"),
+               NUMBA_CACHE_DIR=str(tmp_path / "nb"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root, env=env)
+    assert out.stdout.split() == ["optimal", "False"]
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "nb").exists()
+    assert [p for p in package.rglob("*") if p.is_file() and p.stat().st_mtime >= started
+            and "__pycache__" not in p.parts] == []
 
 
 @pytest.mark.parametrize("m", [9, 10, 11, 12, 19, 20, 21])
@@ -287,32 +272,6 @@ def test_numpy_path_at_the_enumeration_boundaries(m):
         sol = get_solver("exact", jit=False).solve(p)
         assert sol.status is Status.OPTIMAL and sol.objective == knapsack_dp(v, w, c)
         assert sol.objective == get_solver("exact", jit=True).solve(p).objective
-
-
-def test_the_compiled_kernel_is_cached_outside_the_package(tmp_path):
-    """numba's cache files beside an installed package's sources outlive `pip uninstall` and turn
-    `subsel` into an empty namespace package; the kernel's cache lives in a per-user folder."""
-    import os
-    import subprocess
-    import sys
-    import time
-    from pathlib import Path
-
-    import subsel.solvers
-
-    package = Path(subsel.solvers.__file__).parent
-    started = time.time() - 1
-    code = ("from subsel import SubsetSelectionProblem, get_solver\n"
-            "print(get_solver('exact', jit=True).solve(SubsetSelectionProblem.random(8, 0.7, 0)).status.value)\n")
-    root = str(Path(__file__).resolve().parents[2])
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    env.update(PYTHONPATH=root, XDG_CACHE_HOME=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=root, env=env)
-    assert out.stdout.strip() == "optimal"
-    assert list((tmp_path / "subsel" / "numba").rglob("*.nbi")), "no cache index in the user folder"
-    fresh = [p for p in package.rglob("*.nb*") if p.stat().st_mtime >= started]
-    assert fresh == []
 
 
 def test_exact_repr_shows_its_non_default_options():

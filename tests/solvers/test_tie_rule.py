@@ -16,8 +16,6 @@ from subsel.solvers import exact as exact_module
 from subsel.solvers._ties import RuleStopped, lex_greatest
 from tests.strategies import brute_force_rule, int_lex_dp, int_lex_optimum, problems
 
-pytest.importorskip("numba")
-
 #: The numpy path with its dynamic program, with the enumeration of small knapsacks, and the kernel.
 PATHS = pytest.mark.parametrize("path", ["dp", "enumerate", "jit"])
 

@@ -1,27 +1,38 @@
-"""The compiled core search on real-valued data against the numpy loop: the same selection, status
-and bound bits, since both compute every float they compare by the same operations in the same
-order; and ``exact`` (a single solve and its threshold solver) the same with and without numba."""
+"""The compiled core search on real-valued data: feasible, optimal against brute force, bounds that
+hold, the same bits on the same input; ``exact`` hands its real-valued knapsacks to it."""
 import math
 from unittest import mock
 
 import numpy as np
-import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from subsel import SubsetSelectionProblem
 from subsel.solvers import _knapsack
 from subsel.solvers.exact import Exact
-from tests.solvers.test_knapsack_kernel import both_cores
 
-pytest.importorskip("numba")
+#: (most items enumerated, enumerated directly, relaxation threshold, pairing threshold).
+LIMITS = {"dp": (0, 0, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING), "dp-relax": (0, 0, 0, 0),
+          "default": (_knapsack._MAX_ENUMERATE, _knapsack._DIRECT_ENUMERATE, _knapsack._MIN_RELAX,
+                      _knapsack._MIN_PAIRING)}
+
+
+def core(p, w, c, path, **kwargs):
+    """``_knapsack.solve_knapsack`` on the core limits of ``path``."""
+    most, direct, relax, pairing = LIMITS[path]
+    with mock.patch.object(_knapsack, "_MAX_ENUMERATE", most), \
+            mock.patch.object(_knapsack, "_DIRECT_ENUMERATE", direct), \
+            mock.patch.object(_knapsack, "_MIN_RELAX", relax), \
+            mock.patch.object(_knapsack, "_MIN_PAIRING", pairing):
+        return _knapsack.solve_knapsack(p, w, c, **kwargs)
 
 
 def _bits(v: float) -> str:
     return "nan" if math.isnan(v) else float(v).hex()
 
 
-def _assert_identical(numpy_res, kernel_res) -> None:
+def _assert_identical(first, again) -> None:
+    numpy_res, kernel_res = first, again
     assert kernel_res.take.tolist() == numpy_res.take.tolist()
     assert _bits(kernel_res.value) == _bits(numpy_res.value)
     assert (_bits(kernel_res.bound), _bits(kernel_res.lp_bound)) == (_bits(numpy_res.bound),
@@ -50,17 +61,19 @@ def float_knapsacks(draw):
 @settings(max_examples=60, deadline=None)
 @given(float_knapsacks(), st.sampled_from(["dp", "dp-relax", "default"]),
        st.sampled_from([{}, {"memory_limit": 200_000}, {"target": "opt"}, {"target": "above"}]))
-def test_kernel_is_the_numpy_loop_on_float_knapsacks(data, path, extra):
+def test_float_knapsacks_are_feasible_bounded_and_repeatable(data, path, extra):
+    """Every answer feasible, within its bounds, and the same bits when solved again."""
     p, w, c = data
     extra = dict(extra, memory_limit=extra.get("memory_limit", 20_000_000))
     if "target" in extra:
-        opt = both_cores(p, w, c, path, memory_limit=extra["memory_limit"])[0].value
+        opt = core(p, w, c, path, memory_limit=extra["memory_limit"]).value
         extra["target"] = opt if extra["target"] == "opt" else float(np.nextafter(opt, np.inf))
-    numpy_res, kernel_res = both_cores(p, w, c, path, **extra)
-    _assert_identical(numpy_res, kernel_res)
-    if numpy_res.optimal and "target" not in extra:
-        assert numpy_res.bound == numpy_res.value <= numpy_res.lp_bound
-        assert float(w[kernel_res.take].sum()) <= c * (1 + 1e-12)
+    res = core(p, w, c, path, **extra)
+    _assert_identical(res, core(p, w, c, path, **extra))
+    assert float(w[res.take].sum()) <= c * (1 + 1e-12)
+    assert res.value <= res.bound <= res.lp_bound * (1 + 1e-12) + 1e-300
+    if res.optimal and "target" not in extra:
+        assert res.bound == res.value
 
 
 def _brute_force(p: np.ndarray, w: np.ndarray, c: float) -> float:
@@ -87,15 +100,10 @@ def test_float_kernel_finds_the_brute_force_optimum(m, seed, scale):
     w = rng.random(m) * scale
     p = (w + 0.05 * rng.random(m) * scale) if seed % 2 else rng.random(m) * scale
     c = float(w.sum()) / 2
-    numpy_res, kernel_res = both_cores(p, w, c, "dp")
-    _assert_identical(numpy_res, kernel_res)
+    kernel_res = core(p, w, c, "dp")
     assert kernel_res.optimal
     lo, hi = _brute_force(p, w, c * (1 - 1e-12)), _brute_force(p, w, c * (1 + 1e-12))
     assert lo * (1 - 1e-12) <= kernel_res.value <= hi * (1 + 1e-12)
-
-
-def _without_numba():
-    return mock.patch.object(_knapsack, "_KERNEL", [None])
 
 
 def _same_solution(a, b) -> None:
@@ -124,18 +132,12 @@ def near_threshold_problems(draw):
 @settings(max_examples=40, deadline=None)
 @given(near_threshold_problems(), st.lists(st.floats(0.0, 1.0), min_size=1, max_size=4))
 @example(SubsetSelectionProblem.random(2000, 0.7, rng=5), [0.7, 0.8])
-def test_exact_is_the_same_with_and_without_numba_on_float_data(problem, alphas):
-    """A single ``exact`` solve and its threshold solver, with the compiled core and without."""
+def test_exact_threshold_solver_is_a_single_solve_on_float_data(problem, alphas):
+    """``exact``'s threshold solver gives, bit for bit, what a single solve at that threshold gives."""
     exact = Exact()
-    with_kernel = exact.solve(problem)
-    with _without_numba():
-        without = exact.solve(problem)
-    _same_solution(with_kernel, without)
     solve_at = exact.threshold_solver(problem)
-    with _without_numba():
-        plain_at = exact.threshold_solver(problem)
-        plain = [plain_at(a) for a in alphas]
-    for alpha, ref in zip(alphas, plain):
+    for alpha in alphas:
+        ref = exact.solve(problem.with_changes(alpha=alpha))
         _same_solution(solve_at(alpha), ref)
         if ref.status.value == "optimal":
             assert problem.with_changes(alpha=alpha).evaluate(ref.x).feasible
@@ -143,7 +145,7 @@ def test_exact_is_the_same_with_and_without_numba_on_float_data(problem, alphas)
 
 def test_exact_reaches_the_compiled_core_on_float_data():
     """The paper's instance: ``exact`` and its threshold solver hand their real-valued knapsack to
-    the compiled search (with the real-data pruning rule), not to the numpy loop."""
+    the compiled search (with the real-data pruning rule)."""
     nbk = _knapsack._kernel()
     assert nbk is not None
     calls = []

@@ -1,6 +1,6 @@
-"""The default 0-1 call of ``solve_knapsack`` in one compiled call (``_knapsack_nb.solve01``): the
-same ``x``, value, weight, status and bound as the general path (the Python glue around the kernel)
-and as the numpy loop, and the optimum of brute force; the same errors, naming the same entries."""
+"""The default 0-1 call of ``solve_knapsack`` in one compiled call (the kernel's ``solve01``): the
+same ``x``, value, weight, status and bound as the general path (the Python glue around the kernel),
+and the optimum of brute force; the same errors, naming the same entries."""
 from contextlib import ExitStack
 from unittest import mock
 
@@ -13,8 +13,6 @@ from subsel.models import KNAPSACK_CLASSES, knapsack_instance
 from subsel.solvers import Status, _knapsack, knapsack, solve_knapsack
 from tests.strategies import int_brute_force, integer_knapsacks, knapsack_arrays
 
-pytest.importorskip("numba")
-
 #: Core limits: the dynamic program from the first item (no enumeration), with combo's surrogate
 #: relaxation and pairing at their thresholds or from the first step; and the defaults.
 LIMITS = {"dp": dict(_MAX_ENUMERATE=0, _DIRECT_ENUMERATE=0),
@@ -24,13 +22,13 @@ LIMITS = {"dp": dict(_MAX_ENUMERATE=0, _DIRECT_ENUMERATE=0),
 
 @pytest.fixture(autouse=True)
 def kernel_loaded():
-    """The compiled entry answers once a core search has loaded numba."""
+    """The compiled kernel is there (built at install)."""
     assert _knapsack._kernel() is not None
 
 
 def answers(path, values, weights, capacity, codes=None, **kwargs):
     """``solve_knapsack`` through the compiled entry, through the general path (the Python glue and
-    the compiled core search) and through the numpy loop, on the same core limits (the small-input
+    the compiled core search), on the same core limits (the small-input
     path off, so that every input reaches the core); the entry's return codes appended to ``codes``."""
     nbk = _knapsack._kernel()
     entry = nbk.solve01
@@ -41,7 +39,7 @@ def answers(path, values, weights, capacity, codes=None, **kwargs):
             codes.append(int(r[0]))
         return r
     out = []
-    for how in ("entry", "general", "numpy"):
+    for how in ("entry", "general"):
         with ExitStack() as stack:
             stack.enter_context(mock.patch.object(nbk, "solve01", spy))
             for name, value in LIMITS[path].items():
@@ -49,8 +47,6 @@ def answers(path, values, weights, capacity, codes=None, **kwargs):
             stack.enter_context(mock.patch.object(knapsack, "solve_small", lambda *a: None))
             if how != "entry":
                 stack.enter_context(mock.patch.object(knapsack, "_solve_compiled", lambda *a: None))
-            if how == "numpy":
-                stack.enter_context(mock.patch.object(_knapsack, "_KERNEL", [None]))
             out.append(solve_knapsack(values, weights, capacity, **kwargs))
     return out
 
@@ -75,13 +71,13 @@ def assert_same(*sols):
 @example(([2 ** 44 + 1, 2 ** 44], [2 ** 44, 2 ** 44 - 1], 2 ** 45 - 2, None))  # huge, one unit apart
 @example(([2 ** 51, 2 ** 51 - 1, 1], [2 ** 51, 2 ** 50, 2 ** 50], 2 ** 51, None))  # totals a hair from 2^52
 @example(([5, 5, 5, 5], [2 ** 60, 2 ** 60, 2 ** 60, 1], 2 ** 61, None))      # totals near 2^62
-def test_entry_is_the_general_path_and_the_numpy_loop_and_optimal(path, as_array, data):
+def test_entry_is_the_general_path_and_optimal(path, as_array, data):
     values, weights, capacity, _ = data
     if as_array:
         values, weights = np.array(values, dtype=np.int64), np.array(weights, dtype=np.int64)
     codes = []
-    entry, general, numpy_loop = answers(path, values, weights, capacity, codes)
-    assert_same(entry, general, numpy_loop)
+    entry, general = answers(path, values, weights, capacity, codes)
+    assert_same(entry, general)
     assert entry.status is Status.OPTIMAL and entry.bound == entry.value
     # The entry answers every knapsack with an item of value and weight that fits, on float64 totals.
     fits = [(int(v), int(w)) for v, w in zip(values, weights) if int(w) <= capacity]
@@ -108,8 +104,8 @@ def test_entry_is_the_general_path_on_larger_knapsacks(data):
 def test_entry_is_the_general_path_on_the_classic_classes(kind, n, R, options):
     values, weights, capacity = knapsack_instance(kind, n=n, R=R, rng=np.random.default_rng(R + n))
     codes = []
-    entry, general, numpy_loop = answers("default", values, weights, int(capacity), codes, **options)
-    assert_same(entry, general, numpy_loop)
+    entry, general = answers("default", values, weights, int(capacity), codes, **options)
+    assert_same(entry, general)
     nbk = _knapsack._kernel()
     # (a time limit: the kernel returns after a budget of states to let Python read the clock)
     assert entry.optimal and codes[0] in (nbk.DONE, nbk.RELAX, nbk.BUDGET)
@@ -121,8 +117,8 @@ def test_entry_resumes_a_search_the_memory_limit_stops():
     values, weights, capacity = knapsack_instance("strongly_correlated", n=500, R=10 ** 4,
                                                   rng=np.random.default_rng(4))
     codes = []
-    entry, general, numpy_loop = answers("default", values, weights, int(capacity), codes, memory_limit_mb=0.01)
-    assert_same(entry, general, numpy_loop)
+    entry, general = answers("default", values, weights, int(capacity), codes, memory_limit_mb=0.01)
+    assert_same(entry, general)
     assert codes == [_knapsack._kernel().MEMORY]
     assert entry.status is Status.TIME_LIMIT and entry.weight <= capacity and entry.bound >= entry.value
 
@@ -212,32 +208,32 @@ def test_start_free_builds_the_start_state_of_the_python_path(n, g, unit, tenths
     if r[0] == nbk.DONE:   # everything fits, or a greedy solution reaches the bound: no search
         take, value = r[1], r[2]
         assert w.sum() <= capacity or (value == r[4] and w[take].sum() <= capacity and p[take].sum() == value)
-        return
-    built = {}
-    start_state = nbk._start_state
+    else:
+        built = {}
+        start_state = nbk._start_state
 
-    def spy(pF, wF, fbF, cap, b, *rest):
-        built.update(pF=pF, wF=wF, fbF=fbF, b=b, state=[a.copy() for a in start_state(pF, wF, fbF, cap, b, *rest)])
-        raise _Started
+        def spy(pF, wF, fbF, cap, b, *rest):
+            built.update(pF=pF, wF=wF, fbF=fbF, b=b, state=[a.copy() for a in start_state(pF, wF, fbF, cap, b, *rest)])
+            raise _Started
 
-    def fallback(*args):
-        return (nbk.FALLBACK,)
-    with mock.patch.object(nbk, "start_free", fallback), mock.patch.object(nbk, "_start_state", spy):
-        with pytest.raises(_Started):
-            nbk.search_free(p, w, e, capacity, None, None, False, lambda z, room: (np.inf, z, None), unit)
-    F, b, fbF = r[5], r[8], r[9]
-    assert np.array_equal(p[F], built["pF"]) and np.array_equal(w[F], built["wF"]) and b == built["b"]
-    assert np.array_equal(fbF, built["fbF"])
-    names = ["W", "P", "anc", "bits", "items", "hist_anc", "hist_bits", "hist_off", "ist", "zst", "zbits"]
-    ist, zst = r[18], r[19]
-    if ist[nbk.I_ZKIND] == 2:   # a greedy incumbent (the glue marks it after the start state)
-        gtake = r[21]
-        assert p[gtake].sum() == zst[nbk.Z] > p[r[6]].sum() and w[gtake].sum() <= capacity
-        built["state"][8][nbk.I_ZKIND] = 2
-    for name, got, want in zip(names, r[10:21], built["state"], strict=True):
-        assert got.dtype == want.dtype and got.shape == want.shape, name
-        if name not in ("items", "hist_anc", "hist_bits"):   # (buffers not yet written)
-            assert np.array_equal(got, want), (name, got, want)
-    assert zst[nbk.WB] == r[10][0] and zst.size == 4
-    # Rounded exactly when every sum is an exact integer: the items free at the start (all of F).
-    assert ist[nbk.I_DIV] == (capacity < 2.0 ** 53 and zst[nbk.WB] % 1 == 0 and bool(np.all(w[F] % 1 == 0)))
+        def fallback(*args):
+            return (nbk.FALLBACK,)
+        with mock.patch.object(nbk, "start_free", fallback), mock.patch.object(nbk, "_start_state", spy):
+            with pytest.raises(_Started):
+                nbk.search_free(p, w, e, capacity, None, None, False, lambda z, room: (np.inf, z, None), unit)
+        F, b, fbF = r[5], r[8], r[9]
+        assert np.array_equal(p[F], built["pF"]) and np.array_equal(w[F], built["wF"]) and b == built["b"]
+        assert np.array_equal(fbF, built["fbF"])
+        names = ["W", "P", "anc", "bits", "items", "hist_anc", "hist_bits", "hist_off", "ist", "zst", "zbits"]
+        ist, zst = r[18], r[19]
+        if ist[nbk.I_ZKIND] == 2:   # a greedy incumbent (the glue marks it after the start state)
+            gtake = r[21]
+            assert p[gtake].sum() == zst[nbk.Z] > p[r[6]].sum() and w[gtake].sum() <= capacity
+            built["state"][8][nbk.I_ZKIND] = 2
+        for name, got, want in zip(names, r[10:21], built["state"], strict=True):
+            assert got.dtype == want.dtype and got.shape == want.shape, name
+            if name not in ("items", "hist_anc", "hist_bits"):   # (buffers not yet written)
+                assert np.array_equal(got, want), (name, got, want)
+        assert zst[nbk.WB] == r[10][0] and zst.size == 4
+        # Rounded exactly when every sum is an exact integer: the items free at the start (all of F).
+        assert ist[nbk.I_DIV] == (capacity < 2.0 ** 53 and zst[nbk.WB] % 1 == 0 and bool(np.all(w[F] % 1 == 0)))

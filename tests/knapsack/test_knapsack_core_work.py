@@ -1,20 +1,16 @@
-"""The work-saving parts of the knapsack core search, kernel (numba) against the numpy loop and both
-against an exact reference: the capacity rounded to the free items' weight divisor, the one-pass
+"""The work-saving parts of the compiled knapsack core search against an exact reference: the
+capacity rounded to the free items' weight divisor, the one-pass
 core step of the kernel, the pairing schedule and the selection pivots (sorted, reversed and tied
 input), on small instances of every published class, with ties, zero weights and huge coefficients."""
 from unittest import mock
 
 import numpy as np
-import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from subsel.models import HARD_KNAPSACK_CLASSES, KNAPSACK_CLASSES, knapsack_instance
-from subsel.solvers import _knapsack
-
-pytest.importorskip("numba")
-
-from subsel.solvers import _knapsack_nb  # noqa: E402  (needs numba)
+from subsel.solvers import _knapsack, _knapsack_search
+from subsel.solvers import _knapsack_core as core
 
 #: (most items enumerated, enumerated directly, relaxation threshold, pairing threshold): the
 #: dynamic program answers every size; "dp-relax" runs the relaxation and the pairing at once.
@@ -23,13 +19,13 @@ PATHS = {"dp": (0, 0, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING), "dp-relax":
 
 
 def cores(p, w, c, path):
-    """The numpy loop's and the kernel's answers on the same limits."""
+    """The compiled search's answer on these limits."""
     most, direct, relax, pairing = PATHS[path]
     with mock.patch.object(_knapsack, "_MAX_ENUMERATE", most), \
             mock.patch.object(_knapsack, "_DIRECT_ENUMERATE", direct), \
             mock.patch.object(_knapsack, "_MIN_RELAX", relax), \
             mock.patch.object(_knapsack, "_MIN_PAIRING", pairing):
-        return (_knapsack.solve_knapsack(p, w, c, kernel=False), _knapsack.solve_knapsack(p, w, c, kernel=True))
+        return _knapsack.solve_knapsack(p, w, c)
 
 
 def optimum(values, weights, capacity) -> int:
@@ -43,12 +39,9 @@ def optimum(values, weights, capacity) -> int:
 
 
 def check(p, w, c, path):
-    """Identical answers from both paths, optimal, feasible and equal to the reference."""
-    ref, kern = cores(p, w, c, path)
-    assert kern.take.tolist() == ref.take.tolist()
-    assert (kern.value, kern.bound, kern.optimal, kern.core_size) == (ref.value, ref.bound, ref.optimal,
-                                                                       ref.core_size)
-    assert kern.optimal
+    """Optimal, feasible and equal to the reference."""
+    kern = cores(p, w, c, path)
+    assert kern.optimal and kern.bound == kern.value
     pi, wi = [int(a) for a in p], [int(a) for a in w]
     taken = np.flatnonzero(kern.take)
     assert sum(wi[j] for j in taken) <= int(c)
@@ -95,7 +88,7 @@ def test_divisor_of_the_free_items_with_fixed_items_off_the_grid(g, m, seed, fix
 @example([4, 6, 0], 17, 3, True)
 @example([0, 0], 9, 2, False)
 def test_free_capacity_is_the_largest_reachable_capacity(weights, capacity, Wb, floats):
-    """Both implementations return the largest value ``<= capacity`` congruent to ``Wb`` modulo the
+    """The core search's rounding returns the largest value ``<= capacity`` congruent to ``Wb`` modulo the
     divisor of the weights (the capacity itself when the divisor is 0 or 1), computed by search."""
     Wb = min(Wb, capacity)
     w = np.array(weights, dtype=float if floats else np.int64)
@@ -104,8 +97,7 @@ def test_free_capacity_is_the_largest_reachable_capacity(weights, capacity, Wb, 
     expected = capacity if g <= 1 else max(x for x in range(Wb, capacity + 1) if (x - Wb) % g == 0)
     c = float(capacity) if floats else capacity
     Wbv = float(Wb) if floats else Wb
-    assert _knapsack.free_capacity(c, Wbv, w, idx) == expected
-    assert _knapsack_nb._free_capacity(c, Wbv, w, idx) == expected
+    assert core.free_capacity(c, Wbv, w, idx) == expected
 
 
 def test_divisibility_needs_integer_free_weights_and_break_weight():
@@ -133,12 +125,12 @@ def test_selections_on_sorted_reversed_and_tied_input(n, ties, seed, layout, fra
         order = rng.permutation(n)
     p, w = p[order].copy(), w[order].copy()
     c = float(np.floor(frac * w.sum()))
-    assert _knapsack_nb.dantzig(p, w, c, 1.0, 3) == _knapsack._dantzig(p, w, c, 1.0, 3)
+    assert core.dantzig(p, w, c, 1.0, 3) == _knapsack._dantzig(p, w, c, 1.0, 3)
     for a, cap in ((w, c), (p, float(np.floor(frac * p.sum())))):
         for largest in (False, True):
             ref = np.searchsorted(np.cumsum(np.sort(a)[::-1] if largest else np.sort(a)), cap, side="right")
-            assert _knapsack_nb.count_fit(a, cap, largest) == ref
-    before, brk = _knapsack_nb.break_solution(p / w, w, c)
+            assert core.count_fit(a, cap, largest) == ref
+    before, brk = core.break_solution(p / w, w, c)
     cw = np.cumsum(w[np.argsort(-(p / w), kind="stable")])
     b = int(np.searchsorted(cw, c, side="right"))
     assert int(before.sum()) == b and (brk < 0) == (b == n)
@@ -164,33 +156,16 @@ def test_break_by_ranges_of_efficiency_is_the_sorted_break(n, spread, zeros, see
     c = float(np.floor(frac * w.sum()))
     order = np.argsort(-e, kind="stable")
     b = int(np.searchsorted(np.cumsum(w[order]), c, side="right"))
-    before, brk, Pb, Wb, a, k = _knapsack_nb.break_split(p, w, e, c)
+    before, brk, Pb, Wb, a, k = core.break_split(p, w, e, c)
     want = np.zeros(n, dtype=bool)
     want[order[:b]] = True
     assert before.tolist() == (want | (b == n)).tolist()
     if b == n:
         assert brk == -1 and Pb == p.sum() and Wb == w.sum()
-        return
-    assert brk == order[b] and Pb == p[order[:b]].sum() and Wb == w[order[:b]].sum()
-    assert a == (order[b - 1] if b > 0 else -1) and k == (order[b + 1] if b + 1 < n else -1)
-    assert _knapsack_nb.break_solution(e, w, c)[1] == brk
-
-
-def test_pairing_runs_again_only_when_the_state_list_has_doubled():
-    """Combo's pairing of states with items: at the threshold, then each time the list has doubled
-    (not at every step past it): counted on the numpy loop, which the kernel follows step for step."""
-    p, w, c = knapsack_instance("weakly_correlated_spanner", 2000, 1000, np.random.default_rng(5))
-    sizes = []
-    real = _knapsack._pair_states
-
-    def spy(W, *args):
-        sizes.append(W.size)
-        return real(W, *args)
-    with mock.patch.object(_knapsack, "_pair_states", spy):
-        ref, kern = cores(p.astype(float), w.astype(float), float(c), "dp-pair")
-    assert kern.take.tolist() == ref.take.tolist() and ref.optimal
-    assert sizes and sizes[0] > PATHS["dp-pair"][3]
-    assert all(b > 2 * a for a, b in zip(sizes, sizes[1:]))
+    else:
+        assert brk == order[b] and Pb == p[order[:b]].sum() and Wb == w[order[:b]].sum()
+        assert a == (order[b - 1] if b > 0 else -1) and k == (order[b + 1] if b + 1 < n else -1)
+        assert core.break_solution(e, w, c)[1] == brk
 
 
 
@@ -205,12 +180,12 @@ def test_compiled_surrogate_bound_is_the_numpy_one(items, frac, s, card, step, i
     p = np.array([a for a, _ in items], dtype=dtype)
     w = np.array([b for _, b in items], dtype=dtype)
     c = dtype(int(frac * int(w.sum())))
-    got = _knapsack_nb.surrogate_bound(p, w, c, dtype(s), card, dtype(step))
+    got = core.surrogate_bound(p, w, c, dtype(s), card, dtype(step))
     want = _knapsack._surrogate_bound(p, w, c, dtype(s), card, dtype(step))
     if got[2]:     # every item always taken: the caller asks the numpy version
         assert (w + s <= 0).all()
-        return
-    assert got[0] == want[0] and got[1] == want[1]
+    else:
+        assert got[0] == want[0] and got[1] == want[1]
 
 
 @settings(max_examples=200, deadline=None)
@@ -227,7 +202,7 @@ def test_compiled_multiplier_search_is_the_python_bisection(items, frac, card, k
     best_u, best_k, lo, hi, every = np.inf, 0, k_lo, k_hi, False
     while lo <= hi:
         k = (lo + hi) // 2
-        u0, u1, all_taken = _knapsack_nb.surrogate_bound(p, w, c, dtype(k) * unit, card, unit)
+        u0, u1, all_taken = core.surrogate_bound(p, w, c, dtype(k) * unit, card, unit)
         every = every or all_taken
         if u0 < best_u:
             best_u, best_k = u0, k
@@ -235,7 +210,7 @@ def test_compiled_multiplier_search_is_the_python_bisection(items, frac, card, k
             hi = k - 1
         else:
             lo = k + 1
-    got_u, got_k, done = _knapsack_nb.surrogate_multiplier(p, w, c, card, k_lo, k_hi, unit)
+    got_u, got_k, done = core.surrogate_multiplier(p, w, c, card, k_lo, k_hi, unit)
     if every:
         assert not done
     else:
@@ -259,14 +234,13 @@ def test_compiled_relaxation_is_the_python_glue(kind, n, R, seed, where, scale, 
     unit = _knapsack._weight_grid(w)
     order = np.argsort(-e, kind="stable")
     b = int(np.searchsorted(np.cumsum(w[order]), capacity, side="right"))
-    if b >= n:
-        return
+    assume(b < n)  # a break item exists (not everything fits)
     Pb = float(p[order[:b]].sum())
     lp = Pb + (capacity - float(w[order[:b]].sum())) * float(e[order[b]])
     z = float(np.floor(Pb + where * (lp - Pb)))
     relax = _knapsack.relax_in_order(p, w, e, capacity, unit, None)
     got = relax(z, room)
-    with mock.patch.object(_knapsack_nb, "relax_free", lambda *a: (False, 0.0, a[5], False, None, a[-1])):
+    with mock.patch.object(_knapsack_search, "relax_free", lambda *a: (False, 0.0, a[5], False, None, a[-1])):
         want = relax(z, room)
     assert got[0] == want[0] and got[1] == want[1]
     assert (got[2] is None) == (want[2] is None)
