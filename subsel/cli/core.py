@@ -151,12 +151,11 @@ def _generate_planner(args: argparse.Namespace) -> int:
     _emit(limits, args.group_limits_out)  # both texts are built before either file is written
     _emit(agents, args.output)
     where = "stdout" if args.output == "-" else args.output
-    command = f"subsel solve {'-' if args.output == '-' else args.output} --alpha {alpha:g} --R {problem.R:g} " \
-              f"--group-limits {args.group_limits_out}"
+    command = f"subsel solve {args.output} --alpha {alpha:g} --R {problem.R:g} --group-limits {args.group_limits_out}"
     if problem.demand is not None:
         command += f" --demand {problem.demand} --budget {problem.budget:.2f}"
-    print(f"wrote {counted(args.n, 'agent')} to {where} and the limits of "
-          f"{counted(len(problem.group_limits), 'region')} to "
+    regions = counted(len(problem.group_limits), 'region')
+    print(f"wrote {counted(args.n, 'agent')} to {where} and the limits of {regions} to "
           f"{'stdout' if args.group_limits_out == '-' else args.group_limits_out}", file=sys.stderr)
     if problem.demand is not None:
         print(f"demand {problem.demand} units ({problem.demand / float(problem.capacity.sum()):.0%} of the "
@@ -434,8 +433,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         left = None if args.time_limit is None else max(args.time_limit - (t0 - started), 0.0)
         sol.explain(time_limit_s=left)  # within what the time limit leaves
         explain_s = time.perf_counter() - t0
-    elif sol.status is Status.INFEASIBLE:
-        sol.__dict__["_explanation"] = None  # asked not to explain
+    elif sol.status is Status.INFEASIBLE:  # asked not to explain
+        sol.__dict__["_explanation"] = None
     # Exit 1 when no answer came back (a time limit before any selection), or when an answer
     # called optimal contradicts the known optimum (the solver or the optimum file is wrong).
     no_answer = not sol.is_feasible and sol.status is not Status.INFEASIBLE
@@ -491,8 +490,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         f"subsel overhead {sol.overhead_time_s:.4f})",
     ]
     if explain_s is not None:  # the solve's time above; the explanation's and the command's here
-        lines.append(f"explain_s    {explain_s:.4f} (the why line; the command took "
-                     f"{time.perf_counter() - started:.4f} s in all)")
+        lines.append(f"explain_s    {explain_s:.4f} (the why; the command took {time.perf_counter() - started:.4f})")
     if sol.bound is not None and sol.status is not Status.OPTIMAL:
         lines.insert(4, f"bound        {_fmt(sol.bound)}")
     if sol.explanation is not None:
