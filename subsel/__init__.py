@@ -7,15 +7,17 @@ average quality of what is picked must stay above a threshold.  Subpackages:
 - :mod:`subsel.solvers` — one :class:`~subsel.solvers.Solver` interface and its backends, and
   :func:`~subsel.solvers.solve_knapsack`, an exact integer knapsack solver;
 - :mod:`subsel.decisions` — :func:`frontier`, :func:`alternatives` and :func:`payments`, loaded when
-  first used.
+  first used;
+- :mod:`subsel.reporting` — :func:`report`, a planner's report as one self-contained HTML file,
+  loaded when first used.
 """
 from ._extras import lazy_attribute
 from .models import Constraint, LinearConstraint, QualityFloor, SubsetSelectionProblem
 from .solvers import Solution, Solver, Status, available_solvers, get_solver
 
-#: Names loaded when first used: :mod:`subsel.decisions` (``import subsel`` does not load it), and the
-#: knapsack API through the solvers' face (it loads its module then).
-_LAZY = {"frontier": "decisions", "alternatives": "decisions", "payments": "decisions",
+#: Names loaded when first used: :mod:`subsel.decisions` and :mod:`subsel.reporting` (``import subsel``
+#: loads neither), and the knapsack API through the solvers' face (it loads its module then).
+_LAZY = {"frontier": "decisions", "alternatives": "decisions", "payments": "decisions", "report": "reporting",
          "KnapsackSolution": "solvers", "solve_knapsack": "solvers"}
 
 __version__ = "0.1.0"
@@ -36,9 +38,11 @@ __all__ = [
     "alternatives",
     "frontier",
     "payments",
+    "report",
 ]
 
 
 def __getattr__(name: str) -> object:
-    """Load :func:`frontier`, :func:`alternatives` and :func:`payments` on first use (PEP 562)."""
+    """Load :func:`frontier`, :func:`alternatives`, :func:`payments` and :func:`report` on first use
+    (PEP 562)."""
     return lazy_attribute(__name__, _LAZY, globals(), name)

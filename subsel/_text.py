@@ -1,7 +1,9 @@
 """Small wording helpers shared by every layer's messages (imports nothing of ours)."""
 from __future__ import annotations
 
-__all__ = ["counted"]
+import math
+
+__all__ = ["counted", "number_text", "number_text_near"]
 
 
 def counted(n: int, noun: str) -> str:
@@ -13,3 +15,29 @@ def counted(n: int, noun: str) -> str:
     ('1 agent', '3 units')
     """
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def number_text(v: float | None, digits: int = 10) -> str:
+    """``v`` with ``digits`` significant digits (``%g``), or ``-`` for None or NaN: how the command
+    line and the report print a number."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    return f"{v:.{digits}g}"
+
+
+def number_text_near(v: float, threshold: float, digits: int = 6) -> str:
+    """``v`` with ``digits`` significant digits, or as many as it takes to show on which side of
+    ``threshold`` it lies (an average quality 1e-10 below alpha is not printed as alpha).
+
+    Examples
+    --------
+    >>> number_text_near(0.8 - 1e-10, 0.8)
+    '0.7999999999'
+    """
+    text = number_text(v, digits)
+    if math.isfinite(v) and v != threshold and text == number_text(threshold, digits):
+        for more in range(digits + 1, 18):
+            text = number_text(v, more)
+            if text != number_text(threshold, more):
+                break
+    return text

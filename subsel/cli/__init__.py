@@ -21,6 +21,7 @@ from .._text import counted  # noqa: F401  (the commands' modules import it from
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "subsel.cli.core": ("generate", "solve", "export", "solvers"),
     "subsel.cli.decisions": ("frontier", "payments"),
+    "subsel.cli.report": ("report",),
     "subsel.cli.knapsack": ("knapsack",),
     "subsel.cli.experiments": ("reproduce", "compare"),
     "subsel.cli.bandit": ("bandit",),
@@ -174,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
 OPTION_OF_PARAMETER: dict[str, str] = {
     "alpha": "alpha", "R": "R", "budget": "budget", "demand": "demand", "epsilon": "epsilon",
     "horizon": "horizon", "time_limit_s": "time_limit", "threads": "threads", "n": "n",
-    "instances": "instances", "confidence": "confidence",
+    "instances": "instances", "confidence": "confidence", "width": "width",
 }
 #: Options that name solvers (a comma-separated list for ``--solvers``).
 SOLVER_OPTIONS = ("solver", "oracle", "reference", "solvers")

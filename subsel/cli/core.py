@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._text import number_text, number_text_near
 from ..models import (
     MAX_EXACT_INT,
     PLANNER_EXTENSIONS,
@@ -352,22 +353,8 @@ def _add_problem_args(p: argparse.ArgumentParser, knapsack: bool = True, alpha: 
 
 
 # ---------------------------------------------------------------------------------- solve
-def _fmt_near(v: float, threshold: float, digits: int = 6) -> str:
-    """``v`` with ``digits`` significant digits, or as many as it takes to show on which side of
-    ``threshold`` it lies (an average quality 1e-10 below alpha is not printed as alpha)."""
-    text = _fmt(v, digits)
-    if math.isfinite(v) and v != threshold and text == _fmt(threshold, digits):
-        for more in range(digits + 1, 18):
-            text = _fmt(v, more)
-            if text != _fmt(threshold, more):
-                break
-    return text
-
-
-def _fmt(v: float | None, digits: int = 10) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "-"
-    return f"{v:.{digits}g}"
+_fmt_near = number_text_near
+_fmt = number_text
 
 
 #: How many selected agents ``solve`` names on the console (the selection CSV has them all).
@@ -537,6 +524,30 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------- registration
+def add_solve_options(p: argparse.ArgumentParser, knapsack: bool = True) -> None:
+    """The options of ``solve`` that say what to solve and how: FILE, the model's options and the
+    solver's (``--solver``, ``--time-limit``, ``--threads``); ``report`` takes the same.
+    ``knapsack=False`` for agents CSV only."""
+    _add_problem_args(p, knapsack=knapsack)
+    p.add_argument("--solver", help="backend name (see 'subsel solvers'); default: the first available "
+                   f"of {', '.join(DEFAULT_SOLVER_PREFERENCE)} that supports the problem's constraints")
+    p.add_argument("--time-limit", type=number, metavar="S",
+                   help="time limit in seconds (gss, a one-pass heuristic, ignores it)")
+    p.add_argument("--threads", type=integer,
+                   help="threads for backends that use several, 1..64 (single-threaded ones ignore it)")
+
+
+def add_alternatives_option(p: argparse.ArgumentParser) -> None:
+    """``--alternatives K`` and ``--distinct`` of ``solve`` and ``report``."""
+    p.add_argument("--alternatives", type=integer, metavar="K",
+                   help="list the K best distinct selections, best first, each proven best among those "
+                        "not listed before it (ties: more units of earlier agents first)")
+    p.add_argument("--distinct", choices=("units", "agents"),
+                   help="with --alternatives: selections that differ in some agent's units (units, the "
+                        "default) or in which agents they use (agents: each the best plan of its set of "
+                        "suppliers; a MILP backend)")
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the core sub-commands to the ``subsel`` parser."""
     p = sub.add_parser("generate", help="write a random agents CSV (q, c ~ U[0, 1], the paper's instances)",
@@ -560,14 +571,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("solve", help="solve a subset-selection (or knapsack) instance",
                        description="Solve an agents CSV or a knapsack file with one backend.")
-    _add_problem_args(p)
-    p.add_argument("--solver", help="backend name (see 'subsel solvers'); default: the first available "
-                   f"of {', '.join(DEFAULT_SOLVER_PREFERENCE)} that supports the problem's constraints")
-    p.add_argument("--time-limit", type=number, metavar="S",
-                   help="time limit in seconds for the whole command, the why of an infeasible answer "
-                        "included (gss, a one-pass heuristic, ignores it)")
-    p.add_argument("--threads", type=integer,
-                   help="threads for backends that use several, 1..64 (single-threaded ones ignore it)")
+    add_solve_options(p)
     p.add_argument("--json", action="store_true",
                    help="print one JSON object: solver, status, objective, avg_quality, x, wall_time_s, "
                         "backend_time_s, overhead_time_s "
@@ -576,13 +580,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "--alternatives the CSV rank,name,units of every selection listed")
     p.add_argument("--no-explain", action="store_true",
                    help="answer 'infeasible' without the why (the conflict and the nearest change)")
-    p.add_argument("--alternatives", type=integer, metavar="K",
-                   help="list the K best distinct selections, best first, each proven best among those "
-                        "not listed before it (ties: more units of earlier agents first)")
-    p.add_argument("--distinct", choices=("units", "agents"),
-                   help="with --alternatives: selections that differ in some agent's units (units, the "
-                        "default) or in which agents they use (agents: each the best plan of its set of "
-                        "suppliers; a MILP backend)")
+    add_alternatives_option(p)
     p.set_defaults(func=_cmd_solve)
 
     p = sub.add_parser("export", help="write the integer program as an LP or MPS file",

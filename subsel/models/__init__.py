@@ -1,8 +1,11 @@
 """The known-quality subset-selection model and its declarative MILP formulations.
 
 Deva, Abhishek, Gujar, *A Multi-Arm Bandit Approach To Subset Selection Under Constraints*
-(AAMAS 2021), Section 3.  Every other layer builds on this subpackage; it imports of subsel only the
-private helpers at the package root that sit below it (file handling, argument checks, seeds).
+(AAMAS 2021), Section 3, with constraints as objects (:mod:`subsel.models.constraints`: any linear
+constraint, further quality attributes) and qualities from inspection counts
+(:meth:`SubsetSelectionProblem.from_counts`).  Every other layer builds on this subpackage; it
+imports of subsel only the private helpers at the package root that sit below it (file handling,
+argument checks, seeds).
 File handling (:class:`InputError`, :func:`read_csv`, the atomic writers) is re-exported here for
 the callers that read agents files.
 """

@@ -82,6 +82,9 @@ class ConstraintRow:
         The tolerance included in the finite sides (``FEASIBILITY_TOL`` for a real row, else 0).
     suffix : str
         Appended to the constraint's name to name the row (``""``, ``"_min"`` or ``"_max"``).
+    side : tuple of float, optional
+        For a real row, the terms whose exact sum is its finite side (``(upper, tol)`` for
+        ``upper + tol``): CP-SAT rounds that sum exactly.  None: the side is exact as stored.
     """
 
     coef: np.ndarray
@@ -91,6 +94,7 @@ class ConstraintRow:
     real: bool
     tol: float
     suffix: str = ""
+    side: tuple[float, ...] | None = None
 
 
 class Constraint(ABC):
@@ -305,9 +309,11 @@ class LinearConstraint(Constraint):
         sides = []
         two = self.lower is not None and self.upper is not None
         if self.lower is not None:
-            sides.append(ConstraintRow(coef, self.on, self.lower - tol, inf, real, tol, "_min" if two else ""))
+            sides.append(ConstraintRow(coef, self.on, self.lower - tol, inf, real, tol, "_min" if two else "",
+                                       (self.lower, -tol) if real else None))
         if self.upper is not None:
-            sides.append(ConstraintRow(coef, self.on, -inf, self.upper + tol, real, tol, "_max" if two else ""))
+            sides.append(ConstraintRow(coef, self.on, -inf, self.upper + tol, real, tol, "_max" if two else "",
+                                       (self.upper, tol) if real else None))
         return tuple(sides)
 
     def describe(self) -> str:
@@ -397,7 +403,7 @@ class QualityFloor(Constraint):
 
     def rows(self) -> tuple[ConstraintRow, ...]:
         return (ConstraintRow(np.asarray(self.margin, dtype=float), "units", -FEASIBILITY_TOL, math.inf, True,
-                              FEASIBILITY_TOL),)
+                              FEASIBILITY_TOL, side=(-FEASIBILITY_TOL,)),)
 
     def describe(self) -> str:
         return f"{self.name} (average at least {self.alpha:g})"

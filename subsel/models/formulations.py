@@ -49,21 +49,21 @@ class LinearRow:
     name : str
         ``quality``, ``budget`` or ``demand``; for the planner's fields ``group_units_<j>``,
         ``group_agents_<j>`` (group ``j``, with ``_min`` / ``_max``), ``lot_<i>``, ``used_max_<i>``
-        and ``used_min_<i>`` (agent ``i``); for a constraint object its name (with ``_min`` /
-        ``_max`` for the two sides of a range, or the suffix its kind gives).
+        and ``used_min_<i>`` (agent ``i``); a constraint object's name and its row's suffix.
     coef : ndarray of float, shape (n,), or shape (len(index),) when ``index`` is given
     lower, upper : float
         Row bounds; ``-inf`` / ``inf`` when the side is free (equal for an equation).
     index : ndarray of int, optional
         A sparse row: the variables of the entries of ``coef`` (default: ``coef`` is dense).
     real : bool, default False
-        True when the coefficients are real numbers (the quality and budget rows, a quality
-        floor, a linear constraint with fractional data): a MILP backend scales the row and
-        loosens or tightens it, and CP-SAT rounds its coefficients towards the safe side.  False:
-        integer coefficients and sides, used as they are.  A real row has one finite side.
+        Real coefficients, one finite side (quality, budget, a quality floor, a fractional linear
+        constraint): scaled and loosened by a MILP backend, rounded safe-side by CP-SAT.  False:
+        integer coefficients and sides, used as they are.
     tol : float, default 0.0
-        The feasibility tolerance already included in the row's finite side
-        (:data:`~subsel.models.FEASIBILITY_TOL` for a real row, 0 for an integral one).
+        The tolerance included in the finite side (``FEASIBILITY_TOL`` for a real row, else 0).
+    side : tuple of float, optional
+        The terms whose exact sum is the finite side (``(B, 1e-9)`` for the budget), which CP-SAT
+        rounds exactly; None when the side is exact as stored or the row is scaled.
     """
 
     name: str
@@ -73,6 +73,7 @@ class LinearRow:
     index: np.ndarray | None = None
     real: bool = False
     tol: float = 0.0
+    side: tuple[float, ...] | None = None
 
     def terms(self) -> tuple[np.ndarray, np.ndarray]:
         """The row's nonzero entries: ``(variables, coefficients)``, int and float arrays."""
@@ -113,10 +114,8 @@ class LinearForm:
     lower, upper : ndarray of float, shape (n,)
         Variable bounds (must-take / must-not-take / capacity).
     rows : tuple of LinearRow
-        ``quality`` always, then ``budget`` and ``demand`` when the problem uses them, then the
-        rows of the constraint objects over the units, then the rows of the planner's fields
-        (group limits), those of the constraint objects over the used variables, and the lot
-        sizes and links of the used variables.
+        ``quality``, ``budget`` and ``demand`` (when used), the constraint objects' rows over the
+        units, then the group limits, their rows over the used variables, lots and used links.
     aux_of : ndarray of int, shape (n_aux,)
         The planner's auxiliary variables follow the agents' units ``x``: variable
         ``n_agents + j`` belongs to agent ``aux_of[j]``.
@@ -252,11 +251,13 @@ def linear_form(problem: SubsetSelectionProblem, scale: float = 1.0) -> LinearFo
     if not (np.isfinite(scale) and scale > 0):
         raise ValueError(f"scale must be a positive finite number; got {scale!r}")
     tol = FEASIBILITY_TOL
+    exact = scale == 1.0  # the sides' exact terms, for a scale of 1
     rows = [LinearRow("quality", np.asarray(problem.quality_margin) * scale, -tol * scale, np.inf, real=True,
-                      tol=tol)]
+                      tol=tol, side=(-tol,) if exact else None)]
     if problem.budget is not None:
         rows.append(LinearRow("budget", np.asarray(problem.cost) * scale, -np.inf,
-                              (problem.budget + tol) * scale, real=True, tol=tol))
+                              (problem.budget + tol) * scale, real=True, tol=tol,
+                              side=(problem.budget, tol) if exact else None))
     if problem.demand is not None:
         rows.append(LinearRow("demand", np.ones(problem.n), float(problem.demand), np.inf))
     on_used: list[LinearRow] = []
@@ -264,7 +265,7 @@ def linear_form(problem: SubsetSelectionProblem, scale: float = 1.0) -> LinearFo
         for r in c.rows():
             s = scale if r.real else 1.0
             row = LinearRow(c.name + r.suffix, np.asarray(r.coef, dtype=float) * s, r.lower * s, r.upper * s,
-                            real=r.real, tol=r.tol)
+                            real=r.real, tol=r.tol, side=r.side if exact else None)
             (on_used if r.on == "used" else rows).append(row)
     if on_used or problem.extensions & PLANNER_EXTENSIONS_SET:
         return planner_form(problem, rows, scale, on_used)
@@ -294,9 +295,8 @@ def planner_form(problem: SubsetSelectionProblem, rows: list[LinearRow], scale: 
     scale : float, default 1.0
         The scale of the budget row (see :func:`linear_form`), applied to the fixed costs too.
     on_used : sequence of LinearRow
-        Rows over the used indicators ``[x_i > 0]`` (coefficients per agent, shape (n,)), from
-        the constraint objects (:class:`~subsel.models.LinearConstraint` with ``on="used"``):
-        written over the used variables ``u_i``, which the agents they name get.
+        Rows of constraint objects over the used indicators ``[x_i > 0]`` (coefficients of shape
+        (n,)), written over the used variables ``u_i`` of the agents they name.
 
     Returns
     -------

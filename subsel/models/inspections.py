@@ -86,7 +86,7 @@ def lower_confidence_bounds(good: Any, inspected: Any, confidence: float = 0.95,
         (naming the agent and the value), arrays of different lengths, no agents, ``confidence``
         outside (0, 1), an unknown method.
     ImportError
-        ``"clopper-pearson"`` without SciPy (``pip install scipy``, or ``method="hoeffding"``).
+        ``"clopper-pearson"`` where SciPy (a dependency of the core install) is missing.
 
     Examples
     --------

@@ -23,7 +23,8 @@ from .registry import (
 #: Names loaded from their module when first used: a solve needs neither the knapsack API, nor the
 #: explanation of an infeasible answer until asked, nor the batch types (start-up of ``subsel solve``).
 _LAZY = {
-    "Conflict": "explain", "explain_infeasible": "explain", "EnumerationTooLargeError": "dpss",
+    "Conflict": "explain", "explain_infeasible": "explain", "constraint_families": "explain",
+    "without_constraints": "explain", "EnumerationTooLargeError": "dpss",
     "MAX_KNAPSACK_TOTAL": "knapsack", "KnapsackSolution": "knapsack", "solve_knapsack": "knapsack",
     "RawBatch": "_batch", "SolutionBatch": "_batch",
 }
@@ -31,13 +32,15 @@ _LAZY = {
 if TYPE_CHECKING:  # the type checkers' and the API reference's view of the names above
     from ._batch import RawBatch, SolutionBatch
     from .dpss import EnumerationTooLargeError
-    from .explain import Conflict, explain_infeasible
+    from .explain import Conflict, constraint_families, explain_infeasible, without_constraints
     from .knapsack import MAX_KNAPSACK_TOTAL, KnapsackSolution, solve_knapsack
 
 __all__ = [
     "Conflict",
     "EnumerationTooLargeError",
+    "constraint_families",
     "explain_infeasible",
+    "without_constraints",
     "DEFAULT_SOLVER_PREFERENCE",
     "ENTRY_POINT_GROUP",
     "MAX_CUT_RANGE",

@@ -37,7 +37,7 @@ import numpy as np
 from ..models import LinearForm, SubsetSelectionProblem, linear_form
 from ._feasibility import Questions
 
-__all__ = ["Conflict", "Questions", "explain_infeasible"]
+__all__ = ["Conflict", "Questions", "constraint_families", "explain_infeasible", "without_constraints"]
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,21 @@ class Conflict:
                 "units_bound": self.units_bound, "budget_bound": self.budget_bound}
 
 
-def _families(problem: SubsetSelectionProblem) -> list[str]:
+def constraint_families(problem: SubsetSelectionProblem) -> list[str]:
+    """The constraint families in force in ``problem``, by the names :class:`Conflict` uses.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+
+    Returns
+    -------
+    list of str
+        ``quality`` first (always in force), then those of ``budget``, ``demand``, ``must_take``,
+        ``must_not_take``, ``min_units``, ``lot_size`` in use, then ``group_limits:<group>`` per
+        limited group, in the problem's order (the families of the deletion filter of Chinneck and
+        Dravnieks, *ORSA Journal on Computing* 3(2), 1991, Section 3).
+    """
     out = ["quality"]
     ext = problem.extensions
     out += [name for name in ("budget", "demand", "must_take", "must_not_take", "min_units", "lot_size")
@@ -111,8 +125,20 @@ def _families(problem: SubsetSelectionProblem) -> list[str]:
     return out
 
 
-def _without(problem: SubsetSelectionProblem, dropped: set[str]) -> SubsetSelectionProblem:
-    """``problem`` with the families in ``dropped`` removed."""
+def without_constraints(problem: SubsetSelectionProblem, dropped: set[str]) -> SubsetSelectionProblem:
+    """``problem`` with the constraint families in ``dropped`` removed, every other field kept.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+    dropped : set of str
+        Names of :func:`constraint_families`; dropping ``quality`` sets the threshold to 0.
+
+    Returns
+    -------
+    SubsetSelectionProblem
+        ``problem`` itself when ``dropped`` names nothing in force.
+    """
     changes: dict[str, Any] = {}
     if "quality" in dropped:
         changes["alpha"] = 0.0
@@ -160,11 +186,11 @@ def explain_infeasible(problem: SubsetSelectionProblem, questions: Questions,
         E.g. ``"demand 50 cannot be met: at most 42 units reach average quality 0.8 within budget
         100 (lower the demand to 42 or raise the budget to 131)"``.
     """
-    members = _families(problem)
+    members = constraint_families(problem)
     dropped: set[str] = set()
     undecided: list[str] = []
     for fam in list(members):  # the deletion filter
-        answer = questions.feasible(_without(problem, dropped | {fam}))
+        answer = questions.feasible(without_constraints(problem, dropped | {fam}))
         if answer is False:
             dropped.add(fam)
         elif answer is None:
@@ -383,7 +409,7 @@ def _conflict_text(problem: SubsetSelectionProblem, c: Conflict) -> str:
         others = [_describe(problem, f) for f in c.constraints if f != "demand"]
         # The advised numbers hold with every constraint of the problem kept: say so when some
         # of them are outside the conflict.
-        outside = [f for f in _families(problem) if f not in c.constraints]
+        outside = [f for f in constraint_families(problem) if f not in c.constraints]
         tail = " and the problem's other constraints" if outside else ""
         where = ""
         if others:

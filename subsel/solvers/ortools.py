@@ -330,7 +330,7 @@ class ORToolsCPSAT(Solver):
                 k, ok = _scale_exponent(row_coef, reach if row.index is None else reach[row.index],
                                         extra=-row.lower)
                 scaled = np.ldexp(row_coef, k)
-                rhs = -_floor_scaled(-row.lower, k=k)
+                rhs = -_floor_scaled(*((-t for t in row.side) if row.side is not None else (-row.lower,)), k=k)
                 if relaxed:
                     coef = np.rint(scaled)
                     # Loosened by the rounding to integers (when the scaling is not exact) and by the
@@ -350,7 +350,9 @@ class ORToolsCPSAT(Solver):
                 k, ok = _scale_exponent(row_coef, reach if row.index is None else reach[row.index],
                                         extra=row.upper + FEASIBILITY_TOL)
                 upper_coef = _as_int64(np.ceil(np.ldexp(row_coef, k)), f"{row.name} row")
-                upper_rhs = _as_int64(_floor_scaled(row.upper, FEASIBILITY_TOL, k=k), row.name)
+                # the exact side (B + FEASIBILITY_TOL) when the row gives its terms
+                side = row.side if row.side is not None else (row.upper, FEASIBILITY_TOL)
+                upper_rhs = _as_int64(_floor_scaled(*side, k=k), row.name)
                 exact &= ok
                 model.Add(cp_model.LinearExpr.WeightedSum(terms, upper_coef) <= upper_rhs)
             else:

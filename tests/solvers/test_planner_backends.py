@@ -271,15 +271,15 @@ def test_lot_counts_and_used_variables_in_the_form():
 @given(problem=planner_problems(n_max=4, cap_max=3))
 def test_conflict_is_irreducible_by_brute_force(problem):
     """The conflict is infeasible on its own and dropping any one member makes it feasible."""
-    from subsel.solvers.explain import _families, _without
+    from subsel.solvers import constraint_families, without_constraints
 
     sol = get_solver("highs").solve(problem)
     assume(sol.status is Status.INFEASIBLE)  # a conflict to check
     kept = set(sol.conflict.constraints)
-    others = set(_families(problem)) - kept
-    assert brute_force(_without(problem, others)) is None
+    others = set(constraint_families(problem)) - kept
+    assert brute_force(without_constraints(problem, others)) is None
     for member in kept:
-        assert brute_force(_without(problem, others | {member})) is not None, member
+        assert brute_force(without_constraints(problem, others | {member})) is not None, member
     check_advice(problem, sol.conflict)
 
 
