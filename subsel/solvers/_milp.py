@@ -406,7 +406,9 @@ class MILPSolver(Solver):
         MILP tolerances), or None."""
         from .exact import Exact
 
-        if problem.extensions - Exact.supports or (left is not None and left <= 0):
+        # Not where exact is slower than the MILP itself (its coupling rows: budget, demand, groups).
+        if problem.extensions - Exact.supports or problem.extensions & Exact.not_default_for \
+                or (left is not None and left <= 0):
             return None
         try:
             sol = Exact(time_limit_s=left).solve(problem)

@@ -303,6 +303,9 @@ class Solver:
         True when an ``optimal`` answer is proven optimal (gap 0).
     supports : frozenset of str
         Extensions handled (subset of ``subsel.models.EXTENSIONS``).
+    not_default_for : frozenset of str
+        Extensions it handles where a later backend of the default-solver rule is faster: that
+        rule (:func:`~subsel.solvers.default_solver`) passes it over for problems that use one.
     no_good_cuts : bool
         True when :meth:`solve_excluding` works (the MILP backends).
     complexity : str
@@ -319,6 +322,7 @@ class Solver:
     name: ClassVar[str] = "solver"
     exact: ClassVar[bool] = False
     supports: ClassVar[frozenset[str]] = frozenset()
+    not_default_for: ClassVar[frozenset[str]] = frozenset()
     no_good_cuts: ClassVar[bool] = False
     complexity: ClassVar[str] = ""
     caveat: ClassVar[str] = ""

@@ -139,4 +139,4 @@ def test_bad_arguments_are_named():
         with pytest.raises(TypeError, match=r"must_not_take\[0\] must be an agent index or name"):
             solve_without(1.5)
     with pytest.raises(UnsupportedExtensionError, match="budget"):
-        get_solver("exact").exclusion_solver(p.with_changes(budget=0.5))(0)
+        get_solver("gss").exclusion_solver(p.with_changes(budget=0.5))(0)

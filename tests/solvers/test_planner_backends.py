@@ -193,8 +193,7 @@ def test_cbc_reads_the_exported_mps(tmp_path):
     assert -pulp.value(prob.objective) == pytest.approx(best[0], abs=1e-6)
 
 
-@pytest.mark.parametrize("name, field", [("gss", "group_limits"), ("exact", "group_limits"),
-                                         ("dpss", "group_limits")])
+@pytest.mark.parametrize("name, field", [("gss", "group_limits"), ("dpss", "group_limits")])
 def test_other_solvers_refuse_naming_the_constraint(name, field):
     values = {"min_units": dict(min_units=[2, 1]), "lot_size": dict(lot_size=[2, 1]),
               "fixed_cost": dict(fixed_cost=[0.5, 0]),
