@@ -178,10 +178,32 @@ class Solution:
         return None if found is None else found[1]
 
     def _explained(self) -> tuple[str, Conflict] | None:
+        return self.explain()
+
+    def explain(self, time_limit_s: float | None = None) -> tuple[str, Conflict] | None:
+        """Find (once) why an ``infeasible`` answer is infeasible: ``(explanation, conflict)``.
+
+        :attr:`explanation` and :attr:`conflict` call it with the default; call it first to bound
+        the time it takes.
+
+        Parameters
+        ----------
+        time_limit_s : float, optional
+            Seconds the explanation may take (default: the solver's ``time_limit_s``; without
+            either, each nearest change takes at most :func:`subsel.solvers.explain.advice_time`).
+            When they run out, the conflict names the members not yet decided
+            (:attr:`Conflict.undecided`) and the advice verified so far, with its proven bounds.
+
+        Returns
+        -------
+        (str, Conflict) or None
+            None for an answer that is not ``infeasible``.
+        """
         state = self.__dict__
         if "_explanation" not in state:
             source = state.get("_explain")  # (solver, problem) of an infeasible answer
-            state["_explanation"] = None if source is None else source[0]._explain(source[1])
+            state["_explanation"] = None if source is None else source[0]._explain(
+                source[1], time_limit_s, verdict_s=float(self.wall_time_s))
         found: tuple[str, Conflict] | None = state["_explanation"]
         return found
 
@@ -519,24 +541,17 @@ class Solver:
                          used: np.ndarray | None = None) -> RawResult:  # pragma: no cover - no_good_cuts is False
         raise NotImplementedError(f"{type(self).__name__} must implement _solve_excluding")
 
-    def _explain(self, problem: SubsetSelectionProblem) -> tuple[str, Conflict]:
-        """Why ``problem`` is infeasible, decided with this solver's checked answers on its parts."""
-        from .explain import explain_infeasible
+    def _explain(self, problem: SubsetSelectionProblem, time_limit_s: float | None = None,
+                 verdict_s: float = 0.0) -> tuple[str, Conflict]:
+        """Why ``problem`` is infeasible, decided with this solver on its parts, within
+        ``time_limit_s`` seconds (default: the solver's time limit); without either, each nearest
+        change within :func:`subsel.solvers.explain.advice_time` (of the verdict's ``verdict_s``)."""
+        from .explain import Questions, advice_time, explain_infeasible
 
-        def feasible(p: SubsetSelectionProblem) -> bool:
-            try:
-                return self._solve_checked(p).status is not Status.INFEASIBLE
-            except SolverError:  # undecided: keep the constraint in the set (it stays infeasible)
-                return True
-
-        def found(p: SubsetSelectionProblem) -> bool:
-            try:
-                sol = self._solve_checked(p)
-            except SolverError:  # undecided: no advice rests on it
-                return False
-            return sol.x is not None and sol.status is not Status.INFEASIBLE and p.evaluate(sol.x).feasible
-
-        return explain_infeasible(problem, feasible, found)
+        limit = self.time_limit_s if time_limit_s is None else time_limit_s
+        deadline = None if limit is None else time.perf_counter() + limit
+        advice = advice_time(problem.n, verdict_s) if limit is None else None
+        return explain_infeasible(problem, Questions(self, deadline), advice)
 
     def _solve_checked(self, problem: SubsetSelectionProblem) -> Solution:
         """:meth:`solve` without the explanation of an infeasible answer."""
@@ -722,9 +737,18 @@ def bound_at_least(bound: float | None, objective: float, x: np.ndarray, r: np.n
 
 
 def _demand_exceeds_supply(problem: SubsetSelectionProblem) -> bool:
-    """More units demanded than the agents may give: infeasible for every backend.
+    """More units demanded than the agents may give, or another aggregate bound that no selection
+    meets (:func:`subsel.solvers._feasibility.refutation`): infeasible for every backend.
 
     Decided before any backend runs, in exact integers, because a backend sees the demand as a
-    float (a huge one, e.g. 1e23, is rounded and its own infeasibility proof may then fail).
+    float (a huge one, e.g. 1e23, is rounded and its own infeasibility proof may then fail); the
+    other bounds spare a MILP the proof (minutes at 50,000 agents).
     """
-    return problem.demand is not None and problem.demand > exact_total(problem.upper_bounds())
+    if problem.demand is not None and problem.demand > exact_total(problem.upper_bounds()):
+        return True
+    if problem.demand is None and problem.budget is None and not problem.must_take.size \
+            and not problem.group_limits:
+        return False  # nothing an aggregate bound could refute
+    from ._feasibility import refutation
+
+    return refutation(problem) is not None
