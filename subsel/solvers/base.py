@@ -530,7 +530,11 @@ class Solver:
         if _demand_exceeds_supply(problem):
             return self._finish(problem, RawResult(None, Status.INFEASIBLE, None, 0.0), start)
         raw = self._solve_excluding(problem, ex, sets) if sets.size else self._solve_excluding(problem, ex)
-        sol = self._finish(problem, raw, start)
+        def allowed(x: np.ndarray) -> bool:
+            return not ((ex.size and bool((ex == x).all(axis=1).any()))
+                        or (sets.size and bool((sets == (x > 0)).all(axis=1).any())))
+
+        sol = self._finish(problem, raw, start, allowed=allowed)
         if sol.is_feasible and ex.size and bool((ex == np.asarray(sol.x)).all(axis=1).any()):
             raise SolverError(f"{self.name}: returned an excluded selection")
         if sol.is_feasible and sets.size and bool((sets == (np.asarray(sol.x) > 0)).all(axis=1).any()):
@@ -622,16 +626,19 @@ class Solver:
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:  # pragma: no cover - abstract
         raise NotImplementedError(f"{type(self).__name__} must implement _solve")
 
-    def _finish(self, problem: SubsetSelectionProblem, raw: RawResult, start: float) -> Solution:
+    def _finish(self, problem: SubsetSelectionProblem, raw: RawResult, start: float,
+                allowed: Callable[[np.ndarray], bool] | None = None) -> Solution:
         """Check ``raw`` and wrap it; the wall time runs from ``start`` (``time.perf_counter()``)
-        to the end of the check."""
+        to the end of the check.  ``allowed`` (no-good cuts) says whether the smallest selection
+        may stand in for an answer the backend did not find in time."""
         n = problem.n
         backend = raw.backend_time_s
         if raw.x is None and raw.status in (Status.TIME_LIMIT, Status.NO_SOLUTION_FOUND):
             # Stopped before the backend knew a selection: the smallest one (nothing but the
-            # must-take units) is at hand and often feasible; else there is no selection.
+            # must-take units) is at hand and often feasible (unless a cut excludes it); else
+            # there is no selection.
             x0 = problem.lower_bounds()
-            if problem.evaluate(x0).feasible:
+            if (allowed is None or allowed(x0)) and problem.evaluate(x0).feasible:
                 raw = RawResult(x0, Status.TIME_LIMIT, raw.bound)
             else:
                 raw = RawResult(None, Status.NO_SOLUTION_FOUND, raw.bound)
