@@ -6,7 +6,11 @@ Gujar, AAMAS 2021, Section 6.1) at ``--n`` agents, solved
 * as the paper's problem by ``exact`` and by ``highs``;
 * with lot sizes and minimum orders (every agent: lot 1 or 2, minimum order 1..capacity, drawn
   from the same seed) by ``exact`` and ``highs``;
-* with fixed order costs as well (``U[0, 0.5]`` per agent) by ``exact``.
+* with fixed order costs as well (``U[0, 0.5]`` per agent) by ``exact``;
+* ``--coupled N``: the whole planner model at ``N`` agents (fixed costs, five groups with a cap on
+  their units, a pledge of agents in the first, a budget and a demand that bind), by ``exact`` and
+  ``highs`` in turn, each with ``--time-limit``: per instance the statuses, the objectives and the
+  ratio of wall times ``exact / highs``, and their median.
 
 The ratio that matters: ``exact`` with lot sizes and minimum orders against ``exact`` on the
 paper's problem, same agents, same run.  ``--solvers exact`` leaves HiGHS out (it takes minutes on
@@ -20,6 +24,7 @@ Usage::
 
     python benchmarks/bench_planner.py --n 10000 --reps 3
     python benchmarks/bench_planner.py --n 100000 --reps 3 --solvers exact
+    python benchmarks/bench_planner.py --coupled 30 --instances 5 --time-limit 60
 """
 from __future__ import annotations
 
@@ -40,13 +45,52 @@ def best(fn, reps: int) -> float:
     return min(out)
 
 
+def coupled_instance(n: int, rng: np.random.Generator) -> SubsetSelectionProblem:
+    """The whole planner model at ``n`` agents (see the module's text)."""
+    q, c = rng.random(n), rng.random(n)
+    k = rng.integers(10, 60, size=n)
+    groups = 5
+    label = [f"g{i % groups}" for i in range(n)]
+    limits: dict = {f"g{g}": {"max_units": int(k.sum() / groups * 0.5)} for g in range(groups)}
+    limits["g0"]["min_agents"] = 1
+    return SubsetSelectionProblem(quality=q, cost=c, alpha=0.6, capacity=k, min_units=k // 3,
+                                  fixed_cost=rng.random(n) * 5, budget=float(k.sum()) * 0.1,
+                                  demand=int(k.sum() * 0.15), group=label, group_limits=limits)
+
+
+def coupled(n: int, instances: int, seed: int, time_limit: float) -> None:
+    """``exact`` against ``highs`` on the whole planner model, alternated, in one run."""
+    ratios = []
+    print(f"whole planner model, n = {n}, time limit {time_limit:g} s")
+    print(f"{'inst':>4} {'exact':>10} {'obj':>14} {'s':>8} {'highs':>10} {'obj':>14} {'s':>8} {'ratio':>7}")
+    for j, rng in enumerate(np.random.default_rng(seed).spawn(instances)):
+        p = coupled_instance(n, rng)
+        out = {}
+        for name in (("exact", "highs") if j % 2 == 0 else ("highs", "exact")):
+            t0 = time.perf_counter()
+            sol = get_solver(name, time_limit_s=time_limit).solve(p)
+            out[name] = (sol.status.value, sol.objective, time.perf_counter() - t0)
+        ratio = out["exact"][2] / out["highs"][2]
+        ratios.append(ratio)
+        print(f"{j:4d} {out['exact'][0]:>10} {out['exact'][1]:14.6f} {out['exact'][2]:8.3f} "
+              f"{out['highs'][0]:>10} {out['highs'][1]:14.6f} {out['highs'][2]:8.3f} {ratio:7.2f}")
+    print(f"median wall time exact / highs: {float(np.median(ratios)):.2f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=10_000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--solvers", default="exact,highs", help="comma-separated: exact, highs")
+    ap.add_argument("--coupled", type=int, default=0, metavar="N",
+                    help="time exact against highs on the whole planner model at N agents instead")
+    ap.add_argument("--instances", type=int, default=5)
+    ap.add_argument("--time-limit", type=float, default=60.0)
     args = ap.parse_args()
+    if args.coupled:
+        coupled(args.coupled, args.instances, args.seed, args.time_limit)
+        return
     names = [s.strip() for s in args.solvers.split(",") if s.strip()]
     rng = np.random.default_rng(args.seed)
     n = args.n

@@ -458,8 +458,10 @@ class CSVTable:
         """
         cells = self.column(column)
         try:
-            # Underscores: numpy (like float()) reads "1_0" as 10; the cell loop below refuses them.
-            out = np.array(cells, dtype=float) if cells and not any("_" in c for c in cells) else None
+            # Underscores and other scripts' digits: numpy (like float()) reads "1_0" as 10 and
+            # "٠.٩" as 0.9; the cell loop below refuses them, as integer cells are refused.
+            out = np.array(cells, dtype=float) if cells and not any("_" in c or not c.isascii() for c in cells) \
+                else None
         except ValueError:
             out = None
         if not cells:

@@ -27,6 +27,7 @@ import csv
 import io
 import math
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -102,6 +103,10 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         raise CLIError(f"--capacity-max must be an integer in 1..2^53 = {MAX_EXACT_INT}; got {args.capacity_max}")
     if args.seed is not None and args.seed < 0:
         raise CLIError(f"--seed must be a non-negative integer; got {args.seed}")
+    if args.planner:
+        return _generate_planner(args)
+    if args.group_limits_out is not None:
+        raise CLIError("--group-limits-out needs --planner (the paper's agents have no groups)")
     # the problem's arrays (q, c, capacities, utilities, names) and the CSV text: ~200 bytes a row
     check_memory(200.0 * args.n, f"--n {args.n}")
     rng = np.random.default_rng(args.seed)
@@ -120,6 +125,43 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         hint = f" --alpha {args.alpha:g}" if args.alpha is not None else " --alpha A"
         print(f"wrote {counted(args.n, 'agent')} to {args.output}; solve with: subsel solve {args.output}{hint}",
               file=sys.stderr)
+    return 0
+
+
+def _generate_planner(args: argparse.Namespace) -> int:
+    """``generate --planner``: a produce cooperative (:func:`subsel.models.planner_instance`), its
+    agents to ``-o`` and its regions' limits to ``--group-limits-out``, with the demand and budget
+    printed in the command that solves it."""
+    from ..models import group_limits_csv_text, planner_instance
+
+    if args.capacity_max != 1:
+        raise CLIError("--capacity-max does not apply with --planner (capacities are drawn in whole lots)")
+    if args.group_limits_out is None:
+        raise CLIError("--planner needs --group-limits-out FILE (the regions' caps and pledge)")
+    if args.group_limits_out == "-" and args.output == "-":
+        raise CLIError("-o and --group-limits-out cannot both be stdout ('-')")
+    check_paths([], [("-o", args.output), ("--group-limits-out", args.group_limits_out)])
+    # the problem's arrays (nine per agent), its planner fields and the CSV text: ~400 bytes a row
+    check_memory(400.0 * args.n, f"--n {args.n}")
+    alpha = 0.8 if args.alpha is None else args.alpha
+    try:
+        problem = planner_instance(args.n, np.random.default_rng(args.seed), alpha=alpha)
+        agents, limits = problem_to_csv_text(problem), group_limits_csv_text(problem.group_limits)
+    except MemoryError:
+        raise CLIError(f"--n {args.n}: not enough memory to generate that many agents") from None
+    _emit(limits, args.group_limits_out)  # both texts are built before either file is written
+    _emit(agents, args.output)
+    where = "stdout" if args.output == "-" else args.output
+    command = f"subsel solve {args.output} --alpha {alpha:g} --R {problem.R:g} --group-limits {args.group_limits_out}"
+    if problem.demand is not None:
+        command += f" --demand {problem.demand} --budget {problem.budget:.2f}"
+    regions = counted(len(problem.group_limits), 'region')
+    print(f"wrote {counted(args.n, 'agent')} to {where} and the limits of {regions} to "
+          f"{'stdout' if args.group_limits_out == '-' else args.group_limits_out}", file=sys.stderr)
+    if problem.demand is not None:
+        print(f"demand {problem.demand} units ({problem.demand / float(problem.capacity.sum()):.0%} of the "
+              f"capacity), budget {problem.budget:.2f}", file=sys.stderr)
+    print(f"solve with: {command}", file=sys.stderr)
     return 0
 
 
@@ -344,6 +386,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     if args.solver is not None and not args.solver.strip():
         raise CLIError("--solver must name a backend (see 'subsel solvers'); got ''")
     check_paths(_problem_inputs(args), [("--output", args.output)])
+    started = time.perf_counter()  # --time-limit bounds the whole command: the answer and its why
     try:
         problem, optimum, label = _load_problem(args)
     except _IntegerKnapsack as big:
@@ -357,7 +400,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
                                                                        distinct)
     options = {}
     if args.time_limit is not None:
-        options["time_limit_s"] = args.time_limit
+        used = time.perf_counter() - started  # reading the files counts (a bad limit: the solver's error)
+        options["time_limit_s"] = args.time_limit if args.time_limit <= 0 else max(args.time_limit - used, 1e-3)
     if args.threads is not None:
         options["threads"] = args.threads
     solver = get_solver(name, **options)
@@ -370,6 +414,14 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
+    explain_s = None
+    if sol.status is Status.INFEASIBLE and not args.no_explain:
+        t0 = time.perf_counter()
+        left = None if args.time_limit is None else max(args.time_limit - (t0 - started), 0.0)
+        sol.explain(time_limit_s=left)  # within what the time limit leaves
+        explain_s = time.perf_counter() - t0
+    elif sol.status is Status.INFEASIBLE:  # asked not to explain
+        sol.__dict__["_explanation"] = None
     # Exit 1 when no answer came back (a time limit before any selection), or when an answer
     # called optimal contradicts the known optimum (the solver or the optimum file is wrong).
     no_answer = not sol.is_feasible and sol.status is not Status.INFEASIBLE
@@ -398,6 +450,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         d = sol.to_dict()
         out = {k: d[k] for k in ("solver", "status", "objective", "avg_quality", "x", "wall_time_s",
                                   "backend_time_s", "overhead_time_s")}
+        if explain_s is not None:  # the solve's times above, the explanation's and the command's here
+            out["explain_time_s"] = explain_s
+            out["command_time_s"] = time.perf_counter() - started
         if not sol.is_feasible:
             out["x"] = None  # no selection: not an all-zero one
         if sol.explanation is not None:  # an infeasible answer says why
@@ -421,6 +476,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         f"wall_time_s  {sol.wall_time_s:.4f} (backend {sol.backend_time_s:.4f}, "
         f"subsel overhead {sol.overhead_time_s:.4f})",
     ]
+    if explain_s is not None:  # the solve's time above; the explanation's and the command's here
+        lines.append(f"explain_s    {explain_s:.4f} (the why; the command took {time.perf_counter() - started:.4f})")
     if sol.bound is not None and sol.status is not Status.OPTIMAL:
         lines.insert(4, f"bound        {_fmt(sol.bound)}")
     if sol.explanation is not None:
@@ -503,6 +560,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--capacity-max", type=integer, default=1,
                    help="capacities drawn uniformly from 1..K (default 1)")
     p.add_argument("-o", "--output", default="-", help="agents CSV to write ('-' = stdout, default)")
+    p.add_argument("--planner", action="store_true",
+                   help="a produce cooperative instead: 10 regions, Beta qualities, costs rising with "
+                        "quality, lot sizes 1/6/12/24, minimum orders of 1-10 lots, fixed order costs, "
+                        "regional caps and a minimum-agents pledge; prints a demand (22%% of the "
+                        "capacity) and a budget that binds (--alpha default 0.8, R 14)")
+    p.add_argument("--group-limits-out", metavar="FILE",
+                   help="with --planner: the group-limits CSV to write (the regions' caps and pledge)")
     p.set_defaults(func=_cmd_generate)
 
     p = sub.add_parser("solve", help="solve a subset-selection (or knapsack) instance",
@@ -514,6 +578,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(+ known_optimum, known_optimum_matches; + explanation, conflict when infeasible)")
     p.add_argument("-o", "--output", help="write the selection as CSV name,units ('-' = stdout); with "
                    "--alternatives the CSV rank,name,units of every selection listed")
+    p.add_argument("--no-explain", action="store_true",
+                   help="answer 'infeasible' without the why (the conflict and the nearest change)")
     add_alternatives_option(p)
     p.set_defaults(func=_cmd_solve)
 

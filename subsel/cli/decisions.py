@@ -22,6 +22,7 @@ import numpy as np
 from ..models import PLANNER_EXTENSIONS
 from ..solvers import Solver, SolverError, Status
 from . import CLIError, counted, integer, number
+from .constraints import parse_expressions
 from .core import (
     _add_problem_args,
     _default_solver,
@@ -131,6 +132,11 @@ def _cmd_payments(args: argparse.Namespace) -> int:
     from ..decisions import payments
 
     check_paths(_problem_inputs(args), [("--output", args.output)])
+    for e in parse_expressions(args):
+        if e.column == "cost":
+            # a row over the reported costs is a budget: an agent could then gain by misreporting
+            raise CLIError(f"{e.option} {e.text!r}: payments take no constraint over the reported costs (a "
+                           "budget by another name: truthful reporting would no longer be a dominant strategy)")
     problem, _, _ = _load_problem(args)  # no --budget: payments offer none (see the parser)
     try:
         df = payments(problem, solver=_solver(args, problem, exact_for="payments"))

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING
 
 from .._extras import lazy_attribute
 from .._files import CSVTable, InputError, atomic_write_text, atomic_write_with, read_csv
-from .agents import problem_from_table, problem_to_csv_text, read_agents, read_group_limits, selection_csv_text
+from .agents import (
+    group_limits_csv_text,
+    problem_from_table,
+    problem_to_csv_text,
+    read_agents,
+    read_group_limits,
+    selection_csv_text,
+)
 from .checks import EXTENSIONS, check_names, default_names
 from .constraints import CONSTRAINT_KINDS, Constraint, ConstraintRow, LinearConstraint, QualityFloor
 from .planner import GROUP_LIMIT_KEYS, PLANNER_EXTENSIONS
@@ -46,6 +53,8 @@ _LAZY = {
     "lp_text": "formulations", "mps_text": "formulations", "to_ortools": "formulations", "to_pulp": "formulations",
     "variable_names": "formulations", "write_lp": "formulations", "write_mps": "formulations",
     "KNAPSACK_CLASSES": "instances", "HARD_KNAPSACK_CLASSES": "instances", "knapsack_instance": "instances",
+    "PLANNER_REGIONS": "instances", "PLANNER_LOT_SIZES": "instances", "planner_instance": "instances",
+    "planner_plan": "instances",
     "KnapsackInstance": "knapsack", "read_knapsack": "knapsack", "read_optimum": "knapsack",
     "IntegerKnapsack": "knapsack_encoding",
 }
@@ -64,7 +73,15 @@ if TYPE_CHECKING:  # the type checkers' and the API reference's view of the name
         write_lp,
         write_mps,
     )
-    from .instances import HARD_KNAPSACK_CLASSES, KNAPSACK_CLASSES, knapsack_instance
+    from .instances import (
+        HARD_KNAPSACK_CLASSES,
+        KNAPSACK_CLASSES,
+        PLANNER_LOT_SIZES,
+        PLANNER_REGIONS,
+        knapsack_instance,
+        planner_instance,
+        planner_plan,
+    )
     from .knapsack import KnapsackInstance, read_knapsack, read_optimum
     from .knapsack_encoding import IntegerKnapsack
 
@@ -97,7 +114,9 @@ __all__ = [
     "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "variable_names", "write_lp", "write_mps",
     "KnapsackInstance", "read_knapsack", "read_optimum", "IntegerKnapsack",
     "KNAPSACK_CLASSES", "HARD_KNAPSACK_CLASSES", "knapsack_instance",
-    "InputError", "CSVTable", "read_csv", "read_agents", "read_group_limits", "atomic_write_text", "atomic_write_with",
+    "PLANNER_REGIONS", "PLANNER_LOT_SIZES", "planner_instance", "planner_plan",
+    "InputError", "CSVTable", "read_csv", "read_agents", "read_group_limits", "group_limits_csv_text",
+    "atomic_write_text", "atomic_write_with",
     "problem_from_table", "problem_to_csv_text", "selection_csv_text", "lp_text", "mps_text",
 ]
 

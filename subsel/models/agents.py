@@ -29,6 +29,7 @@ __all__ = [
     "problem_to_csv_text",
     "read_agents",
     "read_group_limits",
+    "group_limits_csv_text",
     "selection_csv_text",
     "write_problem",
 ]
@@ -263,6 +264,30 @@ def read_group_limits(source: Any, *, name: str | None = None) -> dict[str, dict
                 raise table.error(row, key, "must be a non-negative integer (or empty: no limit)", cell)
             out[groups[row]][key] = v
     return out
+
+
+def group_limits_csv_text(group_limits: Any) -> str:
+    """Group limits as CSV text ``group,min_units,max_units,min_agents,max_agents``, which
+    :func:`read_group_limits` reads back (an empty cell: no limit).
+
+    Parameters
+    ----------
+    group_limits : mapping
+        ``{group: {key: limit}}`` (a problem's :attr:`~subsel.models.SubsetSelectionProblem.group_limits`).
+
+    Returns
+    -------
+    str
+        One row per group, in the mapping's order, the four limit columns always present.
+    """
+    from .planner import GROUP_LIMIT_KEYS
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["group", *GROUP_LIMIT_KEYS])
+    for g, limits in group_limits.items():
+        w.writerow([g, *("" if limits.get(key) is None else int(limits[key]) for key in GROUP_LIMIT_KEYS)])
+    return buf.getvalue()
 
 
 def problem_from_frame(df: pd.DataFrame, alpha: float, R: float = 1.0, *, cls: type | None = None,

@@ -79,7 +79,8 @@ def __getattr__(name: str) -> object:
 
 
 # The code the solver interface calls but its module cannot import (``base._SUPPLIED``): the batch
-# engine and the explanation of an infeasible answer, each loaded when first called.
+# engine, the explanation of an infeasible answer and the aggregate refutation, each loaded when first
+# called.
 def _solve_batch(solver: Solver, batch: Any) -> Any:
     from ._batch import solve_batch
 
@@ -98,11 +99,20 @@ def _finish_batch(solver: Solver, batch: Any, raw: Any, start: float) -> Any:
     return finish_batch(solver, batch, raw, start)
 
 
-def _explain_infeasible(problem: Any, feasible: Any, found: Any) -> Any:
-    from .explain import explain_infeasible
+def _explain_infeasible(solver: Solver, problem: Any, deadline: float | None, verdict_s: float | None) -> Any:
+    """The explanation of ``solver``'s infeasible answer by the deadline; ``verdict_s`` (without a
+    deadline): each nearest change within its advice time."""
+    from .explain import Questions, advice_time, explain_infeasible
 
-    return explain_infeasible(problem, feasible, found)
+    advice = None if verdict_s is None else advice_time(problem.n, verdict_s)
+    return explain_infeasible(problem, Questions(solver, deadline), advice)
+
+
+def _refutation(problem: Any) -> str | None:
+    from ._feasibility import refutation
+
+    return refutation(problem)
 
 
 _SUPPLIED.update(solve_batch=_solve_batch, solve_rows=_solve_rows, finish_batch=_finish_batch,
-                 explain_infeasible=_explain_infeasible)
+                 explain_infeasible=_explain_infeasible, refutation=_refutation)

@@ -408,7 +408,8 @@ class MILPSolver(Solver):
         if left is not None and left <= 0:
             return None
         exact = get_solver("exact", time_limit_s=left)
-        if problem.extensions - exact.supports:
+        # Not where exact is slower than the MILP itself (its coupling rows: budget, demand, groups).
+        if problem.extensions - exact.supports or problem.extensions & exact.not_default_for:
             return None
         try:
             sol = exact.solve(problem)

@@ -37,8 +37,9 @@ if TYPE_CHECKING:  # loaded where used: a one-problem solve needs none (start-up
     from .explain import Conflict
 
 #: Code built on this interface that its methods call: the batch engine (``solve_batch``,
-#: ``solve_rows``, ``finish_batch`` of :mod:`subsel.solvers._batch`) and the explanation of an
-#: infeasible answer (``explain_infeasible``).  Their modules import this one, so it imports neither:
+#: ``solve_rows``, ``finish_batch`` of :mod:`subsel.solvers._batch`), the explanation of an
+#: infeasible answer (``explain_infeasible``) and the aggregate bounds that refute a problem before
+#: any backend runs (``refutation``).  Their modules import this one, so it imports none of them:
 #: the package's face (:mod:`subsel.solvers`, loaded before any of its modules) supplies them, each
 #: module loaded on first use.
 _SUPPLIED: dict[str, Callable[..., Any]] = {}
@@ -139,10 +140,32 @@ class Solution:
         return None if found is None else found[1]
 
     def _explained(self) -> tuple[str, Conflict] | None:
+        return self.explain()
+
+    def explain(self, time_limit_s: float | None = None) -> tuple[str, Conflict] | None:
+        """Find (once) why an ``infeasible`` answer is infeasible: ``(explanation, conflict)``.
+
+        :attr:`explanation` and :attr:`conflict` call it with the default; call it first to bound
+        the time it takes.
+
+        Parameters
+        ----------
+        time_limit_s : float, optional
+            Seconds the explanation may take (default: the solver's ``time_limit_s``; without
+            either, each nearest change takes at most :func:`subsel.solvers.explain.advice_time`).
+            When they run out, the conflict names the members not yet decided
+            (:attr:`Conflict.undecided`) and the advice verified so far, with its proven bounds.
+
+        Returns
+        -------
+        (str, Conflict) or None
+            None for an answer that is not ``infeasible``.
+        """
         state = self.__dict__
         if "_explanation" not in state:
             source = state.get("_explain")  # (solver, problem) of an infeasible answer
-            state["_explanation"] = None if source is None else source[0]._explain(source[1])
+            state["_explanation"] = None if source is None else source[0]._explain(
+                source[1], time_limit_s, verdict_s=float(self.wall_time_s))
         found: tuple[str, Conflict] | None = state["_explanation"]
         return found
 
@@ -242,6 +265,9 @@ class Solver:
         True when an ``optimal`` answer is proven optimal (gap 0).
     supports : frozenset of str
         Extensions handled (subset of ``subsel.models.EXTENSIONS``).
+    not_default_for : frozenset of str
+        Extensions it handles where a later backend of the default-solver rule is faster: that
+        rule (:func:`~subsel.solvers.default_solver`) passes it over for problems that use one.
     no_good_cuts : bool
         True when :meth:`solve_excluding` works (the MILP backends).
     complexity : str
@@ -258,6 +284,7 @@ class Solver:
     name: ClassVar[str] = "solver"
     exact: ClassVar[bool] = False
     supports: ClassVar[frozenset[str]] = frozenset()
+    not_default_for: ClassVar[frozenset[str]] = frozenset()
     no_good_cuts: ClassVar[bool] = False
     complexity: ClassVar[str] = ""
     caveat: ClassVar[str] = ""
@@ -465,7 +492,11 @@ class Solver:
         if _demand_exceeds_supply(problem):
             return self._finish(problem, RawResult(None, Status.INFEASIBLE, None, 0.0), start)
         raw = self._solve_excluding(problem, ex, sets) if sets.size else self._solve_excluding(problem, ex)
-        sol = self._finish(problem, raw, start)
+        def allowed(x: np.ndarray) -> bool:
+            return not ((ex.size and bool((ex == x).all(axis=1).any()))
+                        or (sets.size and bool((sets == (x > 0)).all(axis=1).any())))
+
+        sol = self._finish(problem, raw, start, allowed=allowed)
         if sol.is_feasible and ex.size and bool((ex == np.asarray(sol.x)).all(axis=1).any()):
             raise SolverError(f"{self.name}: returned an excluded selection")
         if sol.is_feasible and sets.size and bool((sets == (np.asarray(sol.x) > 0)).all(axis=1).any()):
@@ -476,22 +507,14 @@ class Solver:
                          used: np.ndarray | None = None) -> RawResult:  # pragma: no cover - no_good_cuts is False
         raise NotImplementedError(f"{type(self).__name__} must implement _solve_excluding")
 
-    def _explain(self, problem: SubsetSelectionProblem) -> tuple[str, Conflict]:
-        """Why ``problem`` is infeasible, decided with this solver's checked answers on its parts."""
-        def feasible(p: SubsetSelectionProblem) -> bool:
-            try:
-                return self._solve_checked(p).status is not Status.INFEASIBLE
-            except SolverError:  # undecided: keep the constraint in the set (it stays infeasible)
-                return True
-
-        def found(p: SubsetSelectionProblem) -> bool:
-            try:
-                sol = self._solve_checked(p)
-            except SolverError:  # undecided: no advice rests on it
-                return False
-            return sol.x is not None and sol.status is not Status.INFEASIBLE and p.evaluate(sol.x).feasible
-
-        return _SUPPLIED["explain_infeasible"](problem, feasible, found)
+    def _explain(self, problem: SubsetSelectionProblem, time_limit_s: float | None = None,
+                 verdict_s: float = 0.0) -> tuple[str, Conflict]:
+        """Why ``problem`` is infeasible, decided with this solver on its parts, within
+        ``time_limit_s`` seconds (default: the solver's time limit); without either, each nearest
+        change within :func:`subsel.solvers.explain.advice_time` (of the verdict's ``verdict_s``)."""
+        limit = self.time_limit_s if time_limit_s is None else time_limit_s
+        deadline = None if limit is None else time.perf_counter() + limit
+        return _SUPPLIED["explain_infeasible"](self, problem, deadline, None if limit is not None else verdict_s)
 
     def _solve_checked(self, problem: SubsetSelectionProblem) -> Solution:
         """:meth:`solve` without the explanation of an infeasible answer."""
@@ -558,16 +581,19 @@ class Solver:
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:  # pragma: no cover - abstract
         raise NotImplementedError(f"{type(self).__name__} must implement _solve")
 
-    def _finish(self, problem: SubsetSelectionProblem, raw: RawResult, start: float) -> Solution:
+    def _finish(self, problem: SubsetSelectionProblem, raw: RawResult, start: float,
+                allowed: Callable[[np.ndarray], bool] | None = None) -> Solution:
         """Check ``raw`` and wrap it; the wall time runs from ``start`` (``time.perf_counter()``)
-        to the end of the check."""
+        to the end of the check.  ``allowed`` (no-good cuts) says whether the smallest selection
+        may stand in for an answer the backend did not find in time."""
         n = problem.n
         backend = raw.backend_time_s
         if raw.x is None and raw.status in (Status.TIME_LIMIT, Status.NO_SOLUTION_FOUND):
             # Stopped before the backend knew a selection: the smallest one (nothing but the
-            # must-take units) is at hand and often feasible; else there is no selection.
+            # must-take units) is at hand and often feasible (unless a cut excludes it); else
+            # there is no selection.
             x0 = problem.lower_bounds()
-            if problem.evaluate(x0).feasible:
+            if (allowed is None or allowed(x0)) and problem.evaluate(x0).feasible:
                 raw = RawResult(x0, Status.TIME_LIMIT, raw.bound)
             else:
                 raw = RawResult(None, Status.NO_SOLUTION_FOUND, raw.bound)
@@ -671,9 +697,16 @@ def bound_at_least(bound: float | None, objective: float, x: np.ndarray, r: np.n
 
 
 def _demand_exceeds_supply(problem: SubsetSelectionProblem) -> bool:
-    """More units demanded than the agents may give: infeasible for every backend.
+    """More units demanded than the agents may give, or another aggregate bound that no selection
+    meets (:func:`subsel.solvers._feasibility.refutation`): infeasible for every backend.
 
     Decided before any backend runs, in exact integers, because a backend sees the demand as a
-    float (a huge one, e.g. 1e23, is rounded and its own infeasibility proof may then fail).
+    float (a huge one, e.g. 1e23, is rounded and its own infeasibility proof may then fail); the
+    other bounds spare a MILP the proof (minutes at 50,000 agents).
     """
-    return problem.demand is not None and problem.demand > exact_total(problem.upper_bounds())
+    if problem.demand is not None and problem.demand > exact_total(problem.upper_bounds()):
+        return True
+    if problem.demand is None and problem.budget is None and not problem.must_take.size \
+            and not problem.group_limits:
+        return False  # nothing an aggregate bound could refute
+    return _SUPPLIED["refutation"](problem) is not None

@@ -188,7 +188,8 @@ def dpss_batch(batch: ProblemBatch, time_limit_s: float | None = None) -> RawBat
             n_in = min(gv, 20)
             size = 1 << n_in
         else:
-            cum = np.cumprod((k + 1).astype(float))
+            with np.errstate(over="ignore"):  # beyond 1.8e308 choices: inf, past any block
+                cum = np.cumprod((k + 1).astype(float))
             n_in = max(1, int(np.searchsorted(cum, _BLOCK, side="right")))
             size = int(cum[n_in - 1])
         k_in, k_out = k[:n_in], k[n_in:]

@@ -338,8 +338,12 @@ class Exact(Solver):
     knapsack method), in practice a core of tens to hundreds of items on random instances.  Supports
     ``must_take`` and ``must_not_take`` (as bounds on ``x``) and the planner's ``min_units``,
     ``lot_size`` and ``fixed_cost`` (each agent a choice among its allowed counts, solved by
-    a dynamic program over those counts); budget and demand add a second constraint and are not
-    supported, nor are group limits.
+    a dynamic program over those counts).  A budget, a demand and group limits couple the agents by
+    further rows: they are relaxed with Lagrange multipliers and the problem is solved by a branch
+    and bound on the Lagrangian bound (Fisher, *Management Science* 27(1), 1981;
+    :mod:`subsel.solvers._planner_search`), whose answer on a time limit carries that bound.
+    Constraint objects (:class:`~subsel.models.LinearConstraint`,
+    :class:`~subsel.models.QualityFloor`) are refused by name.
 
     Examples
     --------
@@ -352,7 +356,11 @@ class Exact(Solver):
 
     name = "exact"
     exact = True
-    supports = frozenset({"must_take", "must_not_take", "min_units", "lot_size", "fixed_cost"})
+    supports = frozenset({"must_take", "must_not_take", "min_units", "lot_size", "fixed_cost", "budget", "demand",
+                          "group_limits"})
+    #: The coupling rows (budget, demand, group limits) are solved exactly, but slower than HiGHS on
+    #: the planner's instances (``benchmarks/bench_planner.py``): the default solver is a MILP there.
+    not_default_for = frozenset({"budget", "demand", "group_limits"})
     complexity = "O(n log n + core·states)"
 
     def __init__(self, time_limit_s: float | None = None, threads: int | None = None,
@@ -436,6 +444,11 @@ class Exact(Solver):
             from ._encoded import solve_encoded
 
             return solve_encoded(problem._integer_rule, self.time_limit_s, self.memory_limit_mb, self.lexicographic)
+        if problem.budget is not None or problem.demand is not None \
+                or (problem._planner is not None and "group_limits" in problem._planner.used):
+            from ._planner_search import solve_planner  # coupling rows: Lagrangian bounds and a search
+
+            return solve_planner(problem, self.time_limit_s)
         if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: choices per agent
             from ._choices import solve_choices  # here: only the planner's fields load its code (start-up)
 

@@ -10,25 +10,34 @@ Abhishek, Gujar, AAMAS 2021, Section 3), the budget, the demand, the must-take a
 lists, the planner's minimum orders, lot sizes and group limits (one family per group), and each
 constraint object (:mod:`subsel.models.constraints`) by its name.
 
+Each feasibility question is answered as one (:mod:`subsel.solvers._feasibility`): an aggregate
+bound first (total units under the group caps against the demand, the least spend against the
+budget, the best quality surplus), then the selections found so far and two greedy ones, then one
+MILP with a zero objective, whose first selection ends the search; a selection counts only when the
+one feasibility rule accepts it, and an infeasibility only when proven.
+
 Where one number decides, it also gives the nearest change, computed on the whole problem (the
-constraints outside the conflict kept) and verified before it is advised: with a demand in the set,
-the largest demand that can be met ("lower the demand to U", an exact search over the integer
-demand), and with a budget as well, the least budget that meets the demand ("raise the budget to
-B", from the least spend an exact MILP backend reports, rounded up and checked).  Every
-feasibility question is answered by a solver's checked answer (:meth:`Solver.solve`), so the set
-and the advice are decided with the one feasibility rule.
+constraints outside the conflict kept) by one optimisation each and verified before it is advised:
+with a demand in the set, the largest demand that can be met ("lower the demand to U", one
+maximisation of the units); with a budget, the least budget ("raise the budget to B", one
+minimisation of the spend, rounded up); with the quality row and no demand to lower, the largest
+threshold ("lower the average quality to a", Dinkelbach's method).  A time limit bounds all of it:
+the members not decided in time stay in the set and are named, and an advice cut short is the best
+verified one with its proven bound.
 """
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from ..models import LinearForm, SubsetSelectionProblem, linear_form
+from ._feasibility import Questions
 
-__all__ = ["Conflict", "constraint_families", "explain_infeasible", "without_constraints"]
+__all__ = ["Conflict", "Questions", "constraint_families", "explain_infeasible", "without_constraints"]
 
 
 @dataclass(frozen=True)
@@ -43,24 +52,53 @@ class Conflict:
         constraint objects (:mod:`subsel.models.constraints`, each dropped whole).  Dropping any one of them, together
         with every constraint outside the set, makes the problem feasible (an irreducible
         infeasible set); with those others kept the problem may stay infeasible (another conflict
-        among them).
+        among them).  The members in :attr:`undecided` are the exception.
     max_units : int or None
         With ``demand`` in the set: the largest demand below the given one that the problem meets
-        with every other constraint kept (verified by a solver's checked answer), else None.
+        with every other constraint kept (verified: a selection with that many units passes the
+        feasibility rule), else None.
     min_budget : float or None
-        With ``demand`` and ``budget`` in the set: the least budget (the least spend
-        ``sum c x + sum f [x > 0]`` that meets the demand with every other constraint kept, rounded
-        up to 6 significant digits and verified by a solver's checked answer), else None.
+        With ``budget`` in the set: the least budget (the least spend ``sum c x + sum f [x > 0]``
+        that meets every other constraint, rounded up to 6 significant digits and verified), else
+        None.
+    max_alpha : float or None
+        With ``quality`` in the set (and no demand to lower instead): the largest threshold, rounded
+        down to 6 decimals, at which the problem has a selection with every other
+        constraint kept (verified), else None.
+    undecided : tuple of str
+        Members kept because the time limit ran out before their question was decided: the set is
+        infeasible, but dropping one of these may leave it infeasible.  Empty when every member is
+        proven.
+    unproven : tuple of str
+        Advice (``max_units``, ``min_budget``, ``max_alpha``) that is verified but not proven the
+        nearest (a time limit cut its optimisation short).
+    units_bound : int or None
+        With ``max_units`` unproven: no selection meets more units than this (proven), else None.
+    budget_bound : float or None
+        With ``min_budget`` unproven: no selection spends less than this (proven), else None.
     """
 
     constraints: tuple[str, ...]
     max_units: int | None = None
     min_budget: float | None = None
+    max_alpha: float | None = None
+    undecided: tuple[str, ...] = ()
+    unproven: tuple[str, ...] = ()
+    units_bound: int | None = None
+    budget_bound: float | None = None
+
+    @property
+    def proven(self) -> tuple[str, ...]:
+        """The members proven necessary (dropping one makes the set feasible)."""
+        return tuple(c for c in self.constraints if c not in self.undecided)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-JSON view: ``constraints``, ``max_units``, ``min_budget``."""
+        """Plain-JSON view: ``constraints``, ``max_units``, ``min_budget``, ``max_alpha``,
+        ``undecided``, ``unproven``, ``units_bound``, ``budget_bound``."""
         return {"constraints": list(self.constraints), "max_units": self.max_units,
-                "min_budget": self.min_budget}
+                "min_budget": self.min_budget, "max_alpha": self.max_alpha,
+                "undecided": list(self.undecided), "unproven": list(self.unproven),
+                "units_bound": self.units_bound, "budget_bound": self.budget_bound}
 
 
 def constraint_families(problem: SubsetSelectionProblem) -> list[str]:
@@ -115,43 +153,32 @@ def without_constraints(problem: SubsetSelectionProblem, dropped: set[str]) -> S
     return problem.with_changes(**changes) if changes else problem
 
 
-def _optimum(problem: SubsetSelectionProblem, objective: Callable[[LinearForm], np.ndarray]) -> float | None:
-    """The optimum of ``objective`` (maximised, over the form's variables) under the problem's
-    constraints, from the HiGHS backend (None when it is not available or finds nothing)."""
-    from .highs import HiGHS
-
-    if not HiGHS.available()[0]:
-        return None
-    form = linear_form(problem)
-    form = LinearForm(objective(form), form.lower, form.upper, form.rows, form.aux_of, form.aux_lot)
-    raw = HiGHS()._run(form, None, None)
-    if raw.x is None or raw.bound is None:
-        return None
-    return float(raw.bound)
-
-
-def explain_infeasible(problem: SubsetSelectionProblem, feasible: Callable[[SubsetSelectionProblem], bool],
-                       found: Callable[[SubsetSelectionProblem], bool] | None = None) -> tuple[str, Conflict]:
+def explain_infeasible(problem: SubsetSelectionProblem, questions: Questions,
+                       advice_time_s: float | None = None) -> tuple[str, Conflict]:
     """Explain why ``problem`` is infeasible: a text and a :class:`Conflict`.
 
     The conflict is found by the deletion filter of Chinneck and Dravnieks (*ORSA Journal on
-    Computing* 3(2), 1991, Section 3).  The nearest change is computed on the whole problem (every
-    constraint outside the conflict kept) and verified before it is advised: the largest demand
-    ``U < D`` that ``found`` accepts, by an exact search over the integer demand (feasibility only
-    shrinks as the demand grows), and the smallest budget, from the least spend an exact MILP
-    backend reports, rounded up to six significant digits and accepted by ``found``.  A change
-    that cannot be verified is not advised: the text then says only what conflicts.
+    Computing* 3(2), 1991, Section 3), each question answered as a feasibility question by
+    ``questions`` (:class:`~subsel.solvers._feasibility.Questions`: aggregate bounds first, then
+    the selections found so far, then one MILP with a feasibility objective).  The nearest change
+    is computed on the whole problem (every constraint outside the conflict kept) by one
+    optimisation each and verified before it is advised: the largest demand (one maximisation of
+    the units), the least budget (one minimisation of the spend, rounded up to six significant
+    digits) and the largest threshold (the largest average quality, by Dinkelbach's method,
+    *Management Science* 13(7), 1967: a few maximisations of ``sum (q_i - a) x_i``).  A change
+    that cannot be verified is not advised: the text then says only what conflicts.  When the
+    deadline of ``questions`` passes, the members not yet decided stay in the set (it stays
+    infeasible) and are named, and the advice found so far is given.
 
     Parameters
     ----------
     problem : SubsetSelectionProblem
         An infeasible problem.
-    feasible : callable
-        Says whether a problem has a feasible selection (a checked solver answer; an undecided
-        answer may say True, which keeps a constraint in the conflict).
-    found : callable, optional
-        Says True only when a selection that passes ``problem.evaluate`` was found (the check of
-        an advised change); default ``feasible``.
+    questions : Questions
+        Answers feasibility questions and optimisations about parts of ``problem``.
+    advice_time_s : float, optional
+        Seconds each nearest change may take (within the deadline of ``questions``); when they run
+        out, the advice is the best verified so far, with its proven bound.
 
     Returns
     -------
@@ -159,78 +186,174 @@ def explain_infeasible(problem: SubsetSelectionProblem, feasible: Callable[[Subs
         E.g. ``"demand 50 cannot be met: at most 42 units reach average quality 0.8 within budget
         100 (lower the demand to 42 or raise the budget to 131)"``.
     """
-    found = feasible if found is None else found
     members = constraint_families(problem)
     dropped: set[str] = set()
+    undecided: list[str] = []
     for fam in list(members):  # the deletion filter
-        if not feasible(without_constraints(problem, dropped | {fam})):
+        answer = questions.feasible(without_constraints(problem, dropped | {fam}))
+        if answer is False:
             dropped.add(fam)
+        elif answer is None:
+            undecided.append(fam)
     kept = tuple(f for f in members if f not in dropped)
-    if not kept:  # an oracle that calls every part infeasible: name the whole problem
+    if not kept:  # pragma: no cover - the whole problem is infeasible, so the last member stays
         kept, dropped = tuple(members), set()
-    max_units = min_budget = None
-    if "demand" in kept:
-        max_units = _largest_demand(problem, found)
-        if "budget" in kept:
-            min_budget = _smallest_budget(problem, found)
-    conflict = Conflict(kept, max_units, min_budget)
+    advice = _Advice()
+    deadline = questions.deadline
+    for member, search in (("demand", _largest_demand), ("budget", _smallest_budget), ("quality", _largest_alpha)):
+        if member not in kept or (member == "quality" and advice.max_units):
+            continue
+        if advice_time_s is not None:  # each nearest change within its own (shorter) time
+            cap = time.perf_counter() + advice_time_s
+            questions.deadline = cap if deadline is None else min(deadline, cap)
+        search(problem, questions, advice)
+    questions.deadline = deadline
+    conflict = Conflict(kept, advice.max_units, advice.min_budget, advice.max_alpha, tuple(undecided),
+                        tuple(advice.unproven), advice.units_bound, advice.budget_bound)
     return _text(problem, conflict), conflict
 
 
-def _largest_demand(problem: SubsetSelectionProblem, found: Callable[[SubsetSelectionProblem], bool]
-                    ) -> int | None:
-    """The largest demand ``U < D`` under which ``problem`` (all else kept) has a selection that
-    ``found`` accepts, by bisection over the integers (a larger demand only removes selections),
-    started from the most units an exact MILP backend reports; None when no demand does."""
-    if problem.demand is None or not found(problem.with_changes(demand=None)):
-        return None
-    lo, hi = 0, int(problem.demand)  # the demand lo is met (0: no demand), hi is not
-    n = problem.n
-    top = _optimum(problem.with_changes(demand=None), lambda f: np.concatenate((np.ones(n), np.zeros(f.n - n))))
-    if top is not None and math.isfinite(top):
-        guess = min(max(int(math.floor(top + 1e-6)), 0), hi - 1)
-        if guess > lo:
-            if found(problem.with_changes(demand=guess)):
-                lo = guess
-            else:
-                hi = guess
-        if lo == guess and guess + 1 < hi:  # the common case: one more unit cannot be met
-            if found(problem.with_changes(demand=guess + 1)):
-                lo = guess + 1
-            else:
-                hi = guess + 1
+class _Advice:
+    """The nearest changes found so far, and which are not proven the nearest."""
+
+    def __init__(self) -> None:
+        self.max_units: int | None = None
+        self.min_budget: float | None = None
+        self.max_alpha: float | None = None
+        self.units_bound: int | None = None
+        self.budget_bound: float | None = None
+        self.unproven: list[str] = []
+
+
+def _units(form: LinearForm) -> np.ndarray:
+    """The objective ``sum x_i`` over the form's variables (the units, not the auxiliary ones)."""
+    return np.concatenate((np.ones(form.n_agents), np.zeros(form.n - form.n_agents)))
+
+
+def _largest_demand(problem: SubsetSelectionProblem, questions: Questions, advice: _Advice) -> None:
+    """The largest demand ``U < D`` under which ``problem`` (all else kept) has a selection: one
+    maximisation of the units on the loosened model (its bound holds for every selection the rule
+    accepts), its selection checked by the rule; a search over the integers between what is
+    verified and what is proven where the maximisation leaves a gap.  None when no demand is met."""
+    base = problem.with_changes(demand=None)
+    if not isinstance(questions.witness(base), np.ndarray):
+        return
+    D = int(problem.demand or 0)
+    x, bound, _ = questions.optimum(base, _units, loose=True)
+    lo, hi = 0, D  # a demand of lo is met (0: no demand), hi is not
+    for w in (x, *questions.witnesses):
+        if w is not None and base.evaluate(w).feasible:
+            lo = max(lo, min(int(w.sum()), D - 1))
+    if bound is not None and math.isfinite(bound):
+        hi = min(hi, max(int(math.floor(bound + 1e-6)), 0) + 1)
+    first = True
     while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if found(problem.with_changes(demand=mid)):
-            lo = mid
-        else:
+        mid = hi - 1 if first else (lo + hi) // 2  # first the common case: the bound is met
+        first = False
+        found = questions.witness(problem.with_changes(demand=mid))
+        if found is None:
+            advice.unproven.append("max_units")
+            advice.units_bound = hi - 1
+            break
+        if found is False:
             hi = mid
-    return lo
+        else:
+            lo = max(mid, min(int(found.sum()), hi - 1))
+    advice.max_units = lo
+
+
+#: Seconds each nearest change may take when no time limit is set: half a millisecond per agent, or as
+#: long as the verdict took when longer, within these bounds.  It is then the best verified within
+#: them, with its proven bound; on small problems it is proven long before.
+ADVICE_TIME_S = (0.5, 10.0)
+
+
+def advice_time(n: int, verdict_s: float) -> float:
+    """Seconds each nearest change may take without a time limit (see :data:`ADVICE_TIME_S`)."""
+    low, high = ADVICE_TIME_S
+    return min(max(low, 5e-4 * n, verdict_s), high)
 
 
 #: Budgets tried above the least spend reported (each rounded up to 6 significant digits).
 _BUDGET_STEPS = (0.0, 1e-6, 1e-4)
 
 
-def _smallest_budget(problem: SubsetSelectionProblem, found: Callable[[SubsetSelectionProblem], bool]
-                     ) -> float | None:
+def _smallest_budget(problem: SubsetSelectionProblem, questions: Questions, advice: _Advice) -> None:
     """The least budget, rounded up to 6 significant digits, under which ``problem`` (all else
-    kept) has a selection that ``found`` accepts; from the least spend an exact MILP backend
-    reports (Aissaoui et al., *Computers & OR* 34, 2007, Section 4: spend with fixed order costs),
-    verified.  None when no budget could be verified."""
+    kept) has a selection: one minimisation of the spend (Aissaoui et al., *Computers & OR* 34,
+    2007, Section 4: spend with fixed order costs), its value rounded up and verified by a
+    selection the rule accepts.  None when no budget could be verified."""
     unlimited = problem.with_changes(budget=None)
-    if not found(unlimited):
-        return None
+    if not isinstance(questions.witness(unlimited), np.ndarray):
+        return
     row = _budget_row(linear_form(problem))
-    spend = _optimum(unlimited, lambda f: -row)
-    if spend is None or not math.isfinite(spend):
-        return None
-    least = max(-spend, 0.0)
+    x, bound, proven = questions.optimum(unlimited, lambda f: -row)
+    if bound is None or not math.isfinite(bound):
+        return
+    least = max(-bound, 0.0)
+    if not proven:  # the least spend is at least -bound: advise what the best selection found spends
+        if x is None or not unlimited.evaluate(x).feasible:
+            return
+        advice.unproven.append("min_budget")
+        advice.budget_bound = least
+        least = float(np.dot(row[:problem.n], x)) + float(problem.fixed_cost[x > 0].sum())
     for step in _BUDGET_STEPS:
         budget = float(_up(least * (1.0 + step) + step * 1e-9))
-        if found(problem.with_changes(budget=budget)):
-            return budget
-    return None
+        changed = problem.with_changes(budget=budget)
+        if x is not None and changed.evaluate(x).feasible:
+            advice.min_budget = budget
+            return
+        found = questions.witness(changed)
+        if isinstance(found, np.ndarray):
+            advice.min_budget = budget
+            return
+        if found is None:
+            break
+    if "min_budget" in advice.unproven:
+        advice.unproven.remove("min_budget")
+        advice.budget_bound = None
+
+
+#: Most maximisations of Dinkelbach's method for the largest threshold.
+_DINKELBACH_STEPS = 12
+
+
+def _largest_alpha(problem: SubsetSelectionProblem, questions: Questions, advice: _Advice) -> None:
+    """The largest threshold, rounded down to 6 decimals, at which ``problem`` (all else
+    kept) has a selection: the largest average quality ``max sum q x / sum x`` by Dinkelbach's
+    method (each step one maximisation of ``sum (q_i - a) x_i`` at the average ``a`` of the last
+    selection; it stops when no selection beats ``a``), verified by a selection the rule accepts at
+    the advised threshold.  None when none could be verified."""
+    base = problem.with_changes(alpha=0.0)
+    x = questions.witness(base)
+    if not isinstance(x, np.ndarray) or not x.any():
+        return
+    q = np.asarray(problem.quality, dtype=float)
+    best = x
+
+    def average(v: np.ndarray) -> float:
+        return math.fsum((q * v).tolist()) / float(v.sum())
+
+    a = average(best)
+    proven = False
+    quick = True  # first the LP roundings, then the whole MILP to prove the last step
+    for _ in range(_DINKELBACH_STEPS):
+        y, bound, done = questions.optimum(
+            base, lambda f: np.concatenate((q - a, np.zeros(f.n - f.n_agents))), quick=quick)
+        if y is not None and y.any() and base.evaluate(y).feasible and average(y) > a:
+            best, a = y, average(y)
+            continue
+        if quick:
+            quick = False
+            continue
+        proven = done and bound is not None and bound <= 1e-9 * max(1.0, float(best.sum()))
+        break
+    advised = _down(a)
+    if advised >= problem.alpha or not problem.with_changes(alpha=advised).evaluate(best).feasible:
+        return
+    advice.max_alpha = advised
+    if not proven:
+        advice.unproven.append("max_alpha")
 
 
 def _budget_row(form: LinearForm) -> np.ndarray:
@@ -264,7 +387,24 @@ def _describe(problem: SubsetSelectionProblem, name: str) -> str:
 
 
 def _text(problem: SubsetSelectionProblem, c: Conflict) -> str:
+    return _conflict_text(problem, c) + _time_text(problem, c)
+
+
+def _fixes(problem: SubsetSelectionProblem, c: Conflict) -> list[str]:
+    """The advised changes, in words."""
+    fixes = []
+    if c.max_units is not None and "demand" in c.constraints:
+        fixes.append(f"lower the demand to {c.max_units}")
+    if c.min_budget is not None:
+        fixes.append(f"raise the budget to {c.min_budget:g}")
+    if c.max_alpha is not None:
+        fixes.append(f"lower the average quality to {c.max_alpha:g}")
+    return fixes
+
+
+def _conflict_text(problem: SubsetSelectionProblem, c: Conflict) -> str:
     parts = [_describe(problem, f) for f in c.constraints]
+    fixes = _fixes(problem, c)
     if "demand" in c.constraints and c.max_units is not None:
         others = [_describe(problem, f) for f in c.constraints if f != "demand"]
         # The advised numbers hold with every constraint of the problem kept: say so when some
@@ -280,21 +420,42 @@ def _text(problem: SubsetSelectionProblem, c: Conflict) -> str:
             rest = [_describe(problem, f) for f in c.constraints if f not in ("demand", "quality", "budget")]
             where = (f" reach average quality {problem.alpha:g} within budget {problem.budget:g}"
                      + (" under " + ", ".join(rest) + tail if rest else tail))
-        fixes = [f"lower the demand to {c.max_units}"]
-        if c.min_budget is not None:
-            fixes.append(f"raise the budget to {c.min_budget:g}")
         one = c.max_units == 1
         verb = "reach" if where.startswith(" reach") else ("is allowed" if one else "are allowed")
         unit = "unit" if one else "units"
         if verb == "reach" and one:
             where = " reaches" + where[len(" reach"):]
-        body = (f"at most {c.max_units} {unit}{where}" if verb == "reach"
-                else f"at most {c.max_units} {unit} {verb}{where}")
+        most = c.max_units if c.units_bound is None else c.units_bound
+        if most != c.max_units:
+            one = most == 1
+            unit = "unit" if one else "units"
+            verb = verb if verb == "reach" else ("is allowed" if one else "are allowed")
+        body = (f"at most {most} {unit}{where}" if verb == "reach"
+                else f"at most {most} {unit} {verb}{where}")
         return f"demand {problem.demand} cannot be met: {body} ({' or '.join(fixes)})"
-    fix = "" if c.min_budget is None else f" (raise the budget to {c.min_budget:g})"
+    fix = f" ({' or '.join(fixes)})" if fixes else ""
     if len(parts) == 1:
         return f"{parts[0]} cannot be met on its own{fix}"
     return "no selection meets " + ", ".join(parts[:-1]) + " and " + parts[-1] + " together" + fix
+
+
+def _time_text(problem: SubsetSelectionProblem, c: Conflict) -> str:
+    """What the time limit left open, or nothing."""
+    out = ""
+    if c.undecided:
+        proven = ", ".join(_describe(problem, f) for f in c.proven) or "none"
+        out += (f"; the time limit ran out: proven in the conflict: {proven}; not yet decided: "
+                + ", ".join(_describe(problem, f) for f in c.undecided))
+    for a in c.unproven:
+        if a == "max_units" and c.max_units is not None and c.units_bound is not None:
+            out += (f"; the time limit left the demands {c.max_units + 1} to {c.units_bound} undecided"
+                    if c.units_bound > c.max_units else "")
+        elif a == "min_budget":
+            out += (f"; the time limit left the least budget undecided between {_up(c.budget_bound or 0.0)} and "
+                    f"{c.min_budget:g}")
+        else:
+            out += "; the time limit left a larger average quality undecided"
+    return out
 
 
 def _up(v: float) -> str:
@@ -304,3 +465,8 @@ def _up(v: float) -> str:
     digits = 6 - int(math.floor(math.log10(abs(v)))) - 1
     scale = 10.0 ** digits
     return f"{math.ceil(v * scale - 1e-9) / scale:g}"
+
+
+def _down(v: float) -> float:
+    """A threshold in [0, 1] rounded down to 6 decimals (so that it is reached)."""
+    return math.floor(max(v, 0.0) * 1e6 + 1e-9) / 1e6

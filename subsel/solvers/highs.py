@@ -49,7 +49,8 @@ class HiGHS(MILPSolver):
         return True, ""
 
     def _run(self, form: LinearForm, time_limit: float | None, warm: np.ndarray | None,
-             presolve: bool = True) -> RawResult:
+             presolve: bool = True, relaxed: bool = False) -> RawResult:
+        """Solve ``form`` (its LP relaxation with ``relaxed``: every variable continuous)."""
         import highspy
 
         t0 = time.perf_counter()
@@ -88,7 +89,8 @@ class HiGHS(MILPSolver):
         lp.a_matrix_.start_ = start
         lp.a_matrix_.index_ = index
         lp.a_matrix_.value_ = value
-        lp.integrality_ = [highspy.HighsVarType.kInteger] * form.n
+        if not relaxed:
+            lp.integrality_ = [highspy.HighsVarType.kInteger] * form.n
         h.passModel(lp)
         if warm is not None:
             sol = highspy.HighsSolution()
@@ -112,7 +114,7 @@ class HiGHS(MILPSolver):
                 # Solve again without the start.
                 left = None if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
                 if left is None or left > 0:
-                    return self._run(form, left, None)
+                    return self._run(form, left, None, relaxed=relaxed)
                 return RawResult(x, Status.TIME_LIMIT, None)
             return RawResult(x, Status.OPTIMAL, claimed)
         if status == S.kInfeasible:
@@ -121,7 +123,7 @@ class HiGHS(MILPSolver):
                 # HiGHS 1.x's presolve can call a feasible model infeasible when a row holds
                 # coefficients 10 orders of magnitude apart (a cost of 1e-10 beside costs near 1):
                 # the claim stands only when the model solved without presolve makes it too.
-                return self._run(form, left, warm, presolve=False)
+                return self._run(form, left, warm, presolve=False, relaxed=relaxed)
             return RawResult(None, Status.INFEASIBLE)
         if status in (S.kTimeLimit, S.kInterrupt, S.kIterationLimit, S.kSolutionLimit):
             return RawResult(x, Status.TIME_LIMIT, bound)
@@ -132,6 +134,6 @@ class HiGHS(MILPSolver):
             # error" from its presolve; solve it again without presolve before calling it an error.
             left = None if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
             if left is None or left > 0:
-                return self._run(form, left, warm, presolve=False)
+                return self._run(form, left, warm, presolve=False, relaxed=relaxed)
         raise SolverError(f"highs: model status {h.modelStatusToString(status)}")
 

@@ -225,6 +225,8 @@ class SolverInfo:
     complexity : str
     supports : frozenset of str
         The problem extensions it handles.
+    not_default_for : frozenset of str
+        Extensions it handles but is not the default solver for (a later backend is faster there).
     caveat : str
         What the backend does not promise ('' for nothing), shown under the table.
     """
@@ -283,6 +285,10 @@ class SolverInfo:
     @property
     def supports(self) -> frozenset[str]:
         return frozenset(self._attribute("supports", frozenset()))
+
+    @property
+    def not_default_for(self) -> frozenset[str]:
+        return frozenset(self._attribute("not_default_for", frozenset()))
 
     @property
     def caveat(self) -> str:
@@ -355,7 +361,9 @@ DEFAULT_SOLVER_PREFERENCE = ("exact", "highs", "cbc", "ortools-scip", "dpss")
 
 def default_solver(extensions: Iterable[str] = ()) -> str:
     """The one default-solver rule: the first available of :data:`DEFAULT_SOLVER_PREFERENCE` that
-    supports every extension in ``extensions`` (e.g. ``exact`` has no budget or demand).
+    supports every extension in ``extensions`` and is not slower on one of them than a later
+    backend (its ``not_default_for``: ``exact`` solves budgets, demands and group limits, but a MILP
+    backend proves those optima sooner).
 
     Only the preferred backends are looked at, in order: nothing else is loaded.
 
@@ -376,7 +384,7 @@ def default_solver(extensions: Iterable[str] = ()) -> str:
     """
     needed = frozenset(extensions)
     for row in solver_info([name for name in DEFAULT_SOLVER_PREFERENCE if name in SOLVERS]):
-        if row.available and needed <= row.supports:
+        if row.available and needed <= row.supports and not needed & row.not_default_for:
             return row.name
     raise LookupError("no exact solver is available on this machine; see 'subsel solvers'")
 

@@ -100,8 +100,9 @@ def test_time_limit_without_a_selection_writes_nothing_and_exits_1(agents, tmp_p
                                                                    monkeypatch):
     monkeypatch.setattr(cli_core, "get_solver", lambda name, **options: _NothingInTime(**options))
     sel = tmp_path / "tl.csv"
-    # Must-take agent 0 (q < 0.99): the smallest selection is not feasible.
-    code = main(["solve", str(agents), "--alpha", "0.99", "--solver", "highs", "--time-limit", "0.001",
+    # Must-take agent 0 (q 0.26 < 0.5): the smallest selection is not feasible, agent 2 (q 0.81)
+    # beside it would be (at 0.99 no selection is, which an aggregate bound says before any solver).
+    code = main(["solve", str(agents), "--alpha", "0.5", "--solver", "highs", "--time-limit", "0.001",
                  "--must-take", "0", "-o", str(sel), "--json"])
     captured = capsys.readouterr()
     assert code == 1 and not sel.exists()

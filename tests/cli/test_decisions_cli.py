@@ -99,6 +99,9 @@ def test_payments_with_a_must_take_agent_pay_it_without_bound(agents, capsys):
     (["--alpha", "0.7", "--solver", "gss"],
      "--solver gss does not prove optimality; payments needs an exact solver: one of "),
     (["--alpha", "0.7", "--demand", "13", "--solver", "highs"], "infeasible"),
+    # a row over the reported costs is a budget by another name (misreports would pay)
+    (["--alpha", "0.7", "--constraint", "cost <= 1"], "--constraint 'cost <= 1': payments take no constraint over"),
+    (["--alpha", "0.7", "--constraint", "used(cost) <= 0.6"], "no constraint over the reported costs"),
 ])
 def test_payments_errors(agents, tmp_path, capsys, extra, match):
     out = tmp_path / "pay.csv"

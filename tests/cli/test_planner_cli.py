@@ -1,6 +1,7 @@
 """The planner's columns and --group-limits on the command line; an infeasible answer says why."""
 import json
 
+import numpy as np
 import pytest
 
 from subsel.cli import main
@@ -86,7 +87,9 @@ def test_demand_explanation_names_the_nearest_change(tmp_path, capsys):
     assert data["explanation"] == ("demand 60 cannot be met: at most 50 units reach average quality 0.8 "
                                    "within budget 100 (lower the demand to 50 or raise the budget to 120)")
     assert data["conflict"] == {"constraints": ["quality", "budget", "demand"], "max_units": 50,
-                                "min_budget": pytest.approx(120.0)}
+                                "min_budget": pytest.approx(120.0), "max_alpha": None, "undecided": [],
+                                "unproven": [], "units_bound": None, "budget_bound": None}
+    assert 0 <= data["explain_time_s"] <= data["command_time_s"]
 
 
 @pytest.mark.parametrize("text, message", [
@@ -178,3 +181,89 @@ def test_alternatives_with_a_solver_without_cuts_exit_2(files, tmp_path, capsys)
     err = capsys.readouterr().err.strip()
     assert "--alternatives with the planner's fixed_cost, lot_size, min_units needs a solver with no-good cuts" in err
     assert err.endswith("got --solver exact") and len(err.splitlines()) == 1 and not out.exists()
+
+
+def test_generate_planner_writes_agents_and_limits_that_solve(tmp_path, capsys):
+    agents, limits = tmp_path / "agents.csv", tmp_path / "limits.csv"
+    assert main(["generate", "--planner", "--n", "40", "--seed", "4", "-o", str(agents),
+                 "--group-limits-out", str(limits)]) == 0
+    err = capsys.readouterr().err
+    command = err.strip().splitlines()[-1]
+    assert command.startswith("solve with: subsel solve ")
+    args = command.split("subsel ", 1)[1].split()
+    from subsel.models import planner_instance
+
+    expected = planner_instance(40, 4)
+    assert f"--demand {expected.demand}" in command and f"--budget {expected.budget:.2f}" in command
+    problem = read_agents(agents, alpha=0.8, R=14.0, group_limits=read_group_limits(limits))
+    assert np.array_equal(problem.quality, expected.quality) and problem.group == expected.group
+    assert problem.group_limits == expected.group_limits
+    assert main(args + ["--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "optimal"
+    assert expected.evaluate(out["x"]).feasible
+
+
+@pytest.mark.parametrize("extra, message", [
+    ([], "--planner needs --group-limits-out"),
+    (["--group-limits-out", "{tmp}/a.csv"], "are the same file"),
+    (["--group-limits-out", "{tmp}/l.csv", "--capacity-max", "5"], "--capacity-max does not apply"),
+])
+def test_generate_planner_refuses_bad_options(tmp_path, capsys, extra, message):
+    extra = [e.format(tmp=tmp_path) for e in extra]
+    assert main(["generate", "--planner", "--n", "10", "-o", str(tmp_path / "a.csv"), *extra]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "a.csv").exists() and not (tmp_path / "l.csv").exists()
+
+
+def test_group_limits_out_needs_planner(tmp_path, capsys):
+    assert main(["generate", "--n", "10", "--group-limits-out", str(tmp_path / "l.csv")]) == 2
+    assert "--group-limits-out needs --planner" in capsys.readouterr().err
+
+
+def _planner_files(tmp_path, n, seed, **changes):
+    from subsel.models import group_limits_csv_text, planner_instance, problem_to_csv_text
+
+    p = planner_instance(n, seed).with_changes(**changes)
+    agents, limits = tmp_path / "agents.csv", tmp_path / "limits.csv"
+    agents.write_text(problem_to_csv_text(p))
+    limits.write_text(group_limits_csv_text(p.group_limits))
+    args = ["solve", str(agents), "--alpha", repr(p.alpha), "--R", repr(p.R), "--group-limits", str(limits),
+            "--budget", repr(p.budget), "--demand", str(p.demand)]
+    return p, args
+
+
+def test_time_limit_bounds_the_whole_command_and_both_times_are_printed(tmp_path):
+    """A planner co-op whose explanation needs more than the limit: the command keeps the limit
+    and prints the solve's, the
+    explanation's and the command's times."""
+    import subprocess
+    import sys
+    import time
+
+    p, args = _planner_files(tmp_path, 1500, 2, alpha=0.99)  # no mix reaches 0.99
+    limit = 3.0
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "subsel", *args, "--time-limit", str(limit), "--json"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    elapsed = time.perf_counter() - t0
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["status"] == "infeasible" and out["explanation"]
+    assert out["command_time_s"] <= limit + 2.0  # a solver's last call may overrun on a loaded machine
+    assert out["wall_time_s"] + out["explain_time_s"] <= out["command_time_s"]
+    assert elapsed <= limit + 10.0  # start-up and reading on a loaded machine, not the explanation's minutes
+    table = subprocess.run([sys.executable, "-m", "subsel", *args, "--time-limit", str(limit)],
+                           capture_output=True, text=True, timeout=120, check=False).stdout
+    assert "explain_s" in table and "the command took" in table
+
+
+def test_no_explain_answers_infeasible_without_a_why(tmp_path, capsys):
+    agents = tmp_path / "a.csv"
+    agents.write_text("name,quality,cost,capacity\na,0.9,3,100\nb,0.7,1,100\n")
+    assert main(["solve", str(agents), "--alpha", "0.8", "--budget", "100", "--demand", "60", "--json",
+                 "--no-explain"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "infeasible" and "explanation" not in data and "explain_time_s" not in data
+    assert main(["solve", str(agents), "--alpha", "0.8", "--budget", "100", "--demand", "60", "--no-explain"]) == 0
+    assert "why" not in capsys.readouterr().out

@@ -26,8 +26,8 @@ def test_report_takes_every_option_of_solve():
     """The options are solve's own definitions (a new option of solve reaches report too)."""
     solve = options_of(core_cli.register, "solve")
     report = options_of(report_cli.register, "report")
-    # solve's output options and the knapsack input are its own
-    assert solve - {"--json", "--knapsack", "--optimum", "--instance"} <= report
+    # solve's output options (--no-explain: no why line) and the knapsack input are its own
+    assert solve - {"--json", "--knapsack", "--optimum", "--instance", "--no-explain"} <= report
     assert {"--alternatives", "--payments", "--width", "--title", "-o"} <= report
 
 

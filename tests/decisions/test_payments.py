@@ -163,8 +163,8 @@ def test_refusals():
         payments(None)
     planner = p.with_changes(lot_size=[2, 1], capacity=[2, 2])
     grouped = planner.with_changes(group=["a", "a"], group_limits={"a": {"max_agents": 1}})
-    with pytest.raises(ValueError, match="solver 'exact' does not support the 'group_limits' constraint"):
-        payments(grouped)
+    # exact solves group limits too: the same payments as a MILP backend's
+    assert payments(grouped).equals(payments(grouped, solver="highs"))
     with pytest.raises(ValueError, match="budget 1: critical payments need"):
         payments(planner.with_changes(budget=1.0), solver="highs")
 

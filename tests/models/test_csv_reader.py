@@ -70,6 +70,9 @@ def test_a_bad_cell_after_a_blank_line_names_its_own_line(tmp_path):
     (b"name,quality,cost,capacity,lot_size\na,0.9,0.1,3,99999999999999999999999\n",
      r": line 2, column 'lot_size': must be at most 2\^53 = 9007199254740992; got 99999999999999999999999$"),
     (b"name,quality,cost\na,1.50,0.1\n", r": line 2, column 'quality': must be in \[0, 1\]; got 1.5$"),
+    # digits of another script: float() reads them, a data file's number is ASCII (as integer cells)
+    ("name,quality,cost\na,\u0660.\u0669,0.1\n".encode(), r": line 2, column 'quality': expected a number; got "),
+    ("name,quality,cost\na,0.9,\uff10.1\n".encode(), r": line 2, column 'cost': expected a number; got "),
 ])
 def test_file_and_stdin_give_the_same_error(tmp_path, data, match):
     path = tmp_path / "agents.csv"

@@ -12,7 +12,7 @@ from subsel.knapsack._knapsack import binary_pieces as _binary_pieces
 from subsel.knapsack._knapsack import solve_core as solve_knapsack
 from subsel.models import FEASIBILITY_TOL
 from subsel.models.instances import KNAPSACK_CLASSES, knapsack_instance
-from subsel.solvers import Status, UnsupportedExtensionError, get_solver, solver_info
+from subsel.solvers import Status, get_solver, solver_info
 from tests.strategies import brute_force, knapsack_brute_force, knapsack_dp, knapsacks, problems_with_must_lists
 
 #: The paths of the knapsack core: the dynamic program (no enumeration) and, for small knapsacks,
@@ -225,18 +225,23 @@ def test_infeasible_must_take_is_reported():
     assert sol.status is Status.INFEASIBLE
 
 
-@pytest.mark.parametrize("extension, value", [("budget", 1.0), ("demand", 1)])
-def test_second_constraint_is_refused_by_name(extension, value):
-    problem = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.1, 0.1], alpha=0.7,
+@pytest.mark.parametrize("extension, value", [("budget", 0.15), ("demand", 2)])
+def test_second_constraint_is_solved(extension, value):
+    """A budget or a demand on the paper's problem: the coupled search, the brute-force optimum."""
+    from tests.strategies import brute_force
+
+    problem = SubsetSelectionProblem(quality=[0.9, 0.5, 0.8], cost=[0.1, 0.1, 0.05], alpha=0.7, capacity=[1, 2, 1],
                                      **{extension: value})
-    with pytest.raises(UnsupportedExtensionError, match=f"'exact' does not support the '{extension}'"):
-        get_solver("exact").solve(problem)
+    sol = get_solver("exact").solve(problem)
+    best = brute_force(problem)
+    assert sol.status is Status.OPTIMAL and abs(sol.objective - best[0]) <= 1e-12
 
 
 def test_registry_lists_exact():
     row = next(r for r in solver_info() if r.name == "exact")
     assert row.exact and row.available
-    assert row.supports == frozenset({"must_take", "must_not_take", "min_units", "lot_size", "fixed_cost"})
+    assert row.supports == frozenset({"must_take", "must_not_take", "min_units", "lot_size", "fixed_cost", "budget",
+                                      "demand", "group_limits"})
 
 
 def test_tolerance_boundary_is_feasible_side():

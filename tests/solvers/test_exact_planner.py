@@ -1,5 +1,5 @@
 """``exact`` and ``dpss`` on minimum orders, lot sizes and fixed costs (with must lists) against
-brute force."""
+brute force; ``exact`` on the whole planner's model (budget, demand, group limits too)."""
 import os
 
 import numpy as np
@@ -15,7 +15,8 @@ EXAMPLES = int(os.environ.get("SUBSEL_PLANNER_EXAMPLES", "100"))
 
 
 def exact_part(problem):
-    """What ``exact`` supports of a drawn problem: no budget, demand or group limits."""
+    """What ``dpss`` supports of a drawn problem (and ``exact`` without coupling rows): no budget,
+    demand or group limits."""
     return problem.with_changes(budget=None, demand=None, group_limits=None)
 
 
@@ -82,11 +83,69 @@ def test_huge_capacities_agree_with_highs():
     assert a.objective >= b.objective - 1e-6 * abs(b.objective)
 
 
-def test_group_limits_stay_refused_by_name():
+@settings(max_examples=EXAMPLES)
+@given(problem=planner_problems(n_max=5, cap_max=4))
+def test_exact_on_the_whole_model_equals_brute_force(problem):
+    """Every mix of the planner's fields, budget, demand, group limits and must lists."""
+    check_exact(problem)
+
+
+@settings(max_examples=EXAMPLES)
+@given(n=st.integers(2, 5), seed=st.integers(0, 2 ** 32 - 1), hair=st.sampled_from([0.0, 1e-12, 1e-9, 2e-9]),
+       budget=st.booleans(), demand=st.booleans(), groups=st.booleans())
+def test_exact_with_coupling_rows_at_the_bound_equals_brute_force(n, seed, hair, budget, demand, groups):
+    """Qualities and the budget a hair from their limits, with demand and group limits."""
+    rng = np.random.default_rng(seed)
+    alpha = 0.5
+    q = alpha + rng.choice([-0.25, -0.125, 0.125, 0.25], size=n) + rng.choice([0.0, hair, -hair], size=n)
+    k = rng.integers(1, 5, size=n)
+    c = rng.choice([0.125, 0.25, 0.5], size=n)
+    f = rng.choice([0.0, 0.125, 0.25], size=n)
+    x = np.array([rng.integers(0, ki + 1) for ki in k])
+    changes = {}
+    if budget:
+        changes["budget"] = max(0.0, float(c @ x + f[x > 0].sum()) + rng.choice([0.0, hair, -hair]))
+    if demand:
+        changes["demand"] = int(x.sum())
+    if groups:
+        changes["group"] = ["a" if i % 2 else "b" for i in range(n)]
+        changes["group_limits"] = {"a": {"max_units": int(x[1::2].sum())}, "b": {"min_agents": 1, "max_agents": 1}}
+    p = SubsetSelectionProblem(quality=q, cost=c, alpha=alpha, capacity=k, fixed_cost=f, **changes)
+    check_exact(p)
+
+
+def test_constraint_objects_stay_refused_by_name_and_the_default_falls_back():
+    from subsel.models import LinearConstraint, QualityFloor
+    from subsel.solvers import default_solver
+
     p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.1, 0.1], alpha=0.7, capacity=[2, 2], min_units=[2, 1],
-                               group=["g", "g"], group_limits={"g": {"max_agents": 1}})
-    with pytest.raises(UnsupportedExtensionError, match="does not support the 'group_limits' constraint"):
-        get_solver("exact").solve(p)
+                               group=["g", "g"], group_limits={"g": {"max_agents": 1}}, budget=1.0)
+    for c in (LinearConstraint([1, 1], upper=1, name="co2"), QualityFloor([0.9, 0.9], 0.8, name="ontime")):
+        q = p.with_constraints(c)
+        with pytest.raises(UnsupportedExtensionError, match=f"does not support the constraint '{c.name}'"):
+            get_solver("exact").solve(q)
+        assert default_solver(q.extensions) != "exact"
+        assert get_solver(default_solver(q.extensions)).solve(q).status is Status.OPTIMAL
+    assert get_solver("exact").solve(p).status is Status.OPTIMAL
+
+
+def test_time_limit_answer_carries_a_proven_bound():
+    """A stop on the time limit: a feasible selection and the Lagrangian bound, at least the
+    optimum of the MILP backend."""
+    rng = np.random.default_rng(5)
+    n = 40
+    k = rng.integers(10, 60, size=n)
+    p = SubsetSelectionProblem(quality=rng.random(n), cost=rng.random(n), alpha=0.6, capacity=k,
+                               min_units=k // 3, fixed_cost=rng.random(n) * 5, budget=float(k.sum()) * 0.1,
+                               demand=int(k.sum() * 0.15), group=[str(i % 4) for i in range(n)],
+                               group_limits={str(g): {"max_units": int(k.sum() * 0.06)} for g in range(4)})
+    sol = get_solver("exact", time_limit_s=0.05).solve(p)
+    assert sol.status in (Status.TIME_LIMIT, Status.OPTIMAL, Status.NO_SOLUTION_FOUND)
+    best = get_solver("highs").solve(p)
+    assert best.status is Status.OPTIMAL
+    assert sol.bound is not None and sol.bound >= best.objective - 1e-9 * abs(best.objective)
+    if sol.is_feasible:
+        assert p.evaluate(sol.x).feasible and sol.objective <= best.objective + 1e-9 * abs(best.objective)
 
 
 def test_default_solver_is_exact_for_its_fields():
@@ -95,6 +154,8 @@ def test_default_solver_is_exact_for_its_fields():
     p = SubsetSelectionProblem(quality=[0.9, 0.5], cost=[0.1, 0.1], alpha=0.7, capacity=[4, 4], lot_size=[2, 1],
                                min_units=[2, 3], fixed_cost=[0.5, 0.0])
     assert default_solver(p.extensions) == "exact"
+    # The coupling rows: exact solves them, a MILP backend is the default (faster there).
+    assert default_solver(p.with_changes(budget=1.0).extensions) != "exact"
 
 
 def test_dpss_refuses_a_hopeless_enumeration_without_a_time_limit():
@@ -162,3 +223,26 @@ def test_a_memory_limit_stops_the_search_with_a_feasible_answer_and_a_bound():
     assert cut.status in (Status.FEASIBLE, Status.OPTIMAL) and p.evaluate(cut.x).feasible
     assert cut.objective <= full.objective + 1e-9 * abs(full.objective)
     assert cut.bound >= full.objective - 1e-9 * abs(full.objective)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_whole_model_agrees_with_highs_on_moderate_instances(seed):
+    """25 agents with every planner field, a budget and a demand that bind and group limits: the
+    same optimum as the MILP backend (both proven)."""
+    rng = np.random.default_rng(seed)
+    n = 25
+    k = rng.integers(10, 60, size=n)
+    lot = rng.choice([1, 2, 5], size=n)
+    k = k - k % lot
+    p = SubsetSelectionProblem(quality=rng.random(n), cost=rng.random(n), alpha=0.6, capacity=k,
+                               min_units=np.maximum(k // 3, 1), lot_size=lot, fixed_cost=rng.random(n) * 5,
+                               budget=float(k.sum()) * 0.1, demand=int(k.sum() * 0.15),
+                               group=[str(i % 3) for i in range(n)],
+                               group_limits={"0": {"max_units": int(k.sum() * 0.1), "min_agents": 1},
+                                             "1": {"max_agents": 3}})
+    a, b = get_solver("exact").solve(p), get_solver("highs").solve(p)
+    assert a.status is b.status
+    if b.status is Status.OPTIMAL:
+        assert p.evaluate(a.x).feasible
+        assert abs(a.objective - b.objective) <= 1e-9 * max(1.0, abs(b.objective))
+        assert a.bound >= b.objective - 1e-9 * abs(b.objective)

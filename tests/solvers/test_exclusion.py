@@ -139,4 +139,24 @@ def test_bad_arguments_are_named():
         with pytest.raises(TypeError, match=r"must_not_take\[0\] must be an agent index or name"):
             solve_without(1.5)
     with pytest.raises(UnsupportedExtensionError, match="budget"):
-        get_solver("exact").exclusion_solver(p.with_changes(budget=0.5))(0)
+        get_solver("gss").exclusion_solver(p.with_changes(budget=0.5))(0)
+
+
+@pytest.mark.parametrize("name", ["highs", "cbc"])
+def test_a_time_limited_cut_solve_never_stands_in_an_excluded_smallest_selection(name, monkeypatch):
+    # A backend stopped by its time limit before it knew a selection: the smallest selection stands
+    # in for the answer, unless the cuts exclude it (it used to come back and fail the exclusion
+    # check: 'returned an excluded selection' ended `solve --alternatives K --time-limit T`).
+    from subsel.solvers.base import RawResult
+
+    p = SubsetSelectionProblem(quality=[0.9, 0.6, 0.8], cost=[0.1, 0.1, 0.3], alpha=0.7)
+    solver = get_solver(name, time_limit_s=1.0)
+    monkeypatch.setattr(solver, "_solve_excluding", lambda *a: RawResult(None, Status.TIME_LIMIT, None))
+    nothing = np.zeros((1, p.n), dtype=np.int64)
+    sol = solver.solve_excluding(p, nothing)
+    assert sol.status is Status.NO_SOLUTION_FOUND and not sol.is_feasible
+    sol = solver.solve_excluding(p, np.zeros((0, p.n), dtype=np.int64), used=nothing.astype(bool))
+    assert sol.status is Status.NO_SOLUTION_FOUND
+    # without a cut on it, the smallest selection still stands in
+    sol = solver.solve_excluding(p, np.array([[1, 0, 0]]))
+    assert sol.status is Status.TIME_LIMIT and sol.x.tolist() == [0, 0, 0]

@@ -211,10 +211,13 @@ def test_milp_base_proves_an_optimum_of_the_unshifted_model_that_passes_the_rule
 def test_milp_base_never_returns_an_unrepairable_answer():
     p = _fifty(2.05e-7).with_changes(demand=51)  # truly infeasible
     # Every model, the tightened and the unchanged ones and those with the refused answer cut
-    # off, gives the answer the rule refuses: no answer, status error (not an exception).
+    # off, gives the answer the rule refuses: no answer, status error (not an exception).  The
+    # pipeline itself: solve() decides this one by an aggregate bound before the backend runs.
     s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 20)
-    sol = s.solve(p)
-    assert sol.status is Status.ERROR and not sol.is_feasible and 3 < len(s.calls) < 20
+    raw = s._solve(p)
+    assert raw.status is Status.ERROR and raw.x is None and 3 < len(s.calls) < 20
+    s = _Sloppy([])
+    assert s.solve(p).status is Status.INFEASIBLE and not s.calls  # all 51 units miss alpha together
     # The explanation of an infeasible answer asks the backend about parts of the problem too.
     s = _Sloppy([RawResult(None, Status.INFEASIBLE)] * 8)
     assert s.solve(p).status is Status.INFEASIBLE

@@ -193,8 +193,7 @@ def test_cbc_reads_the_exported_mps(tmp_path):
     assert -pulp.value(prob.objective) == pytest.approx(best[0], abs=1e-6)
 
 
-@pytest.mark.parametrize("name, field", [("gss", "group_limits"), ("exact", "group_limits"),
-                                         ("dpss", "group_limits")])
+@pytest.mark.parametrize("name, field", [("gss", "group_limits"), ("dpss", "group_limits")])
 def test_other_solvers_refuse_naming_the_constraint(name, field):
     values = {"min_units": dict(min_units=[2, 1]), "lot_size": dict(lot_size=[2, 1]),
               "fixed_cost": dict(fixed_cost=[0.5, 0]),
@@ -296,6 +295,11 @@ def check_advice(problem, conflict):
         # The least budget up to its rounding to 6 significant digits (and the MILP's tolerance).
         below = conflict.min_budget * (1 - 1e-5) - 1e-6
         assert below <= problem.budget or brute_force(problem.with_changes(budget=below)) is None
+    if conflict.max_alpha is not None:  # the threshold it names is met, one 1e-5 above is not
+        assert conflict.max_alpha < problem.alpha
+        assert brute_force(problem.with_changes(alpha=conflict.max_alpha)) is not None
+        above = min(conflict.max_alpha * (1 + 1e-5) + 1e-6, 1.0)
+        assert above >= problem.alpha or brute_force(problem.with_changes(alpha=above)) is None
 
 
 @pytest.mark.skipif("highs" not in MILP, reason="highspy missing")
@@ -318,5 +322,7 @@ def test_advised_change_makes_the_problem_feasible(problem, demand, budget):
         assert f"lower the demand to {conflict.max_units}" in sol.explanation
     if conflict.min_budget is not None:
         assert f"raise the budget to {conflict.min_budget:g}" in sol.explanation
-    if conflict.max_units is None and conflict.min_budget is None:
+    if conflict.max_alpha is not None:
+        assert f"lower the average quality to {conflict.max_alpha:g}" in sol.explanation
+    if conflict.max_units is None and conflict.min_budget is None and conflict.max_alpha is None:
         assert "lower" not in sol.explanation and "raise" not in sol.explanation

@@ -122,3 +122,19 @@ def test_cpsat_run_gets_what_is_left_of_the_limit(monkeypatch):
     given.clear()
     sol = get_solver("ortools-cpsat", time_limit_s=0.4).solve(p)
     assert not given and sol.status.value in ("time_limit", "no_solution_found")  # no time left: not run
+
+
+def test_dpss_on_more_choices_than_a_float_counts_warns_nothing():
+    # 3,000 agents of up to 50 units: the count of DPSS's choices overflows a float (it is only
+    # compared with a block size); the command printed numpy's 'overflow encountered in accumulate'
+    import warnings
+
+    from subsel import get_solver
+
+    rng = np.random.default_rng(3)
+    p = SubsetSelectionProblem(quality=rng.random(3000), cost=rng.random(3000), alpha=0.9,
+                               capacity=rng.integers(1, 51, 3000))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sol = get_solver("dpss", time_limit_s=0.3).solve(p)
+    assert p.evaluate(sol.x).feasible

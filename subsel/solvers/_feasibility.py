@@ -1,0 +1,473 @@
+"""Feasibility questions answered as feasibility questions: aggregate bounds, witnesses, one MILP.
+
+The explanation of an infeasible answer (:mod:`subsel.solvers.explain`) asks whether parts of a
+problem have a selection at all.  Solving each part to optimality (a planner MILP of up to a minute
+at 5,000 agents) is not needed for that, so :class:`Questions` answers in order of cost:
+
+1. **aggregate bounds** (:func:`refutation`), each a relaxation decided in O(n log n): the most
+   units the capacities, lots and group caps allow against the demand; a group's forced units and
+   agents (must-take agents, ``min_agents`` at the smallest minimum orders, ``min_units``) against
+   its caps; the least spend any plan must make (forced and pledged orders, the demand at the
+   cheapest rates) against the budget; the best quality surplus the demand leaves against zero.
+   Each refutes (proves infeasible) or says nothing;
+2. **witnesses**: the smallest selection, every selection found before (a selection that passes
+   :meth:`SubsetSelectionProblem.evaluate` proves feasibility; parts of one problem share many) and
+   two greedy ones (:func:`greedy_witnesses`);
+3. **one MILP with a feasibility objective** (zero: the first selection ends the search), on the
+   loosened model of :func:`subsel.solvers._milp.solver_form` (an infeasible answer of the loosened
+   model is the problem's); a selection it returns counts only when the exact rule accepts it, and
+   when it does not, the solver's whole checked pipeline decides (Chinneck, *Feasibility and
+   Infeasibility in Optimization*, Springer 2008, Chapter 6: a feasibility phase, then the filter).
+
+Every answer is ``True`` (a selection passes the rule), ``False`` (proven infeasible) or ``None``
+(not decided before the deadline).  Optimisations (the nearest changes) run on HiGHS with the
+remaining time and report their proven bound when the time runs out.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import time
+from typing import TYPE_CHECKING, Callable, Literal
+
+import numpy as np
+
+from ..models import SubsetSelectionProblem, exact_total, linear_form
+
+if TYPE_CHECKING:
+    from ..models import LinearForm
+    from .base import RawResult, Solver
+
+__all__ = ["Questions", "greedy_witnesses", "refutation"]
+
+#: Relative margin by which an aggregate bound must miss before it refutes (float sums of
+#: non-negative terms are far more accurate; the rule's own tolerance is 1e-9 absolute).
+_MARGIN = 1e-9
+
+
+def _groups(problem: SubsetSelectionProblem) -> tuple[np.ndarray, list[str]]:
+    """Each agent's group index (-1: none) and the group names."""
+    if problem.group is None:
+        return np.full(problem.n, -1, dtype=np.int64), []
+    names = list(dict.fromkeys(g for g in problem.group if g is not None))
+    lookup = {g: j for j, g in enumerate(names)}
+    return np.array([-1 if g is None else lookup[g] for g in problem.group], dtype=np.int64), names
+
+
+def _first_counts(problem: SubsetSelectionProblem) -> np.ndarray:
+    """Each agent's smallest allowed positive count: its minimum order rounded up to whole lots."""
+    lot = np.asarray(problem.lot_size, dtype=np.int64)
+    return -(-np.asarray(problem.min_units, dtype=np.int64) // lot) * lot
+
+
+def _capped_greedy(order: np.ndarray, ub: np.ndarray, gidx: np.ndarray, room: np.ndarray,
+                   want: float, take_more: Callable[[int], bool]) -> np.ndarray:
+    """Units per agent taken in ``order`` (each up to ``ub``, each group up to ``room``) until
+    ``want`` units, then further units only of agents with ``take_more(i)``: the optimum of a
+    linear objective over the caps (a laminar family, where the greedy order is optimal)."""
+    x = np.zeros(ub.size, dtype=float)
+    left = room.astype(float).copy()
+    total = 0.0
+    for i in order.tolist():
+        if total >= want and not take_more(i):
+            break
+        g = gidx[i]
+        u = float(ub[i]) if g < 0 else min(float(ub[i]), left[g])
+        if total < want and not take_more(i):
+            u = min(u, want - total)
+        if u <= 0:
+            continue
+        x[i] = u
+        total += u
+        if g >= 0:
+            left[g] -= u
+    return x
+
+
+def refutation(problem: SubsetSelectionProblem) -> str | None:
+    """Why ``problem`` has no selection, from an aggregate bound, or None when no bound refutes it.
+
+    Each bound relaxes the problem (lot sizes and minimum orders kept only where they make a bound
+    larger, ``max_agents`` only in counts), so a refutation is a proof; None proves nothing.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+
+    Returns
+    -------
+    str or None
+        A sentence naming the bound, e.g. ``"demand 900 is above the 860 units the capacities and
+        group caps allow"``.
+    """
+    n = problem.n
+    ub = problem.upper_bounds().astype(np.int64)
+    first = _first_counts(problem)
+    ub = np.where(ub >= first, ub, 0)  # no allowed positive count below the capacity
+    forced = np.zeros(n, dtype=bool)
+    forced[problem.must_take] = True
+    if (forced & (ub == 0)).any():
+        i = int(np.flatnonzero(forced & (ub == 0))[0])
+        return f"must-take agent {problem.names[i]!r} has no allowed count"
+    gidx, names = _groups(problem)
+    k = len(names)
+    inf = float("inf")
+    room = np.full(k, inf)
+    room_units = [0] * k  # exact, for the demand bound
+    pledge_units = np.zeros(k)  # least units each group must take
+    pledge_spend = np.zeros(k)  # least spend each group's pledge costs (forced agents included)
+    cost = np.asarray(problem.cost, dtype=float)
+    fixed = np.asarray(problem.fixed_cost, dtype=float)
+    activation = cost * first + fixed  # the least spend of using an agent
+    for j, g in enumerate(names):
+        lim = problem.group_limits.get(g, {})
+        inside = np.flatnonzero((gidx == j) & (ub > 0))
+        inside_forced = inside[forced[inside]]
+        max_agents = lim.get("max_agents")
+        if max_agents is not None and inside_forced.size > max_agents:
+            return (f"group {g!r} allows {max_agents} agents but must-take names {inside_forced.size} "
+                    "of its agents")
+        need_agents = max(lim.get("min_agents", 0), inside_forced.size)
+        if need_agents > inside.size:
+            return f"group {g!r} must use {need_agents} agents but has {inside.size} that can give units"
+        others = inside[~forced[inside]]
+        extra = need_agents - inside_forced.size
+        least_units = exact_total(first[inside_forced]) + exact_total(np.sort(first[others])[:extra])
+        least_spend = math.fsum(activation[inside_forced].tolist()) + \
+            math.fsum(np.sort(activation[others])[:extra].tolist())
+        most = ub[inside]
+        if max_agents is not None:
+            most = np.sort(most)[::-1][:max_agents]
+        most_units = exact_total(most)
+        cap = lim.get("max_units")
+        if cap is not None and least_units > cap:
+            return (f"group {g!r}: its least units ({least_units}, at the smallest minimum orders of the "
+                    f"{need_agents} agents it must use) are above its max_units {cap}")
+        if lim.get("min_units", 0) > most_units:
+            return f"group {g!r}: min_units {lim['min_units']} is above the {most_units} units its agents allow"
+        room_units[j] = most_units if cap is None else min(most_units, cap)
+        room[j] = room_units[j]
+        pledge_units[j] = max(least_units, lim.get("min_units", 0))
+        pledge_spend[j] = least_spend
+    free = np.flatnonzero(gidx < 0)
+    total = exact_total(ub[free]) + sum(room_units) if k else exact_total(ub)
+    demand = problem.demand or 0
+    if demand > total:
+        return f"demand {demand} is above the {total} units the capacities and group caps allow"
+    want = max(float(demand), float(pledge_units.sum()) + float(first[free[forced[free]]].sum()))
+    if problem.budget is not None:
+        budget = float(problem.budget)
+        must_spend = math.fsum(pledge_spend.tolist()) + math.fsum(activation[free[forced[free]]].tolist())
+        if must_spend * (1 - _MARGIN) > budget + 1e-9:
+            return (f"budget {budget:g} is below the {must_spend:.6g} that the must-take agents and the "
+                    "groups' pledges cost at their minimum orders")
+        if demand:
+            rate = cost + np.where(ub > 0, fixed / np.maximum(ub, 1), 0.0)  # spend per unit, at least
+            order = np.argsort(rate, kind="stable")
+            order = order[ub[order] > 0]
+            x = _capped_greedy(order, ub, gidx, room, float(demand), lambda i: False)
+            spend = math.fsum((rate * x).tolist())
+            if spend * (1 - _MARGIN) > budget + 1e-9:
+                return f"budget {budget:g} is below {spend:.6g}, the least any {demand} units cost"
+    if want > 0 and getattr(problem, "knapsack", None) is None:  # (an encoded knapsack: floats approximate it)
+        margin = np.asarray(problem.quality, dtype=float) - problem.alpha
+        order = np.argsort(-margin, kind="stable")
+        order = order[ub[order] > 0]
+        x = _capped_greedy(order, ub, gidx, room, want, lambda i: margin[i] > 0)
+        surplus = math.fsum((margin * x).tolist())  # error below 1e-15 of the terms and units
+        scale = math.fsum((np.abs(margin) * x).tolist()) + float(x.sum())
+        if surplus < -1e-9 - 1e-12 * scale:
+            return (f"no {int(want)} units reach average quality {problem.alpha:g} (at most "
+                    f"{problem.alpha + surplus / max(float(x.sum()), 1.0):.6g})")
+    return None
+
+
+def greedy_witnesses(problem: SubsetSelectionProblem) -> list[np.ndarray]:
+    """Selections built greedily that often pass ``problem``'s rule (checked by the caller).
+
+    Must-take agents at their smallest allowed counts, then each group's ``min_agents`` and
+    ``min_units`` from its agents, then agents until the demand is met; each agent at the largest
+    allowed count its group's caps leave, and an agent below ``alpha`` only within the quality
+    surplus gathered so far.  Two orders: best quality first, and cheapest first.
+    """
+    n = problem.n
+    ub = problem.upper_bounds().astype(np.int64)
+    lot = np.asarray(problem.lot_size, dtype=np.int64)
+    first = _first_counts(problem)
+    ub = np.where(ub >= first, ub, 0)
+    gidx, names = _groups(problem)
+    margin = np.asarray(problem.quality, dtype=float) - problem.alpha
+    quality_rule = problem.alpha > 0
+    limits = [problem.group_limits.get(g, {}) for g in names]
+    out = []
+    for order in (np.argsort(-margin, kind="stable"), np.argsort(np.asarray(problem.cost), kind="stable")):
+        x = np.zeros(n, dtype=np.int64)
+        units = np.zeros(len(names), dtype=np.int64)
+        agents = np.zeros(len(names), dtype=np.int64)
+        surplus = 0.0
+
+        def room(i: int) -> int:
+            g = gidx[i]
+            if g < 0:
+                return int(ub[i])
+            lim = limits[g]
+            if agents[g] >= lim.get("max_agents", n + 1):
+                return 0
+            return min(int(ub[i]), lim.get("max_units", 1 << 62) - int(units[g]))
+
+        def take(i: int, most: int) -> None:
+            nonlocal surplus
+            u = min(room(i), most)
+            if quality_rule and margin[i] < 0:
+                u = min(u, int(0.999 * surplus / -margin[i]) if surplus > 0 else 0)
+            u = u // lot[i] * lot[i]
+            if u < first[i] or u <= 0:
+                return
+            x[i] = u
+            surplus += float(margin[i]) * u
+            if gidx[i] >= 0:
+                units[gidx[i]] += u
+                agents[gidx[i]] += 1
+
+        for i in problem.must_take.tolist():
+            take(int(i), int(first[i]))
+        for j, lim in enumerate(limits):
+            for i in order[(gidx[order] == j) & (x[order] == 0)].tolist():
+                if agents[j] >= lim.get("min_agents", 0) and units[j] >= lim.get("min_units", 0):
+                    break
+                take(i, int(first[i]) if agents[j] < lim.get("min_agents", 0) else lim["min_units"] - int(units[j]))
+        demand = problem.demand or 0
+        for i in order.tolist():
+            if int(x.sum()) >= demand:
+                break
+            if x[i] == 0:
+                take(i, int(ub[i]))
+        out.append(x)
+    return out
+
+
+class Questions:
+    """Feasibility questions and the nearest-change optimisations about parts of one problem.
+
+    Parameters
+    ----------
+    solver : Solver
+        The backend whose verdict is explained; its MILP model (when it is a MILP backend) answers
+        the questions the bounds and the witnesses leave open, else its checked answers.
+    deadline : float or None
+        A ``time.perf_counter()`` value after which questions are answered ``None`` (undecided)
+        unless a bound or a witness decides them.
+    """
+
+    def __init__(self, solver: Solver, deadline: float | None = None):
+        self.solver = solver
+        self.deadline = deadline
+        self.witnesses: list[np.ndarray] = []
+        self.timed_out = False
+
+    def left(self) -> float | None:
+        """Seconds until the deadline (None: no deadline)."""
+        return None if self.deadline is None else self.deadline - time.perf_counter()
+
+    def expired(self) -> bool:
+        left = self.left()
+        if left is not None and left <= 0:
+            self.timed_out = True
+            return True
+        return False
+
+    def known(self, problem: SubsetSelectionProblem) -> np.ndarray | None:
+        """A selection found before (or the smallest one) that ``problem`` accepts."""
+        lb = problem.lower_bounds()
+        for x in [lb, *reversed(self.witnesses)]:
+            if x.shape == (problem.n,) and problem.evaluate(x).feasible:
+                return x
+        return None
+
+    def keep(self, x: np.ndarray) -> None:
+        self.witnesses.append(np.asarray(x, dtype=np.int64))
+
+    def feasible(self, problem: SubsetSelectionProblem) -> bool | None:
+        """True when a selection passes ``problem.evaluate``, False when ``problem`` is proven
+        infeasible, None when not decided before the deadline."""
+        return None if (ans := self.witness(problem)) is None else ans is not False
+
+    def witness(self, problem: SubsetSelectionProblem) -> np.ndarray | Literal[False] | None:
+        """A selection that ``problem`` accepts, False when it has none (proven), None undecided."""
+        if refutation(problem) is not None:
+            return False
+        x = self.known(problem)
+        if x is not None:
+            return x
+        for x in greedy_witnesses(problem):
+            if problem.evaluate(x).feasible:
+                self.keep(x)
+                return x
+        if self.expired():
+            return None
+        from ._milp import MILPSolver
+
+        if isinstance(self.solver, MILPSolver):
+            ans = self._milp_witness(problem)
+            if ans is not None:
+                return ans
+        return self._checked(problem)
+
+    def _milp_witness(self, problem: SubsetSelectionProblem) -> np.ndarray | Literal[False] | None:
+        """The loosened model with a zero objective: its infeasibility is the problem's; a selection
+        it returns counts when the rule accepts it (None: the checked pipeline must decide)."""
+        from ._milp import RELAX, integral, solver_form
+        from .base import SolverError, Status
+
+        form = solver_form(problem, -RELAX)[0]
+        form = dataclasses.replace(form, objective=np.zeros(form.n))
+        try:
+            raw: RawResult = self.solver._run(form, self.left(), None)  # type: ignore[attr-defined]
+        except SolverError:
+            return None
+        if raw.status is Status.INFEASIBLE:
+            return False
+        if raw.x is None:
+            if raw.status is Status.TIME_LIMIT:
+                self.timed_out = True
+            return None
+        try:
+            x = integral(raw.x, form, self.solver.name)[:problem.n]
+        except SolverError:
+            return None
+        if problem.evaluate(x).feasible:
+            self.keep(x)
+            return x
+        return None
+
+    def _checked(self, problem: SubsetSelectionProblem) -> np.ndarray | Literal[False] | None:
+        """The solver's whole checked answer, within the time left."""
+        from .base import SolverError, Status
+
+        left = self.left()
+        solver = self.solver
+        if left is not None:
+            solver = copy.copy(solver)  # the same options, within the time left
+            solver.time_limit_s = max(left, 1e-3)
+        try:
+            sol = solver._solve_checked(problem)
+        except SolverError:  # undecided
+            return None
+        if sol.status is Status.INFEASIBLE:
+            return False
+        if sol.is_feasible and problem.evaluate(sol.x).feasible:
+            x = np.asarray(sol.x, dtype=np.int64)
+            self.keep(x)
+            return x
+        if sol.status in (Status.TIME_LIMIT, Status.NO_SOLUTION_FOUND):
+            self.timed_out = True
+        return None
+
+    def optimum(self, problem: SubsetSelectionProblem, objective: Callable[[LinearForm], np.ndarray],
+                loose: bool = False, quick: bool = False) -> tuple[np.ndarray | None, float | None, bool]:
+        """Maximise ``objective`` (a row over the form's variables) under ``problem``'s constraints,
+        on HiGHS within the time left; on the loosened model of
+        :func:`~subsel.solvers._milp.solver_form` with ``loose`` (its bound then holds for every
+        selection the rule accepts).
+
+        First the LP relaxation (a proven bound), then the MILP restricted to the agents whose LP
+        values are fractional, the others fixed at their LP values (Berthold, *RENS: the optimal
+        rounding*, Mathematical Programming Computation 6(1), 2014), whose selection starts the
+        whole MILP (with the best selection known before, when better) within the time left;
+        ``quick`` stops before the whole MILP (the LP bound is then the bound).
+
+        Returns
+        -------
+        (x, bound, proven)
+            The best selection found (units only; None when none), a proven upper bound on the
+            optimum of the model (None when none is known), and whether the bound is the model's
+            optimum (HiGHS proved it).  Its selections are checked by the caller with the exact
+            rule.
+        """
+        from .base import SolverError, Status
+        from .highs import HiGHS
+
+        if not HiGHS.available()[0] or self.expired():
+            return None, None, False
+        if loose:
+            from ._milp import RELAX, solver_form
+
+            form = solver_form(problem, -RELAX)[0]
+        else:
+            form = linear_form(problem)
+        form = dataclasses.replace(form, objective=objective(form))
+        highs = HiGHS(threads=self.solver.threads)
+
+        def value(full: np.ndarray) -> float:
+            return float(np.dot(form.objective, full))
+
+        start = None  # the best selection known that the problem accepts: HiGHS starts from it
+        for w in self.witnesses:
+            if problem.evaluate(w).feasible and (start is None or value(form.full(w)) > value(start)):
+                start = form.full(w)
+        try:
+            lp = highs._run(form, self.left(), None, relaxed=True)
+        except SolverError:
+            lp = None
+        lp_bound = None
+        if lp is not None and lp.status is Status.INFEASIBLE:
+            return None, -math.inf, True
+        if lp is not None and lp.status is Status.OPTIMAL and lp.x is not None:
+            lp_bound = None if lp.bound is None else float(lp.bound) + 1e-9 * max(1.0, abs(float(lp.bound)))
+            rounded = self._restricted(problem, form, highs, np.asarray(lp.x, dtype=float))
+            if rounded is not None and (start is None or value(rounded) > value(start)):
+                start = rounded
+        if quick or self.expired():
+            return self._units(problem, start), lp_bound, False
+        try:
+            raw = highs._run(form, self.left(), start)
+        except SolverError:
+            return self._units(problem, start), lp_bound, False
+        if raw.status is Status.INFEASIBLE:
+            return None, -math.inf, True
+        if raw.status is Status.TIME_LIMIT:
+            self.timed_out = True
+        best = start
+        if raw.x is not None:
+            full = np.rint(np.asarray(raw.x, dtype=float))
+            if best is None or value(full) > value(best):
+                best = full
+        bound = None if raw.bound is None or not math.isfinite(raw.bound) else float(raw.bound)
+        if lp_bound is not None:
+            bound = lp_bound if bound is None else min(bound, lp_bound)
+        return self._units(problem, best), bound, raw.status is Status.OPTIMAL
+
+    @staticmethod
+    def _units(problem: SubsetSelectionProblem, full: np.ndarray | None) -> np.ndarray | None:
+        return None if full is None else np.rint(np.asarray(full, dtype=float)[:problem.n]).astype(np.int64)
+
+    def _restricted(self, problem: SubsetSelectionProblem, form: LinearForm, highs: object,
+                    x_lp: np.ndarray) -> np.ndarray | None:
+        """The MILP with every agent whose LP values are all integral fixed at them: a rounding of
+        the LP optimum (None when it has none, or the time is out)."""
+        from .base import SolverError
+
+        n = problem.n
+        off = np.abs(x_lp - np.rint(x_lp)) > 1e-9
+        loose_agent = off[:n].copy()
+        np.logical_or.at(loose_agent, np.asarray(form.aux_of, dtype=np.int64), off[n:])
+        free = np.concatenate((loose_agent, loose_agent[np.asarray(form.aux_of, dtype=np.int64)]))
+        fixed = np.rint(x_lp)
+        lower = np.where(free, form.lower, fixed)
+        upper = np.where(free, form.upper, fixed)
+        sub = dataclasses.replace(form, lower=lower, upper=upper)
+        if self.expired():
+            return None
+        try:
+            raw = highs._run(sub, self.left(), None)  # type: ignore[attr-defined]
+        except SolverError:
+            return None
+        if raw.x is None:
+            return None
+        full = np.rint(np.asarray(raw.x, dtype=float))
+        x = full[:n].astype(np.int64)
+        if problem.evaluate(x).feasible:
+            self.keep(x)
+            return full
+        return None
