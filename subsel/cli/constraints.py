@@ -26,7 +26,7 @@ __all__ = ["Expression", "add_constraint_args", "parse_expressions"]
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _COLUMN = r"[A-Za-z_][A-Za-z0-9_.]*"
 _FORM = re.compile(rf"\s*(?:used\(\s*(?P<used>{_COLUMN})\s*\)|(?P<column>{_COLUMN}))\s*"
-                   rf"(?P<sense><=|>=|==|=<|=>|<|>|=|!=)\s*(?P<bound>\S.*?)\s*")
+                   rf"(?P<sense><=|>=|==|=<|=>|<|>|=|!=)\s*(?P<bound>\S.*?)?\s*")
 
 
 class Expression(NamedTuple):
@@ -75,6 +75,8 @@ def parse_expressions(args: argparse.Namespace) -> list[Expression]:
                 raise CLIError(f"{option} {text!r}: the sense must be {' or '.join(allowed)}; got {sense!r}")
             if option == "--quality-floor" and m["used"] is not None:
                 raise CLIError(f"{option} {text!r}: a quality floor is over the units, not used(...)")
+            if m["bound"] is None:
+                raise CLIError(f"{option} {text!r}: the bound is missing after {sense!r}")
             if not re.fullmatch(_NUMBER, m["bound"]) or not math.isfinite(float(m["bound"])):
                 raise CLIError(f"{option} {text!r}: the bound must be a finite number; got {m['bound']!r}")
             column = m["used"] if m["used"] is not None else m["column"]

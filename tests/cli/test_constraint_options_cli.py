@@ -77,6 +77,8 @@ def test_the_exported_model_is_the_librarys(agents, capsys):
     ("--constraint", "co2 2", "--constraint 'co2 2': expected COLUMN <= NUMBER"),
     ("--constraint", "co2 <= x", "--constraint 'co2 <= x': the bound must be a finite number; got 'x'"),
     ("--constraint", "co2 <= inf", "--constraint 'co2 <= inf': the bound must be a finite number"),
+    ("--constraint", "co2 <=", "--constraint 'co2 <=': the bound is missing after '<='"),
+    ("--constraint", "used(preferred) >=", "the bound is missing after '>='"),
     ("--quality-floor", "ontime <= 0.9", "--quality-floor 'ontime <= 0.9': the sense must be >=; got '<='"),
     ("--quality-floor", "ontime >= 1.5", "QualityFloor 'ontime': alpha must be in [0, 1]; got 1.5"),
     ("--quality-floor", "co2 >= 0.5", "line 4, column 'co2': must be in [0, 1]"),
