@@ -134,7 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
     try:
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        if extras:  # named by the command's own parser, which points to its own --help
+            commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+            commands.choices[args.command].error(f"unrecognized arguments: {' '.join(extras)}")
     except SystemExit as exc:  # --help, --version (0) and usage errors (2, one line already printed)
         return exc.code if isinstance(exc.code, int) else 2
     from .guards import Terminated, shutdown_worker_pools, terminate_as_interrupt

@@ -41,6 +41,11 @@ def one_error_line(capsys):
     (["generate", "--n", "3", "--seed", "abc"], "argument --seed: invalid int value"),
     (["export", "{agents}", "--alpha", "0.5"], "required: -o/--output (see 'subsel export --help')"),
     (["nosuchcommand"], "invalid choice: 'nosuchcommand'"),
+    # an unknown option is named by the command's parser, which points to the command's help
+    (["solve", "{agents}", "--alpha", "0.5", "--alph", "0.8"],
+     "unrecognized arguments: --alph 0.8 (see 'subsel solve --help')"),
+    (["payments", "{agents}", "--alpha", "0.5", "--budget", "1"],
+     "unrecognized arguments: --budget 1 (see 'subsel payments --help')"),
 ])
 def test_usage_errors_are_one_line_exit_2(agents, capsys, argv, fragment):
     argv = [a.replace("{agents}", str(agents)) for a in argv]
