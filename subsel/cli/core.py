@@ -251,7 +251,8 @@ def _read_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
             raise CLIError("FILE and --group-limits cannot both be '-' (stdin)")
         source = sys.stdin if args.group_limits == "-" else Path(args.group_limits)
         if isinstance(source, Path) and not source.is_file():
-            raise CLIError(f"--group-limits {args.group_limits}: no such file")
+            raise CLIError(f"--group-limits {args.group_limits}: "
+                           + ("is a folder, not a limits file" if source.is_dir() else "no such file"))
         ext["group_limits"] = read_group_limits(source)
     expressions = parse_expressions(args)
     confidence = getattr(args, "confidence", None)

@@ -326,3 +326,10 @@ def test_a_warning_during_a_command_is_one_line(agents, capsys, monkeypatch):
     assert main(["solve", str(agents), "--alpha", "0.5", "--solver", "exact"]) == 0
     captured = capsys.readouterr()
     assert captured.err == "subsel: warning: first part second part\n" and "status       optimal" in captured.out
+
+
+def test_group_limits_that_is_a_folder_or_missing_is_named(agents, tmp_path, capsys):
+    for path, words in ((tmp_path, "is a folder, not a limits file"), (tmp_path / "none.csv", "no such file")):
+        assert main(["solve", str(agents), "--alpha", "0.5", "--group-limits", str(path)]) == 2
+        line, _ = one_error_line(capsys)
+        assert f"--group-limits {path}: {words}" in line
