@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
@@ -986,7 +987,15 @@ def policy_from_state(state: dict[str, Any], oracle: Solver | None = None) -> Po
     try:
         policy = make_policy(name, oracle if oracle is not None else state["oracle"], **params)
     except (TypeError, ValueError, OverflowError) as exc:
-        raise ValueError(f"policy state 'params': {str(exc).splitlines()[0]}") from None
+        text = str(exc).splitlines()[0]
+        # a constructor's TypeError names a Python function: say which key of the state is wrong
+        missing = re.search(r"missing \d+ required (?:positional |keyword-only )?arguments?: '(\w+)'", text)
+        unknown = re.search(r"unexpected keyword argument '(\w+)'", text)
+        if isinstance(exc, TypeError) and missing:
+            raise ValueError(f"policy state: key 'params.{missing[1]}' is missing") from None
+        if isinstance(exc, TypeError) and unknown:
+            raise ValueError(f"policy state: 'params' has an unknown key {unknown[1]!r}") from None
+        raise ValueError(f"policy state 'params': {text}") from None
     policy._load_stats(state)
     if version >= 2:
         policy._load_retired(state.get("retired", {}))

@@ -195,9 +195,9 @@ class AgentPool:
         """
         idx = self.index(names)
         if len(set(idx.tolist())) != idx.size:
-            raise ValueError(f"remove_agents: a name is repeated in {list(names)!r}")
+            raise ValueError(f"an agent to remove is repeated in {list(names)!r}")
         if idx.size >= len(self.names):
-            raise ValueError("remove_agents: at least one agent must remain in the pool")
+            raise ValueError(f"cannot remove all {len(self.names)} agents: at least one agent must remain in the pool")
         keep = np.setdiff1d(np.arange(len(self.names)), idx)
         self._before_pool_change((), keep=keep)
         for i in idx.tolist():

@@ -352,3 +352,14 @@ def test_batched_thompson_state_round_trip_per_run_streams():
     pol = ThompsonSampling("dpss", [0.1, 0.2, 0.3], 0.5, seed=4, runs=2)
     back = policy_from_state(pol.to_state())
     assert np.array_equal(pol.select(), back.select())
+
+
+def test_a_state_missing_a_setting_names_the_key():
+    # (the constructor's TypeError named 'SSUCB.__init__()', a Python function)
+    from subsel.bandits import make_policy, policy_from_state
+
+    pol = make_policy("ss-ucb", "dpss", cost=[0.3, 0.2, 0.05], alpha=0.6, epsilon=0.5, horizon=40, capacity=[3, 1, 2])
+    state = pol.to_state()
+    del state["params"]["epsilon"]
+    with pytest.raises(ValueError, match=r"^policy state: key 'params.epsilon' is missing$"):
+        policy_from_state(state)
