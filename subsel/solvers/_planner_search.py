@@ -261,11 +261,11 @@ def _dual(d: _Model, inc: _Incumbent, deadline: float | None) -> _Dual:
     """Minimise ``L(mu)`` by projected subgradient steps; offer the repaired relaxations."""
     K = d.A.shape[0]
     mu = np.zeros(K)
-    best: tuple[float, np.ndarray, float] | None = None
+    best: tuple[float, np.ndarray, float] = (math.inf, mu.copy(), 0.0)  # replaced at the first step
     theta, stall = 1.0, 0
     for it in range(_DUAL_STEPS):
         L, z, _, err = _bound_at(d, mu)
-        if best is None or L < best[0]:
+        if L < best[0]:
             best, stall = (L, mu.copy(), err), 0
         else:
             stall += 1
@@ -287,7 +287,6 @@ def _dual(d: _Model, inc: _Incumbent, deadline: float | None) -> _Dual:
         if L - target <= 1e-12 * max(1.0, abs(L)):
             break  # the bound meets the incumbent: proven
         mu = np.maximum(mu - theta * (L - target) / norm * g, 0.0)
-    assert best is not None
     return _Dual(best[1], best[0], best[2])
 
 
