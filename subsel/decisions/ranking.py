@@ -311,7 +311,7 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
     if method is None:
         method = "cuts" if solver.no_good_cuts and int(problem.capacity.max()) <= MAX_CUT_RANGE else "partition"
         planner = sorted(set(problem.extensions) & set(PLANNER_EXTENSIONS))
-        objects = [repr(c.name) for c in problem.constraints]
+        objects = [repr(c.name) for c in problem.added_constraints]
         if method == "partition" and (planner or objects) and solver.no_good_cuts:
             i = int(np.argmax(problem.capacity))
             named = " and ".join(part for part in (f"the planner's {', '.join(planner)}" if planner else "",

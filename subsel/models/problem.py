@@ -36,6 +36,7 @@ from .._validation import readonly as _readonly
 from .checks import _check_constraints, _Names, _unit_capacities, _used_extensions, check_names, default_names
 from .constraints import Constraint, bind_all
 from .feasibility import selection_violations
+from .keyword_constraints import InForce
 from .planner import PlannerFields, check_planner
 from .rules import (
     _BLAS_DOT_MAX_N,
@@ -143,7 +144,12 @@ class SubsetSelectionProblem:
         the units or on the used agents (:class:`~subsel.models.LinearConstraint`), further
         quality attributes (:class:`~subsel.models.QualityFloor`).  Each is checked against the
         agents (a mapping by agent name resolved) and stored bound, in a tuple; names must be
-        unique.  Default none.
+        unique.  An object that stands for a keyword (:class:`~subsel.models.Budget`,
+        :class:`~subsel.models.Demand`, :class:`~subsel.models.MustTake`,
+        :class:`~subsel.models.MustNotTake`, :class:`~subsel.models.GroupLimit`) sets that keyword
+        (refused when the keyword is given too).  Default none.  Read back, :attr:`constraints`
+        lists every constraint in force: the keywords' objects first
+        (:mod:`subsel.models.keyword_constraints`), then these (:attr:`added_constraints`).
 
     Raises
     ------
@@ -196,7 +202,7 @@ class SubsetSelectionProblem:
     fixed_cost: np.ndarray = None  # type: ignore[assignment]
     group: tuple[str | None, ...] | None = None
     group_limits: Mapping[str, Mapping[str, int]] = None  # type: ignore[assignment]
-    constraints: tuple[Constraint, ...] = ()
+    constraints: tuple[Constraint, ...] = InForce()  # type: ignore[assignment]
     #: The planner's fields in force (set per instance by ``_set_planner``; not a dataclass field):
     #: None for the paper's model.
     _planner: ClassVar[PlannerFields | None] = None
@@ -237,6 +243,10 @@ class SubsetSelectionProblem:
         if not R_RANGE[0] <= R <= R_RANGE[1]:
             raise ValueError(f"R must be in [{R_RANGE[0]:g}, {R_RANGE[1]:g}] (the range subsel handles "
                              f"exactly; rescale the money unit); got {R}")
+        added = self.__dict__.get("_added") or ()
+        if isinstance(added, (list, tuple)) and any(c.keyword is not None for c in added
+                                                   if isinstance(c, Constraint)):
+            added = self._set_keywords(added)
         names = check_names(n, self.__dict__["_names"])  # None: the default names, made when read
         budget, demand, must_take, must_not_take = _check_constraints(
             n, lambda: default_names(n) if names is None else names, self.budget, self.demand,
@@ -257,8 +267,29 @@ class SubsetSelectionProblem:
             self.__dict__["objective_quality"] = _readonly(oq, copy=False)
         self._set_planner(check_planner(n, k, self.min_units, self.lot_size, self.fixed_cost, self.group,
                                         self.group_limits))
-        if self.constraints:
-            self.__dict__["constraints"] = bind_all(self.constraints, n, lambda: self.names)
+        self.__dict__.pop("_in_force", None)
+        self.__dict__["_added"] = bind_all(added, n, lambda: self.names) if added else ()
+
+    def _set_keywords(self, given: Sequence[Any]) -> tuple[Any, ...]:
+        """The objects of ``given`` that stand for a keyword (:class:`~subsel.models.Budget`, ...)
+        set it (refused when the keyword is given too); the others are returned."""
+        keywords = {key: self.__dict__.get(key) for key in ("budget", "demand", "must_take", "must_not_take",
+                                                          "group_limits")}
+        rest = []
+        for j, c in enumerate(given):
+            if isinstance(c, Constraint) and c.keyword is not None:
+                c.set_keyword(keywords, f"constraints[{j}]")  # type: ignore[attr-defined]
+            else:
+                rest.append(c)
+        self.__dict__.update(keywords)
+        return tuple(rest)
+
+    @property
+    def added_constraints(self) -> tuple[Constraint, ...]:
+        """The constraint objects given with ``constraints=[...]`` (any linear constraint, further
+        quality attributes), without the keywords' ones; :attr:`constraints` lists both."""
+        added: tuple[Constraint, ...] = self.__dict__.get("_added", ())
+        return added
 
     def _set_planner(self, planner: PlannerFields) -> None:
         """Store the planner's fields (:mod:`subsel.models.planner`); ``_planner`` is None when
@@ -311,8 +342,8 @@ class SubsetSelectionProblem:
     def extensions(self) -> frozenset[str]:
         """The optional constraints this instance uses, a subset of :data:`EXTENSIONS`."""
         used = _used_extensions(self)
-        if self.constraints:
-            used |= {c.kind for c in self.constraints}
+        if self.added_constraints:
+            used |= {c.kind for c in self.added_constraints}
         return used if self._planner is None else used | self._planner.used
 
     def lower_bounds(self) -> np.ndarray:
@@ -410,7 +441,7 @@ class SubsetSelectionProblem:
         """
         if type(x) is np.ndarray and x.dtype.kind in "iu" and x.shape == (self.n,) and self.budget is None \
                 and self.demand is None and not self.must_take.size and not self.must_not_take.size \
-                and self._planner is None and self._integer_rule is None and not self.constraints:
+                and self._planner is None and self._integer_rule is None and not self.__dict__.get("_added"):
             quick = self._evaluate_integers(x)
             if quick is not None:
                 return quick
@@ -516,7 +547,7 @@ class SubsetSelectionProblem:
                     must_take=self.must_take, must_not_take=self.must_not_take,
                     objective_quality=self.objective_quality, min_units=self.min_units,
                     lot_size=self.lot_size, fixed_cost=self.fixed_cost, group=self.group,
-                    group_limits=self.group_limits, constraints=self.constraints)
+                    group_limits=self.group_limits, constraints=self.added_constraints)
         if self._planner is None:  # the defaults: validated again only when changed
             for key in ("min_units", "lot_size", "fixed_cost", "group_limits"):
                 base[key] = None
@@ -546,7 +577,7 @@ class SubsetSelectionProblem:
             As the constructor's ``constraints`` (a repeated name, a constraint that does not fit
             the agents).
         """
-        return self.with_changes(constraints=(*self.constraints, *more))
+        return self.with_changes(constraints=(*self.added_constraints, *more))
 
     # ------------------------------------------------------------------ constructors and I/O
     @classmethod
@@ -757,4 +788,4 @@ class SubsetSelectionProblem:
 #: would vanish from the copies :func:`subsel.frontier` solves) and the derived values that do not
 #: depend on alpha.
 _ALPHA_FREE = frozenset({f.name for f in fields(SubsetSelectionProblem) if f.name not in ("alpha", "names")}
-                        | {"_names", "_planner", "utility", "_max_capacity"})
+                        | {"_names", "_planner", "utility", "_max_capacity", "_added", "_in_force"})

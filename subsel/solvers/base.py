@@ -534,11 +534,11 @@ class Solver:
         """Raise :class:`UnsupportedExtensionError` for the first extension not in :attr:`supports`."""
         if problem.budget is None and problem.demand is None and not problem.must_take.size \
                 and not problem.must_not_take.size and getattr(problem, "_planner", None) is None \
-                and not getattr(problem, "_rowwise", False) and not problem.constraints:
+                and not getattr(problem, "_rowwise", False) and not problem.added_constraints:
             return  # no extension (the common case, checked without building a set)
         missing = sorted(problem.extensions - self.supports)
         if missing:
-            named = [c.name for c in getattr(problem, "constraints", ()) if c.kind == missing[0]]
+            named = [c.name for c in getattr(problem, "added_constraints", ()) if c.kind == missing[0]]
             raise UnsupportedExtensionError(self.name, missing[0], self.supports, named[0] if named else None)
 
     def solve_batch(self, batch: ProblemBatch) -> SolutionBatch:
