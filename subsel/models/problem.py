@@ -762,7 +762,21 @@ class SubsetSelectionProblem:
         return read_agents(path, alpha=alpha, R=R, cls=cls, **extensions)
 
     def to_dataframe(self) -> pd.DataFrame:
-        """The agents as a table with columns ``name, quality, cost, capacity`` (n rows)."""
+        """The agents as a table with columns ``name, quality, cost, capacity`` (n rows).
+
+        The planner's columns follow where they say something, then one column per constraint
+        object: a :class:`~subsel.models.LinearConstraint`'s coefficients or a
+        :class:`~subsel.models.QualityFloor`'s values, named after the constraint (without the
+        ``.used`` / ``.2`` suffixes the command line adds), so that ``--constraint`` and
+        ``--quality-floor`` read them back.  The sides, like the budget, are settings and are not
+        written.
+
+        Raises
+        ------
+        ValueError
+            A constraint object of a kind no column holds; two constraints (or a constraint and
+            an agents column) that would write different numbers to one column, naming both.
+        """
         from .agents import problem_to_frame  # the agents schema builds on this module
 
         return problem_to_frame(self)
@@ -771,7 +785,14 @@ class SubsetSelectionProblem:
         """Write :meth:`to_dataframe` to ``path`` (atomically: a temporary file, then a rename).
 
         Floats are written with 17 significant digits, so :meth:`from_csv` reads them back bit for
-        bit.
+        bit.  The columns of constraint objects are read back by the command line's
+        ``--constraint`` / ``--quality-floor`` (or :func:`subsel.models.read_agents` with
+        ``columns`` and ``constraints_from``).
+
+        Raises
+        ------
+        ValueError
+            As :meth:`to_dataframe`; nothing is written then.
         """
         from .agents import write_problem  # the agents schema builds on this module
 
