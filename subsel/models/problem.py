@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -203,16 +203,16 @@ class SubsetSelectionProblem:
     group: tuple[str | None, ...] | None = None
     group_limits: Mapping[str, Mapping[str, int]] = None  # type: ignore[assignment]
     constraints: tuple[Constraint, ...] = InForce()  # type: ignore[assignment]
-    #: The planner's fields in force (set per instance by ``_set_planner``; not a dataclass field):
-    #: None for the paper's model.
-    _planner: ClassVar[PlannerFields | None] = None
-    #: The integer data of a problem built from an integer 0-1 knapsack
-    #: (:meth:`from_knapsack`; set per instance, not a constructor argument), else None.  A copy
-    #: made with :meth:`with_changes` is a new problem and does not keep it.
-    knapsack: ClassVar[IntegerKnapsack | None] = None
+    # The per-instance modes (not constructor arguments; set by the constructor and the knapsack
+    # encoding; read through :attr:`mode`, the one thing solvers dispatch on).
+    #: The planner's fields in force (set by ``_set_planner``): None for the paper's model.
+    _planner: PlannerFields | None = field(default=None, init=False, repr=False, compare=False)
+    #: The integer data of a problem built from an integer 0-1 knapsack (:meth:`from_knapsack`),
+    #: else None.  A copy made with :meth:`with_changes` is a new problem and does not keep it.
+    knapsack: IntegerKnapsack | None = field(default=None, init=False, repr=False, compare=False)
     #: The same, when the float64 encoding is not exact: the quality constraint is then decided on
     #: these integers (:meth:`IntegerKnapsack.violation`).
-    _integer_rule: ClassVar[IntegerKnapsack | None] = None
+    _integer_rule: IntegerKnapsack | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         q = _as_float_array(self.quality, "quality")
@@ -283,6 +283,21 @@ class SubsetSelectionProblem:
                 rest.append(c)
         self.__dict__.update(keywords)
         return tuple(rest)
+
+    @property
+    def mode(self) -> str:
+        """How this instance is decided: the one thing solvers dispatch on (``Solver.solve``).
+
+        * ``"integers"``: a knapsack beyond exact float64 arithmetic (:meth:`from_knapsack`), whose
+          quality constraint is decided on the integers of :attr:`knapsack`;
+        * ``"planner"``: the planner's fields are in force (minimum orders, lot sizes, fixed costs,
+          group limits; :mod:`subsel.models.planner`);
+        * ``"paper"``: the model of Deva et al., Section 3, with at most a budget, a demand, must
+          lists and constraint objects.
+        """
+        if self._integer_rule is not None:
+            return "integers"
+        return "paper" if self._planner is None else "planner"
 
     @property
     def added_constraints(self) -> tuple[Constraint, ...]:
@@ -808,5 +823,6 @@ class SubsetSelectionProblem:
 #: alpha (read from the dataclass, so a field added later is kept too: a constraint missing here
 #: would vanish from the copies :func:`subsel.frontier` solves) and the derived values that do not
 #: depend on alpha.
-_ALPHA_FREE = frozenset({f.name for f in fields(SubsetSelectionProblem) if f.name not in ("alpha", "names")}
+_ALPHA_FREE = frozenset({f.name for f in fields(SubsetSelectionProblem)
+                         if f.name not in ("alpha", "names", "knapsack", "_integer_rule")}
                         | {"_names", "_planner", "utility", "_max_capacity", "_added", "_in_force"})
