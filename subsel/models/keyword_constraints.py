@@ -14,8 +14,10 @@ Section 4), which the planner's formulation writes over its "used" variables: th
 :meth:`~Constraint.rows` are empty.
 
 An object of these classes given in ``constraints=[...]`` sets its keyword (``Budget(5.0)`` is
-``budget=5.0``), so ``SubsetSelectionProblem(q, c, alpha, constraints=p.constraints)`` builds the
-problem ``p`` (its planner's per-agent fields aside).  The minimum orders, lot sizes and fixed costs
+``budget=5.0``; the keyword given too with another value is refused, with the same value it is one
+constraint), so ``SubsetSelectionProblem(q, c, alpha, constraints=p.constraints)`` builds the
+problem ``p`` (its planner's per-agent fields aside) and ``p.with_changes(constraints=[*p.constraints,
+more])`` adds ``more`` to ``p``.  The minimum orders, lot sizes and fixed costs
 are not constraint objects: they are per-agent data of the agents' domains (``x_i`` in
 ``{0} | {m_i, m_i + l_i, ...}``) and cost (``f_i [x_i > 0]``), which every solver reads as such (the
 dynamic programmes of ``dpss`` and ``gss`` enumerate each agent's allowed counts), not rows a
@@ -55,17 +57,29 @@ class _Keyword(Constraint):
     def set_keyword(self, keywords: dict[str, Any], what: str) -> None:
         """Put this constraint's value into the problem's ``keywords`` (an object given in
         ``constraints=[...]``); a keyword given too is refused (``what`` names the argument)."""
-        if keywords.get(self.keyword) is not None and not (
-                isinstance(keywords[self.keyword], (list, tuple, np.ndarray)) and not len(keywords[self.keyword])):
+        given, value = keywords.get(self.keyword), self._value()
+        if given is not None and not (isinstance(given, (list, tuple, np.ndarray)) and not len(given)) \
+                and not _same(given, value):
             raise ValueError(f"{what}: {self.describe()!r} and the keyword {self.keyword}= are both given; "
                              "give one")
-        keywords[self.keyword] = self._value()
+        keywords[self.keyword] = value
 
     def _value(self) -> Any:
         raise NotImplementedError
 
     def drop(self, changes: dict[str, Any], problem: Any) -> None:
         changes[self.keyword] = None
+
+
+def _same(a: Any, b: Any) -> bool:
+    """The keyword's value ``a`` and a constraint object's ``b`` say the same (e.g. the problem's own
+    budget and its :class:`Budget`, passed back with ``with_changes(constraints=p.constraints)``)."""
+    if isinstance(a, (list, tuple, np.ndarray)) or isinstance(b, (list, tuple, np.ndarray)):
+        try:
+            return bool(np.array_equal(np.unique(np.asarray(a)), np.unique(np.asarray(b))))
+        except (TypeError, ValueError):
+            return False
+    return bool(a == b) and type(a) is type(b)
 
 
 class Budget(_Keyword):
@@ -273,7 +287,7 @@ class GroupLimit(_Keyword):
 
     def set_keyword(self, keywords: dict[str, Any], what: str) -> None:
         limits = dict(keywords.get("group_limits") or {})
-        if self.group in limits:
+        if self.group in limits and dict(limits[self.group]) != dict(self.limits):
             raise ValueError(f"{what}: the limits of group {self.group!r} are given twice; give them once")
         limits[self.group] = self.limits
         keywords["group_limits"] = limits

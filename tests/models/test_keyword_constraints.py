@@ -146,3 +146,14 @@ def test_each_keyword_object_decides_as_fractions_do(problem, data):
             assert bool(mine) == _breaks(problem, c, x), (c, x, mine)
             if c.kind != "group_limits" or not problem.extensions & {"min_units", "lot_size"} or not lines:
                 assert all(line in lines for line in mine)
+
+
+def test_the_problems_own_constraints_passed_back_are_the_same_problem():
+    """``with_changes(constraints=[*p.constraints, more])`` (a reader's natural copy) keeps the keywords."""
+    p = full()
+    co2 = LinearConstraint([1, 2, 3], upper=4, name="co2")
+    q = p.with_changes(constraints=[*p.constraints, co2])
+    assert [repr(c) for c in q.constraints] == [repr(c) for c in p.constraints] + [repr(co2)]
+    assert q.added_constraints[0].name == "co2" and q.budget == 1.0 and dict(q.group_limits) == dict(p.group_limits)
+    with pytest.raises(ValueError, match="'demand 3' and the keyword demand= are both given"):
+        p.with_changes(constraints=[Demand(3)])
