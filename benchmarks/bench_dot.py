@@ -20,7 +20,8 @@ import timeit
 
 import numpy as np
 
-from subsel.models import SubsetSelectionProblem, weighted_sum
+from subsel.models import SubsetSelectionProblem
+from subsel.models._rules import weighted_sum
 
 
 def _evaluate_with_matmul(problem: SubsetSelectionProblem, x: np.ndarray) -> tuple[float, float, float]:

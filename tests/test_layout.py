@@ -41,15 +41,23 @@ def _absolute_imports(path: Path) -> list[tuple[int, str]]:
     return out
 
 
+#: The private modules below the models that every layer imports directly: the exact arithmetic of the
+#: rules and the field checks (file handling is ``subsel._files``, at the package root).
+SHARED_PRIVATE = {"subsel.models._rules", "subsel.models._checks"}
+
+
 def test_other_layers_import_a_package_through_its_face():
     """A module outside ``subsel.<package>`` imports ``subsel.<package>``, never its inner modules (at
-    load or inside a function); private helpers shared across layers live at the package root."""
+    load or inside a function); private helpers shared across layers live at the package root or in
+    the private modules below the models (``SHARED_PRIVATE``)."""
     packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
     reaching = []
     for path in sorted(PACKAGE.rglob("*.py")):
         own = path.relative_to(PACKAGE).parts[0]
         for line, module in _absolute_imports(path):
             names = module.split(".")
+            if module in SHARED_PRIVATE:
+                continue
             if len(names) > 2 and names[0] == "subsel" and names[1] in packages and names[1] != own:
                 reaching.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {module}")
     assert reaching == []
@@ -128,7 +136,7 @@ def test_the_help_loads_neither_pandas_nor_a_backend(argv):
     assert out.stdout.strip().splitlines()[-1] == "0 []"
 
 
-@pytest.mark.parametrize("module", ["_files.py", "models/rules.py"])
+@pytest.mark.parametrize("module", ["_files.py", "models/_rules.py"])
 def test_lowest_modules_import_nothing_of_subsel(module):
     found = [(level, name) for level, name in _imports(PACKAGE / module) if level or name.startswith("subsel")]
     assert found == []
@@ -155,7 +163,7 @@ def test_the_largest_exact_integer_is_written_once():
                     and isinstance(node.right, ast.Constant) and node.right.value == 53:
                 homes.append(path.relative_to(PACKAGE).as_posix())
     # _knapsack and _ties scale float mantissas (53 significant bits), a property of float64, not the limit.
-    assert sorted(set(homes) - {"knapsack/_knapsack.py", "knapsack/_ties.py"}) == ["models/rules.py"]
+    assert sorted(set(homes) - {"knapsack/_knapsack.py", "knapsack/_ties.py"}) == ["models/_rules.py"]
 
 
 def test_a_module_above_600_lines_says_why_at_its_top():
@@ -265,3 +273,60 @@ def test_the_knapsack_core_reaches_no_solver():
     graph = _import_graph("knapsack", "solvers")
     assert {(m, t) for m, ts in graph.items() for t in ts
             if m.startswith("subsel.knapsack") and t.startswith("subsel.solvers")} == set()
+
+
+#: The face of ``subsel.models``: what a user calls (the problem and the batch, the constraints, the
+#: readers and writers, the formulations, the instance generators, the rules' constants).  A name added
+#: to ``subsel.models.__all__`` is added here on purpose, never by accident.
+MODELS_FACE = frozenset({
+    "SubsetSelectionProblem", "Evaluation", "ProblemBatch", "BatchEvaluation", "BatchPartition",
+    "Constraint", "ConstraintRow", "CONSTRAINT_KINDS", "LinearConstraint", "QualityFloor",
+    "Budget", "Demand", "GroupLimit", "MustNotTake", "MustTake",
+    "EXTENSIONS", "PLANNER_EXTENSIONS", "GROUP_LIMIT_KEYS",
+    "FEASIBILITY_TOL", "OPTIMALITY_RTOL", "MAX_COST", "MAX_EXACT_INT", "MAX_KNAPSACK_TOTAL", "R_RANGE",
+    "InputError", "read_agents", "read_group_limits", "group_limits_csv_text", "problem_from_table",
+    "problem_to_csv_text", "selection_csv_text",
+    "LinearForm", "LinearRow", "linear_form", "lp_text", "mps_text", "to_ortools", "to_pulp", "variable_names",
+    "write_lp", "write_mps",
+    "KnapsackInstance", "read_knapsack", "read_optimum", "IntegerKnapsack",
+    "KNAPSACK_CLASSES", "HARD_KNAPSACK_CLASSES", "knapsack_instance",
+    "PLANNER_REGIONS", "PLANNER_LOT_SIZES", "planner_instance", "planner_plan",
+})
+
+#: Modules whose functions and classes are plumbing, not the face (``InputError`` excepted: users catch it).
+PRIVATE_HOMES = {*SHARED_PRIVATE, "subsel._files", "subsel._validation", "subsel._extras", "subsel._random",
+                 "subsel._text"}
+
+
+def test_the_models_face_lists_what_a_user_calls():
+    """``subsel.models.__all__`` is the face, once each: no exact-arithmetic helper, field check or
+    file plumbing (those live in private modules every layer imports from there)."""
+    import subsel.models as models
+
+    assert len(models.__all__) == len(set(models.__all__))
+    assert set(models.__all__) == MODELS_FACE
+    plumbing = [name for name in models.__all__ if name != "InputError"
+                and getattr(getattr(models, name), "__module__", None) in PRIVATE_HOMES]
+    assert plumbing == []
+
+
+def test_every_name_of_the_models_face_resolves():
+    """Each name of ``subsel.models.__all__`` is an attribute of the face (loaded on first use or not),
+    and ``from subsel.models import *`` gives all of them."""
+    import subsel.models as models
+
+    missing = [name for name in models.__all__ if not hasattr(models, name)]
+    assert missing == []
+    namespace: dict[str, object] = {}
+    exec("from subsel.models import *", namespace)
+    assert set(models.__all__) <= set(namespace)
+
+
+@pytest.mark.parametrize("name", ["exact_total", "weighted_sum", "linear_at_least", "rounded_up", "Partition",
+                                  "check_names", "default_names", "CSVTable", "read_csv", "atomic_write_text"])
+def test_a_helper_is_not_on_the_models_face(name):
+    import subsel.models as models
+
+    assert name not in models.__all__
+    with pytest.raises(AttributeError):
+        getattr(models, name)

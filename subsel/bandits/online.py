@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._files import parse_integer
+from .._files import CSVTable, parse_integer
 from .._text import counted
-from ..models import MAX_EXACT_INT, CSVTable, InputError, problem_from_table
+from ..models import MAX_EXACT_INT, InputError, problem_from_table
 from ..solvers import Solver
 from .policies import Policy, check_state_keys, make_policy, policy_from_state
 
@@ -150,7 +150,7 @@ class OnlinePlanner:
         ``capacity`` is optional (default 1); a ``quality`` column is not expected (unknown).
         The cells are checked by the model's rules (:func:`subsel.models.problem_from_table`
         with a placeholder quality), so a bad cell is reported by its line and column (a
-        :class:`~subsel.models.CSVTable` read from a file) or its 0-based row (a DataFrame).
+        :class:`~subsel._files.CSVTable` read from a file) or its 0-based row (a DataFrame).
 
         Parameters
         ----------
@@ -294,7 +294,7 @@ class OnlinePlanner:
             A missing column, an unknown, removed or repeated agent, a value that is not a
             non-negative integer, ``good > received``, more units than were ordered and not yet
             received, a stale ``round``: naming the line of the file (a
-            :class:`~subsel.models.CSVTable`) or the 0-based row (a DataFrame) and the column.
+            :class:`~subsel._files.CSVTable`) or the 0-based row (a DataFrame) and the column.
         ValueError
             No open round (feedback already recorded: a repeated round), a round that does not
             exist or is complete, or (without ``round``) received units that differ from the order.

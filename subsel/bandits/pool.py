@@ -40,7 +40,8 @@ from typing import Any
 import numpy as np
 
 from .._validation import as_float_array, check_array_range, check_capacity
-from ..models import MAX_EXACT_INT, check_names, default_names
+from ..models import MAX_EXACT_INT
+from ..models._checks import check_names, default_names
 
 
 class AgentPool:

@@ -51,7 +51,7 @@ from ..bandits import (
     policy_names,
     simulate,
 )
-from ..models import exact_total
+from ..models._rules import exact_total
 from ..solvers import EnumerationTooLargeError, get_solver
 from . import CLIError, counted, integer, number
 from .guards import check_memory, check_paths

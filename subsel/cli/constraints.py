@@ -18,7 +18,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..models import CSVTable, LinearConstraint, QualityFloor
+from .._files import CSVTable
+from ..models import LinearConstraint, QualityFloor
 from . import CLIError
 
 __all__ = ["Expression", "add_constraint_args", "parse_expressions"]

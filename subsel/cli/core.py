@@ -33,18 +33,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._files import atomic_write_text
 from .._text import number_text, number_text_near
 from ..models import (
     MAX_EXACT_INT,
     PLANNER_EXTENSIONS,
     InputError,
     SubsetSelectionProblem,
-    atomic_write_text,
-    exact_total,
     problem_to_csv_text,
     read_group_limits,
     selection_csv_text,
 )
+from ..models._rules import exact_total
 from ..solvers import DEFAULT_SOLVER_PREFERENCE, SolverError, Status, default_solver, get_solver, solver_info
 from . import CLIError, counted, integer, number, optimum_contradiction
 from .constraints import add_constraint_args, build_constraints, columns_of, parse_expressions

@@ -113,8 +113,8 @@ def _cmd_frontier(args: argparse.Namespace) -> int:
     if args.plot is None:
         _write_table(df, args.output, what)
     else:
+        from .._files import atomic_write_with
         from ..decisions import plot_frontier
-        from ..models import atomic_write_with
 
         def draw_then_table(tmp: str) -> None:
             # The figure goes to a temporary file beside --plot and replaces it only once the

@@ -64,7 +64,7 @@ def _labels(cells: list[str]) -> np.ndarray:
 
 
 def _read_split(path: str, label: str, what: str) -> tuple[pd.DataFrame, np.ndarray]:
-    """Features and labels of one split CSV, read by :func:`subsel.models.read_csv`; every
+    """Features and labels of one split CSV, read by :func:`subsel._files.read_csv`; every
     error names the option, the file, the physical line of the file and the column."""
     option = {"train": "--train", "validation": "--val", "test": "--test"}[what]
     source, where = _split_source(path, what, option)

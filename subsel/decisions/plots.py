@@ -5,7 +5,7 @@ import os
 from typing import TYPE_CHECKING
 
 from .._extras import require
-from ..models import atomic_write_with
+from .._files import atomic_write_with
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

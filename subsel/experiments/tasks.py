@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models import SubsetSelectionProblem, exact_total
+from ..models import SubsetSelectionProblem
+from ..models._rules import exact_total
 from ..solvers import get_solver
 from .runner import Task
 

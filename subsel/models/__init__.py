@@ -6,13 +6,18 @@ constraint, further quality attributes) and qualities from inspection counts
 (:meth:`SubsetSelectionProblem.from_counts`).  Every other layer builds on this subpackage; it
 imports of subsel only the private helpers at the package root that sit below it (file handling,
 argument checks, seeds).
-File handling (:class:`InputError`, :func:`read_csv`, the atomic writers) is re-exported here for
-the callers that read agents files.
+This face lists what a user calls: the problem and the batch, the constraints, the readers and
+writers, the formulations, the instance generators and the rules' constants.  The exact arithmetic
+behind the rules (``subsel.models._rules``), the field checks (``subsel.models._checks``) and file
+handling (``subsel._files``; :class:`InputError` stays here, users catch it) are private modules
+that every layer imports from there.
 """
 from typing import TYPE_CHECKING
 
 from .._extras import lazy_attribute
-from .._files import CSVTable, InputError, atomic_write_text, atomic_write_with, read_csv
+from .._files import InputError
+from ._checks import EXTENSIONS
+from ._rules import FEASIBILITY_TOL, MAX_COST, MAX_EXACT_INT, MAX_KNAPSACK_TOTAL, OPTIMALITY_RTOL, R_RANGE
 from .agents import (
     group_limits_csv_text,
     problem_from_table,
@@ -21,30 +26,10 @@ from .agents import (
     read_group_limits,
     selection_csv_text,
 )
-from .checks import EXTENSIONS, check_names, default_names
 from .constraints import CONSTRAINT_KINDS, Constraint, ConstraintRow, LinearConstraint, QualityFloor
 from .keyword_constraints import Budget, Demand, GroupLimit, MustNotTake, MustTake
 from .planner import GROUP_LIMIT_KEYS, PLANNER_EXTENSIONS
 from .problem import Evaluation, SubsetSelectionProblem
-from .rules import (
-    FEASIBILITY_TOL,
-    MAX_COST,
-    MAX_EXACT_INT,
-    MAX_KNAPSACK_TOTAL,
-    OPTIMALITY_RTOL,
-    R_RANGE,
-    Partition,
-    dyadic,
-    exact_total,
-    exactly_shifted,
-    linear_at_least,
-    partition_masks,
-    rounded_up,
-    rounding_error,
-    rounding_error_bound,
-    rowdot,
-    weighted_sum,
-)
 
 #: Names loaded from their module when first used: a one-problem solve needs neither the batch of
 #: problems, nor the LP/MPS formulations, nor the knapsack files and instance classes (start-up).
@@ -90,8 +75,6 @@ __all__ = [
     "EXTENSIONS",
     "CONSTRAINT_KINDS", "Constraint", "ConstraintRow", "LinearConstraint", "QualityFloor",
     "Budget", "Demand", "GroupLimit", "MustNotTake", "MustTake",
-    "check_names",
-    "default_names",
     "GROUP_LIMIT_KEYS",
     "PLANNER_EXTENSIONS",
     "FEASIBILITY_TOL",
@@ -101,24 +84,13 @@ __all__ = [
     "OPTIMALITY_RTOL",
     "R_RANGE",
     "Evaluation",
-    "Partition",
     "SubsetSelectionProblem",
-    "exact_total",
-    "exactly_shifted",
-    "dyadic",
-    "weighted_sum",
-    "linear_at_least",
-    "partition_masks",
-    "rounding_error",
-    "rounding_error_bound",
-    "rounded_up",
-    "BatchEvaluation", "BatchPartition", "ProblemBatch", "rowdot",
+    "BatchEvaluation", "BatchPartition", "ProblemBatch",
     "LinearForm", "LinearRow", "linear_form", "to_ortools", "to_pulp", "variable_names", "write_lp", "write_mps",
     "KnapsackInstance", "read_knapsack", "read_optimum", "IntegerKnapsack",
     "KNAPSACK_CLASSES", "HARD_KNAPSACK_CLASSES", "knapsack_instance",
     "PLANNER_REGIONS", "PLANNER_LOT_SIZES", "planner_instance", "planner_plan",
-    "InputError", "CSVTable", "read_csv", "read_agents", "read_group_limits", "group_limits_csv_text",
-    "atomic_write_text", "atomic_write_with",
+    "InputError", "read_agents", "read_group_limits", "group_limits_csv_text",
     "problem_from_table", "problem_to_csv_text", "selection_csv_text", "lp_text", "mps_text",
 ]
 

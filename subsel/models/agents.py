@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 import numpy as np
 
 from .._files import CSVTable, InputError, atomic_write_text, parse_integer, read_csv
+from ._rules import MAX_EXACT_INT
 from .problem import SubsetSelectionProblem
-from .rules import MAX_EXACT_INT
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

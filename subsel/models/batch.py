@@ -27,12 +27,12 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from .._validation import as_float_array, check_array_range, check_capacity, check_scalar
-from .checks import _used_extensions, check_extensions
+from ._checks import _used_extensions, check_extensions
+from ._rules import MAX_EXACT_INT, exact_total, partition_masks, rowdot
 from .constraints import Constraint, bind_all
 from .feasibility import rows_violations
 from .planner import PlannerFields, check_planner
 from .problem import SubsetSelectionProblem
-from .rules import MAX_EXACT_INT, exact_total, partition_masks, rowdot
 
 __all__ = ["BatchEvaluation", "BatchPartition", "ProblemBatch"]
 
@@ -581,7 +581,7 @@ class ProblemBatch:
         """The classes S1..S4 of every row (Deva et al., Section 5.1) as boolean masks (m, n).
 
         The same rule as :meth:`SubsetSelectionProblem.partition` (both call
-        :func:`subsel.models.rules.partition_masks`).
+        :func:`subsel.models._rules.partition_masks`).
         """
         return BatchPartition(*partition_masks(self.quality, self.utility, self.alpha[:, None]))
 

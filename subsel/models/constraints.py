@@ -11,7 +11,7 @@ layers keep a constraint as a value (linopy's ``Model.add_constraints``, PuLP's 
 * it **decides its violations exactly** for one selection (:meth:`Constraint.violations`), with the
   one feasibility rule of :meth:`SubsetSelectionProblem.evaluate`: a real row within
   :data:`~subsel.models.FEASIBILITY_TOL` of its side, decided from the stored floats without
-  rounding (:func:`~subsel.models.linear_at_least`), an integral row in integers;
+  rounding (:func:`~subsel.models._rules.linear_at_least`), an integral row in integers;
 * it **gives its rows of the linear form** (:meth:`Constraint.rows`), each saying whether its
   coefficients are integral or real and its tolerance, so that no backend needs to know a row by
   its name: a MILP backend scales and loosens real rows, CP-SAT rounds their coefficients towards
@@ -41,7 +41,7 @@ import numpy as np
 from .._files import InputError
 from .._validation import as_float_array, readonly
 from .._validation import check_scalar as _check_scalar
-from .rules import FEASIBILITY_TOL, MAX_COST, exactly_shifted, linear_at_least, weighted_sum
+from ._rules import FEASIBILITY_TOL, MAX_COST, exactly_shifted, linear_at_least, weighted_sum
 
 __all__ = ["CONSTRAINT_KINDS", "Constraint", "ConstraintRow", "LinearConstraint", "QualityFloor"]
 

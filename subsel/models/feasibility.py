@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from .planner import planner_violations
-from .rules import (
+from ._rules import (
     _BLAS_DOT_MAX_N,
     FEASIBILITY_TOL,
     MAX_EXACT_INT,
@@ -27,6 +26,7 @@ from .rules import (
     rowdot,
     weighted_sum,
 )
+from .planner import planner_violations
 
 if TYPE_CHECKING:
     from .problem import SubsetSelectionProblem

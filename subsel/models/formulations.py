@@ -29,9 +29,9 @@ import numpy as np
 
 from .._files import atomic_write_with
 from .._text import counted
+from ._rules import FEASIBILITY_TOL
 from .planner import PLANNER_EXTENSIONS, unconstrained
 from .problem import SubsetSelectionProblem
-from .rules import FEASIBILITY_TOL
 
 PLANNER_EXTENSIONS_SET = frozenset(PLANNER_EXTENSIONS)
 

@@ -39,7 +39,7 @@ import numpy as np
 from .._files import InputError
 from .._validation import as_float_array
 from .._validation import check_scalar as _check_scalar
-from .rules import MAX_EXACT_INT
+from ._rules import MAX_EXACT_INT
 
 __all__ = ["BOUNDS", "lower_confidence_bounds"]
 

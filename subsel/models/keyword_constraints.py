@@ -30,9 +30,9 @@ from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
+from ._rules import FEASIBILITY_TOL, exact_total, linear_at_least, weighted_sum
 from .constraints import Constraint, ConstraintRow
 from .planner import GROUP_LIMIT_KEYS
-from .rules import FEASIBILITY_TOL, exact_total, linear_at_least, weighted_sum
 
 __all__ = ["Budget", "Demand", "GroupLimit", "KEYWORD_KINDS", "MustNotTake", "MustTake", "keyword_constraints"]
 

@@ -15,7 +15,7 @@ Line ends may be CRLF, profits, weights and the capacity may be real numbers, an
 comes in a separate file holding one number (:func:`read_optimum`).  Integers are read exactly
 (Python ints, never through a float): an instance whose numbers are all integers has int64
 ``values`` and ``weights`` and an int ``capacity``, each at most ``2^62`` with the profits and the
-weights each summing to at most ``2^62`` (:data:`~subsel.models.rules.MAX_KNAPSACK_TOTAL`); an
+weights each summing to at most ``2^62`` (:data:`~subsel.models.MAX_KNAPSACK_TOTAL`); an
 instance with a real number has float64 arrays, and its integers must then stay within ``2^53``.
 
 Format (b), the output of Pisinger's instance generators (several instances per file)::
@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 
 from .._files import InputError, parse_float, parse_integer, read_text
+from ._rules import MAX_EXACT_INT, MAX_KNAPSACK_TOTAL
 from .problem import SubsetSelectionProblem
-from .rules import MAX_EXACT_INT, MAX_KNAPSACK_TOTAL
 
 __all__ = ["KnapsackInstance", "read_knapsack", "read_optimum"]
 

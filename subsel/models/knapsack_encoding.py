@@ -6,7 +6,7 @@ quality constraint ``sum (q_i - alpha) x_i >= 0`` is ``w.x <= W x_anchor`` (Deva
 AAMAS 2021, Section 3, eq. (1); the knapsack of Martello and Toth, *Knapsack Problems*, Wiley, 1990,
 Section 2.1).  Integer data up to ``W + 3 max w <= 2^29`` and sums up to ``2^53`` are encoded exactly
 in float64, and the problem's float rule decides as the integers do.  Larger integer data (any
-entry up to ``2^62``, totals up to :data:`~subsel.models.rules.MAX_KNAPSACK_TOTAL` = ``2^62``) are
+entry up to ``2^62``, totals up to :data:`~subsel.models.MAX_KNAPSACK_TOTAL` = ``2^62``) are
 encoded in float64 only approximately; the problem then keeps the integers
 (:attr:`SubsetSelectionProblem.knapsack`) and decides its quality constraint in exact integer
 arithmetic on them, so that a selection is feasible exactly when it fits the knapsack.
@@ -23,8 +23,8 @@ from .._files import InputError
 from .._validation import as_float_array as _as_float_array
 from .._validation import check_scalar as _check_scalar
 from .._validation import readonly as _readonly
-from .checks import _exact_numbers
-from .rules import FEASIBILITY_TOL, MAX_EXACT_INT, MAX_KNAPSACK_TOTAL
+from ._checks import _exact_numbers
+from ._rules import FEASIBILITY_TOL, MAX_EXACT_INT, MAX_KNAPSACK_TOTAL
 
 if TYPE_CHECKING:
     from .problem import SubsetSelectionProblem

@@ -26,7 +26,7 @@ import numpy as np
 
 from .._files import InputError
 from .._validation import as_float_array, readonly
-from .rules import MAX_EXACT_INT
+from ._rules import MAX_EXACT_INT
 
 __all__ = ["GROUP_LIMIT_KEYS", "PLANNER_EXTENSIONS", "PlannerFields", "check_planner", "planner_violations"]
 

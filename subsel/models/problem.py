@@ -15,7 +15,7 @@ inspection counts, knapsacks and tables live on the class; their checks and thei
 :mod:`subsel.models.planner`, their hooks in the feasibility rule in :mod:`subsel.models.feasibility`.
 The linear quality
 constraint is written once, here (:meth:`SubsetSelectionProblem.quality_surplus`), decided by the
-rules of :mod:`subsel.models.rules`, and every answer of every solver is checked by
+rules of :mod:`subsel.models._rules`, and every answer of every solver is checked by
 :meth:`SubsetSelectionProblem.evaluate`.
 """
 from __future__ import annotations
@@ -33,12 +33,8 @@ from .._validation import as_float_array as _as_float_array
 from .._validation import check_array_range, check_capacity
 from .._validation import check_scalar as _check_scalar
 from .._validation import readonly as _readonly
-from .checks import _check_constraints, _Names, _unit_capacities, _used_extensions, check_names, default_names
-from .constraints import Constraint, bind_all
-from .feasibility import selection_violations
-from .keyword_constraints import InForce
-from .planner import PlannerFields, check_planner
-from .rules import (
+from ._checks import _check_constraints, _Names, _unit_capacities, _used_extensions, check_names, default_names
+from ._rules import (
     _BLAS_DOT_MAX_N,
     FEASIBILITY_TOL,
     MAX_COST,
@@ -49,6 +45,10 @@ from .rules import (
     partition_masks,
     weighted_sum,
 )
+from .constraints import Constraint, bind_all
+from .feasibility import selection_violations
+from .keyword_constraints import InForce
+from .planner import PlannerFields, check_planner
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

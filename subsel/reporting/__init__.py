@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..models import SubsetSelectionProblem, atomic_write_text
+from .._files import atomic_write_text
+from ..models import SubsetSelectionProblem
 from ..solvers import Solver
 from ._content import DEFAULT_WIDTH, report_content
 from ._render import render_html

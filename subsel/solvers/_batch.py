@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, NamedTuple, overload
 
 import numpy as np
 
-from ..models import ProblemBatch, rounded_up
+from ..models import ProblemBatch
+from ..models._rules import rounded_up
 from .base import (
     RawResult,
     Solution,

@@ -42,7 +42,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..knapsack import merge_fronts, pareto_front
-from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, SubsetSelectionProblem, dyadic, rounded_up
+from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, SubsetSelectionProblem
+from ..models._rules import dyadic, rounded_up
 from .base import RawResult, Status
 
 #: Agents past the break item the greedy incumbent tries to complete with.

@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Callable, Literal
 
 import numpy as np
 
-from ..models import SubsetSelectionProblem, exact_total, linear_form
+from ..models import SubsetSelectionProblem, linear_form
+from ..models._rules import exact_total
 
 if TYPE_CHECKING:
     from ..models import LinearForm

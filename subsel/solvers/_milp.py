@@ -69,11 +69,9 @@ from ..models import (
     PLANNER_EXTENSIONS,
     LinearForm,
     SubsetSelectionProblem,
-    linear_at_least,
     linear_form,
-    rounded_up,
-    weighted_sum,
 )
+from ..models._rules import linear_at_least, rounded_up, weighted_sum
 from ._cuts import excluding, excluding_agents
 from ._encoded import refuse_encoded
 from .base import MAX_CUT_RANGE, RawResult, Solver, SolverError, Status

@@ -43,7 +43,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, SubsetSelectionProblem, rounded_up
+from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, SubsetSelectionProblem
+from ..models._rules import rounded_up
 from .base import RawResult, Status
 
 #: Subgradient steps at the root (at most; they stop earlier when the step length vanishes).

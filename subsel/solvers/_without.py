@@ -26,7 +26,8 @@ import numpy as np
 
 from ..knapsack import relaxed_capacity
 from ..knapsack import solve_core as solve_knapsack
-from ..models import FEASIBILITY_TOL, SubsetSelectionProblem, partition_masks, rounded_up
+from ..models import FEASIBILITY_TOL, SubsetSelectionProblem
+from ..models._rules import partition_masks, rounded_up
 from .base import RawResult, Solution, SolverError, Status
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -29,7 +29,8 @@ import numpy as np
 from .._validation import check_scalar
 from ..knapsack import SolverError as SolverError  # (re-exported: the solvers raise it)
 from ..knapsack import Status as Status  # (re-exported: every solution has one)
-from ..models import SubsetSelectionProblem, exact_total, rounded_up, weighted_sum
+from ..models import SubsetSelectionProblem
+from ..models._rules import exact_total, rounded_up, weighted_sum
 
 if TYPE_CHECKING:  # loaded where used: a one-problem solve needs none (start-up of ``subsel solve``)
     from ..models import IntegerKnapsack, ProblemBatch

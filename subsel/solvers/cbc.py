@@ -15,7 +15,8 @@ import warnings
 
 import numpy as np
 
-from ..models import LinearForm, weighted_sum
+from ..models import LinearForm
+from ..models._rules import weighted_sum
 from ._milp import MILPSolver
 from .base import RawResult, SolverError, Status
 

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, rounding_error_bound, rowdot
+from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem
+from ..models._rules import rounding_error_bound, rowdot
 from ._batch import RawBatch
 from ._choices import _agents
 from .base import RawResult, Solver, Status

@@ -30,15 +30,8 @@ from .._validation import check_scalar
 from ..knapsack import DEFAULT_MEMORY_LIMIT_MB, JIT_MAX_N, KnapsackResult, relaxed_capacity, unit_selection
 from ..knapsack import binary_pieces as _binary_pieces
 from ..knapsack import solve_core as solve_knapsack
-from ..models import (
-    FEASIBILITY_TOL,
-    MAX_EXACT_INT,
-    OPTIMALITY_RTOL,
-    SubsetSelectionProblem,
-    dyadic,
-    partition_masks,
-    rounded_up,
-)
+from ..models import FEASIBILITY_TOL, MAX_EXACT_INT, OPTIMALITY_RTOL, SubsetSelectionProblem
+from ..models._rules import dyadic, partition_masks, rounded_up
 from .base import RawResult, Solution, Solver, Status
 
 if TYPE_CHECKING:

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, partition_masks, rowdot
+from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem
+from ..models._rules import partition_masks, rowdot
 from ._batch import RawBatch, gather_rows
 from ._choices import solve_choices
 from .base import RawResult, Solver, Status

@@ -19,10 +19,9 @@ from ..models import (
     PLANNER_EXTENSIONS,
     LinearForm,
     SubsetSelectionProblem,
-    exactly_shifted,
     linear_form,
-    weighted_sum,
 )
+from ..models._rules import exactly_shifted, weighted_sum
 from ._cuts import excluding, excluding_agents
 from ._encoded import refuse_encoded
 from ._milp import BackendClock, MILPSolver, captured_output, report_printed, within_tolerance

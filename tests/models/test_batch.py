@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subsel.models import ProblemBatch, SubsetSelectionProblem, rowdot, weighted_sum
+from subsel.models import ProblemBatch, SubsetSelectionProblem
+from subsel.models._rules import rowdot, weighted_sum
 from tests.strategies import problem_batches, problems
 
 Q = [[0.9, 0.5, 0.3], [0.2, 0.8, 0.6]]

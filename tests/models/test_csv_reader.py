@@ -5,7 +5,8 @@ import pickle
 import numpy as np
 import pytest
 
-from subsel.models import InputError, SubsetSelectionProblem, read_agents, read_csv
+from subsel._files import read_csv
+from subsel.models import InputError, SubsetSelectionProblem, read_agents
 
 
 class _Stdin(io.TextIOWrapper):

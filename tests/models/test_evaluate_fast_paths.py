@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subsel.models import MAX_EXACT_INT, SubsetSelectionProblem, linear_at_least, weighted_sum
+from subsel.models import MAX_EXACT_INT, SubsetSelectionProblem
+from subsel.models._rules import linear_at_least, weighted_sum
 
 N = 9000  # above the length from which weighted_sum leaves BLAS
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 
 from subsel.models import ProblemBatch, SubsetSelectionProblem, write_lp, write_mps
-from subsel.models.checks import default_names
+from subsel.models._checks import default_names
 from tests.strategies import problems
 
 

@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subsel.models import SubsetSelectionProblem, weighted_sum
+from subsel.models import SubsetSelectionProblem
+from subsel.models._rules import weighted_sum
 from tests.strategies import problems
 
 

@@ -13,7 +13,8 @@ import time
 
 import numpy as np
 
-from subsel.models import FEASIBILITY_TOL, SubsetSelectionProblem, weighted_sum
+from subsel.models import FEASIBILITY_TOL, SubsetSelectionProblem
+from subsel.models._rules import weighted_sum
 from subsel.solvers import RawResult, Status, get_solver
 
 _ROUND_TOL = 1e-9

@@ -13,7 +13,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from subsel import SubsetSelectionProblem
-from subsel.models import ProblemBatch, rounded_up
+from subsel.models import ProblemBatch
+from subsel.models._rules import rounded_up
 from subsel.solvers import Status, available_solvers, get_solver
 from subsel.solvers.base import bound_at_least
 from tests.strategies import problem_batches, problems_with_must_lists

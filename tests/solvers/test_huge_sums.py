@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from subsel.cli import main
-from subsel.models import MAX_EXACT_INT, ProblemBatch, SubsetSelectionProblem, exact_total
+from subsel.models import MAX_EXACT_INT, ProblemBatch, SubsetSelectionProblem
+from subsel.models._rules import exact_total
 from subsel.solvers import SolverError, Status, available_solvers, get_solver
 
 DEMAND_SOLVERS = [name for name in available_solvers() if "demand" in get_solver(name).supports]
