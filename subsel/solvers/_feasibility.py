@@ -29,7 +29,7 @@ import copy
 import dataclasses
 import math
 import time
-from typing import TYPE_CHECKING, Callable, Literal
+from typing import TYPE_CHECKING, Callable, Literal, NamedTuple
 
 import numpy as np
 
@@ -39,7 +39,10 @@ if TYPE_CHECKING:
     from ..models import LinearForm
     from .base import RawResult, Solver
 
-__all__ = ["Questions", "greedy_witnesses", "refutation"]
+__all__ = ["Questions", "greedy_witnesses", "refutation", "spend_bound", "unit_bound"]
+
+#: Columns above which an LP relaxation is solved by the interior point method (see ``Questions._lp``).
+_IPM_COLUMNS = 5000
 
 #: Relative margin by which an aggregate bound must miss before it refutes (float sums of
 #: non-negative terms are far more accurate; the rule's own tolerance is 1e-9 absolute).
@@ -85,22 +88,25 @@ def _capped_greedy(order: np.ndarray, ub: np.ndarray, gidx: np.ndarray, room: np
     return x
 
 
-def refutation(problem: SubsetSelectionProblem) -> str | None:
-    """Why ``problem`` has no selection, from an aggregate bound, or None when no bound refutes it.
+class _Aggregate(NamedTuple):
+    """What the aggregate bounds share: each agent's largest and smallest allowed counts (``ub`` 0
+    when it has none), the must-take mask, the group of each agent and each group's room in units,
+    the most units in all, the least units and spend the pledges force, and the least spend per
+    unit of each agent (its fixed cost spread over its capacity)."""
 
-    Each bound relaxes the problem (lot sizes and minimum orders kept only where they make a bound
-    larger, ``max_agents`` only in counts), so a refutation is a proof; None proves nothing.
+    ub: np.ndarray
+    first: np.ndarray
+    forced: np.ndarray
+    gidx: np.ndarray
+    room: np.ndarray
+    total: int
+    want: float
+    must_spend: float
+    rate: np.ndarray
 
-    Parameters
-    ----------
-    problem : SubsetSelectionProblem
 
-    Returns
-    -------
-    str or None
-        A sentence naming the bound, e.g. ``"demand 900 is above the 860 units the capacities and
-        group caps allow"``.
-    """
+def _aggregate(problem: SubsetSelectionProblem) -> _Aggregate | str:
+    """The shared part of the aggregate bounds, or the sentence of a bound that refutes the caps."""
     n = problem.n
     ub = problem.upper_bounds().astype(np.int64)
     first = _first_counts(problem)
@@ -152,22 +158,49 @@ def refutation(problem: SubsetSelectionProblem) -> str | None:
         pledge_spend[j] = least_spend
     free = np.flatnonzero(gidx < 0)
     total = exact_total(ub[free]) + sum(room_units) if k else exact_total(ub)
+    want = max(float(problem.demand or 0), float(pledge_units.sum()) + float(first[free[forced[free]]].sum()))
+    must_spend = math.fsum(pledge_spend.tolist()) + math.fsum(activation[free[forced[free]]].tolist())
+    rate = cost + np.where(ub > 0, fixed / np.maximum(ub, 1), 0.0)  # spend per unit, at least
+    return _Aggregate(ub, first, forced, gidx, room, total, want, must_spend, rate)
+
+
+def _cheapest(agg: _Aggregate) -> np.ndarray:
+    """The agents that can give units, lowest spend per unit first."""
+    order = np.argsort(agg.rate, kind="stable")
+    return order[agg.ub[order] > 0]
+
+
+def refutation(problem: SubsetSelectionProblem) -> str | None:
+    """Why ``problem`` has no selection, from an aggregate bound, or None when no bound refutes it.
+
+    Each bound relaxes the problem (lot sizes and minimum orders kept only where they make a bound
+    larger, ``max_agents`` only in counts), so a refutation is a proof; None proves nothing.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+
+    Returns
+    -------
+    str or None
+        A sentence naming the bound, e.g. ``"demand 900 is above the 860 units the capacities and
+        group caps allow"``.
+    """
+    agg = _aggregate(problem)
+    if isinstance(agg, str):
+        return agg
+    ub, gidx, room, total, want = agg.ub, agg.gidx, agg.room, agg.total, agg.want
     demand = problem.demand or 0
     if demand > total:
         return f"demand {demand} is above the {total} units the capacities and group caps allow"
-    want = max(float(demand), float(pledge_units.sum()) + float(first[free[forced[free]]].sum()))
     if problem.budget is not None:
         budget = float(problem.budget)
-        must_spend = math.fsum(pledge_spend.tolist()) + math.fsum(activation[free[forced[free]]].tolist())
-        if must_spend * (1 - _MARGIN) > budget + 1e-9:
-            return (f"budget {budget:g} is below the {must_spend:.6g} that the must-take agents and the "
+        if agg.must_spend * (1 - _MARGIN) > budget + 1e-9:
+            return (f"budget {budget:g} is below the {agg.must_spend:.6g} that the must-take agents and the "
                     "groups' pledges cost at their minimum orders")
         if demand:
-            rate = cost + np.where(ub > 0, fixed / np.maximum(ub, 1), 0.0)  # spend per unit, at least
-            order = np.argsort(rate, kind="stable")
-            order = order[ub[order] > 0]
-            x = _capped_greedy(order, ub, gidx, room, float(demand), lambda i: False)
-            spend = math.fsum((rate * x).tolist())
+            x = _capped_greedy(_cheapest(agg), ub, gidx, room, float(demand), lambda i: False)
+            spend = math.fsum((agg.rate * x).tolist())
             if spend * (1 - _MARGIN) > budget + 1e-9:
                 return f"budget {budget:g} is below {spend:.6g}, the least any {demand} units cost"
     if want > 0 and getattr(problem, "knapsack", None) is None:  # (an encoded knapsack: floats approximate it)
@@ -183,13 +216,74 @@ def refutation(problem: SubsetSelectionProblem) -> str | None:
     return None
 
 
-def greedy_witnesses(problem: SubsetSelectionProblem) -> list[np.ndarray]:
+def unit_bound(problem: SubsetSelectionProblem) -> int | None:
+    """A proven upper bound on the units of any selection of ``problem`` (its demand ignored), from
+    the aggregate relaxation: the capacities under the group caps and, with a budget, the most
+    units the budget buys at each agent's least spend per unit, cheapest first (a fractional
+    knapsack over a laminar family of caps, where the greedy order is optimal).  None when an
+    aggregate bound refutes ``problem``."""
+    agg = _aggregate(problem)
+    if isinstance(agg, str):
+        return None
+    most = agg.total
+    if problem.budget is not None:
+        left = float(problem.budget) * (1 + _MARGIN) + 1e-9
+        room = agg.room.astype(float).copy()
+        units = 0.0
+        for i in _cheapest(agg).tolist():
+            g = agg.gidx[i]
+            u = float(agg.ub[i]) if g < 0 else min(float(agg.ub[i]), room[g])
+            if u <= 0:
+                continue
+            r = float(agg.rate[i])
+            if r * u > left:
+                units += left / r
+                break
+            left -= r * u
+            units += u
+            if g >= 0:
+                room[g] -= u
+        else:
+            return int(most)
+        most = min(most, int(math.floor(units * (1 + _MARGIN) + 1e-6)))
+    return int(most)
+
+
+def spend_bound(problem: SubsetSelectionProblem) -> float | None:
+    """A proven lower bound on the spend ``sum c x + sum f [x > 0]`` of any selection of ``problem``
+    (its budget ignored): what the must-take agents and the groups' pledges cost, and the demand
+    at each agent's least spend per unit, cheapest first.  None when an aggregate bound refutes
+    ``problem``."""
+    agg = _aggregate(problem)
+    if isinstance(agg, str):
+        return None
+    least = agg.must_spend
+    if problem.demand:
+        x = _capped_greedy(_cheapest(agg), agg.ub, agg.gidx, agg.room, float(problem.demand), lambda i: False)
+        least = max(least, math.fsum((agg.rate * x).tolist()))
+    return max(least * (1 - _MARGIN) - 1e-9, 0.0)
+
+
+def greedy_witnesses(problem: SubsetSelectionProblem, want: int | None = None) -> list[np.ndarray]:
     """Selections built greedily that often pass ``problem``'s rule (checked by the caller).
 
     Must-take agents at their smallest allowed counts, then each group's ``min_agents`` and
-    ``min_units`` from its agents, then agents until the demand is met; each agent at the largest
-    allowed count its group's caps leave, and an agent below ``alpha`` only within the quality
-    surplus gathered so far.  Two orders: best quality first, and cheapest first.
+    ``min_units`` from its agents, then agents until ``want`` units (default: the demand); each
+    agent at the largest allowed count its group's caps and the budget left allow, and an agent
+    below ``alpha`` only within the quality surplus gathered so far.  Orders: best quality first,
+    cheapest first and, with a budget or fixed costs, lowest spend per unit first (the fixed cost
+    spread over the capacity; each agent then only at the units still wanted, in whole lots).
+    Linear in the number of agents per order.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+    want : int, optional
+        Units to reach (e.g. a bound on the largest demand); default ``problem.demand`` (or 0).
+
+    Returns
+    -------
+    list of ndarray of int64, shape (n,)
     """
     n = problem.n
     ub = problem.upper_bounds().astype(np.int64)
@@ -200,12 +294,23 @@ def greedy_witnesses(problem: SubsetSelectionProblem) -> list[np.ndarray]:
     margin = np.asarray(problem.quality, dtype=float) - problem.alpha
     quality_rule = problem.alpha > 0
     limits = [problem.group_limits.get(g, {}) for g in names]
+    cost = np.asarray(problem.cost, dtype=float)
+    fixed = np.asarray(problem.fixed_cost, dtype=float)
+    # The budget less a relative 1e-12: the float sums below stay within the rule's tolerance.
+    budget = None if problem.budget is None else float(problem.budget) * (1 - 1e-12)
+    demand = int(problem.demand or 0) if want is None else int(want)
+    rate = cost + np.where(ub > 0, fixed / np.maximum(ub, 1), 0.0)
+    orders = [(np.argsort(-margin, kind="stable"), False), (np.argsort(cost, kind="stable"), False)]
+    if budget is not None or fixed.any():  # a spend to keep low: only the units still wanted
+        orders.append((np.argsort(rate, kind="stable"), True))
     out = []
-    for order in (np.argsort(-margin, kind="stable"), np.argsort(np.asarray(problem.cost), kind="stable")):
+    for order, sparing in orders:
         x = np.zeros(n, dtype=np.int64)
         units = np.zeros(len(names), dtype=np.int64)
         agents = np.zeros(len(names), dtype=np.int64)
         surplus = 0.0
+        spend = 0.0
+        total = 0
 
         def room(i: int) -> int:
             g = gidx[i]
@@ -217,15 +322,23 @@ def greedy_witnesses(problem: SubsetSelectionProblem) -> list[np.ndarray]:
             return min(int(ub[i]), lim.get("max_units", 1 << 62) - int(units[g]))
 
         def take(i: int, most: int) -> None:
-            nonlocal surplus
+            nonlocal surplus, spend, total
             u = min(room(i), most)
             if quality_rule and margin[i] < 0:
                 u = min(u, int(0.999 * surplus / -margin[i]) if surplus > 0 else 0)
+            if budget is not None:
+                left = budget - spend - float(fixed[i])
+                if left < 0:
+                    return
+                if float(cost[i]) * u > left:  # (then left / cost < u: no overflow)
+                    u = min(u, int(left / float(cost[i])))
             u = u // lot[i] * lot[i]
             if u < first[i] or u <= 0:
                 return
             x[i] = u
             surplus += float(margin[i]) * u
+            spend += float(cost[i]) * u + float(fixed[i])
+            total += int(u)
             if gidx[i] >= 0:
                 units[gidx[i]] += u
                 agents[gidx[i]] += 1
@@ -237,14 +350,52 @@ def greedy_witnesses(problem: SubsetSelectionProblem) -> list[np.ndarray]:
                 if agents[j] >= lim.get("min_agents", 0) and units[j] >= lim.get("min_units", 0):
                     break
                 take(i, int(first[i]) if agents[j] < lim.get("min_agents", 0) else lim["min_units"] - int(units[j]))
-        demand = problem.demand or 0
         for i in order.tolist():
-            if int(x.sum()) >= demand:
+            if total >= demand:
                 break
             if x[i] == 0:
-                take(i, int(ub[i]))
+                need = -(-(demand - total) // int(lot[i])) * int(lot[i])  # whole lots
+                take(i, max(need, int(first[i])) if sparing else int(ub[i]))
         out.append(x)
     return out
+
+
+def compact_relaxation(problem: SubsetSelectionProblem, form: LinearForm) -> LinearForm | None:
+    """The LP relaxation of ``form`` (``problem``'s linear form, any objective) over the units alone.
+
+    Each agent's choices ``{0} U [m_i, k_i]`` (in lots) relax to ``0 <= x_i <= k_i`` with its used
+    variable at ``x_i / k_i`` (the convex hull of its choices), so a cost ``f_i`` on the used
+    variable (the fixed cost, in the objective or the budget) becomes ``f_i / k_i`` per unit, a
+    lower bound of what any count pays; the rows over the used variables (the groups' agent
+    counts) are dropped.  Every selection the rule accepts (the quality row and the budget
+    loosened by the rule's tolerance) is a point of it with an objective at most its value, so its
+    LP optimum is a proven bound, found on ``n`` variables and a few rows instead of the planner's
+    ``n`` + auxiliary variables and rows.  None when ``problem`` has constraint objects (their
+    rows are kept whole by the caller's model).
+    """
+    n = problem.n
+    aux_of = np.asarray(form.aux_of, dtype=np.int64)
+    used = np.asarray(form.aux_lot) == 0
+    on_aux = np.asarray(form.objective, dtype=float)[n:]
+    if problem.constraints or (on_aux > 0).any() or (on_aux[~used] != 0).any():
+        return None  # (a reward on an auxiliary variable: not bounded by the spread below)
+    cap = np.maximum(np.asarray(form.upper[:n], dtype=float), 1.0)
+
+    def spread(coef: np.ndarray) -> np.ndarray:  # a row over the units, used-variable terms per unit
+        out = np.asarray(coef[:n], dtype=float).copy()
+        np.add.at(out, aux_of[used], coef[n:][used] / cap[aux_of[used]])
+        return out
+
+    rows = []
+    for row in form.rows:
+        if row.name in ("quality", "budget", "demand"):
+            rows.append(dataclasses.replace(row, coef=spread(row.dense(form.n)), index=None))
+        elif row.name.startswith("group_units_"):
+            rows.append(row)
+    return dataclasses.replace(form, objective=spread(np.asarray(form.objective, dtype=float)),
+                               lower=np.asarray(form.lower[:n], dtype=float),
+                               upper=np.asarray(form.upper[:n], dtype=float), rows=tuple(rows),
+                               aux_of=np.zeros(0, dtype=np.int64), aux_lot=np.zeros(0))
 
 
 class Questions:
@@ -286,7 +437,10 @@ class Questions:
         return None
 
     def keep(self, x: np.ndarray) -> None:
-        self.witnesses.append(np.asarray(x, dtype=np.int64))
+        """Remember a selection that some part of the problem accepts (once)."""
+        x = np.asarray(x, dtype=np.int64)
+        if not any(w is x or (w.shape == x.shape and np.array_equal(w, x)) for w in self.witnesses):
+            self.witnesses.append(x)
 
     def feasible(self, problem: SubsetSelectionProblem) -> bool | None:
         """True when a selection passes ``problem.evaluate``, False when ``problem`` is proven
@@ -371,11 +525,14 @@ class Questions:
         :func:`~subsel.solvers._milp.solver_form` with ``loose`` (its bound then holds for every
         selection the rule accepts).
 
-        First the LP relaxation (a proven bound), then the MILP restricted to the agents whose LP
-        values are fractional, the others fixed at their LP values (Berthold, *RENS: the optimal
-        rounding*, Mathematical Programming Computation 6(1), 2014), whose selection starts the
-        whole MILP (with the best selection known before, when better) within the time left;
-        ``quick`` stops before the whole MILP (the LP bound is then the bound).
+        First the LP relaxation (a proven bound; over the units alone, :func:`compact_relaxation`,
+        when the problem has no constraint objects), then the MILP restricted to the agents whose
+        LP values are fractional or inside their bounds, the others fixed at their LP values
+        (Berthold, *RENS: the optimal rounding*, Mathematical Programming Computation 6(1), 2014),
+        whose selection starts the whole MILP (with the best selection known before, when better)
+        within the time left.  A selection that meets the LP bound is optimal at once; the whole
+        MILP is skipped when less time is left than twice the rounding took (it would overrun the
+        time), and with ``quick`` (the LP bound is then the bound).
 
         Returns
         -------
@@ -406,19 +563,34 @@ class Questions:
         for w in self.witnesses:
             if problem.evaluate(w).feasible and (start is None or value(form.full(w)) > value(start)):
                 start = form.full(w)
+        plain = form if not loose else linear_form(problem)
+        compact = compact_relaxation(problem, dataclasses.replace(plain, objective=objective(plain)))
         try:
-            lp = highs._run(form, self.left(), None, relaxed=True)
+            lp = highs._run(form, self.left(), None, relaxed=True) if compact is None else self._lp(compact)
         except SolverError:
             lp = None
         lp_bound = None
+        rounding_s = 0.0
         if lp is not None and lp.status is Status.INFEASIBLE:
             return None, -math.inf, True
         if lp is not None and lp.status is Status.OPTIMAL and lp.x is not None:
             lp_bound = None if lp.bound is None else float(lp.bound) + 1e-9 * max(1.0, abs(float(lp.bound)))
-            rounded = self._restricted(problem, form, highs, np.asarray(lp.x, dtype=float))
+            x_lp = np.asarray(lp.x, dtype=float)
+            if compact is not None:  # the units' LP values, each agent strictly inside its bounds left free
+                x_lp = form.full(np.where((x_lp > compact.lower) & (x_lp < compact.upper), x_lp + 0.5, x_lp))
+            t0 = time.perf_counter()
+            rounded = self._restricted(problem, form, highs, x_lp)
+            rounding_s = time.perf_counter() - t0
             if rounded is not None and (start is None or value(rounded) > value(start)):
                 start = rounded
-        if quick or self.expired():
+        if start is not None and lp_bound is not None and value(start) >= lp_bound - 1e-9 * max(1.0, abs(lp_bound)):
+            return self._units(problem, start), lp_bound, True  # the LP bound is met: optimal
+        left = self.left()
+        if quick or self.expired() or (left is not None and left < 2 * rounding_s):
+            # (the whole MILP takes longer to set up than the rounding, which fixed all but a few
+            # agents: with less time left it would only overrun it)
+            if not quick:
+                self.timed_out = True
             return self._units(problem, start), lp_bound, False
         try:
             raw = highs._run(form, self.left(), start)
@@ -437,6 +609,37 @@ class Questions:
         if lp_bound is not None:
             bound = lp_bound if bound is None else min(bound, lp_bound)
         return self._units(problem, best), bound, raw.status is Status.OPTIMAL
+
+    def _lp(self, form: LinearForm) -> RawResult | None:
+        """The LP optimum of ``form`` (all variables continuous) by HiGHS within the time left: its
+        dual simplex on up to 5,000 columns, else its interior point method then crossover (through
+        SciPy, whose import takes longer than a small LP: the dual simplex takes seconds on the few
+        dense rows of a compact relaxation of 50,000 agents)."""
+        from .base import RawResult, Status
+        from .highs import HiGHS
+
+        if form.n <= _IPM_COLUMNS:
+            return HiGHS(threads=self.solver.threads)._run(form, self.left(), None, relaxed=True)
+        import scipy.sparse as sp
+        from scipy.optimize import linprog
+
+        start, index, value = form.csc()
+        A = sp.csc_matrix((value, index, start), shape=(len(form.rows), form.n)).tocsr()
+        lower = np.array([r.lower for r in form.rows], dtype=float)
+        upper = np.array([r.upper for r in form.rows], dtype=float)
+        above, below = np.isfinite(upper), np.isfinite(lower)
+        left = self.left()
+        options = {} if left is None else {"time_limit": max(left, 1e-3)}
+        res = linprog(-np.asarray(form.objective, dtype=float), A_ub=sp.vstack([A[above], -A[below]]),
+                      b_ub=np.concatenate([upper[above], -lower[below]]), bounds=np.c_[form.lower, form.upper],
+                      method="highs-ipm", options=options)
+        if res.status == 2:
+            return RawResult(None, Status.INFEASIBLE)
+        if res.status != 0 or res.x is None:
+            if res.status == 1:
+                self.timed_out = True
+            return None
+        return RawResult(np.asarray(res.x, dtype=float), Status.OPTIMAL, -float(res.fun))
 
     @staticmethod
     def _units(problem: SubsetSelectionProblem, full: np.ndarray | None) -> np.ndarray | None:
