@@ -563,26 +563,35 @@ class Questions:
         for w in self.witnesses:
             if problem.evaluate(w).feasible and (start is None or value(form.full(w)) > value(start)):
                 start = form.full(w)
-        plain = form if not loose else linear_form(problem)
-        compact = compact_relaxation(problem, dataclasses.replace(plain, objective=objective(plain)))
-        try:
-            lp = highs._run(form, self.left(), None, relaxed=True) if compact is None else self._lp(compact)
-        except SolverError:
-            lp = None
-        lp_bound = None
+        compact = compact_relaxation(problem, form)  # (of the loosened model with ``loose``: a relaxation too)
+        # The LP over the units alone first; the whole model's LP when its rounding found nothing
+        # and rows over the used variables (the groups' agent counts) were left out of it.
+        dropped = compact is not None and any(r.name.startswith("group_agents_") for r in form.rows)
+        lp_bound: float | None = None
         rounding_s = 0.0
-        if lp is not None and lp.status is Status.INFEASIBLE:
-            return None, -math.inf, True
-        if lp is not None and lp.status is Status.OPTIMAL and lp.x is not None:
-            lp_bound = None if lp.bound is None else float(lp.bound) + 1e-9 * max(1.0, abs(float(lp.bound)))
-            x_lp = np.asarray(lp.x, dtype=float)
-            if compact is not None:  # the units' LP values, each agent strictly inside its bounds left free
-                x_lp = form.full(np.where((x_lp > compact.lower) & (x_lp < compact.upper), x_lp + 0.5, x_lp))
-            t0 = time.perf_counter()
-            rounded = self._restricted(problem, form, highs, x_lp)
-            rounding_s = time.perf_counter() - t0
-            if rounded is not None and (start is None or value(rounded) > value(start)):
-                start = rounded
+        rounded: np.ndarray | None = None
+        for model in ([form] if compact is None else [compact, form] if dropped else [compact]):
+            if model is form and compact is not None and (self.expired() or rounded is not None):
+                break
+            try:
+                lp = highs._run(form, self.left(), None, relaxed=True) if model is form else self._lp(model)
+            except SolverError:
+                lp = None
+            if lp is not None and lp.status is Status.INFEASIBLE:
+                return None, -math.inf, True
+            rounded = None
+            if lp is not None and lp.status is Status.OPTIMAL and lp.x is not None:
+                if lp.bound is not None:
+                    padded = float(lp.bound) + 1e-9 * max(1.0, abs(float(lp.bound)))
+                    lp_bound = padded if lp_bound is None else min(lp_bound, padded)
+                x_lp = np.asarray(lp.x, dtype=float)
+                if model is compact:  # the units' LP values, each agent strictly inside its bounds left free
+                    x_lp = form.full(np.where((x_lp > model.lower) & (x_lp < model.upper), x_lp + 0.5, x_lp))
+                t0 = time.perf_counter()
+                rounded = self._restricted(problem, form, highs, x_lp)
+                rounding_s = time.perf_counter() - t0
+                if rounded is not None and (start is None or value(rounded) > value(start)):
+                    start = rounded
         if start is not None and lp_bound is not None and value(start) >= lp_bound - 1e-9 * max(1.0, abs(lp_bound)):
             return self._units(problem, start), lp_bound, True  # the LP bound is met: optimal
         left = self.left()

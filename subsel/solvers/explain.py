@@ -361,7 +361,8 @@ def _largest_alpha(problem: SubsetSelectionProblem, questions: Questions, advice
     """The largest threshold, rounded down to 6 decimals, at which ``problem`` (all else
     kept) has a selection: the largest average quality ``max sum q x / sum x`` by Dinkelbach's
     method (each step one maximisation of ``sum (q_i - a) x_i`` at the average ``a`` of the last
-    selection; it stops when no selection beats ``a``), verified by a selection the rule accepts at
+    selection, from the best average of the selections known and the greedy ones; it stops when
+    no selection beats ``a``), verified by a selection the rule accepts at
     the advised threshold.  None when none could be verified."""
     base = problem.with_changes(alpha=0.0)
     x = questions.witness(base)
@@ -373,6 +374,9 @@ def _largest_alpha(problem: SubsetSelectionProblem, questions: Questions, advice
     def average(v: np.ndarray) -> float:
         return math.fsum((q * v).tolist()) / float(v.sum())
 
+    for w in [*_feasibility.greedy_witnesses(base), *questions.witnesses]:  # the best start known
+        if w.shape == best.shape and w.any() and average(w) > average(best) and base.evaluate(w).feasible:
+            best = w
     a = average(best)
     proven = False
     quick = True  # first the LP roundings, then the whole MILP to prove the last step
