@@ -12,7 +12,7 @@ at 5,000 agents) is not needed for that, so :class:`Questions` answers in order 
    Each refutes (proves infeasible) or says nothing;
 2. **witnesses**: the smallest selection, every selection found before (a selection that passes
    :meth:`SubsetSelectionProblem.evaluate` proves feasibility; parts of one problem share many) and
-   two greedy ones (:func:`greedy_witnesses`);
+   greedy ones (:func:`greedy_witnesses`, built one at a time until one passes);
 3. **one MILP with a feasibility objective** (zero: the first selection ends the search), on the
    loosened model of :func:`subsel.solvers._milp.solver_form` (an infeasible answer of the loosened
    model is the problem's); a selection it returns counts only when the exact rule accepts it, and
@@ -20,8 +20,10 @@ at 5,000 agents) is not needed for that, so :class:`Questions` answers in order 
    Infeasibility in Optimization*, Springer 2008, Chapter 6: a feasibility phase, then the filter).
 
 Every answer is ``True`` (a selection passes the rule), ``False`` (proven infeasible) or ``None``
-(not decided before the deadline).  Optimisations (the nearest changes) run on HiGHS with the
-remaining time and report their proven bound when the time runs out.
+(not decided before the deadline).  Optimisations (the nearest changes) start from the same
+aggregate bounds (:func:`unit_bound`, :func:`spend_bound`) and greedy selections, then run on HiGHS
+with the remaining time, the LP relaxation over the units alone first (:func:`compact_relaxation`),
+and report their proven bound when the time runs out.
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ import copy
 import dataclasses
 import math
 import time
-from typing import TYPE_CHECKING, Callable, Literal, NamedTuple
+from typing import TYPE_CHECKING, Callable, Iterator, Literal, NamedTuple
 
 import numpy as np
 
@@ -264,7 +266,7 @@ def spend_bound(problem: SubsetSelectionProblem) -> float | None:
     return max(least * (1 - _MARGIN) - 1e-9, 0.0)
 
 
-def greedy_witnesses(problem: SubsetSelectionProblem, want: int | None = None) -> list[np.ndarray]:
+def greedy_witnesses(problem: SubsetSelectionProblem, want: int | None = None) -> Iterator[np.ndarray]:
     """Selections built greedily that often pass ``problem``'s rule (checked by the caller).
 
     Must-take agents at their smallest allowed counts, then each group's ``min_agents`` and
@@ -281,9 +283,10 @@ def greedy_witnesses(problem: SubsetSelectionProblem, want: int | None = None) -
     want : int, optional
         Units to reach (e.g. a bound on the largest demand); default ``problem.demand`` (or 0).
 
-    Returns
-    -------
-    list of ndarray of int64, shape (n,)
+    Yields
+    ------
+    ndarray of int64, shape (n,)
+        One selection per order, built when asked for (the caller stops at the first it accepts).
     """
     n = problem.n
     ub = problem.upper_bounds().astype(np.int64)
@@ -303,7 +306,6 @@ def greedy_witnesses(problem: SubsetSelectionProblem, want: int | None = None) -
     orders = [(np.argsort(-margin, kind="stable"), False), (np.argsort(cost, kind="stable"), False)]
     if budget is not None or fixed.any():  # a spend to keep low: only the units still wanted
         orders.append((np.argsort(rate, kind="stable"), True))
-    out = []
     for order, sparing in orders:
         x = np.zeros(n, dtype=np.int64)
         units = np.zeros(len(names), dtype=np.int64)
@@ -356,8 +358,7 @@ def greedy_witnesses(problem: SubsetSelectionProblem, want: int | None = None) -
             if x[i] == 0:
                 need = -(-(demand - total) // int(lot[i])) * int(lot[i])  # whole lots
                 take(i, max(need, int(first[i])) if sparing else int(ub[i]))
-        out.append(x)
-    return out
+        yield x
 
 
 def compact_relaxation(problem: SubsetSelectionProblem, form: LinearForm) -> LinearForm | None:

@@ -74,7 +74,7 @@ def test_greedy_witnesses_aim_at_what_is_wanted(problem, want):
     allowed counts, and without a quality rule, budget or group caps the first reaches ``want``
     or takes every unit."""
     problem = problem.with_changes(demand=None)
-    xs = greedy_witnesses(problem, want=want)
+    xs = list(greedy_witnesses(problem, want=want))
     for x in xs:
         assert x.shape == (problem.n,) and (x <= problem.upper_bounds()).all()
         used = x > 0
