@@ -24,6 +24,10 @@ Every answer is ``True`` (a selection passes the rule), ``False`` (proven infeas
 aggregate bounds (:func:`unit_bound`, :func:`spend_bound`) and greedy selections, then run on HiGHS
 with the remaining time, the LP relaxation over the units alone first (:func:`compact_relaxation`),
 and report their proven bound when the time runs out.
+
+The module is above 600 lines because the bounds, the greedy selections and the relaxation share
+one reading of the problem's caps (``_aggregate``) that the questions and the optimisations use in
+turn; split, each part would repeat it.
 """
 from __future__ import annotations
 
@@ -361,42 +365,59 @@ def greedy_witnesses(problem: SubsetSelectionProblem, want: int | None = None) -
         yield x
 
 
-def compact_relaxation(problem: SubsetSelectionProblem, form: LinearForm) -> LinearForm | None:
-    """The LP relaxation of ``form`` (``problem``'s linear form, any objective) over the units alone.
+def compact_relaxation(problem: SubsetSelectionProblem, value: np.ndarray,
+                       fixed: np.ndarray | None = None) -> LinearForm | None:
+    """The LP relaxation of ``max sum value_i x_i - sum fixed_i [x_i > 0]`` under ``problem``'s rule,
+    over the units alone.
 
-    Each agent's choices ``{0} U [m_i, k_i]`` (in lots) relax to ``0 <= x_i <= k_i`` with its used
-    variable at ``x_i / k_i`` (the convex hull of its choices), so a cost ``f_i`` on the used
-    variable (the fixed cost, in the objective or the budget) becomes ``f_i / k_i`` per unit, a
-    lower bound of what any count pays; the rows over the used variables (the groups' agent
-    counts) are dropped.  Every selection the rule accepts (the quality row and the budget
-    loosened by the rule's tolerance) is a point of it with an objective at most its value, so its
-    LP optimum is a proven bound, found on ``n`` variables and a few rows instead of the planner's
-    ``n`` + auxiliary variables and rows.  None when ``problem`` has constraint objects (their
-    rows are kept whole by the caller's model).
+    Each agent's choices ``{0} U [m_i, k_i]`` (in lots) relax to ``lb_i <= x_i <= k_i`` with its used
+    indicator at ``x_i / k_i`` (the convex hull of its choices), so a fixed cost ``f_i`` (in the
+    objective or the budget) becomes ``f_i / k_i`` per unit, a lower bound of what any count pays;
+    the groups' agent counts are left out.  Rows: the quality row and the budget (loosened by the
+    rule's tolerance), the demand, the groups' unit limits.  Every selection the rule accepts is a
+    point of it with an objective at most its value, so its LP optimum is a proven bound, found on
+    ``n`` variables and a few rows instead of the planner model's ``n`` + auxiliary variables and
+    rows.  None when ``problem`` has constraint objects (their rows are kept whole by the whole
+    model) or a ``fixed`` below 0.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+    value : ndarray of float, shape (n,)
+        Objective per unit.
+    fixed : ndarray of float, shape (n,), optional
+        Objective lost per agent used (non-negative), default none.
+
+    Returns
+    -------
+    LinearForm or None
     """
+    from ..models import FEASIBILITY_TOL, LinearForm, LinearRow
+
     n = problem.n
-    aux_of = np.asarray(form.aux_of, dtype=np.int64)
-    used = np.asarray(form.aux_lot) == 0
-    on_aux = np.asarray(form.objective, dtype=float)[n:]
-    if problem.constraints or (on_aux > 0).any() or (on_aux[~used] != 0).any():
-        return None  # (a reward on an auxiliary variable: not bounded by the spread below)
-    cap = np.maximum(np.asarray(form.upper[:n], dtype=float), 1.0)
-
-    def spread(coef: np.ndarray) -> np.ndarray:  # a row over the units, used-variable terms per unit
-        out = np.asarray(coef[:n], dtype=float).copy()
-        np.add.at(out, aux_of[used], coef[n:][used] / cap[aux_of[used]])
-        return out
-
-    rows = []
-    for row in form.rows:
-        if row.name in ("quality", "budget", "demand"):
-            rows.append(dataclasses.replace(row, coef=spread(row.dense(form.n)), index=None))
-        elif row.name.startswith("group_units_"):
-            rows.append(row)
-    return dataclasses.replace(form, objective=spread(np.asarray(form.objective, dtype=float)),
-                               lower=np.asarray(form.lower[:n], dtype=float),
-                               upper=np.asarray(form.upper[:n], dtype=float), rows=tuple(rows),
-                               aux_of=np.zeros(0, dtype=np.int64), aux_lot=np.zeros(0))
+    fixed = np.zeros(n) if fixed is None else np.asarray(fixed, dtype=float)
+    if problem.constraints or (fixed < 0).any():
+        return None
+    lower = problem.lower_bounds().astype(float)
+    upper = problem.upper_bounds().astype(float)
+    cap = np.maximum(upper, 1.0)
+    tol = FEASIBILITY_TOL
+    rows = [LinearRow("quality", np.asarray(problem.quality_margin, dtype=float), -tol, np.inf, real=True, tol=tol)]
+    if problem.budget is not None:
+        rate = np.asarray(problem.cost, dtype=float) + np.asarray(problem.fixed_cost, dtype=float) / cap
+        rows.append(LinearRow("budget", rate, -np.inf, float(problem.budget) + tol, real=True, tol=tol))
+    if problem.demand is not None:
+        rows.append(LinearRow("demand", np.ones(n), float(problem.demand), np.inf))
+    gidx, names = _groups(problem)
+    for j, g in enumerate(names):
+        lim = problem.group_limits.get(g, {})
+        members = np.flatnonzero((gidx == j) & (upper > 0))
+        for side in ("min", "max"):
+            if f"{side}_units" in lim:
+                bound = float(lim[f"{side}_units"])
+                rows.append(LinearRow(f"group_units_{j}_{side}", np.ones(members.size), bound if side == "min"
+                                      else -np.inf, bound if side == "max" else np.inf, members))
+    return LinearForm(np.asarray(value, dtype=float) - fixed / cap, lower, upper, tuple(rows))
 
 
 class Questions:
@@ -519,106 +540,148 @@ class Questions:
             self.timed_out = True
         return None
 
-    def optimum(self, problem: SubsetSelectionProblem, objective: Callable[[LinearForm], np.ndarray],
+    def optimum(self, problem: SubsetSelectionProblem, value: np.ndarray, fixed: np.ndarray | None = None,
                 loose: bool = False, quick: bool = False) -> tuple[np.ndarray | None, float | None, bool]:
-        """Maximise ``objective`` (a row over the form's variables) under ``problem``'s constraints,
-        on HiGHS within the time left; on the loosened model of
+        """Maximise ``sum value_i x_i - sum fixed_i [x_i > 0]`` under ``problem``'s constraints, on
+        HiGHS within the time left; on the loosened model of
         :func:`~subsel.solvers._milp.solver_form` with ``loose`` (its bound then holds for every
         selection the rule accepts).
 
         First the LP relaxation (a proven bound; over the units alone, :func:`compact_relaxation`,
-        when the problem has no constraint objects), then the MILP restricted to the agents whose
-        LP values are fractional or inside their bounds, the others fixed at their LP values
-        (Berthold, *RENS: the optimal rounding*, Mathematical Programming Computation 6(1), 2014),
-        whose selection starts the whole MILP (with the best selection known before, when better)
-        within the time left.  A selection that meets the LP bound is optimal at once; the whole
-        MILP is skipped when less time is left than twice the rounding took (it would overrun the
-        time), and with ``quick`` (the LP bound is then the bound).
+        when the problem has no constraint objects), its optimum rounded down to whole lots, then
+        the MILP restricted to the agents whose LP values are fractional or inside their bounds,
+        the others fixed at their LP values (Berthold, *RENS: the optimal rounding*, Mathematical
+        Programming Computation 6(1), 2014), whose selection starts the whole MILP (with the best
+        selection known before, when better) within the time left.  A selection that meets the LP
+        bound is optimal at once (the whole model is then never built); the whole MILP is skipped
+        when less time is left than twice the restricted one took (it would overrun the time), and
+        with ``quick`` (the LP bound is then the bound).
+
+        Parameters
+        ----------
+        problem : SubsetSelectionProblem
+        value : ndarray of float, shape (n,)
+            Objective per unit.
+        fixed : ndarray of float, shape (n,), optional
+            Objective lost per agent used (non-negative: a fixed cost), default none.
+        loose, quick : bool
 
         Returns
         -------
         (x, bound, proven)
-            The best selection found (units only; None when none), a proven upper bound on the
-            optimum of the model (None when none is known), and whether the bound is the model's
-            optimum (HiGHS proved it).  Its selections are checked by the caller with the exact
-            rule.
+            The best selection found (units; None when none), a proven upper bound on the optimum
+            of the model (None when none is known), and whether the bound is the model's optimum.
+            Its selections are checked by the caller with the exact rule.
         """
         from .base import SolverError, Status
         from .highs import HiGHS
 
         if not HiGHS.available()[0] or self.expired():
             return None, None, False
-        if loose:
-            from ._milp import RELAX, solver_form
-
-            form = solver_form(problem, -RELAX)[0]
-        else:
-            form = linear_form(problem)
-        form = dataclasses.replace(form, objective=objective(form))
+        n = problem.n
+        value = np.asarray(value, dtype=float)
+        fixed = np.zeros(n) if fixed is None else np.asarray(fixed, dtype=float)
         highs = HiGHS(threads=self.solver.threads)
+        built: list[LinearForm] = []
 
-        def value(full: np.ndarray) -> float:
-            return float(np.dot(form.objective, full))
+        def whole() -> LinearForm:  # the whole model, built when first needed
+            if not built:
+                if loose:
+                    from ._milp import RELAX, solver_form
 
-        start = None  # the best selection known that the problem accepts: HiGHS starts from it
+                    form = solver_form(problem, -RELAX)[0]
+                else:
+                    form = linear_form(problem)
+                used = np.asarray(form.aux_lot) == 0
+                objective = np.zeros(form.n)
+                objective[:n] = value
+                objective[n:][used] = -fixed[np.asarray(form.aux_of, dtype=np.int64)[used]]
+                built.append(dataclasses.replace(form, objective=objective))
+            return built[0]
+
+        def worth(x: np.ndarray) -> float:
+            return float(np.dot(value, x)) - float(fixed[x > 0].sum())
+
+        def met() -> bool:  # the best selection meets the LP bound: it is optimal
+            return start is not None and lp_bound is not None and \
+                worth(start) >= lp_bound - 1e-9 * max(1.0, abs(lp_bound))
+
+        start: np.ndarray | None = None  # the best selection known that the problem accepts (units)
+
+        def offer(x: np.ndarray | None) -> None:
+            nonlocal start
+            if x is not None and (start is None or worth(x) > worth(start)) and problem.evaluate(x).feasible:
+                self.keep(x)
+                start = x
+
         for w in self.witnesses:
-            if problem.evaluate(w).feasible and (start is None or value(form.full(w)) > value(start)):
-                start = form.full(w)
-        compact = compact_relaxation(problem, form)  # (of the loosened model with ``loose``: a relaxation too)
-        # The LP over the units alone first; the whole model's LP when its rounding found nothing
-        # and rows over the used variables (the groups' agent counts) were left out of it.
-        dropped = compact is not None and any(r.name.startswith("group_agents_") for r in form.rows)
+            if w.shape == (n,) and (start is None or worth(w) > worth(start)):
+                offer(w)
+        compact = compact_relaxation(problem, value, fixed)
         lp_bound: float | None = None
         rounding_s = 0.0
         rounded: np.ndarray | None = None
-        for model in ([form] if compact is None else [compact, form] if dropped else [compact]):
-            if model is form and compact is not None and (self.expired() or rounded is not None):
+        # The LP over the units alone first; the whole model's LP when its rounding found nothing
+        # and rows over the used variables (the groups' agent counts) were left out of it.
+        for step in ("compact", "whole") if compact is not None else ("whole",):
+            if step == "whole" and compact is not None and (
+                    rounded is not None or self.expired()
+                    or not any(r.name.startswith("group_agents_") for r in whole().rows)):
                 break
             try:
-                lp = highs._run(form, self.left(), None, relaxed=True) if model is form else self._lp(model)
+                lp = self._lp(compact) if step == "compact" and compact is not None else \
+                    highs._run(whole(), self.left(), None, relaxed=True)
             except SolverError:
                 lp = None
             if lp is not None and lp.status is Status.INFEASIBLE:
                 return None, -math.inf, True
-            rounded = None
-            if lp is not None and lp.status is Status.OPTIMAL and lp.x is not None:
-                if lp.bound is not None:
-                    padded = float(lp.bound) + 1e-9 * max(1.0, abs(float(lp.bound)))
-                    lp_bound = padded if lp_bound is None else min(lp_bound, padded)
-                x_lp = np.asarray(lp.x, dtype=float)
-                if model is compact:  # the units' LP values, each agent strictly inside its bounds left free
-                    x_lp = form.full(np.where((x_lp > model.lower) & (x_lp < model.upper), x_lp + 0.5, x_lp))
-                t0 = time.perf_counter()
-                rounded = self._restricted(problem, form, highs, x_lp)
-                rounding_s = time.perf_counter() - t0
-                if rounded is not None and (start is None or value(rounded) > value(start)):
-                    start = rounded
-        if start is not None and lp_bound is not None and value(start) >= lp_bound - 1e-9 * max(1.0, abs(lp_bound)):
-            return self._units(problem, start), lp_bound, True  # the LP bound is met: optimal
+            if lp is None or lp.status is not Status.OPTIMAL or lp.x is None:
+                continue
+            if lp.bound is not None:
+                padded = float(lp.bound) + 1e-9 * max(1.0, abs(float(lp.bound)))
+                lp_bound = padded if lp_bound is None else min(lp_bound, padded)
+            x_lp = np.asarray(lp.x, dtype=float)
+            if step == "compact":  # rounded down to whole lots (an agent below its minimum order out)
+                units = x_lp[:n]
+                lot = np.asarray(problem.lot_size, dtype=np.int64)
+                down = np.floor(units / lot + 1e-6).astype(np.int64) * lot
+                offer(np.where(down >= _first_counts(problem), down, 0))
+                if met():
+                    return start, lp_bound, True
+                if self.expired():
+                    break
+                inside = (units > problem.lower_bounds()) & (units < problem.upper_bounds())
+                x_lp = whole().full(np.where(inside, units + 0.5, units))  # inside its bounds: left free
+            t0 = time.perf_counter()
+            rounded = self._restricted(problem, whole(), highs, x_lp)
+            rounding_s = time.perf_counter() - t0
+            offer(None if rounded is None else self._units(problem, rounded))
+        if met():
+            return start, lp_bound, True
         left = self.left()
         if quick or self.expired() or (left is not None and left < 2 * rounding_s):
-            # (the whole MILP takes longer to set up than the rounding, which fixed all but a few
-            # agents: with less time left it would only overrun it)
+            # (the whole MILP takes longer to set up than the restricted one, which fixed all but
+            # a few agents: with less time left it would only overrun it)
             if not quick:
                 self.timed_out = True
-            return self._units(problem, start), lp_bound, False
+            return start, lp_bound, False
+        form = whole()
         try:
-            raw = highs._run(form, self.left(), start)
+            raw = highs._run(form, self.left(), None if start is None else form.full(start))
         except SolverError:
-            return self._units(problem, start), lp_bound, False
+            return start, lp_bound, False
         if raw.status is Status.INFEASIBLE:
             return None, -math.inf, True
         if raw.status is Status.TIME_LIMIT:
             self.timed_out = True
-        best = start
         if raw.x is not None:
-            full = np.rint(np.asarray(raw.x, dtype=float))
-            if best is None or value(full) > value(best):
-                best = full
+            x = self._units(problem, np.asarray(raw.x, dtype=float))
+            if x is not None and (start is None or worth(x) > worth(start)):
+                start = x
         bound = None if raw.bound is None or not math.isfinite(raw.bound) else float(raw.bound)
         if lp_bound is not None:
             bound = lp_bound if bound is None else min(bound, lp_bound)
-        return self._units(problem, best), bound, raw.status is Status.OPTIMAL
+        return start, bound, raw.status is Status.OPTIMAL
 
     def _lp(self, form: LinearForm) -> RawResult | None:
         """The LP optimum of ``form`` (all variables continuous) by HiGHS within the time left: its

@@ -34,7 +34,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..models import LinearForm, SubsetSelectionProblem, linear_form
+from ..models import SubsetSelectionProblem
 from . import _feasibility
 from ._feasibility import Questions
 
@@ -226,11 +226,6 @@ class _Advice:
         self.unproven: list[str] = []
 
 
-def _units(form: LinearForm) -> np.ndarray:
-    """The objective ``sum x_i`` over the form's variables (the units, not the auxiliary ones)."""
-    return np.concatenate((np.ones(form.n_agents), np.zeros(form.n - form.n_agents)))
-
-
 def _largest_demand(problem: SubsetSelectionProblem, questions: Questions, advice: _Advice) -> None:
     """The largest demand ``U < D`` under which ``problem`` (all else kept) has a selection: first
     the aggregate bound on the units (:func:`~subsel.solvers._feasibility.unit_bound`) and greedy
@@ -257,7 +252,7 @@ def _largest_demand(problem: SubsetSelectionProblem, questions: Questions, advic
         hi = min(hi, cheap + 1)
     lo = verified([*_feasibility.greedy_witnesses(base, want=hi - 1), *questions.witnesses])
     if hi - lo > 1:
-        x, bound, _ = questions.optimum(base, _units, loose=True)
+        x, bound, _ = questions.optimum(base, np.ones(problem.n), loose=True)
         lo = verified([x])
         if bound is not None and math.isfinite(bound):
             hi = min(hi, max(int(math.floor(bound + 1e-6)), 0) + 1)
@@ -277,8 +272,8 @@ def _largest_demand(problem: SubsetSelectionProblem, questions: Questions, advic
     advice.max_units = lo
 
 
-#: Seconds each nearest change may take when no time limit is set, at least and at most: a quarter
-#: of a millisecond per agent, or as long as the verdict took when longer, and at least 25/n
+#: Seconds each nearest change may take when no time limit is set, at least and at most: 0.3 ms per
+#: agent, or as long as the verdict took when longer, and at least 25/n
 #: seconds up to the least (a small problem proves its advice in milliseconds, even on a loaded
 #: machine; on 500 agents the explanation of a verdict reached in a fraction of a second takes
 #: about as long again).  The advice is then the best verified within that time, with its proven
@@ -289,7 +284,7 @@ ADVICE_TIME_S = (0.5, 10.0)
 def advice_time(n: int, verdict_s: float) -> float:
     """Seconds each nearest change may take without a time limit (see :data:`ADVICE_TIME_S`)."""
     low, high = ADVICE_TIME_S
-    return min(max(min(low, 25.0 / max(n, 1)), 2.5e-4 * n, verdict_s), high)
+    return min(max(min(low, 25.0 / max(n, 1)), 3e-4 * n, verdict_s), high)
 
 
 #: Budgets tried above the least spend reported (each rounded up to 6 significant digits).
@@ -308,8 +303,7 @@ def _smallest_budget(problem: SubsetSelectionProblem, questions: Questions, advi
     unlimited = problem.with_changes(budget=None)
     if not isinstance(questions.witness(unlimited), np.ndarray):
         return
-    full_row = _budget_row(linear_form(problem))  # over the form's variables (the same without the budget)
-    row = full_row[:problem.n]
+    row = np.asarray(problem.cost, dtype=float)
     fixed = np.asarray(problem.fixed_cost, dtype=float)
 
     def spend(w: np.ndarray) -> float:
@@ -325,7 +319,7 @@ def _smallest_budget(problem: SubsetSelectionProblem, questions: Questions, advi
     x = cheapest([*_feasibility.greedy_witnesses(unlimited), *questions.witnesses])
     proven = x is not None and _up(lower) == _up(spend(x))
     if not proven:
-        y, bound, done = questions.optimum(unlimited, lambda f: -full_row)
+        y, bound, done = questions.optimum(unlimited, -row, fixed)
         if bound is not None and math.isfinite(bound):
             lower = max(lower, -bound)
         x = cheapest([y, x])
@@ -381,8 +375,7 @@ def _largest_alpha(problem: SubsetSelectionProblem, questions: Questions, advice
     proven = False
     quick = True  # first the LP roundings, then the whole MILP to prove the last step
     for _ in range(_DINKELBACH_STEPS):
-        y, bound, done = questions.optimum(
-            base, lambda f: np.concatenate((q - a, np.zeros(f.n - f.n_agents))), quick=quick)
+        y, bound, done = questions.optimum(base, q - a, quick=quick)
         if y is not None and y.any() and base.evaluate(y).feasible and average(y) > a:
             best, a = y, average(y)
             continue
@@ -397,15 +390,6 @@ def _largest_alpha(problem: SubsetSelectionProblem, questions: Questions, advice
     advice.max_alpha = advised
     if not proven:
         advice.unproven.append("max_alpha")
-
-
-def _budget_row(form: LinearForm) -> np.ndarray:
-    """The spend ``sum c x + sum f u`` as a dense row over the form's variables (cost on the
-    units, fixed costs on the used variables): the budget row without its bound."""
-    for row in form.rows:
-        if row.name == "budget":
-            return row.dense(form.n)
-    raise ValueError("the problem has no budget")  # pragma: no cover - called with a budget
 
 
 def _describe(problem: SubsetSelectionProblem, name: str) -> str:
