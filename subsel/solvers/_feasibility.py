@@ -270,7 +270,8 @@ def spend_bound(problem: SubsetSelectionProblem) -> float | None:
     return max(least * (1 - _MARGIN) - 1e-9, 0.0)
 
 
-def greedy_witnesses(problem: SubsetSelectionProblem, want: int | None = None) -> Iterator[np.ndarray]:
+def greedy_witnesses(problem: SubsetSelectionProblem, want: int | None = None,
+                     guide: np.ndarray | None = None) -> Iterator[np.ndarray]:
     """Selections built greedily that often pass ``problem``'s rule (checked by the caller).
 
     Must-take agents at their smallest allowed counts, then each group's ``min_agents`` and
@@ -286,6 +287,9 @@ def greedy_witnesses(problem: SubsetSelectionProblem, want: int | None = None) -
     problem : SubsetSelectionProblem
     want : int, optional
         Units to reach (e.g. a bound on the largest demand); default ``problem.demand`` (or 0).
+    guide : ndarray of float, shape (n,), optional
+        Units per agent to aim at (an LP optimum): then one order only, the agents with the most
+        units first, each at its aim rounded up to whole lots, until ``want`` or the aims' total.
 
     Yields
     ------
@@ -310,6 +314,12 @@ def greedy_witnesses(problem: SubsetSelectionProblem, want: int | None = None) -
     orders = [(np.argsort(-margin, kind="stable"), False), (np.argsort(cost, kind="stable"), False)]
     if budget is not None or fixed.any():  # a spend to keep low: only the units still wanted
         orders.append((np.argsort(rate, kind="stable"), True))
+    aim = None
+    if guide is not None:
+        g = np.maximum(np.asarray(guide, dtype=float), 0.0)
+        aim = -(-np.ceil(g - 1e-6).astype(np.int64) // lot) * lot
+        orders = [(np.argsort(-g, kind="stable"), True)]
+        demand = max(demand, int(aim.sum()))
     for order, sparing in orders:
         x = np.zeros(n, dtype=np.int64)
         units = np.zeros(len(names), dtype=np.int64)
@@ -361,6 +371,8 @@ def greedy_witnesses(problem: SubsetSelectionProblem, want: int | None = None) -
                 break
             if x[i] == 0:
                 need = -(-(demand - total) // int(lot[i])) * int(lot[i])  # whole lots
+                if aim is not None and aim[i] > 0:
+                    need = int(aim[i])
                 take(i, max(need, int(first[i])) if sparing else int(ub[i]))
         yield x
 
@@ -548,7 +560,8 @@ class Questions:
         selection the rule accepts).
 
         First the LP relaxation (a proven bound; over the units alone, :func:`compact_relaxation`,
-        when the problem has no constraint objects), its optimum rounded down to whole lots, then
+        when the problem has no constraint objects), its optimum rounded down to whole lots and a
+        greedy selection guided by it (:func:`greedy_witnesses`), then
         the MILP restricted to the agents whose LP values are fractional or inside their bounds,
         the others fixed at their LP values (Berthold, *RENS: the optimal rounding*, Mathematical
         Programming Computation 6(1), 2014), whose selection starts the whole MILP (with the best
@@ -646,6 +659,8 @@ class Questions:
                 lot = np.asarray(problem.lot_size, dtype=np.int64)
                 down = np.floor(units / lot + 1e-6).astype(np.int64) * lot
                 offer(np.where(down >= _first_counts(problem), down, 0))
+                for w in greedy_witnesses(problem, guide=units):  # (the pledges the LP leaves out kept)
+                    offer(w)
                 if met():
                     return start, lp_bound, True
                 if self.expired():
