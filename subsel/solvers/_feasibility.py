@@ -340,8 +340,8 @@ def greedy_witnesses(problem: SubsetSelectionProblem, want: int | None = None,
         def take(i: int, most: int) -> None:
             nonlocal surplus, spend, total
             u = min(room(i), most)
-            if quality_rule and margin[i] < 0:
-                u = min(u, int(0.999 * surplus / -margin[i]) if surplus > 0 else 0)
+            if quality_rule and margin[i] < 0 and -float(margin[i]) * u > 0.999 * surplus:
+                u = int(0.999 * surplus / -float(margin[i])) if surplus > 0 else 0  # (below u: no overflow)
             if budget is not None:
                 left = budget - spend - float(fixed[i])
                 if left < 0:
@@ -389,7 +389,8 @@ def compact_relaxation(problem: SubsetSelectionProblem, value: np.ndarray,
     rule's tolerance), the demand, the groups' unit limits.  Every selection the rule accepts is a
     point of it with an objective at most its value, so its LP optimum is a proven bound, found on
     ``n`` variables and a few rows instead of the planner model's ``n`` + auxiliary variables and
-    rows.  None when ``problem`` has constraint objects (their rows are kept whole by the whole
+    rows.  None when ``problem`` has constraint objects beyond its keywords'
+    (:attr:`SubsetSelectionProblem.added_constraints`: their rows are kept whole by the whole
     model) or a ``fixed`` below 0.
 
     Parameters
@@ -408,7 +409,7 @@ def compact_relaxation(problem: SubsetSelectionProblem, value: np.ndarray,
 
     n = problem.n
     fixed = np.zeros(n) if fixed is None else np.asarray(fixed, dtype=float)
-    if problem.constraints or (fixed < 0).any():
+    if problem.added_constraints or (fixed < 0).any():
         return None
     lower = problem.lower_bounds().astype(float)
     upper = problem.upper_bounds().astype(float)
