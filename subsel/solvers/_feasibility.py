@@ -384,8 +384,9 @@ def compact_relaxation(problem: SubsetSelectionProblem, value: np.ndarray,
 
     Each agent's choices ``{0} U [m_i, k_i]`` (in lots) relax to ``lb_i <= x_i <= k_i`` with its used
     indicator at ``x_i / k_i`` (the convex hull of its choices), so a fixed cost ``f_i`` (in the
-    objective or the budget) becomes ``f_i / k_i`` per unit, a lower bound of what any count pays;
-    the groups' agent counts are left out.  Rows: the quality row and the budget (loosened by the
+    objective or the budget) becomes ``f_i / k_i`` per unit, a lower bound of what any count pays,
+    and a group's agent counts become ``sum x_i / k_i <= max_agents`` and ``sum x_i / m_i >=
+    min_agents`` (``m_i`` the least allowed count).  Rows: the quality row and the budget (loosened by the
     rule's tolerance), the demand, the groups' unit limits.  Every selection the rule accepts is a
     point of it with an objective at most its value, so its LP optimum is a proven bound, found on
     ``n`` variables and a few rows instead of the planner model's ``n`` + auxiliary variables and
@@ -413,6 +414,8 @@ def compact_relaxation(problem: SubsetSelectionProblem, value: np.ndarray,
         return None
     lower = problem.lower_bounds().astype(float)
     upper = problem.upper_bounds().astype(float)
+    first = _first_counts(problem)
+    upper = np.where(upper >= first, upper, 0.0)  # no allowed positive count below the capacity
     cap = np.maximum(upper, 1.0)
     tol = FEASIBILITY_TOL
     rows = [LinearRow("quality", np.asarray(problem.quality_margin, dtype=float), -tol, np.inf, real=True, tol=tol)]
@@ -430,6 +433,13 @@ def compact_relaxation(problem: SubsetSelectionProblem, value: np.ndarray,
                 bound = float(lim[f"{side}_units"])
                 rows.append(LinearRow(f"group_units_{j}_{side}", np.ones(members.size), bound if side == "min"
                                       else -np.inf, bound if side == "max" else np.inf, members))
+        # An agent used counts 1 <= x_i / m_i (its least count) and >= x_i / k_i: the agent counts relaxed.
+        if "max_agents" in lim:
+            rows.append(LinearRow(f"group_used_{j}_max", 1.0 / cap[members], -np.inf, float(lim["max_agents"]),
+                                  members))
+        if "min_agents" in lim:
+            least = np.maximum(first[members], 1).astype(float)
+            rows.append(LinearRow(f"group_used_{j}_min", 1.0 / least, float(lim["min_agents"]), np.inf, members))
     return LinearForm(np.asarray(value, dtype=float) - fixed / cap, lower, upper, tuple(rows))
 
 
@@ -636,7 +646,7 @@ class Questions:
         rounding_s = 0.0
         rounded: np.ndarray | None = None
         # The LP over the units alone first; the whole model's LP when its rounding found nothing
-        # and rows over the used variables (the groups' agent counts) were left out of it.
+        # and rows over the used variables (the groups' agent counts) were only relaxed in it.
         for step in ("compact", "whole") if compact is not None else ("whole",):
             if step == "whole" and compact is not None and (
                     rounded is not None or self.expired()
