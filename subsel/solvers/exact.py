@@ -26,8 +26,14 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from .._validation import check_scalar
-from ..knapsack import DEFAULT_MEMORY_LIMIT_MB, JIT_MAX_N, KnapsackResult, relaxed_capacity, unit_selection
+from ..knapsack import (
+    DEFAULT_MEMORY_LIMIT_MB,
+    JIT_MAX_N,
+    KnapsackResult,
+    check_options,
+    relaxed_capacity,
+    unit_selection,
+)
 from ..knapsack import binary_pieces as _binary_pieces
 from ..knapsack import solve_core as solve_knapsack
 from ..models import (
@@ -372,15 +378,11 @@ class Exact(Solver):
         super().__init__(time_limit_s=time_limit_s, threads=threads, verbose=verbose)
         if jit is not None and not isinstance(jit, (bool, np.bool_)):
             raise TypeError(f"jit must be True, False or None; got {jit!r}")
-        if not isinstance(lexicographic, (bool, np.bool_)):
-            raise TypeError(f"lexicographic must be True or False; got {lexicographic!r}")
+        # The knapsack's own checks (the time limit is the solver interface's, checked above).
+        _, self.memory_limit_mb = check_options(None, memory_limit_mb, lexicographic)
         self.lexicographic = bool(lexicographic)
         #: As given (None: the kernel when the rule among equal optima is on).
         self.jit = None if jit is None else bool(jit)
-        if memory_limit_mb is not None:
-            memory_limit_mb = check_scalar(memory_limit_mb, "memory_limit_mb", min_val=0,
-                                           include_boundaries="right", unit="MiB")
-        self.memory_limit_mb = memory_limit_mb
 
     def _repr_options(self) -> list[str]:
         opts = super()._repr_options()
