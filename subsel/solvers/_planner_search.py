@@ -44,7 +44,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, SubsetSelectionProblem, rounded_up
-from .base import RawResult, Status
+from .base import RawResult, SolverError, Status
 
 #: Subgradient steps at the root (at most; they stop earlier when the step length vanishes).
 _DUAL_STEPS = 300
@@ -311,20 +311,14 @@ def solve_planner(problem: SubsetSelectionProblem, time_limit_s: float | None) -
     d = _model(problem)
     inc = _Incumbent(problem, d)
     inc.offer(np.where(d.off, 0, d.lo))  # the least selection
+    core = _with_programs(problem, d, inc, deadline)
+    if core is not None:
+        return core
     dual = _dual(d, inc, deadline)
     mu = dual.mu
-    L, _, h, err = _bound_at(d, mu)
-    bound = rounded_up(L, abs(L) + 1.0, 1) + 2 * err
-    # Reduced costs: the choices within the gap of a selection better than the incumbent.
-    s = d.dv - mu @ d.A
-    F = d.f + mu @ d.B
-    off, lo, hi = d.off, d.lo, d.hi
-    tiny = 0.25 * OPTIMALITY_RTOL * max(1.0, abs(inc.value)) if inc.z is not None else 0.0
-    if inc.z is not None:
-        gap = L + 2 * err - inc.value - tiny
-        if gap < 0:
-            return RawResult(inc.z * d.lot, Status.OPTIMAL, max(bound, inc.value))
-        off, lo, hi = _restrict(s, F, h, gap + err, off, lo, hi)
+    bound, tiny, met, (off, lo, hi) = _reduce(d, inc, mu)
+    if met is not None:
+        return met
     complete = _branch_and_bound(d, inc, mu, off, lo, hi, tiny, deadline)
     if inc.z is None:
         if complete:
@@ -333,6 +327,77 @@ def solve_planner(problem: SubsetSelectionProblem, time_limit_s: float | None) -
     if complete:  # no selection beats the incumbent by more than tiny
         return RawResult(inc.z * d.lot, Status.OPTIMAL, min(bound, inc.value + 2 * tiny))
     return RawResult(inc.z * d.lot, Status.TIME_LIMIT, max(bound, inc.value))
+
+
+def _reduce(d: _Model, inc: _Incumbent, mu: np.ndarray
+            ) -> tuple[float, float, RawResult | None, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Step 3 of the module's method at the multipliers ``mu``: the Lagrangian bound (rounded up),
+    the tolerance ``tiny`` below which a better selection does not count, the optimal answer when
+    the bound meets the incumbent (else None), and the choices ``(off, lo, hi)`` within the gap of
+    a selection better than the incumbent (every choice without an incumbent)."""
+    L, _, h, err = _bound_at(d, mu)
+    bound = rounded_up(L, abs(L) + 1.0, 1) + 2 * err
+    if inc.z is None:
+        return bound, 0.0, None, (d.off, d.lo, d.hi)
+    tiny = 0.25 * OPTIMALITY_RTOL * max(1.0, abs(inc.value))
+    gap = L + 2 * err - inc.value - tiny
+    if gap < 0:
+        return bound, tiny, RawResult(inc.z * d.lot, Status.OPTIMAL, max(bound, inc.value)), (d.off, d.lo, d.hi)
+    return bound, tiny, None, _restrict(d.dv - mu @ d.A, d.f + mu @ d.B, h, gap + err, d.off, d.lo, d.hi)
+
+
+def _with_programs(problem: SubsetSelectionProblem, d: _Model, inc: _Incumbent, deadline: float | None
+                   ) -> RawResult | None:
+    """The method of :mod:`subsel.solvers._planner_core` (HiGHS's linear programs and a core), or
+    None when HiGHS is not installed or gives no answer (the search of this module then runs)."""
+    from . import _planner_core as core
+
+    try:
+        program = core.HullProgram(d, core.seconds_left(deadline))
+        root = program.solve()
+        if root is None:
+            return None
+        _, y_lp, mu, _ = root
+        for use, z_use in core.used_sets(program, y_lp):
+            plan, holds = core.rounded(d, use, z_use)
+            if not holds:  # the rows repaired within the used agents' counts
+                fixed = _repair(d, plan, deadline, (~use & d.off, np.where(use, d.lo, 1), np.where(use, d.hi, 0)))
+                if fixed is None:
+                    continue
+                plan = fixed
+            inc.offer(plan)
+        if inc.z is None:  # the relaxation's choices at the dual's multipliers, repaired
+            fixed = _repair(d, _bound_at(d, mu)[1], deadline)
+            if fixed is not None:
+                inc.offer(fixed)
+        bound, tiny, met, (off, lo, hi) = _reduce(d, inc, mu)
+        if met is not None:
+            return met
+        if inc.z is not None and (off.astype(np.int64) + np.maximum(hi - lo + 1, 0) == 0).any():
+            # An agent without a choice: no selection beats the incumbent.
+            return RawResult(inc.z * d.lot, Status.OPTIMAL, min(bound, inc.value + 2 * tiny))
+        left = core.seconds_left(deadline)
+        if left is not None and left <= 0:
+            x, status, core_bound = None, Status.TIME_LIMIT, None
+        else:
+            x, status, core_bound = core.solve_core(problem, d, off, lo, hi, inc.z, left)
+    except (SolverError, ImportError):  # HiGHS failed, or highspy or scipy missing
+        return None
+    if x is not None:
+        inc.offer(x // d.lot)
+    # A selection outside the restricted choices is at most the incumbent's value plus tiny.
+    floor = inc.value + 2 * tiny if inc.z is not None else -math.inf
+    if status is Status.INFEASIBLE or (status is Status.OPTIMAL and x is not None):
+        if inc.z is None:
+            return RawResult(None, Status.INFEASIBLE, None)
+        top = max(floor, inc.value if core_bound is None else core_bound)
+        return RawResult(inc.z * d.lot, Status.OPTIMAL, max(inc.value, min(bound, top)))
+    if deadline is None or time.perf_counter() < deadline:
+        return None  # unproven, though time is left (e.g. capacities beyond HiGHS's trusted range)
+    top = bound if core_bound is None else min(bound, max(floor, core_bound))
+    if inc.z is None:
+        return RawResult(None, Status.TIME_LIMIT, top)
+    return RawResult(inc.z * d.lot, Status.TIME_LIMIT, max(top, inc.value))
 
 
 def _restrict(s: np.ndarray, F: np.ndarray, h: np.ndarray, gap: float, off: np.ndarray, lo: np.ndarray,
