@@ -5,12 +5,13 @@ dual of the coupling rows, whose subproblem is one choice per agent, equals the 
 the convex hulls of the agents' choices (Geoffrion, *Mathematical Programming Study* 2, 1974,
 Theorem 1).  Agent ``i``'s choices in lots, ``z = 0`` or ``lo_i <= z <= hi_i``, with the indicator
 ``y = [z > 0]``, have the hull ``lo_i y <= z <= hi_i y``, ``0 <= y <= 1`` (``y = 1`` for a
-must-take agent), so that linear program is small and HiGHS solves it at once; its row duals are
+must-take agent), so that linear program is small (two columns per agent); its row duals are
 the multipliers that minimise the Lagrangian bound.  Then:
 
-1. *A plan from the program*: every agent with ``y > 0`` used and the counts solved again as a
-   linear program with those agents used, its rows tightened by what rounding the counts down can
-   move them, the counts rounded down (Wolsey, *Integer Programming*, 1998, Section 12.2, diving);
+1. *Plans from the program*: sets of used agents (those the program uses fully, with subsets of
+   its fractional ones), for each the best counts as a program with those agents used, rounded
+   (Wolsey, *Integer Programming*, 1998, Section 12.2); the caller repairs and checks them, and
+   searches the plan's neighbourhood with HiGHS;
 2. *Reduction* by reduced costs at the dual's multipliers (Martello and Toth, *Knapsack Problems*,
    1990, Section 2.3), exact as in the search: the agents whose best choice is decided are fixed;
 3. *The core*: the problem restricted to the choices left (a fixed agent's range of one count, a
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -58,89 +59,106 @@ class _CoreHiGHS(HiGHS):
         return None
 
 
-class HullProgram:
-    """The linear program over the agents' hulls (the module's text) in HiGHS: maximise
-    ``dv z - f y`` subject to ``A z + B y <= C``, ``lo y <= z <= hi y``, ``0 <= y <= 1`` (``y = 1``
-    for a must-take agent).  Kept between solves, so that fixing indicators and solving again
-    starts from the last basis."""
+def _run(h: Any, deadline: float | None) -> bool:
+    """Run the model in ``h`` until ``deadline``; True when HiGHS proves it optimal."""
+    import highspy
 
-    def __init__(self, d: _Model, time_limit: float | None):
-        import highspy
-        from scipy import sparse
-
-        self.d = d
-        n, K = d.dv.size, d.A.shape[0]
-        on = d.lo <= d.hi
-        zub = np.where(on, d.hi, 0).astype(float)
-        self.y_lower = np.where(d.off, 0.0, 1.0)
-        self.y_upper = np.where(on, 1.0, 0.0)
-        inf = highspy.kHighsInf
-        eye = sparse.identity(n, format="csr")
-        matrix = sparse.vstack([sparse.hstack([sparse.csr_matrix(d.A), sparse.csr_matrix(d.B)]),
-                                sparse.hstack([eye, -sparse.diags(np.where(on, d.lo, 0).astype(float))]),
-                                sparse.hstack([eye, -sparse.diags(zub)])]).tocsc()
-        lp = highspy.HighsLp()
-        lp.num_col_ = 2 * n
-        lp.num_row_ = K + 2 * n
-        lp.sense_ = highspy.ObjSense.kMaximize
-        lp.col_cost_ = np.concatenate([d.dv, -d.f])
-        lp.col_lower_ = np.concatenate([np.zeros(n), self.y_lower])
-        lp.col_upper_ = np.concatenate([zub, self.y_upper])
-        lp.row_lower_ = np.concatenate([np.full(K, -inf), np.zeros(n), np.full(n, -inf)])
-        lp.row_upper_ = np.concatenate([d.C, np.full(n, inf), np.zeros(n)])
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = matrix.indptr
-        lp.a_matrix_.index_ = matrix.indices
-        lp.a_matrix_.value_ = matrix.data
-        with captured_output(True):
-            self.h = highspy.Highs()  # type: ignore[no-untyped-call]
-        self.h.setOptionValue("output_flag", False)
-        self.deadline = None if time_limit is None else time.perf_counter() + time_limit
-        self.h.passModel(lp)
-        self._optimal = highspy.HighsModelStatus.kOptimal
-        self._cols = n + np.arange(n, dtype=np.int32)
-
-    def solve(self, use: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float] | None:
-        """The program's ``z``, ``y``, the coupling rows' duals (``>= 0``) and its value; with
-        ``use`` the indicators fixed to it.  None when HiGHS finds no optimum or the time is up."""
-        left = seconds_left(self.deadline)
-        if left is not None and left <= 0:
-            return None
-        if left is not None:
-            self.h.setOptionValue("time_limit", left)
-        n, K = self.d.dv.size, self.d.A.shape[0]
-        lower = self.y_lower if use is None else use.astype(float)
-        upper = self.y_upper if use is None else use.astype(float)
-        self.h.changeColsBounds(n, self._cols, lower, upper)
-        self.h.run()
-        if self.h.getModelStatus() != self._optimal:
-            return None
-        sol = self.h.getSolution()
-        col = np.asarray(sol.col_value, dtype=float)
-        # Every coupling row is an upper row: its multiplier is the size of its dual (HiGHS's sign
-        # convention aside); any multipliers >= 0 give a valid bound, the caller evaluates it.
-        mu = np.abs(np.asarray(sol.row_dual[:K], dtype=float))
-        return col[:n], col[n:], mu, float(self.h.getInfo().objective_function_value)
+    left = seconds_left(deadline)
+    if left is not None:
+        if left <= 0:
+            return False
+        h.setOptionValue("time_limit", left)
+    h.run()
+    return bool(h.getModelStatus() == highspy.HighsModelStatus.kOptimal)
 
 
-def used_sets(program: HullProgram, y: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+def _highs(num_col: int, num_row: int, cost: np.ndarray, col_bounds: tuple[np.ndarray, np.ndarray],
+           row_bounds: tuple[np.ndarray, np.ndarray], matrix: Any) -> Any:
+    """A HiGHS object holding the program ``max cost . x``, ``col_bounds``, ``row_bounds`` on
+    ``matrix`` (scipy sparse, column-compressed), silenced."""
+    import highspy
+
+    lp = highspy.HighsLp()
+    lp.num_col_ = num_col
+    lp.num_row_ = num_row
+    lp.sense_ = highspy.ObjSense.kMaximize
+    lp.col_cost_ = cost
+    lp.col_lower_, lp.col_upper_ = col_bounds
+    inf = highspy.kHighsInf
+    lp.row_lower_ = np.where(np.isfinite(row_bounds[0]), row_bounds[0], -inf)
+    lp.row_upper_ = np.where(np.isfinite(row_bounds[1]), row_bounds[1], inf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = matrix.indptr
+    lp.a_matrix_.index_ = matrix.indices
+    lp.a_matrix_.value_ = matrix.data
+    with captured_output(True):
+        h = highspy.Highs()  # type: ignore[no-untyped-call]
+    h.setOptionValue("output_flag", False)
+    h.passModel(lp)
+    return h
+
+
+def hull_program(d: _Model, deadline: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The linear program over the agents' hulls (the module's text): the hull of agent ``i``'s
+    choices is spanned by not used and by its least and its greatest count, so each agent has two
+    columns, the weights ``a_i`` and ``b_i`` of those counts, with ``a_i + b_i <= 1`` (``= 1`` for
+    a must-take agent).  Its counts ``z = lo a + hi b``, indicators ``y = a + b`` and the coupling
+    rows' duals (``>= 0``); None when HiGHS proves no optimum before ``deadline``."""
+    from scipy import sparse
+
+    n, K = d.dv.size, d.A.shape[0]
+    on = d.lo <= d.hi
+    lo, hi = np.where(on, d.lo, 0).astype(float), np.where(on, d.hi, 0).astype(float)
+    eye = sparse.identity(n, format="csr")
+    matrix = sparse.vstack([sparse.hstack([sparse.csr_matrix(d.A * lo + d.B), sparse.csr_matrix(d.A * hi + d.B)]),
+                            sparse.hstack([eye, eye])]).tocsc()
+    top = np.where(on, 1.0, 0.0)
+    h = _highs(2 * n, K + n, np.concatenate([d.dv * lo - d.f, d.dv * hi - d.f]),
+               (np.zeros(2 * n), np.concatenate([top, top])),
+               (np.concatenate([np.full(K, -np.inf), np.where(d.off, -np.inf, 1.0)]),
+                np.concatenate([d.C, np.ones(n)])), matrix)
+    if not _run(h, deadline):
+        return None
+    sol = h.getSolution()
+    col = np.asarray(sol.col_value, dtype=float)
+    # Every coupling row is an upper row: its multiplier is the size of its dual (HiGHS's sign
+    # convention aside); any multipliers >= 0 give a valid bound, the caller evaluates it.
+    mu = np.abs(np.asarray(sol.row_dual[:K], dtype=float))
+    return lo * col[:n] + hi * col[n:], col[:n] + col[n:], mu
+
+
+def _counts(d: _Model, use: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float] | None:
+    """The counts of the agents ``use`` (every one used, the others not) best for the program,
+    each within its range, and the program's value; None when there are none."""
+    from scipy import sparse
+
+    idx = np.flatnonzero(use)
+    h = _highs(idx.size, d.A.shape[0], d.dv[idx], (d.lo[idx].astype(float), d.hi[idx].astype(float)),
+               (np.full(d.A.shape[0], -np.inf), d.C - d.B[:, idx].sum(axis=1)), sparse.csc_matrix(d.A[:, idx]))
+    if not _run(h, deadline):
+        return None
+    z = np.zeros(d.dv.size)
+    z[idx] = np.asarray(h.getSolution().col_value, dtype=float)
+    return z, float(d.dv[idx] @ z[idx] - d.f[idx].sum())
+
+
+def used_sets(d: _Model, y: np.ndarray, deadline: float | None) -> list[tuple[np.ndarray, np.ndarray]]:
     """Step 1 of the module's method: from the hull program's ``y``, sets of used agents (every
     agent with ``y = 1``, and every subset of those with a fractional ``y`` when at most
     :data:`_SUBSETS` have one, else a greedy pass that flips them one by one); the best
     :data:`_PLANS` of them by the value of the program with those agents used, each with that
     program's counts (for :func:`rounded`)."""
-    d = program.d
     on = d.lo <= d.hi
     sure = on & ((y >= 1 - 1e-9) | ~d.off)
     frac = np.flatnonzero(on & ~sure & (y > 1e-9))
     tried: list[tuple[float, np.ndarray, np.ndarray]] = []
 
     def value(use: np.ndarray) -> float:
-        out = program.solve(use)
+        out = _counts(d, use, deadline)
         if out is None:
             return -math.inf
-        tried.append((out[3], use, out[0]))
-        return out[3]
+        tried.append((out[1], use, out[0]))
+        return out[1]
 
     if frac.size <= _SUBSETS:
         for bits in range(2 ** frac.size):
@@ -157,7 +175,6 @@ def used_sets(program: HullProgram, y: np.ndarray) -> list[tuple[np.ndarray, np.
             v = value(flip)
             if v > best:
                 best, use = v, flip
-    program.solve()  # back to the hull program's own bounds
     return [(use, zf) for _, use, zf in sorted(tried, key=lambda t: -t[0])[:_PLANS]]
 
 
