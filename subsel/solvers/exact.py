@@ -348,9 +348,12 @@ class Exact(Solver):
     ``must_take`` and ``must_not_take`` (as bounds on ``x``) and the planner's ``min_units``,
     ``lot_size`` and ``fixed_cost`` (each agent a choice among its allowed counts, solved by
     a dynamic program over those counts).  A budget, a demand and group limits couple the agents by
-    further rows: they are relaxed with Lagrange multipliers and the problem is solved by a branch
-    and bound on the Lagrangian bound (Fisher, *Management Science* 27(1), 1981;
-    :mod:`subsel.solvers._planner_search`), whose answer on a time limit carries that bound.
+    further rows: they are relaxed with Lagrange multipliers (Fisher, *Management Science* 27(1),
+    1981), the best multipliers found as the duals of the linear program over the agents' convex
+    hulls (Geoffrion, *Mathematical Programming Study* 2, 1974), agents fixed by their reduced costs
+    against a plan rounded from that program, and the remaining core proven by HiGHS through the
+    verified MILP pipeline (:mod:`subsel.solvers._planner_search`); the answer on a time limit
+    carries the Lagrangian bound.
     Constraint objects (:class:`~subsel.models.LinearConstraint`,
     :class:`~subsel.models.QualityFloor`) are refused by name.
 
@@ -367,8 +370,9 @@ class Exact(Solver):
     exact = True
     supports = frozenset({"must_take", "must_not_take", "min_units", "lot_size", "fixed_cost", "budget", "demand",
                           "group_limits"})
-    #: The coupling rows (budget, demand, group limits) are solved exactly, but slower than HiGHS on
-    #: the planner's instances (``benchmarks/bench_planner.py``): the default solver is a MILP there.
+    #: The coupling rows (budget, demand, group limits) are solved exactly, in about HiGHS's time on
+    #: the planner's instances (``benchmarks/bench_planner.py --coop``; its core is proven by HiGHS):
+    #: the default solver is a MILP there.
     not_default_for = frozenset({"budget", "demand", "group_limits"})
     complexity = "O(n log n + core·states)"
 
