@@ -214,7 +214,7 @@ def _step_search(problem: SubsetSelectionProblem, solver: Solver, fallback: Solv
 def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0, alpha_max: float = 1.0,
                          solver: str | Solver = "exact", *, resolution: float = 0.0,
                          max_steps: int | None = None, fallback: str | Solver | None = "auto",
-                         tolerance_steps: bool = False) -> "pd.DataFrame":
+                         tolerance_steps: bool = False, stop: Callable[[], bool] | None = None) -> "pd.DataFrame":
     """Every optimal selection between two thresholds, and the exact threshold where each stops.
 
     Deva, Abhishek, Gujar, AAMAS 2021, Section 3.  The optimum ``V(alpha)`` is a step function:
@@ -269,6 +269,10 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
         prove optimal).  ``"auto"``: :func:`fallback_solver`, the first preferred MILP backend
         (highs, cbc, ortools-scip) that supports the problem.  None: no fallback (such a threshold
         raises ``ValueError``).
+    stop : callable, optional
+        Called with no argument before each solve after the first; when it returns True the search
+        ends and returns the rows found so far (a time budget: the last row's ``alpha_to`` is then
+        below ``alpha_max``, and the thresholds above it are not known).
     tolerance_steps : bool, default False
         Keep the steps that exist only through the rule's tolerance (see above) as rows of their
         own, so that every row is the rule's optimum at every threshold it covers.
@@ -282,6 +286,7 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
         starts at the next float above ``alpha_to``.  A last row with status ``infeasible`` covers the
         thresholds where nothing is feasible (only a constraint that forces units can cause that: a
         demand, a must-take agent, a group's minimum units or agents).
+        With ``stop``, the rows can end before ``alpha_max``.
 
     Raises
     ------
@@ -329,6 +334,8 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
     alpha = start = lo
     solve_at = _step_search(problem, solver, backup)
     while True:
+        if rows and stop is not None and stop():
+            break  # asked to stop: the rows so far, the last one ending at its own alpha_to
         if max_steps is not None and len(rows) == max_steps:
             raise ValueError(f"more than max_steps = {max_steps} steps between alpha {lo!r} and {hi!r} (step "
                              f"{max_steps} ends at {rows[-1]['alpha_to']!r}); give a resolution such as "

@@ -11,15 +11,17 @@ number is ``None``), so it can be written as JSON as it is.
 """
 from __future__ import annotations
 
+import copy
 import math
-from typing import Any
+import time
+from typing import Any, Callable
 
 import numpy as np
 
 from .. import __version__
 from .._text import counted
 from ..decisions import alternatives as rank_alternatives
-from ..decisions import alternatives_solver, frontier, frontier_breakpoints
+from ..decisions import alternatives_solver, frontier_breakpoints
 from ..decisions import payments as critical_payments
 from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, PLANNER_EXTENSIONS, LinearConstraint, SubsetSelectionProblem
 from ..solvers import (
@@ -38,12 +40,68 @@ __all__ = ["DEFAULT_WIDTH", "report_content"]
 #: How far either side of the threshold the price of quality is shown (alpha +- 0.05).
 DEFAULT_WIDTH = 0.05
 
-#: Thresholds of the even grid used when the steps are not found exactly (a solver that is not exact,
-#: or more than :data:`MAX_STEPS` steps).
+#: Most thresholds of the even grid used when the steps are not found exactly (a solver that is not
+#: exact, more steps than the time allows, or solves too slow for them); fewer when solves are slow.
 GRID_POINTS = 21
 
 #: Most breakpoints the report finds exactly (one solve each); beyond, the even grid.
 MAX_STEPS = 100
+
+#: The parts after the plan (what binds, the price of quality, the next-best plans, the payments)
+#: get this many times the plan's solve time by default ...
+BUDGET_FACTOR = 8.0
+
+#: ... and at least this many seconds.
+MIN_BUDGET_S = 2.0
+
+#: Share of the time left that the price of quality may take before what binds gets the rest.
+FRONTIER_SHARE = 0.6
+
+#: The exact steps are searched when at least this many solves as long as the plan's fit in the
+#: price of quality's share of the budget; fewer: an even grid only.
+MIN_EXACT_SOLVES = 12
+
+
+class _Clock:
+    """The time budget of the parts after the plan: each of their solves is capped at the time left.
+
+    ``seconds`` from now; ``solve_s`` the plan's solve time, the estimate of one more solve;
+    ``progress`` gets a line per part (or None)."""
+
+    def __init__(self, seconds: float, solve_s: float, progress: Callable[[str], None] | None):
+        self.seconds = float(seconds)
+        self.start = time.perf_counter()
+        self.end = self.start + self.seconds
+        self.solve_s = max(float(solve_s), 1e-3)
+        self.progress = progress
+        self.cut: list[dict[str, str]] = []
+
+    def left(self, until: float | None = None) -> float:
+        return (self.end if until is None else min(self.end, until)) - time.perf_counter()
+
+    def until(self, share: float) -> float:
+        """The moment by which a part given ``share`` of the time left must end."""
+        return time.perf_counter() + share * max(self.left(), 0.0)
+
+    def affordable(self, until: float | None = None) -> int:
+        """How many solves as long as the plan's fit before ``until`` (default: the budget's end)."""
+        return max(int(self.left(until) / self.solve_s), 0)
+
+    def solver(self, engine: Solver, until: float | None = None) -> Solver | None:
+        """``engine`` with its time limit cut to the time left (None when none is left)."""
+        left = self.left(until)
+        if left <= 1e-3:
+            return None
+        capped = copy.copy(engine)
+        capped.time_limit_s = left if engine.time_limit_s is None else min(engine.time_limit_s, left)
+        return capped
+
+    def say(self, text: str) -> None:
+        if self.progress is not None:
+            self.progress(f"{text} ({time.perf_counter() - self.start:.1f} s of {self.seconds:.1f} s)")
+
+    def cut_short(self, section: str, what: str) -> None:
+        self.cut.append(dict(section=section, what=what))
 
 
 def _num(v: Any) -> float | None:
@@ -227,8 +285,10 @@ def _plan(problem: SubsetSelectionProblem, sol: Solution) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------- 3. what binds
-def _gains(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> dict[str, float | None]:
-    """For each constraint family: what the best plan would gain without it (None when not proven)."""
+def _gains(problem: SubsetSelectionProblem, sol: Solution, solver: Solver, clock: _Clock,
+           first: list[str]) -> dict[str, float | None]:
+    """For each constraint family: what the best plan would gain without it (None when not proven or
+    not solved within the time budget).  The families in ``first`` (the tight ones) are solved first."""
     out: dict[str, float | None] = {}
     if sol.status is not Status.OPTIMAL:
         return out
@@ -239,27 +299,42 @@ def _gains(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> di
                 one = LinearConstraint(c.coef, name=c.name, on=c.on, **keep)
                 others = tuple(one if o is c else o for o in problem.constraints)
                 relaxations.append((f"{c.name}#{side}", problem.with_changes(constraints=others)))
+    rank = {key: j for j, key in enumerate(first)}
+    relaxations.sort(key=lambda kv: rank.get(kv[0], rank.get(kv[0].split("#")[0], len(rank))))
+    clock.say(f"what binds: solving again without each of {counted(len(relaxations), 'constraint')}")
+    skipped = 0
     for key, relaxed_problem in relaxations:
-        relaxed = solver.solve(relaxed_problem)
-        out[key] = (max(float(relaxed.objective) - float(sol.objective), 0.0)
-                    if relaxed.status is Status.OPTIMAL else None)
+        capped = clock.solver(solver)
+        if capped is None:
+            skipped += 1
+            continue
+        relaxed = capped.solve(relaxed_problem)
+        if relaxed.status is Status.OPTIMAL:
+            out[key] = max(float(relaxed.objective) - float(sol.objective), 0.0)
+        else:
+            out[key] = None
+            budget_cut = solver.time_limit_s is None or float(capped.time_limit_s or 0.0) < solver.time_limit_s
+            if relaxed.status in (Status.TIME_LIMIT, Status.NO_SOLUTION_FOUND) and budget_cut:
+                skipped += 1
+    if skipped:
+        clock.cut_short("binds", f"what dropping a constraint would gain is not known for "
+                                 f"{counted(skipped, 'constraint')} of {len(relaxations)}: the time budget "
+                                 f"({clock.seconds:.3g} s) ran out (each is one more solve)")
     return out
 
 
-def _slack(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> list[dict[str, Any]]:
+def _slack(problem: SubsetSelectionProblem, sol: Solution, solver: Solver, clock: _Clock) -> list[dict[str, Any]]:
     """Each constraint's slack (what is left before it stops the plan) and whether it decides the plan:
     dropping it would raise the best utility (by more than the optimality tolerance)."""
     x = np.asarray(sol.x, dtype=np.int64)
-    gains = _gains(problem, sol, solver)
     tol = OPTIMALITY_RTOL * max(1.0, abs(float(sol.objective)))
     used = x > 0
     rows: list[dict[str, Any]] = []
 
     def add(c: dict[str, Any], value: Any, slack: Any, tight: bool | None, meaning: str) -> None:
-        gain = gains.get(f"{c['family']}#{c.get('side')}", gains.get(c["family"]))
         rows.append(dict(family=c["family"], constraint=c["constraint"], sense=c["sense"], bound=c["bound"],
-                         detail=c["detail"], value=value, slack=slack, tight=tight, meaning=meaning, gain=gain,
-                         binding=bool(gain is not None and gain > tol)))
+                         detail=c["detail"], value=value, slack=slack, tight=tight, meaning=meaning,
+                         key=f"{c['family']}#{c.get('side')}"))
 
     for c in _constraints(problem):
         fam = c["family"]
@@ -317,6 +392,13 @@ def _slack(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> li
             value = int(x[members].sum()) if c["key"].endswith("units") else int(np.count_nonzero(used & members))
             head = value - c["bound"] if c["sense"] == ">=" else c["bound"] - value
             add(c, value, head, head == 0, "headroom of the group limit")
+    # The tight constraints are solved without first: they are the likely deciders, should time run out.
+    gains = _gains(problem, sol, solver, clock, [r["family"] for r in rows if r["tight"]])
+    for r in rows:
+        key = r.pop("key", None)
+        if "gain" not in r:
+            r["gain"] = gains.get(key, gains.get(r["family"]))
+            r["binding"] = bool(r["gain"] is not None and r["gain"] > tol)
     # Binding (deciding) first, by what dropping them would gain; then the tight ones; then the rest.
     order = sorted(range(len(rows)), key=lambda j: (not rows[j]["binding"], -(rows[j]["gain"] or 0.0),
                                                     not rows[j]["tight"], j))
@@ -324,26 +406,110 @@ def _slack(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> li
 
 
 # ---------------------------------------------------------------------------------- 4. price of quality
-def _frontier(problem: SubsetSelectionProblem, solver: Solver, plan: dict[str, Any] | None,
-              width: float) -> dict[str, Any]:
+def _grid(lo: float, hi: float, alpha: float, count: int) -> list[float]:
+    """``count`` thresholds of the even grid on [lo, hi] (at least lo and hi), in the order they are
+    solved: the two ends first (alpha +- width), then the grid by halving, so that a search cut short
+    still spans the range.  ``alpha`` itself is the plan's and is not in the list."""
+    count = max(2, min(count, GRID_POINTS))
+    even = [float(a) for a in np.linspace(lo, hi, count)]
+    order: list[float] = [even[0], even[-1]]
+    spans = [(0, count - 1)]
+    while spans:
+        nxt = []
+        for i, j in spans:
+            if j - i > 1:
+                m = (i + j) // 2
+                order.append(even[m])
+                nxt += [(i, m), (m, j)]
+        spans = nxt
+    return [a for a in dict.fromkeys(order) if a != alpha]  # each once, in order
+
+
+def _point(alpha: float, sol: Solution) -> dict[str, Any]:
+    """A row of the grid: the answer at ``alpha`` (as :func:`subsel.decisions.frontier` gives it)."""
+    if not sol.is_feasible:
+        return dict(alpha=float(alpha), alpha_to=None, objective=None, units=0, avg_quality=None, agents=0,
+                    status=sol.status.value)
+    x = np.asarray(sol.x, dtype=np.int64)
+    return dict(alpha=float(alpha), alpha_to=None, objective=_num(sol.objective), units=int(x.sum()),
+                avg_quality=_num(sol.avg_quality), agents=int(np.count_nonzero(x)), status=sol.status.value)
+
+
+def _frontier(problem: SubsetSelectionProblem, solver: Solver, plan: dict[str, Any] | None, sol: Solution,
+              width: float, clock: _Clock) -> dict[str, Any]:
+    """The price of quality within ``clock``'s budget: the exact steps (Deva, Abhishek, Gujar, AAMAS
+    2021, Section 3) as far as the time allows, then an even grid of as many thresholds as fit (the
+    two ends first); the plan's own point needs no solve."""
     alpha = float(problem.alpha)
     lo, hi = max(0.0, alpha - width), min(1.0, alpha + width)
-    note = None
+    notes: list[str] = []
     rows: list[dict[str, Any]] = []
     method = "breakpoints"
-    try:
-        if not solver.exact:
-            raise ValueError(f"solver {solver.name!r} does not prove optimality, so the exact steps are not known")
-        df = frontier_breakpoints(problem, lo, hi, solver=solver, max_steps=MAX_STEPS)
-    except (ValueError, SolverError) as exc:
+    until = clock.until(FRONTIER_SHARE)
+    fit = clock.affordable(until)
+    solves = 0
+    if not solver.exact:
         method = "grid"
-        note = f"the exact steps could not be found ({str(exc).splitlines()[0]}); shown on an even grid instead"
-        grid = np.unique(np.concatenate([np.linspace(lo, hi, GRID_POINTS), [lo, alpha, hi]]))
-        df = frontier(problem, grid, solver=solver)
-    for r in df.to_dict("records"):
-        rows.append(dict(alpha=float(r["alpha"]), alpha_to=float(r["alpha_to"]) if "alpha_to" in r else None,
-                         objective=_num(r["objective"]), units=int(r["units"]), avg_quality=_num(r["avg_quality"]),
-                         agents=int(r["agents"]), status=str(r["status"])))
+        notes.append(f"solver {solver.name!r} does not prove optimality, so the exact steps are not known")
+    elif fit < MIN_EXACT_SOLVES:
+        method = "grid"
+        notes.append(f"one solve takes about {clock.solve_s:.3g} s, too slow to find every step within the time "
+                     f"budget ({clock.seconds:.3g} s)")
+    else:
+        steps_until = clock.until(0.7 * FRONTIER_SHARE)
+        calls = [0, 0]  # stop() asked, and answered True
+
+        def stop() -> bool:  # before each solve after the first: out of time, or MAX_STEPS rows found
+            calls[0] += 1
+            calls[1] = int(calls[0] >= MAX_STEPS or time.perf_counter() >= steps_until)
+            return bool(calls[1])
+
+        clock.say("the price of quality: its exact steps")
+        try:
+            capped = clock.solver(solver, steps_until)
+            if capped is None:
+                raise ValueError("no time left")
+            df = frontier_breakpoints(problem, lo, hi, solver=capped, stop=stop)
+        except (ValueError, SolverError) as exc:
+            method = "grid"
+            notes.append(f"the exact steps could not be found ({str(exc).splitlines()[0]})")
+        else:
+            for r in df.to_dict("records"):
+                rows.append(dict(alpha=float(r["alpha"]), alpha_to=float(r["alpha_to"]),
+                                 objective=_num(r["objective"]), units=int(r["units"]),
+                                 avg_quality=_num(r["avg_quality"]), agents=int(r["agents"]), status=str(r["status"])))
+            solves = 1 + calls[0] - calls[1]
+    top = rows[-1]["alpha_to"] if rows else None
+    complete = top is not None and top >= hi
+    if not complete:
+        start = lo if top is None else math.nextafter(top, math.inf)
+        thresholds = _grid(start, hi, alpha, max(clock.affordable(until), 2)) if start <= hi else []
+        if rows:
+            reason = (f"after {counted(MAX_STEPS, 'step')}" if len(rows) >= MAX_STEPS else
+                      f"by the time budget ({clock.seconds:.3g} s)")
+            notes.append(f"the exact steps end at alpha {top:.6g}, cut short {reason}; beyond, an even grid "
+                         f"of {counted(len(thresholds), 'threshold')}")
+        wanted = len(thresholds)
+        clock.say(f"the price of quality: an even grid of {counted(wanted, 'threshold')}")
+        done = 0
+        for a in thresholds:
+            capped = clock.solver(solver, until)
+            if capped is None:
+                break
+            rows.append(_point(a, capped.solve(problem.with_changes(alpha=a))))
+            done += 1
+        solves += done
+        if not any(r["alpha"] <= alpha <= (r["alpha_to"] if r["alpha_to"] is not None else r["alpha"])
+                   for r in rows):  # the plan's own point, solved already
+            rows.append(_point(alpha, sol))
+        rows.sort(key=lambda r: r["alpha"])
+        if done < wanted:
+            clock.cut_short("price-of-quality", f"the price of quality misses {wanted - done} of the {wanted} "
+                                                f"thresholds of its grid: the time budget ({clock.seconds:.3g} s) "
+                                                "ran out")
+        if not rows or rows[0]["alpha_to"] is None:
+            notes.append(f"shown on an even grid of {counted(len(rows), 'threshold')} instead")
+    note = "; ".join(notes) if notes else None
 
     def at(a: float) -> dict[str, Any] | None:
         for r in rows:
@@ -361,7 +527,7 @@ def _frontier(problem: SubsetSelectionProblem, solver: Solver, plan: dict[str, A
         points.append(dict(which=label, alpha=a, objective=value, change=change,
                            status=None if r is None else r["status"]))
     return dict(method=method, alpha_min=lo, alpha_max=hi, width=float(width), rows=rows, points=points,
-                note=note, solver=solver.name)
+                note=note, solver=solver.name, complete=complete, solves=solves)
 
 
 # ---------------------------------------------------------------------------------- 5. alternatives
@@ -422,7 +588,8 @@ def _infeasible(problem: SubsetSelectionProblem, sol: Solution) -> dict[str, Any
 def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | None = None,
                    time_limit_s: float | None = None, threads: int | None = None, alternatives: int | None = None,
                    payments: bool = False, width: float = DEFAULT_WIDTH, title: str | None = None,
-                   source: str | None = None, distinct: str = "units") -> dict[str, Any]:
+                   source: str | None = None, distinct: str = "units", time_budget_s: float | None = None,
+                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Everything a planner's report shows, as plain data (see :func:`subsel.reporting.report`).
 
     Parameters
@@ -447,6 +614,14 @@ def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | No
         The report's title; default "Procurement plan".
     source : str, optional
         Where the problem came from (a file name), shown under the title.
+    time_budget_s : float, optional
+        Seconds for everything after the plan (the next-best plans, the payments, the price of
+        quality, what dropping each constraint would gain), each solve cut to the time left; None:
+        :data:`BUDGET_FACTOR` times the plan's solve time, at least :data:`MIN_BUDGET_S`.  Slow
+        solves get an even grid of fewer thresholds instead of every step; what did not fit is left
+        out and listed under ``budget["cut"]``.
+    progress : callable, optional
+        Called with a line of text as each part starts (e.g. to print on a terminal).
 
     Returns
     -------
@@ -455,12 +630,15 @@ def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | No
         ``constraints``, ``agent_columns``, ``agent_rows``), ``plan`` (None when there is no
         selection), ``slack`` (a list, binding constraints first), ``frontier``, ``alternatives``
         (None unless asked), ``payments`` (None unless asked and a proven plan exists),
-        ``infeasible`` (None unless the answer has no selection) and ``notes`` (a list of str).
+        ``infeasible`` (None unless the answer has no selection), ``notes`` (a list of str) and
+        ``budget`` (``seconds``, ``solve_s`` the plan's solve time, ``used_s``, ``default``, and
+        ``cut``: a list of ``section``, ``what`` for each part cut short by the time budget).
 
     Raises
     ------
     ValueError
-        ``alternatives`` not a positive integer; ``width`` outside (0, 1]; ``distinct`` unknown, or
+        ``alternatives`` not a positive integer; ``width`` outside (0, 1]; ``time_budget_s`` not a
+        positive number; ``distinct`` unknown, or
         ``agents`` with a solver without no-good cuts; payments with a budget
         or a solver that is not exact; alternatives with the planner's fields and a solver without
         no-good cuts; an unknown solver name, an unsupported constraint, or options beside a Solver
@@ -472,10 +650,18 @@ def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | No
     """
     if not isinstance(problem, SubsetSelectionProblem):
         raise TypeError(f"problem must be a SubsetSelectionProblem; got {type(problem).__name__}")
+    if time_budget_s is not None and (isinstance(time_budget_s, bool) or not isinstance(time_budget_s, (int, float))
+                                      or not math.isfinite(time_budget_s) or time_budget_s <= 0):
+        raise ValueError(f"time_budget_s must be a positive number of seconds or None; got {time_budget_s!r}")
     engine = _resolve_solver(problem, solver, alternatives, time_limit_s, threads, distinct)
     _check(problem, engine, alternatives, payments, width, distinct)
     engine.check_supported(problem)
+    if progress is not None:
+        progress("solving the plan")
     sol = engine.solve(problem)
+    solve_s = float(sol.wall_time_s)
+    clock = _Clock(time_budget_s if time_budget_s is not None else max(MIN_BUDGET_S, BUDGET_FACTOR * solve_s),
+                   solve_s, progress)
     columns, agent_rows = _agents(problem)
     content: dict[str, Any] = dict(
         title=title or "Procurement plan", source=source, version=__version__,
@@ -484,19 +670,38 @@ def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | No
         plan=None, slack=[], frontier=None, alternatives=None, payments=None, infeasible=None, notes=[])
     if sol.is_feasible:
         content["plan"] = _plan(problem, sol)
-        content["slack"] = _slack(problem, sol, engine)
-        if sol.status is not Status.OPTIMAL:
-            content["notes"].append("the plan is not proven optimal, so whether dropping a constraint would "
-                                    "improve it is not shown")
     else:
         content["infeasible"] = _infeasible(problem, sol)
-    content["frontier"] = _frontier(problem, engine, content["plan"], float(width))
+    # What was asked for by name comes first; then the price of quality; what binds gets the rest.
     if alternatives is not None and content["plan"] is not None:
-        content["alternatives"] = _alternatives(problem, engine, int(alternatives), content["plan"], distinct)
+        capped = clock.solver(engine)
+        clock.say(f"the {counted(int(alternatives), 'best plan')}")
+        if capped is None:
+            clock.cut_short("alternatives", "the next-best plans are not shown: the time budget ran out")
+        else:
+            content["alternatives"] = _alternatives(problem, capped, int(alternatives), content["plan"], distinct)
     if payments:
         if sol.status is Status.OPTIMAL:
-            content["payments"] = _payments(problem, engine)
+            capped = clock.solver(engine)
+            clock.say("the critical payments")
+            try:
+                if capped is None:
+                    raise ValueError("no time left")
+                content["payments"] = _payments(problem, capped)
+            except ValueError as exc:
+                clock.cut_short("payments", f"the payments are not shown: they were not all found within the "
+                                            f"time budget ({str(exc).splitlines()[0]})")
         else:
             content["notes"].append(f"no payments: they need a proven optimal plan; the solver's status is "
                                     f"{sol.status.value}")
+    content["frontier"] = _frontier(problem, engine, content["plan"], sol, float(width), clock)
+    if sol.is_feasible:
+        content["slack"] = _slack(problem, sol, engine, clock)
+        if sol.status is not Status.OPTIMAL:
+            content["notes"].append("the plan is not proven optimal, so whether dropping a constraint would "
+                                    "improve it is not shown")
+    used = time.perf_counter() - clock.start
+    content["budget"] = dict(seconds=clock.seconds, solve_s=solve_s, used_s=used, cut=clock.cut,
+                             default=time_budget_s is None)
+    clock.say("done")
     return content
