@@ -95,7 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--time-budget", type=number, metavar="S",
                    help="seconds for everything after the plan (what binds, the price of quality, the next-best "
                         "plans, the payments), each solve cut to the time left; default 8 times the plan's solve "
-                        "time, at least 2 s. What does not fit is left out, and the page says so")
+                        "time, at least 5 s. What does not fit is left out, and the page says so")
     talk = p.add_mutually_exclusive_group()
     talk.add_argument("--quiet", action="store_true", help="print nothing but errors on stderr")
     talk.add_argument("--verbose", action="store_true",

@@ -33,7 +33,8 @@ def report(problem: SubsetSelectionProblem, path: str | os.PathLike[str], *, sol
     (3) what binds: each constraint's slack and the utility the best plan would gain without it,
     the binding constraints first; (4) the price of quality: the best utility for thresholds
     ``alpha - width`` to ``alpha + width``, as a figure with the plan marked and as the exact
-    breakpoints (Deva, Abhishek, Gujar, AAMAS 2021, Section 3); (5) with ``alternatives``, the next-best
+    breakpoints (Deva, Abhishek, Gujar, AAMAS 2021, Section 3), or where the time budget does not
+    allow every step, an even grid; (5) with ``alternatives``, the next-best
     plans and how each differs from the plan (Lawler, Management Science 18(7), 1972); (6) with
     ``payments``, each agent's critical payment, under which reporting the true cost is a dominant
     strategy (Myerson, Mathematics of Operations Research 6(1), 1981; Archer and Tardos, FOCS 2001);
@@ -71,7 +72,7 @@ def report(problem: SubsetSelectionProblem, path: str | os.PathLike[str], *, sol
     source : str, optional
         Where the problem came from, shown under the title (e.g. the agents file's name).
     time_budget_s : float, optional
-        Seconds for everything after the plan; default 8 times the plan's solve time, at least 2 s.
+        Seconds for everything after the plan; default 8 times the plan's solve time, at least 5 s.
         Each later solve is cut to the time left; with slow solves the price of quality is an even
         grid of fewer thresholds, and whatever did not fit is left out and named on the page.
     progress : callable, optional

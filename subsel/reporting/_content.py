@@ -52,7 +52,7 @@ MAX_STEPS = 100
 BUDGET_FACTOR = 8.0
 
 #: ... and at least this many seconds.
-MIN_BUDGET_S = 2.0
+MIN_BUDGET_S = 5.0
 
 #: Share of the time left that the price of quality may take before what binds gets the rest.
 FRONTIER_SHARE = 0.6
