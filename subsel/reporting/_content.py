@@ -659,9 +659,6 @@ def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | No
     if progress is not None:
         progress("solving the plan")
     sol = engine.solve(problem)
-    solve_s = float(sol.wall_time_s)
-    clock = _Clock(time_budget_s if time_budget_s is not None else max(MIN_BUDGET_S, BUDGET_FACTOR * solve_s),
-                   solve_s, progress)
     columns, agent_rows = _agents(problem)
     content: dict[str, Any] = dict(
         title=title or "Procurement plan", source=source, version=__version__,
@@ -671,7 +668,10 @@ def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | No
     if sol.is_feasible:
         content["plan"] = _plan(problem, sol)
     else:
-        content["infeasible"] = _infeasible(problem, sol)
+        content["infeasible"] = _infeasible(problem, sol)  # the explanation is the answer: not in the budget
+    solve_s = float(sol.wall_time_s)
+    clock = _Clock(time_budget_s if time_budget_s is not None else max(MIN_BUDGET_S, BUDGET_FACTOR * solve_s),
+                   solve_s, progress)
     # What was asked for by name comes first; then the price of quality; what binds gets the rest.
     if alternatives is not None and content["plan"] is not None:
         capped = clock.solver(engine)

@@ -470,9 +470,9 @@ def render_html(content: dict[str, Any]) -> str:
     made = f"Made with subsel {escape(content['version'])}"
     b = content.get("budget")
     if b:
-        made += (f" in {_data(b['used_s'] + b['solve_s'], number_text(b['used_s'] + b['solve_s'], 3))} s (the plan "
-                 f"{_data(b['solve_s'], number_text(b['solve_s'], 3))} s, the rest within a budget of "
-                 f"{_data(b['seconds'], number_text(b['seconds'], 3))} s)")
+        made += (f": the plan solved in {_data(b['solve_s'], number_text(b['solve_s'], 3))} s, the rest in "
+                 f"{_data(b['used_s'], number_text(b['used_s'], 3))} s within a budget of "
+                 f"{_data(b['seconds'], number_text(b['seconds'], 3))} s")
     body.append(f'<p class="generated">{made}.</p>')
     body.append(_budget(content))
     header = "<header>" + "".join(body) + "</header>"
