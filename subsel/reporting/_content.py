@@ -480,12 +480,13 @@ def _frontier(problem: SubsetSelectionProblem, solver: Solver, plan: dict[str, A
                                  avg_quality=_num(r["avg_quality"]), agents=int(r["agents"]), status=str(r["status"])))
             solves = 1 + calls[0] - calls[1]
     top = rows[-1]["alpha_to"] if rows else None
-    complete = top is not None and top >= hi
-    if not complete:
+    complete = True  # nothing left out for want of time
+    if top is None or top < hi:
         start = lo if top is None else math.nextafter(top, math.inf)
         thresholds = _grid(start, hi, alpha, max(clock.affordable(until), 2)) if start <= hi else []
         if rows:
-            reason = (f"after {counted(MAX_STEPS, 'step')}" if len(rows) >= MAX_STEPS else
+            complete = len(rows) >= MAX_STEPS
+            reason = (f"after {counted(MAX_STEPS, 'step')}" if complete else
                       f"by the time budget ({clock.seconds:.3g} s)")
             notes.append(f"the exact steps end at alpha {top:.6g}, cut short {reason}; beyond, an even grid "
                          f"of {counted(len(thresholds), 'threshold')}")
@@ -504,6 +505,7 @@ def _frontier(problem: SubsetSelectionProblem, solver: Solver, plan: dict[str, A
             rows.append(_point(alpha, sol))
         rows.sort(key=lambda r: r["alpha"])
         if done < wanted:
+            complete = False
             clock.cut_short("price-of-quality", f"the price of quality misses {wanted - done} of the {wanted} "
                                                 f"thresholds of its grid: the time budget ({clock.seconds:.3g} s) "
                                                 "ran out")

@@ -324,8 +324,16 @@ def _price(content: dict[str, Any], n: int) -> str:
         body = [[_data(r["alpha"]), _data(r["alpha_to"]), _money(r["objective"]), _data(r["units"]),
                  "-" if r["avg_quality"] is None else _data(r["avg_quality"], number_text(r["avg_quality"], 6)),
                  _data(r["agents"]), escape(r["status"])] for r in f["rows"]]
-        caption = (f"Breakpoints, every step found exactly ({solves}): each row's plan is the best for every "
-                   "threshold from α to α")
+        grid = [r for r in f["rows"] if r["alpha_to"] is None]
+        if grid:
+            last = max(r["alpha_to"] for r in f["rows"] if r["alpha_to"] is not None)
+            caption = (f"Breakpoints found exactly up to α = {number_text(last, 6)}, then an even grid of "
+                       f"{counted(len(grid), 'threshold')} (no “To α”) ({solves}): each exact row's plan is the best "
+                       "for every threshold from α to α" + ("" if f.get("complete", True) else
+                                                            "; cut short by the time budget"))
+        else:
+            caption = (f"Breakpoints, every step found exactly ({solves}): each row's plan is the best for every "
+                       "threshold from α to α")
     else:
         header = ["α", "Best utility", "Units", "Average quality", "Agents", "Status"]
         body = [[_data(r["alpha"]), _money(r["objective"]), _data(r["units"]),

@@ -460,7 +460,11 @@ def test_more_steps_than_the_report_finds_exactly_go_on_an_even_grid(monkeypatch
     # beyond the last exact step, an even grid of 21 thresholds up to alpha + 0.05
     start = math.nextafter(exact[-1]["alpha_to"], 1)
     assert [r["alpha"] for r in grid] == np.linspace(start, f["alpha_max"], 21).tolist()
-    assert all(r["alpha_to"] is None for r in grid) and f["solves"] == 2 + 21
+    assert all(r["alpha_to"] is None for r in grid) and f["solves"] == 2 + 21 and f["complete"]
+    _, rows = table(section(parse(render_html(content)), "price-of-quality"),
+                    "Breakpoints found exactly up to α = 0.828571, then an even grid of 21 thresholds")
+    assert [value(r[0]) for r in rows] == [r["alpha"] for r in f["rows"]]
+    assert [r[1].text() for r in rows[2:]] == ["-"] * 21
     for r in grid:
         step = v[(v.alpha <= r["alpha"]) & (r["alpha"] <= v.alpha_to)]
         assert r["objective"] == pytest.approx(float(step.objective.iloc[0]))

@@ -30,7 +30,7 @@ def test_a_spent_budget_cuts_every_later_part_short_and_the_page_says_so():
     # the price of quality still shows the plan's own point, which needs no solve
     f = content["frontier"]
     assert [r["alpha"] for r in f["rows"]] == [PLANNER.alpha]
-    assert f["rows"][0]["objective"] == content["plan"]["objective"] and f["solves"] == 0
+    assert f["rows"][0]["objective"] == content["plan"]["objective"] and f["solves"] == 0 and not f["complete"]
     text = render_html(content)
     doc = parse(text)
     check_page(text, doc)
@@ -55,13 +55,15 @@ def test_solves_too_slow_for_every_step_get_an_even_grid(monkeypatch):
     monkeypatch.setattr(content_module, "MIN_EXACT_SOLVES", 10 ** 9)  # as if each solve were very slow
     content = report_content(SUPPLIERS, time_budget_s=600)
     f = content["frontier"]
-    assert f["method"] == "grid" and "too slow to find every step" in f["note"]
+    assert f["method"] == "grid" and "too slow to find every step" in f["note"] and f["complete"]
     alphas = [r["alpha"] for r in f["rows"]]
     assert alphas == sorted({*np.linspace(f["alpha_min"], f["alpha_max"], 21).tolist(), SUPPLIERS.alpha})
     expected = frontier(SUPPLIERS, alphas, solver=get_solver("exact"))
     assert [r["objective"] for r in f["rows"]] == pytest.approx(expected.objective.tolist())
     doc = parse(render_html(content))
-    _, rows = table(section(doc, "price-of-quality"), f"The best plan on an even grid of {len(alphas)} thresholds")
+    caption = f"The best plan on an even grid of {len(alphas)} thresholds ({len(alphas) - 1} solves"
+    _, rows = table(section(doc, "price-of-quality"), caption)
+    assert "cut short" not in section(doc, "price-of-quality").find("caption").text()
     assert [value(r[0]) for r in rows] == alphas
 
 
