@@ -447,9 +447,9 @@ def test_no_plan_before_the_time_limit_says_so_and_the_command_exits_1(tmp_path,
 
 
 def test_more_steps_than_the_report_finds_exactly_go_on_an_even_grid(monkeypatch):
-    import subsel.reporting._content as content_module
+    import subsel.reporting._price as price_module
 
-    monkeypatch.setattr(content_module, "MAX_STEPS", 2)
+    monkeypatch.setattr(price_module, "MAX_STEPS", 2)
     content = report_content(SUPPLIERS)
     f = content["frontier"]
     v = frontier_breakpoints(SUPPLIERS, 0.8 - 0.05, 0.8 + 0.05)

@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-import subsel.reporting._content as content_module
+import subsel.reporting._price as price_module
 from subsel import SubsetSelectionProblem, frontier, get_solver
 from subsel.cli import main
 from subsel.reporting import render_html, report_content
@@ -52,7 +52,7 @@ def test_nothing_cut_means_no_note():
 
 
 def test_solves_too_slow_for_every_step_get_an_even_grid(monkeypatch):
-    monkeypatch.setattr(content_module, "MIN_EXACT_SOLVES", 10 ** 9)  # as if each solve were very slow
+    monkeypatch.setattr(price_module, "MIN_EXACT_SOLVES", 10 ** 9)  # as if each solve were very slow
     content = report_content(SUPPLIERS, time_budget_s=600)
     f = content["frontier"]
     assert f["method"] == "grid" and "too slow to find every step" in f["note"] and f["complete"]
@@ -69,7 +69,7 @@ def test_solves_too_slow_for_every_step_get_an_even_grid(monkeypatch):
 
 def test_the_grid_spans_the_range_first():
     """Cut short, a grid still has both ends (alpha -+ width) before its inner points."""
-    order = content_module._grid(0.7, 0.9, 0.8, 5)
+    order = price_module._grid(0.7, 0.9, 0.8, 5)
     assert order[:2] == [0.7, 0.9] and sorted(order) == [0.7, 0.75, 0.85, 0.9]
 
 
