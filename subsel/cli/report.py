@@ -12,6 +12,7 @@ failed (nothing written) or found no plan before its time limit (the report, say
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 from ..solvers import SolverError
@@ -43,10 +44,15 @@ def _cmd_report(args: argparse.Namespace) -> int:
     problem, _, label = _load_problem(args)
     solver = (args.solver if args.solver is not None
               else _default_solver(problem, args.alternatives is not None, distinct))
+    if args.time_budget is not None and not (math.isfinite(args.time_budget) and args.time_budget > 0):
+        raise CLIError(f"--time-budget must be a positive number of seconds; got {args.time_budget:g}")
+    # Progress on stderr where a person watches it (a terminal), or when asked; never with --quiet.
+    show = not args.quiet and (args.verbose or sys.stderr.isatty())
     try:
         content = report_content(problem, solver=solver, time_limit_s=args.time_limit, threads=args.threads,
                                  alternatives=args.alternatives, payments=args.payments, width=args.width,
-                                 title=args.title, source=label, distinct=distinct)
+                                 title=args.title, source=label, distinct=distinct, time_budget_s=args.time_budget,
+                                 progress=_progress if show else None)
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
@@ -57,9 +63,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
     else:
         what = f"no plan: {infeasible['status']}"
     where = "stdout" if args.output == "-" else args.output
-    print(f"wrote the report ({what}) to {where}", file=sys.stderr)
+    cut = content["budget"]["cut"]
+    if cut:
+        what += f"; cut short by the time budget: {'; '.join(c['what'] for c in cut)}"
+    if not args.quiet:
+        print(f"wrote the report ({what}) to {where}", file=sys.stderr)
     # as `subsel solve`: exit 1 when no answer came back (a time limit before any plan), 0 when infeasible
     return 1 if plan is None and infeasible["status"] != "infeasible" else 0
+
+
+def _progress(line: str) -> None:
+    print(f"report: {line}", file=sys.stderr, flush=True)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -78,5 +92,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--width", type=number, default=0.05, metavar="W",
                    help="show the price of quality for thresholds alpha - W to alpha + W (default 0.05)")
     p.add_argument("--title", help="the report's title (default 'Procurement plan')")
+    p.add_argument("--time-budget", type=number, metavar="S",
+                   help="seconds for everything after the plan (what binds, the price of quality, the next-best "
+                        "plans, the payments), each solve cut to the time left; default 8 times the plan's solve "
+                        "time, at least 5 s. What does not fit is left out, and the page says so")
+    talk = p.add_mutually_exclusive_group()
+    talk.add_argument("--quiet", action="store_true", help="print nothing but errors on stderr")
+    talk.add_argument("--verbose", action="store_true",
+                      help="print each part as it starts on stderr even when it is not a terminal (by default "
+                           "only a terminal gets these lines)")
     p.add_argument("-o", "--output", required=True, help="the HTML file to write ('-' = stdout)")
     p.set_defaults(func=_cmd_report)

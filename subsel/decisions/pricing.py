@@ -137,6 +137,15 @@ def _last_feasible_alpha(problem: SubsetSelectionProblem, x: np.ndarray) -> floa
     return alpha
 
 
+def _below(problem: SubsetSelectionProblem, x: np.ndarray, alpha: float) -> bool:
+    """Whether the average quality of ``x``, in exact rational arithmetic on the stored floats, lies
+    below ``alpha``: ``sum_i q_i x_i < alpha sum_i x_i`` (so ``x`` meets the rule at ``alpha`` only
+    through its tolerance)."""
+    idx = np.flatnonzero(x)
+    total = sum((Fraction(float(problem.quality[i])) * int(x[i]) for i in idx), Fraction(0))
+    return total < Fraction(alpha) * int(x.sum())
+
+
 def fallback_solver(problem: SubsetSelectionProblem, solver: Solver) -> Solver | None:
     """The certified MILP backend :func:`frontier_breakpoints` asks where ``solver`` cannot prove a step.
 
@@ -204,7 +213,8 @@ def _step_search(problem: SubsetSelectionProblem, solver: Solver, fallback: Solv
 
 def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0, alpha_max: float = 1.0,
                          solver: str | Solver = "exact", *, resolution: float = 0.0,
-                         max_steps: int | None = None, fallback: str | Solver | None = "auto") -> "pd.DataFrame":
+                         max_steps: int | None = None, fallback: str | Solver | None = "auto",
+                         tolerance_steps: bool = False, stop: Callable[[], bool] | None = None) -> "pd.DataFrame":
     """Every optimal selection between two thresholds, and the exact threshold where each stops.
 
     Deva, Abhishek, Gujar, AAMAS 2021, Section 3.  The optimum ``V(alpha)`` is a step function:
@@ -222,6 +232,16 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
     pass 2^62) returns its selection as ``feasible``; the step is then solved by ``fallback``, a
     certified MILP backend (:func:`fallback_solver`), whose optimum must lie between that
     selection's utility and the first solver's bound.  Every row is proven.
+
+    The rule's tolerance lets a selection of ``u`` units through up to ``1e-9 / u`` past its average
+    quality, so at the same average quality a selection of fewer units lasts a hair longer: each is
+    a step some 1e-12 wide under the rule, noise to a reader.  Unless ``tolerance_steps``, a
+    selection found at a threshold above its own average quality (compared in exact rational
+    arithmetic on the stored floats) is met only through the tolerance and makes no row: the
+    search goes on past it, and the next row starts one float above the previous row's
+    ``alpha_to`` (so within such a band a row's utility can be below the rule's optimum by that
+    selection's).  Only the first row (a selection whose average quality is ``alpha_min`` or a
+    hair above) and the last can then be narrower than the tolerance.
 
     A step is as small as one unit of an agent: a frontier of many units has many steps (about
     1,400 per 0.01 of alpha on 50 agents with thousands of units each).  ``resolution`` skips the
@@ -249,6 +269,13 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
         prove optimal).  ``"auto"``: :func:`fallback_solver`, the first preferred MILP backend
         (highs, cbc, ortools-scip) that supports the problem.  None: no fallback (such a threshold
         raises ``ValueError``).
+    stop : callable, optional
+        Called with no argument before each solve after the first; when it returns True the search
+        ends and returns the rows found so far (a time budget: the last row's ``alpha_to`` is then
+        below ``alpha_max``, and the thresholds above it are not known).
+    tolerance_steps : bool, default False
+        Keep the steps that exist only through the rule's tolerance (see above) as rows of their
+        own, so that every row is the rule's optimum at every threshold it covers.
 
     Returns
     -------
@@ -259,6 +286,7 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
         starts at the next float above ``alpha_to``.  A last row with status ``infeasible`` covers the
         thresholds where nothing is feasible (only a constraint that forces units can cause that: a
         demand, a must-take agent, a group's minimum units or agents).
+        With ``stop``, the rows can end before ``alpha_max``.
 
     Raises
     ------
@@ -274,7 +302,7 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
         arithmetic (a reduction by Lagrangian bounds, then a Pareto dynamic program: Martello and
         Toth, *Knapsack Problems*, 1990, Sections 2.6-2.7) when those integers stay below 2^62.
     TypeError
-        As :func:`frontier`.
+        As :func:`frontier`; ``tolerance_steps`` not a bool.
 
     Examples
     --------
@@ -296,28 +324,38 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
     if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
                                   or max_steps < 1):
         raise ValueError(f"max_steps must be a positive integer or None; got {max_steps!r}")
+    if not isinstance(tolerance_steps, (bool, np.bool_)):
+        raise TypeError(f"tolerance_steps must be True or False; got {tolerance_steps!r}")
     if fallback == "auto":
         backup = fallback_solver(problem, solver)
     else:
         backup = None if fallback is None else as_solver(fallback, need_exact=True, what="the fallback")
     rows: list[dict[str, Any]] = []
-    alpha = lo
+    alpha = start = lo
     solve_at = _step_search(problem, solver, backup)
     while True:
+        if rows and stop is not None and stop():
+            break  # asked to stop: the rows so far, the last one ending at its own alpha_to
         if max_steps is not None and len(rows) == max_steps:
             raise ValueError(f"more than max_steps = {max_steps} steps between alpha {lo!r} and {hi!r} (step "
                              f"{max_steps} ends at {rows[-1]['alpha_to']!r}); give a resolution such as "
                              f"{(hi - lo) / max_steps:.3g}, or a larger max_steps")
         sol = solve_at(alpha)
-        row = dict(alpha=alpha, alpha_to=hi, **summary(sol))
+        done = sol.status is Status.INFEASIBLE or not sol.x.any()
+        # infeasible stays so as alpha grows; the empty selection is feasible for every alpha
+        last = hi if done else _last_feasible_alpha(problem, sol.x)
+        if not tolerance_steps and rows and not done and last < hi and _below(problem, sol.x, alpha):
+            # Met only through the rule's tolerance: its average quality lies below this threshold,
+            # at or under the previous row's (a selection of fewer units at the same average keeps a
+            # wider tolerance, 1e-9 / units).  Not a step of its own: the search goes on past it.
+            alpha = math.nextafter(last, math.inf)
+            continue
+        row = dict(alpha=start, alpha_to=hi, **summary(sol))
         rows.append(row)
-        if sol.status is Status.INFEASIBLE or not sol.x.any():
-            break  # infeasible stays so as alpha grows; the empty selection is feasible for every alpha
-        last = _last_feasible_alpha(problem, sol.x)
         if last >= hi:
             break
         row["alpha_to"] = last
         # With a resolution, the thresholds closer than it to this row's start are skipped (the
         # optimum there lies between this row's and the next row's, as it is non-increasing).
-        alpha = min(max(math.nextafter(last, math.inf), alpha + step), hi)
+        alpha = start = min(max(math.nextafter(last, math.inf), start + step), hi)
     return pd.DataFrame(rows, columns=["alpha", "alpha_to", *FRONTIER_COLUMNS[1:]])

@@ -184,9 +184,10 @@ def read_agents(source: Any, alpha: float, R: float = 1.0, *, name: str | None =
 
 
 def problem_to_csv_text(problem: "SubsetSelectionProblem") -> str:
-    """The agents of ``problem`` as CSV text ``name,quality,cost,capacity`` (17 significant
-    digits: floats read back bit for bit)."""
-    return problem_to_frame(problem).to_csv(index=False, float_format="%.17g")
+    """The agents of ``problem`` as CSV text ``name,quality,cost,capacity`` (and the planner's
+    columns in use), each float as the shortest text that reads back bit for bit (``repr``:
+    ``0.84``, not ``0.83999999999999997``)."""
+    return problem_to_frame(problem).to_csv(index=False, lineterminator="\n")
 
 
 def problem_to_frame(problem: SubsetSelectionProblem) -> pd.DataFrame:

@@ -799,10 +799,11 @@ class SubsetSelectionProblem:
     def to_csv(self, path: str | Path) -> None:
         """Write :meth:`to_dataframe` to ``path`` (atomically: a temporary file, then a rename).
 
-        Floats are written with 17 significant digits, so :meth:`from_csv` reads them back bit for
-        bit.  The columns of constraint objects are read back by the command line's
-        ``--constraint`` / ``--quality-floor`` (or :func:`subsel.models.read_agents` with
-        ``columns`` and ``constraints_from``).
+        Floats are written as the shortest text that reads back to the same double (``0.84``, not
+        ``0.83999999999999997``), so :meth:`from_csv` reads them back bit for bit.  The columns of
+        constraint objects are read back by the command line's ``--constraint`` /
+        ``--quality-floor`` (or :func:`subsel.models.read_agents` with ``columns`` and
+        ``constraints_from``).
 
         Raises
         ------

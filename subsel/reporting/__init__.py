@@ -10,7 +10,7 @@ into the page, and :func:`report` does both and writes the file atomically.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
 from .._files import atomic_write_text
 from ..models import SubsetSelectionProblem
@@ -24,7 +24,8 @@ __all__ = ["DEFAULT_WIDTH", "render_html", "report", "report_content"]
 def report(problem: SubsetSelectionProblem, path: str | os.PathLike[str], *, solver: str | Solver | None = None,
            time_limit_s: float | None = None, threads: int | None = None, alternatives: int | None = None,
            payments: bool = False, width: float = DEFAULT_WIDTH, title: str | None = None,
-           source: str | None = None, distinct: str = "units") -> dict[str, Any]:
+           source: str | None = None, distinct: str = "units", time_budget_s: float | None = None,
+           progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Write a planner's report on ``problem`` to ``path``: one self-contained HTML file.
 
     The page has, in a planner's words: (1) the problem and every constraint in force with its bound;
@@ -33,7 +34,8 @@ def report(problem: SubsetSelectionProblem, path: str | os.PathLike[str], *, sol
     (3) what binds: each constraint's slack and the utility the best plan would gain without it,
     the binding constraints first; (4) the price of quality: the best utility for thresholds
     ``alpha - width`` to ``alpha + width``, as a figure with the plan marked and as the exact
-    breakpoints (Deva, Abhishek, Gujar, AAMAS 2021, Section 3); (5) with ``alternatives``, the next-best
+    breakpoints (Deva, Abhishek, Gujar, AAMAS 2021, Section 3), or where the time budget does not
+    allow every step, an even grid; (5) with ``alternatives``, the next-best
     plans and how each differs from the plan (Lawler, Management Science 18(7), 1972); (6) with
     ``payments``, each agent's critical payment, under which reporting the true cost is a dominant
     strategy (Myerson, Mathematics of Operations Research 6(1), 1981; Archer and Tardos, FOCS 2001);
@@ -70,6 +72,12 @@ def report(problem: SubsetSelectionProblem, path: str | os.PathLike[str], *, sol
         Title of the page (default "Procurement plan").
     source : str, optional
         Where the problem came from, shown under the title (e.g. the agents file's name).
+    time_budget_s : float, optional
+        Seconds for everything after the plan; default 8 times the plan's solve time, at least 5 s.
+        Each later solve is cut to the time left; with slow solves the price of quality is an even
+        grid of fewer thresholds, and whatever did not fit is left out and named on the page.
+    progress : callable, optional
+        Called with a line of text as each part starts.
 
     Returns
     -------
@@ -100,6 +108,6 @@ def report(problem: SubsetSelectionProblem, path: str | os.PathLike[str], *, sol
     """
     content = report_content(problem, solver=solver, time_limit_s=time_limit_s, threads=threads,
                              alternatives=alternatives, payments=payments, width=width, title=title, source=source,
-                             distinct=distinct)
+                             distinct=distinct, time_budget_s=time_budget_s, progress=progress)
     atomic_write_text(path, render_html(content))
     return content

@@ -12,46 +12,33 @@ number is ``None``), so it can be written as JSON as it is.
 from __future__ import annotations
 
 import math
-from typing import Any
+import time
+from typing import Any, Callable
 
 import numpy as np
 
 from .. import __version__
 from .._text import counted
 from ..decisions import alternatives as rank_alternatives
-from ..decisions import alternatives_solver, frontier, frontier_breakpoints
+from ..decisions import alternatives_solver
 from ..decisions import payments as critical_payments
 from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, PLANNER_EXTENSIONS, LinearConstraint, SubsetSelectionProblem
 from ..solvers import (
     Solution,
     Solver,
-    SolverError,
     Status,
     constraint_families,
     default_solver,
     get_solver,
     without_constraints,
 )
+from ._budget import BUDGET_FACTOR, MIN_BUDGET_S, _Clock
+from ._price import _frontier, _num
 
 __all__ = ["DEFAULT_WIDTH", "report_content"]
 
 #: How far either side of the threshold the price of quality is shown (alpha +- 0.05).
 DEFAULT_WIDTH = 0.05
-
-#: Thresholds of the even grid used when the steps are not found exactly (a solver that is not exact,
-#: or more than :data:`MAX_STEPS` steps).
-GRID_POINTS = 21
-
-#: Most breakpoints the report finds exactly (one solve each); beyond, the even grid.
-MAX_STEPS = 100
-
-
-def _num(v: Any) -> float | None:
-    """A plain float, or None for a missing or non-finite number (NaN, inf)."""
-    if v is None:
-        return None
-    v = float(v)
-    return v if math.isfinite(v) else None
 
 
 def _resolve_solver(problem: SubsetSelectionProblem, solver: str | Solver | None, alternatives: int | None,
@@ -227,8 +214,10 @@ def _plan(problem: SubsetSelectionProblem, sol: Solution) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------- 3. what binds
-def _gains(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> dict[str, float | None]:
-    """For each constraint family: what the best plan would gain without it (None when not proven)."""
+def _gains(problem: SubsetSelectionProblem, sol: Solution, solver: Solver, clock: _Clock,
+           first: list[str]) -> dict[str, float | None]:
+    """For each constraint family: what the best plan would gain without it (None when not proven or
+    not solved within the time budget).  The families in ``first`` (the tight ones) are solved first."""
     out: dict[str, float | None] = {}
     if sol.status is not Status.OPTIMAL:
         return out
@@ -239,27 +228,42 @@ def _gains(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> di
                 one = LinearConstraint(c.coef, name=c.name, on=c.on, **keep)
                 others = tuple(one if o is c else o for o in problem.added_constraints)
                 relaxations.append((f"{c.name}#{side}", problem.with_changes(constraints=others)))
+    rank = {key: j for j, key in enumerate(first)}
+    relaxations.sort(key=lambda kv: rank.get(kv[0], rank.get(kv[0].split("#")[0], len(rank))))
+    clock.say(f"what binds: solving again without each of {counted(len(relaxations), 'constraint')}")
+    skipped = 0
     for key, relaxed_problem in relaxations:
-        relaxed = solver.solve(relaxed_problem)
-        out[key] = (max(float(relaxed.objective) - float(sol.objective), 0.0)
-                    if relaxed.status is Status.OPTIMAL else None)
+        capped = clock.solver(solver)
+        if capped is None:
+            skipped += 1
+            continue
+        relaxed = capped.solve(relaxed_problem)
+        if relaxed.status is Status.OPTIMAL:
+            out[key] = max(float(relaxed.objective) - float(sol.objective), 0.0)
+        else:
+            out[key] = None
+            budget_cut = solver.time_limit_s is None or float(capped.time_limit_s or 0.0) < solver.time_limit_s
+            if relaxed.status in (Status.TIME_LIMIT, Status.NO_SOLUTION_FOUND) and budget_cut:
+                skipped += 1
+    if skipped:
+        clock.cut_short("binds", f"what dropping a constraint would gain is not known for "
+                                 f"{counted(skipped, 'constraint')} of {len(relaxations)}: the time budget "
+                                 f"({clock.seconds:.3g} s) ran out (each is one more solve)")
     return out
 
 
-def _slack(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> list[dict[str, Any]]:
+def _slack(problem: SubsetSelectionProblem, sol: Solution, solver: Solver, clock: _Clock) -> list[dict[str, Any]]:
     """Each constraint's slack (what is left before it stops the plan) and whether it decides the plan:
     dropping it would raise the best utility (by more than the optimality tolerance)."""
     x = np.asarray(sol.x, dtype=np.int64)
-    gains = _gains(problem, sol, solver)
     tol = OPTIMALITY_RTOL * max(1.0, abs(float(sol.objective)))
     used = x > 0
     rows: list[dict[str, Any]] = []
 
     def add(c: dict[str, Any], value: Any, slack: Any, tight: bool | None, meaning: str) -> None:
-        gain = gains.get(f"{c['family']}#{c.get('side')}", gains.get(c["family"]))
         rows.append(dict(family=c["family"], constraint=c["constraint"], sense=c["sense"], bound=c["bound"],
-                         detail=c["detail"], value=value, slack=slack, tight=tight, meaning=meaning, gain=gain,
-                         binding=bool(gain is not None and gain > tol)))
+                         detail=c["detail"], value=value, slack=slack, tight=tight, meaning=meaning,
+                         key=f"{c['family']}#{c.get('side')}"))
 
     for c in _constraints(problem):
         fam = c["family"]
@@ -317,51 +321,17 @@ def _slack(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> li
             value = int(x[members].sum()) if c["key"].endswith("units") else int(np.count_nonzero(used & members))
             head = value - c["bound"] if c["sense"] == ">=" else c["bound"] - value
             add(c, value, head, head == 0, "headroom of the group limit")
+    # The tight constraints are solved without first: they are the likely deciders, should time run out.
+    gains = _gains(problem, sol, solver, clock, [r["family"] for r in rows if r["tight"]])
+    for r in rows:
+        key = r.pop("key", None)
+        if "gain" not in r:
+            r["gain"] = gains.get(key, gains.get(r["family"]))
+            r["binding"] = bool(r["gain"] is not None and r["gain"] > tol)
     # Binding (deciding) first, by what dropping them would gain; then the tight ones; then the rest.
     order = sorted(range(len(rows)), key=lambda j: (not rows[j]["binding"], -(rows[j]["gain"] or 0.0),
                                                     not rows[j]["tight"], j))
     return [rows[j] for j in order]
-
-
-# ---------------------------------------------------------------------------------- 4. price of quality
-def _frontier(problem: SubsetSelectionProblem, solver: Solver, plan: dict[str, Any] | None,
-              width: float) -> dict[str, Any]:
-    alpha = float(problem.alpha)
-    lo, hi = max(0.0, alpha - width), min(1.0, alpha + width)
-    note = None
-    rows: list[dict[str, Any]] = []
-    method = "breakpoints"
-    try:
-        if not solver.exact:
-            raise ValueError(f"solver {solver.name!r} does not prove optimality, so the exact steps are not known")
-        df = frontier_breakpoints(problem, lo, hi, solver=solver, max_steps=MAX_STEPS)
-    except (ValueError, SolverError) as exc:
-        method = "grid"
-        note = f"the exact steps could not be found ({str(exc).splitlines()[0]}); shown on an even grid instead"
-        grid = np.unique(np.concatenate([np.linspace(lo, hi, GRID_POINTS), [lo, alpha, hi]]))
-        df = frontier(problem, grid, solver=solver)
-    for r in df.to_dict("records"):
-        rows.append(dict(alpha=float(r["alpha"]), alpha_to=float(r["alpha_to"]) if "alpha_to" in r else None,
-                         objective=_num(r["objective"]), units=int(r["units"]), avg_quality=_num(r["avg_quality"]),
-                         agents=int(r["agents"]), status=str(r["status"])))
-
-    def at(a: float) -> dict[str, Any] | None:
-        for r in rows:
-            top = r["alpha_to"] if r["alpha_to"] is not None else r["alpha"]
-            if r["alpha"] <= a <= top:
-                return r
-        return None
-
-    base = plan["objective"] if plan is not None else None
-    points = []
-    for label, a in (("lower", lo), ("plan", alpha), ("higher", hi)):
-        r = at(a)
-        value = None if r is None else r["objective"]
-        change = None if value is None or base is None else value - base
-        points.append(dict(which=label, alpha=a, objective=value, change=change,
-                           status=None if r is None else r["status"]))
-    return dict(method=method, alpha_min=lo, alpha_max=hi, width=float(width), rows=rows, points=points,
-                note=note, solver=solver.name)
 
 
 # ---------------------------------------------------------------------------------- 5. alternatives
@@ -422,7 +392,8 @@ def _infeasible(problem: SubsetSelectionProblem, sol: Solution) -> dict[str, Any
 def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | None = None,
                    time_limit_s: float | None = None, threads: int | None = None, alternatives: int | None = None,
                    payments: bool = False, width: float = DEFAULT_WIDTH, title: str | None = None,
-                   source: str | None = None, distinct: str = "units") -> dict[str, Any]:
+                   source: str | None = None, distinct: str = "units", time_budget_s: float | None = None,
+                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Everything a planner's report shows, as plain data (see :func:`subsel.reporting.report`).
 
     Parameters
@@ -447,6 +418,14 @@ def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | No
         The report's title; default "Procurement plan".
     source : str, optional
         Where the problem came from (a file name), shown under the title.
+    time_budget_s : float, optional
+        Seconds for everything after the plan (the next-best plans, the payments, the price of
+        quality, what dropping each constraint would gain), each solve cut to the time left; None:
+        :data:`BUDGET_FACTOR` times the plan's solve time, at least :data:`MIN_BUDGET_S`.  Slow
+        solves get an even grid of fewer thresholds instead of every step; what did not fit is left
+        out and listed under ``budget["cut"]``.
+    progress : callable, optional
+        Called with a line of text as each part starts (e.g. to print on a terminal).
 
     Returns
     -------
@@ -455,12 +434,15 @@ def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | No
         ``constraints``, ``agent_columns``, ``agent_rows``), ``plan`` (None when there is no
         selection), ``slack`` (a list, binding constraints first), ``frontier``, ``alternatives``
         (None unless asked), ``payments`` (None unless asked and a proven plan exists),
-        ``infeasible`` (None unless the answer has no selection) and ``notes`` (a list of str).
+        ``infeasible`` (None unless the answer has no selection), ``notes`` (a list of str) and
+        ``budget`` (``seconds``, ``solve_s`` the plan's solve time, ``used_s``, ``default``, and
+        ``cut``: a list of ``section``, ``what`` for each part cut short by the time budget).
 
     Raises
     ------
     ValueError
-        ``alternatives`` not a positive integer; ``width`` outside (0, 1]; ``distinct`` unknown, or
+        ``alternatives`` not a positive integer; ``width`` outside (0, 1]; ``time_budget_s`` not a
+        positive number; ``distinct`` unknown, or
         ``agents`` with a solver without no-good cuts; payments with a budget
         or a solver that is not exact; alternatives with the planner's fields and a solver without
         no-good cuts; an unknown solver name, an unsupported constraint, or options beside a Solver
@@ -472,9 +454,14 @@ def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | No
     """
     if not isinstance(problem, SubsetSelectionProblem):
         raise TypeError(f"problem must be a SubsetSelectionProblem; got {type(problem).__name__}")
+    if time_budget_s is not None and (isinstance(time_budget_s, bool) or not isinstance(time_budget_s, (int, float))
+                                      or not math.isfinite(time_budget_s) or time_budget_s <= 0):
+        raise ValueError(f"time_budget_s must be a positive number of seconds or None; got {time_budget_s!r}")
     engine = _resolve_solver(problem, solver, alternatives, time_limit_s, threads, distinct)
     _check(problem, engine, alternatives, payments, width, distinct)
     engine.check_supported(problem)
+    if progress is not None:
+        progress("solving the plan")
     sol = engine.solve(problem)
     columns, agent_rows = _agents(problem)
     content: dict[str, Any] = dict(
@@ -484,19 +471,41 @@ def report_content(problem: SubsetSelectionProblem, *, solver: str | Solver | No
         plan=None, slack=[], frontier=None, alternatives=None, payments=None, infeasible=None, notes=[])
     if sol.is_feasible:
         content["plan"] = _plan(problem, sol)
-        content["slack"] = _slack(problem, sol, engine)
-        if sol.status is not Status.OPTIMAL:
-            content["notes"].append("the plan is not proven optimal, so whether dropping a constraint would "
-                                    "improve it is not shown")
     else:
-        content["infeasible"] = _infeasible(problem, sol)
-    content["frontier"] = _frontier(problem, engine, content["plan"], float(width))
+        content["infeasible"] = _infeasible(problem, sol)  # the explanation is the answer: not in the budget
+    solve_s = float(sol.wall_time_s)
+    clock = _Clock(time_budget_s if time_budget_s is not None else max(MIN_BUDGET_S, BUDGET_FACTOR * solve_s),
+                   solve_s, progress)
+    # What was asked for by name comes first; then the price of quality; what binds gets the rest.
     if alternatives is not None and content["plan"] is not None:
-        content["alternatives"] = _alternatives(problem, engine, int(alternatives), content["plan"], distinct)
+        capped = clock.solver(engine)
+        clock.say(f"the {counted(int(alternatives), 'best plan')}")
+        if capped is None:
+            clock.cut_short("alternatives", "the next-best plans are not shown: the time budget ran out")
+        else:
+            content["alternatives"] = _alternatives(problem, capped, int(alternatives), content["plan"], distinct)
     if payments:
         if sol.status is Status.OPTIMAL:
-            content["payments"] = _payments(problem, engine)
+            capped = clock.solver(engine)
+            clock.say("the critical payments")
+            try:
+                if capped is None:
+                    raise ValueError("no time left")
+                content["payments"] = _payments(problem, capped)
+            except ValueError as exc:
+                clock.cut_short("payments", f"the payments are not shown: they were not all found within the "
+                                            f"time budget ({str(exc).splitlines()[0]})")
         else:
             content["notes"].append(f"no payments: they need a proven optimal plan; the solver's status is "
                                     f"{sol.status.value}")
+    content["frontier"] = _frontier(problem, engine, content["plan"], sol, float(width), clock)
+    if sol.is_feasible:
+        content["slack"] = _slack(problem, sol, engine, clock)
+        if sol.status is not Status.OPTIMAL:
+            content["notes"].append("the plan is not proven optimal, so whether dropping a constraint would "
+                                    "improve it is not shown")
+    used = time.perf_counter() - clock.start
+    content["budget"] = dict(seconds=clock.seconds, solve_s=solve_s, used_s=used, cut=clock.cut,
+                             default=time_budget_s is None)
+    clock.say("done")
     return content

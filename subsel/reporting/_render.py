@@ -9,6 +9,7 @@ Numbers are shown as the command line prints them and carried exactly in ``<data
 from __future__ import annotations
 
 import math
+import re
 from html import escape
 from typing import Any
 
@@ -80,6 +81,20 @@ def _data(v: Any, text: str | None = None) -> str:
         return "-" if text is None else escape(text)
     shown = number_text(v) if text is None else text
     return f'<data value="{escape(repr(v))}">{escape(shown)}</data>'
+
+
+#: A run of this many digits or more is shown in scientific notation (``1e+308``, not 309 digits).
+_LONG = re.compile(r"(?<![\d.])\d{16,}(?![\d.])")
+
+
+def _long_numbers(text: str) -> str:
+    """``text`` escaped, each integer of 16 digits or more shown as ``%.10g`` and carried exactly in
+    ``<data value>`` (a solver's message may spell out a demand of 1e308 digit by digit)."""
+    out, pos = [], 0
+    for m in _LONG.finditer(text):
+        out += [escape(text[pos:m.start()]), _data(int(m.group()))]
+        pos = m.end()
+    return "".join(out) + escape(text[pos:])
 
 
 def _seconds(v: float) -> str:
@@ -230,17 +245,39 @@ def _binds(content: dict[str, Any], n: int) -> str:
                                                           for r in _unique(deciding))
                 + ": without it the best plan would earn more (the column “gain if dropped”).</p>")
     else:
-        lead = "<p>No single constraint holds the plan back: dropping any one of them would not earn more.</p>"
+        lead = ("<p>No single constraint holds the plan back: removing one constraint, whichever it is, and keeping "
+                "all the others would not let the best plan earn more.</p>")
     out = [*_opening("binds", "h-binds", n, "What binds the plan"),
            lead,
            _table("Each constraint's slack, the binding ones first",
                   ["Constraint", "Bound", "The plan", "Slack", "Slack means", "Gain if dropped", "Decides the plan"],
                   rows, {2, 3, 5}, text={1}),
+           *_cut_notes(content, "binds"),
            "<p>Slack is what is left before a constraint stops the plan (0: the constraint is met exactly). "
            "“Gain if dropped” is the best utility with that one constraint removed, minus the plan's: it says "
            "which constraints decided the plan (each found by solving the problem again without it).</p>",
            "</section>"]
     return "\n".join(out)
+
+
+def _cut_notes(content: dict[str, Any], section: str) -> list[str]:
+    """The notes of the parts of ``section`` that the time budget cut short."""
+    cut = content.get("budget", {}).get("cut", [])
+    return [f'<p class="note">Cut short: {escape(c["what"])}.</p>' for c in cut if c["section"] == section]
+
+
+def _budget(content: dict[str, Any]) -> str:
+    """A note under the title when the time budget cut a part short, naming each part and why."""
+    b = content.get("budget")
+    if not b or not b["cut"]:
+        return ""
+    why = (f"{number_text(b['seconds'], 3)} s, {number_text(b['seconds'] / max(b['solve_s'], 1e-9), 3)} times the "
+           f"plan's solve time of {number_text(b['solve_s'], 3)} s" if b["default"] else
+           f"{number_text(b['seconds'], 3)} s, as given")
+    items = "".join(f"<li>{escape(c['what'])}</li>" for c in b["cut"])
+    return (f'<div class="note" role="note"><p><strong>Cut short.</strong> Everything after the plan had a time '
+            f"budget of {why}; these parts did not fit (a larger budget, or a faster solver, shows them "
+            f"whole):</p><ul>{items}</ul></div>")
 
 
 def _unique(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -281,18 +318,30 @@ def _price(content: dict[str, Any], n: int) -> str:
     svg = frontier_svg(f, None if plan is None else plan["objective"], alpha, ident="pq",
                        title="The price of quality: best utility against the quality threshold α", desc=desc)
     exact = f["method"] == "breakpoints"
+    solves = counted(f.get("solves", len(f["rows"])), "solve")
     if exact:
         header = ["From α", "To α", "Best utility", "Units", "Average quality", "Agents", "Status"]
         body = [[_data(r["alpha"]), _data(r["alpha_to"]), _money(r["objective"]), _data(r["units"]),
                  "-" if r["avg_quality"] is None else _data(r["avg_quality"], number_text(r["avg_quality"], 6)),
                  _data(r["agents"]), escape(r["status"])] for r in f["rows"]]
-        caption = "Breakpoints: each row's plan is the best for every threshold from α to α"
+        grid = [r for r in f["rows"] if r["alpha_to"] is None]
+        if grid:
+            last = max(r["alpha_to"] for r in f["rows"] if r["alpha_to"] is not None)
+            caption = (f"Breakpoints found exactly up to α = {number_text(last, 6)}, then an even grid of "
+                       f"{counted(len(grid), 'threshold')} (no “To α”) ({solves}): each exact row's plan is the best "
+                       "for every threshold from α to α" + ("" if f.get("complete", True) else
+                                                            "; cut short by the time budget"))
+        else:
+            caption = (f"Breakpoints, every step found exactly ({solves}): each row's plan is the best for every "
+                       "threshold from α to α")
     else:
         header = ["α", "Best utility", "Units", "Average quality", "Agents", "Status"]
         body = [[_data(r["alpha"]), _money(r["objective"]), _data(r["units"]),
                  "-" if r["avg_quality"] is None else _data(r["avg_quality"], number_text(r["avg_quality"], 6)),
                  _data(r["agents"]), escape(r["status"])] for r in f["rows"]]
-        caption = "The best plan on an even grid of thresholds"
+        caption = (f"The best plan on an even grid of {counted(len(f['rows']), 'threshold')} ({solves}, the plan's "
+                   "own point reused), not every step" + ("" if f.get("complete", True) else
+                                                          "; cut short by the time budget"))
     out = [*_opening("price-of-quality", "h-price", n, "The price of quality"),
            "<p>The threshold α enters only the quality constraint, so a stricter threshold only removes plans: "
            "the best utility is a step function of α that never rises (Deva, Abhishek, Gujar, AAMAS 2021, "
@@ -301,7 +350,8 @@ def _price(content: dict[str, Any], n: int) -> str:
            f"from {_data(f['alpha_min'])} to {_data(f['alpha_max'])} (α ± {_data(f['width'])}); the dot is the "
            "plan.</figcaption></figure>"]
     if f["note"]:
-        out.append(f'<p class="note">{escape(f["note"])}</p>')
+        out.append(f'<p class="note">{escape(f["note"])}.</p>')
+    out += _cut_notes(content, "price-of-quality")
     out.append(_table(caption, header, body, set(range(len(header) - 1)), row_header=False))
     out.append("</section>")
     return "\n".join(out)
@@ -376,11 +426,12 @@ def _infeasible(content: dict[str, Any], n: int) -> str:
         out.append(f"<p>No plan meets every constraint (status <strong>infeasible</strong>, proven by "
                    f"<code>{escape(inf['solver'])}</code>).</p>")
         if inf["explanation"]:
-            out.append(f'<p class="why">{escape(inf["explanation"])}.</p>')
+            out.append(f'<p class="why">{_long_numbers(inf["explanation"])}.</p>')
         if inf["constraints"]:
-            out.append("<p>These constraints cannot be met together; dropping any one of them (with every "
-                       "constraint outside this list) makes the problem feasible (Chinneck and Dravnieks, "
-                       "<cite>ORSA Journal on Computing</cite> 3(2), 1991):</p>")
+            out.append("<p>These constraints cannot all hold at once, even with every other constraint removed; "
+                       "and with every other constraint removed, taking away any one of these leaves a problem "
+                       "that has a plan (Chinneck and Dravnieks, <cite>ORSA Journal on Computing</cite> 3(2), "
+                       "1991). With the other constraints kept, another conflict among them may remain:</p>")
             out.append("<ul>" + "".join(f"<li>{escape(c)}</li>" for c in inf["described"]) + "</ul>")
         if inf["fixes"]:
             out.append('<p class="fix">The nearest fix, checked by solving the changed problem: <strong>'
@@ -424,7 +475,14 @@ def render_html(content: dict[str, Any]) -> str:
     body = [f"<h1>{title}</h1>"]
     if content["source"]:
         body.append(f'<p class="source">Problem: {escape(content["source"])}</p>')
-    body.append(f'<p class="generated">Made with subsel {escape(content["version"])}.</p>')
+    made = f"Made with subsel {escape(content['version'])}"
+    b = content.get("budget")
+    if b:
+        made += (f": the plan solved in {_data(b['solve_s'], number_text(b['solve_s'], 3))} s, the rest in "
+                 f"{_data(b['used_s'], number_text(b['used_s'], 3))} s within a budget of "
+                 f"{_data(b['seconds'], number_text(b['seconds'], 3))} s")
+    body.append(f'<p class="generated">{made}.</p>')
+    body.append(_budget(content))
     header = "<header>" + "".join(body) + "</header>"
     sections = [render(content, j + 1) for j, (_, _, render) in enumerate(parts)]
     notes = ""

@@ -55,7 +55,7 @@ def _uniform(seed: int, n: int) -> SubsetSelectionProblem:
 
 def test_breakpoints_of_the_200_agent_instance_that_used_to_stop():
     p = _uniform(0, 200)
-    df = frontier_breakpoints(p, 0.5, 0.95)
+    df = frontier_breakpoints(p, 0.5, 0.95, tolerance_steps=True)
     assert (df.status == "optimal").all() and len(df) > 100
     assert df.alpha.iloc[0] == 0.5 and df.alpha_to.iloc[-1] == 0.95
     for prev, row in zip(df.iloc[:-1].itertuples(), df.iloc[1:].itertuples()):
@@ -85,7 +85,7 @@ def test_exact_at_a_selections_last_feasible_threshold():
 def test_breakpoints_on_random_instances_agree_with_fresh_solves(seed, n, lo, width):
     p = _uniform(seed, n)
     hi = min(1.0, lo + width)
-    df = frontier_breakpoints(p, lo, hi)
+    df = frontier_breakpoints(p, lo, hi, tolerance_steps=True)
     _check_rows(p, df, lo, hi, _exact_objective)
 
 
@@ -103,7 +103,7 @@ def test_breakpoints_against_brute_force_where_the_integer_search_decides():
             cap = rng.integers(1, 4, n) if n <= 7 else np.ones(n, dtype=np.int64)
             p = SubsetSelectionProblem(quality=rng.uniform(0, 1, n), cost=rng.uniform(0, 1, n), alpha=0.5,
                                        capacity=cap)
-            _check_rows(p, frontier_breakpoints(p, 0.0, 1.0), 0.0, 1.0, _brute)
+            _check_rows(p, frontier_breakpoints(p, 0.0, 1.0, tolerance_steps=True), 0.0, 1.0, _brute)
     assert len(calls) >= 5 and all(calls)  # the integer search ran, and proved each time
 
 
@@ -111,4 +111,4 @@ def test_breakpoints_against_brute_force_where_the_integer_search_decides():
 @given(problems(n_min=2, n_max=12) | problems(n_min=2, n_max=6, cap_max=3))
 def test_breakpoints_against_brute_force(problem):
     with mock.patch.object(exact_module, "_EXACT_ENUMERATE", 0):
-        _check_rows(problem, frontier_breakpoints(problem, 0.0, 1.0), 0.0, 1.0, _brute)
+        _check_rows(problem, frontier_breakpoints(problem, 0.0, 1.0, tolerance_steps=True), 0.0, 1.0, _brute)

@@ -49,7 +49,7 @@ def test_exact_alone_cannot_prove_the_step_of_the_report():
 
 def test_the_coop_of_the_report_completes_and_every_step_is_the_enumerations():
     p = SubsetSelectionProblem(**COOP)
-    df = frontier_breakpoints(p, 0.85, 0.99)
+    df = frontier_breakpoints(p, 0.85, 0.99, tolerance_steps=True)
     _check(df, PlansByThreshold(p), 0.85, 0.99)
     row = df[df.alpha == HAIR].iloc[0]
     assert _same(row.objective, 2946.216) and row.units == 192 + 147 + 720
@@ -72,13 +72,13 @@ STOPPED = [
 def test_breakpoints_of_lot_size_coops_against_enumeration(problem, shift):
     lo = max(0.0, float(np.median(problem.quality)) + shift)
     hi = min(1.0, lo + 0.1)
-    _check(frontier_breakpoints(problem, lo, hi), PlansByThreshold(problem), lo, hi)
+    _check(frontier_breakpoints(problem, lo, hi, tolerance_steps=True), PlansByThreshold(problem), lo, hi)
 
 
 @settings(max_examples=10)
 @given(decimal_lot_problems(), st.sampled_from([0.002, 0.01, 0.05]))
 def test_a_resolution_keeps_every_row_exact_and_skips_the_rest(problem, resolution):
-    df = frontier_breakpoints(problem, 0.5, 1.0, resolution=resolution)
+    df = frontier_breakpoints(problem, 0.5, 1.0, resolution=resolution, tolerance_steps=True)
     _check(df, PlansByThreshold(problem), 0.5, 1.0, resolution)
     assert len(df) <= math.ceil(0.5 / resolution) + 1
 

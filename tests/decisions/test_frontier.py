@@ -50,7 +50,7 @@ def test_frontier_matches_brute_force_with_every_extension(problem):
 @given(must_list_problems(n_max=6, cap_max=2), st.floats(0.0, 1.0), st.floats(0.0, 1.0))
 def test_breakpoints_are_exact(problem, a, b):
     lo, hi = min(a, b), max(a, b)
-    df = frontier_breakpoints(problem, lo, hi)
+    df = frontier_breakpoints(problem, lo, hi, tolerance_steps=True)
     assert df.alpha.iloc[0] == lo and df.alpha_to.iloc[-1] == hi
     for prev, row in zip(df.iloc[:-1].itertuples(), df.iloc[1:].itertuples()):
         # the next selection starts at the first threshold where the previous one is infeasible
@@ -163,7 +163,7 @@ def test_import_subsel_does_not_load_the_decision_tools():
 @given(tolerance_hard_problems(n_max=5))
 def test_breakpoints_with_qualities_a_hair_from_alpha(problem):
     a = problem.alpha
-    df = frontier_breakpoints(problem, max(0.0, a - 1e-8), min(1.0, a + 1e-8))
+    df = frontier_breakpoints(problem, max(0.0, a - 1e-8), min(1.0, a + 1e-8), tolerance_steps=True)
     for row in df.itertuples():
         for alpha in (row.alpha, row.alpha_to):
             ref = best(problem.with_changes(alpha=alpha))
@@ -176,7 +176,7 @@ def test_breakpoints_with_a_milp_backend_match_exact(problem, name):
     # each step starts one float above the last threshold where the previous selection passes the
     # rule: a MILP's tolerances alone could not prove the optimum there
     # (ties may make it pick another optimal selection than exact, with other steps)
-    df = frontier_breakpoints(problem, 0.0, 1.0, solver=name)
+    df = frontier_breakpoints(problem, 0.0, 1.0, solver=name, tolerance_steps=True)
     assert df.alpha.iloc[0] == 0.0 and df.alpha_to.iloc[-1] == 1.0
     for prev, row in zip(df.iloc[:-1].itertuples(), df.iloc[1:].itertuples()):
         assert row.alpha == math.nextafter(prev.alpha_to, math.inf)
@@ -192,7 +192,7 @@ def test_breakpoints_with_a_milp_backend_match_exact(problem, name):
 def test_breakpoints_with_a_budget_or_demand_on_highs_match_brute_force(problem):
     # out of exact's scope: each step is proven by the unshifted model, with the selections the
     # rule refuses by a hair cut off
-    df = frontier_breakpoints(problem, 0.0, 1.0, solver="highs")
+    df = frontier_breakpoints(problem, 0.0, 1.0, solver="highs", tolerance_steps=True)
     for row in df.itertuples():
         for alpha in (row.alpha, (row.alpha + row.alpha_to) / 2, row.alpha_to):
             ref = best(problem.with_changes(alpha=alpha))

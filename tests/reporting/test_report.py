@@ -446,16 +446,26 @@ def test_no_plan_before_the_time_limit_says_so_and_the_command_exits_1(tmp_path,
     assert section(parse(out.read_text(encoding="utf-8")), "infeasible") is not None
 
 
-def test_more_steps_than_the_report_finds_exactly_go_to_an_even_grid(monkeypatch):
-    import subsel.reporting._content as content_module
+def test_more_steps_than_the_report_finds_exactly_go_on_an_even_grid(monkeypatch):
+    import subsel.reporting._price as price_module
 
-    monkeypatch.setattr(content_module, "MAX_STEPS", 1)
+    monkeypatch.setattr(price_module, "MAX_STEPS", 2)
     content = report_content(SUPPLIERS)
     f = content["frontier"]
-    assert f["method"] == "grid" and "more than max_steps = 1 steps" in f["note"]
-    assert [r["alpha"] for r in f["rows"]] == sorted({*np.linspace(0.8 - 0.05, 0.8 + 0.05, 21).tolist(), 0.8})
     v = frontier_breakpoints(SUPPLIERS, 0.8 - 0.05, 0.8 + 0.05)
-    for r in f["rows"]:
+    assert f["method"] == "breakpoints" and "cut short after 2 steps" in f["note"]
+    exact, grid = f["rows"][:2], f["rows"][2:]
+    assert [(r["alpha"], r["alpha_to"], r["objective"]) for r in exact] == [
+        (r.alpha, r.alpha_to, r.objective) for r in v.iloc[:2].itertuples()]
+    # beyond the last exact step, an even grid of 21 thresholds up to alpha + 0.05
+    start = math.nextafter(exact[-1]["alpha_to"], 1)
+    assert [r["alpha"] for r in grid] == np.linspace(start, f["alpha_max"], 21).tolist()
+    assert all(r["alpha_to"] is None for r in grid) and f["solves"] == 2 + 21 and f["complete"]
+    _, rows = table(section(parse(render_html(content)), "price-of-quality"),
+                    "Breakpoints found exactly up to α = 0.828571, then an even grid of 21 thresholds")
+    assert [value(r[0]) for r in rows] == [r["alpha"] for r in f["rows"]]
+    assert [r[1].text() for r in rows[2:]] == ["-"] * 21
+    for r in grid:
         step = v[(v.alpha <= r["alpha"]) & (r["alpha"] <= v.alpha_to)]
         assert r["objective"] == pytest.approx(float(step.objective.iloc[0]))
 
