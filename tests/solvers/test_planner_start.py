@@ -27,12 +27,12 @@ def test_the_starting_plan_passes_the_rule_and_its_bound_lies_above_the_optimum(
     assert bound is not None and math.isfinite(bound)
     if best is None:
         assert x is None  # no plan where none exists
-        return
-    tol = 1e-9 * max(1.0, abs(best[0]))
-    assert bound >= best[0] - tol, (bound, best)
-    if x is not None:
-        ev = problem.evaluate(x)
-        assert ev.feasible and ev.utility <= best[0] + tol and bound >= ev.utility
+    else:
+        tol = 1e-9 * max(1.0, abs(best[0]))
+        assert bound >= best[0] - tol, (bound, best)
+        if x is not None:
+            ev = problem.evaluate(x)
+            assert ev.feasible and ev.utility <= best[0] + tol and bound >= ev.utility
 
 
 def test_the_starting_plan_of_a_co_op_is_near_its_bound():
