@@ -12,7 +12,17 @@ average quality of what is picked must stay above a threshold.  Subpackages:
   loaded when first used.
 """
 from ._extras import lazy_attribute
-from .models import Constraint, LinearConstraint, QualityFloor, SubsetSelectionProblem
+from .models import (
+    Budget,
+    Constraint,
+    Demand,
+    GroupLimit,
+    LinearConstraint,
+    MustNotTake,
+    MustTake,
+    QualityFloor,
+    SubsetSelectionProblem,
+)
 from .solvers import Solution, Solver, Status, available_solvers, get_solver
 
 #: Names loaded when first used: :mod:`subsel.decisions` and :mod:`subsel.reporting` (``import subsel``
@@ -23,8 +33,13 @@ _LAZY = {"frontier": "decisions", "alternatives": "decisions", "payments": "deci
 __version__ = "0.1.0"
 
 __all__ = [
+    "Budget",
     "Constraint",
+    "Demand",
+    "GroupLimit",
     "LinearConstraint",
+    "MustNotTake",
+    "MustTake",
     "QualityFloor",
     "KnapsackSolution",
     "Solution",

@@ -517,7 +517,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     else:
         (write_lp if suffix == ".lp" else write_mps)(problem, args.output)
     # The planner's fields add lot-count and used columns to the agents' units.
-    columns = problem.n if not problem.extensions & set(PLANNER_EXTENSIONS) and not problem.constraints \
+    columns = problem.n if not problem.extensions & set(PLANNER_EXTENSIONS) and not problem.added_constraints \
         else linear_form(problem).n
     print(f"wrote the {suffix[1:].upper()} model of {label} ({counted(columns, 'variable')}) to "
           f"{'stdout' if args.output == '-' else args.output}", file=sys.stderr)

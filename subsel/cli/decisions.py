@@ -156,9 +156,9 @@ def solve_alternatives(args: argparse.Namespace, problem, solver: Solver, label:
         raise CLIError(f"--alternatives must be a positive integer; got {args.alternatives}")
     planner = sorted(problem.extensions & set(PLANNER_EXTENSIONS))
     distinct = args.distinct or "units"
-    if (planner or problem.constraints) and not solver.no_good_cuts:
+    if (planner or problem.added_constraints) and not solver.no_good_cuts:
         what = f"the planner's {', '.join(planner)}" if planner else \
-            f"the constraints {', '.join(repr(c.name) for c in problem.constraints)}"
+            f"the constraints {', '.join(repr(c.name) for c in problem.added_constraints)}"
         raise CLIError(f"--alternatives with {what} needs a solver with no-good cuts "
                        f"(--solver highs, cbc, ortools-scip or ortools-cpsat); got --solver {solver.name}")
     if distinct == "agents" and not solver.no_good_cuts:

@@ -53,8 +53,8 @@ def check_problem(problem: Any, what: str = "", planner: bool = True, hint: str 
     if not planner and used:
         raise ValueError(f"{what} does not support the planner's {', '.join(used)}; "
                          + (hint or "solve the problem without them, or solve it directly with a MILP solver"))
-    if not planner and problem.constraints:
-        names = ", ".join(repr(c.name) for c in problem.constraints)
+    if not planner and problem.added_constraints:
+        names = ", ".join(repr(c.name) for c in problem.added_constraints)
         raise ValueError(f"{what} does not support the constraint objects ({names}); "
                          + (hint or "solve the problem without them, or solve it directly with a MILP solver"))
     return problem

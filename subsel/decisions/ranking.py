@@ -253,8 +253,11 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
         The selections and their order are the same.  ``None``: ``cuts`` where it applies (about
         ``k`` solves instead of about ``2 k n``), else ``partition`` (always with ``exact``, whose
         solves are cheap and know no cuts).  The planner's fields (minimum orders, lot sizes, fixed
-        costs, group limits) need ``cuts``: a box of the partition is spelled with extra agents,
-        which those fields would treat as other suppliers.
+        costs, group limits) and the constraint objects (:class:`~subsel.models.LinearConstraint`,
+        :class:`~subsel.models.QualityFloor`) need ``cuts``: a box of the partition is spelled with
+        extra agents, which those fields would treat as other suppliers (a count of the agents
+        used would count a split agent more than once), and ``partition`` refuses them naming
+        them.
     distinct : {"units", "agents"}, default "units"
         ``units``: any two listed selections differ in some agent's units.  ``agents``: they
         differ in the set of agents used (each the best of its set); needs a solver with no-good
@@ -311,7 +314,7 @@ def alternatives(problem: SubsetSelectionProblem, k: int, solver: str | Solver |
     if method is None:
         method = "cuts" if solver.no_good_cuts and int(problem.capacity.max()) <= MAX_CUT_RANGE else "partition"
         planner = sorted(set(problem.extensions) & set(PLANNER_EXTENSIONS))
-        objects = [repr(c.name) for c in problem.constraints]
+        objects = [repr(c.name) for c in problem.added_constraints]
         if method == "partition" and (planner or objects) and solver.no_good_cuts:
             i = int(np.argmax(problem.capacity))
             named = " and ".join(part for part in (f"the planner's {', '.join(planner)}" if planner else "",

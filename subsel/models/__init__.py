@@ -23,6 +23,7 @@ from .agents import (
 )
 from .checks import EXTENSIONS, check_names, default_names
 from .constraints import CONSTRAINT_KINDS, Constraint, ConstraintRow, LinearConstraint, QualityFloor
+from .keyword_constraints import Budget, Demand, GroupLimit, MustNotTake, MustTake
 from .planner import GROUP_LIMIT_KEYS, PLANNER_EXTENSIONS
 from .problem import Evaluation, SubsetSelectionProblem
 from .rules import (
@@ -88,6 +89,7 @@ if TYPE_CHECKING:  # the type checkers' and the API reference's view of the name
 __all__ = [
     "EXTENSIONS",
     "CONSTRAINT_KINDS", "Constraint", "ConstraintRow", "LinearConstraint", "QualityFloor",
+    "Budget", "Demand", "GroupLimit", "MustNotTake", "MustTake",
     "check_names",
     "default_names",
     "GROUP_LIMIT_KEYS",

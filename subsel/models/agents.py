@@ -190,7 +190,9 @@ def problem_to_csv_text(problem: "SubsetSelectionProblem") -> str:
 
 
 def problem_to_frame(problem: SubsetSelectionProblem) -> pd.DataFrame:
-    """The agents as a table with columns ``name, quality, cost, capacity`` (n rows)."""
+    """The agents as a table with columns ``name, quality, cost, capacity`` (n rows), the planner's
+    columns where they say something, and one column per constraint object
+    (:func:`_constraint_columns`)."""
     import pandas as pd
 
     columns: dict[str, Any] = {"name": list(problem.names), "quality": problem.quality,
@@ -204,7 +206,61 @@ def problem_to_frame(problem: SubsetSelectionProblem) -> pd.DataFrame:
         columns["fixed_cost"] = problem.fixed_cost
     if problem.group is not None:
         columns["group"] = ["" if g is None else g for g in problem.group]
+    columns.update(_constraint_columns(problem, columns))
     return pd.DataFrame(columns)
+
+
+def constraint_column(c: Any) -> str:
+    """The agents-file column that holds the coefficients (or values) of the constraint object ``c``:
+    its name without the suffixes the command line adds (``.used`` for ``used(COLUMN)``, ``.2``,
+    ``.3``, ... for a further constraint on one column), so that a problem read with ``--constraint
+    "co2 <= 5000"`` is written back with its column ``co2``."""
+    name = str(c.name)
+    if getattr(c, "on", "units") == "used" and name.endswith(".used"):
+        name = name[:-len(".used")]
+    else:
+        head, dot, tail = name.rpartition(".")
+        if dot and tail.isdigit() and head:
+            name = head.removesuffix(".used") if getattr(c, "on", "units") == "used" else head
+    return name
+
+
+def _constraint_columns(problem: SubsetSelectionProblem, written: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """The columns of the problem's constraint objects (:attr:`~SubsetSelectionProblem.added_constraints`):
+    a :class:`~subsel.models.LinearConstraint`'s coefficients, a :class:`~subsel.models.QualityFloor`'s
+    values, under :func:`constraint_column`.  Their sides are settings, like the budget, and are not
+    written (the command line's ``--constraint`` / ``--quality-floor`` give them again).
+
+    Raises
+    ------
+    ValueError
+        A constraint of another kind (no per-agent column holds it); two constraints, or a
+        constraint and a column of the agents file, that would write different numbers to one
+        column (naming both).
+    """
+    out: dict[str, np.ndarray] = {}
+    owner: dict[str, str] = {}
+    for c in problem.added_constraints:
+        if c.kind in ("linear", "linear_used"):
+            values = np.asarray(c.coef, dtype=np.float64)  # type: ignore[attr-defined]
+        elif c.kind == "quality_floor":
+            values = np.asarray(c.values, dtype=np.float64)  # type: ignore[attr-defined]
+        else:
+            raise ValueError(f"the constraint {c.name!r} (kind {c.kind!r}) has no column in an agents file; "
+                             "write the problem without it (problem.with_changes(constraints=...))")
+        column = constraint_column(c)
+        if column in written:
+            same = column not in ("name", "group") and np.array_equal(
+                np.asarray(written[column], dtype=float), values)
+            if not same:
+                raise ValueError(f"the constraint {c.name!r} would write its coefficients to the agents file's "
+                                 f"column {column!r}, which holds other numbers; rename the constraint")
+            continue
+        if column in out and not np.array_equal(out[column], values):
+            raise ValueError(f"the constraints {owner[column]!r} and {c.name!r} would write different numbers "
+                             f"to the column {column!r}; rename one of them")
+        out[column], owner[column] = values, c.name
+    return out
 
 
 def read_group_limits(source: Any, *, name: str | None = None) -> dict[str, dict[str, int]]:

@@ -477,8 +477,8 @@ class ProblemBatch:
                     raise ValueError(f"problems[{j}] differs from problems[0] in {key}; a batch shares it")
             if p.group != first.group or dict(p.group_limits) != dict(first.group_limits):
                 raise ValueError(f"problems[{j}] differs from problems[0] in its groups; a batch shares them")
-            if len(p.constraints) != len(first.constraints) or any(
-                    a is not b for a, b in zip(p.constraints, first.constraints)):
+            if len(p.added_constraints) != len(first.added_constraints) or any(
+                    a is not b for a, b in zip(p.added_constraints, first.added_constraints)):
                 raise ValueError(f"problems[{j}] differs from problems[0] in constraints; a batch shares the "
                                  "same constraint objects (build the problems with the same ones)")
         self = object.__new__(cls)
@@ -498,7 +498,7 @@ class ProblemBatch:
         planners = tuple(p._planner for p in probs)
         for key in _MODEL[:5]:
             object.__setattr__(self, key, None if planners[0] is None else getattr(first, key))
-        object.__setattr__(self, "constraints", first.constraints)
+        object.__setattr__(self, "constraints", first.added_constraints)
         object.__setattr__(self, "_planners", planners if planners[0] is not None else (None,))
         if len(probs) == 1:  # the problem's derived arrays are the batch's (same operations)
             self.__dict__["utility"] = first.utility[None, :]
@@ -549,6 +549,13 @@ class ProblemBatch:
         """Largest capacity (1 for the paper's unit capacities), from the unbroadcast argument."""
         k = self._given.get("capacity")
         return 1 if k is None else int(k.max())
+
+    @property
+    def added_constraints(self) -> tuple[Constraint, ...]:
+        """The constraint objects the rows share (:attr:`constraints`: the batch keeps its budget,
+        demand and must lists as fields, shared by every row, and each row's problem lists their
+        objects in its own :attr:`SubsetSelectionProblem.constraints`)."""
+        return tuple(self.constraints)
 
     @property
     def extensions(self) -> frozenset[str]:

@@ -34,7 +34,7 @@ import math
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -111,6 +111,12 @@ class Constraint(ABC):
 
     kind: str
     name: str
+    #: The problem's keyword an object of this kind stands for (``"budget"``, ...), None for a
+    #: constraint given only as an object (:mod:`subsel.models.keyword_constraints`).
+    keyword: ClassVar[str | None] = None
+    #: Where the feasibility rule words its violations: 0 with the bounds (before the quality row),
+    #: 1 with the planner's rows and the constraint objects, 2 the budget, 3 the demand.
+    stage: ClassVar[int] = 1
 
     @property
     def bound(self) -> bool:
@@ -139,6 +145,14 @@ class Constraint(ABC):
     @abstractmethod
     def describe(self) -> str:
         """A short text for messages (``"co2 <= 5000"``)."""
+
+    def drop(self, changes: dict[str, Any], problem: Any) -> None:
+        """Record in ``changes`` (arguments of ``problem.with_changes``) how ``problem`` is solved
+        without this constraint: the explanation of infeasibility drops it so
+        (:func:`~subsel.solvers.without_constraints`).  A constraint given as an object leaves
+        ``constraints``; a keyword's constraint sets its keyword to None."""
+        kept = changes.get("constraints", problem.added_constraints)
+        changes["constraints"] = tuple(c for c in kept if c.name != self.name)
 
     def rows_exact(self) -> bool:
         """True when the rows' coefficients are the constraint's data exactly (no rounding in

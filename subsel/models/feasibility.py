@@ -69,10 +69,13 @@ def selection_violations(p: SubsetSelectionProblem, xa: np.ndarray,
     if high > 1:  # every capacity is at least 1
         for i in np.flatnonzero(xa > p.capacity)[:3]:
             violations.append(f"capacity: x[{int(i)}] = {xa[i]:g} exceeds capacity {p.capacity[i]}")
-    for i in p.must_take[xa[p.must_take] < 1]:
-        violations.append(f"must_take: agent {int(i)} ({p.names[i]!r}) has x = {xa[i]:g}")
-    for i in p.must_not_take[xa[p.must_not_take] != 0]:
-        violations.append(f"must_not_take: agent {int(i)} ({p.names[i]!r}) has x = {xa[i]:g}")
+    # Every constraint in force, through its object (the keywords' ones included), each worded at
+    # its stage (Constraint.stage): the must lists with the bounds, the budget and the demand last.
+    objects = p.constraints
+    name = p.names.__getitem__
+    for c in objects:
+        if c.stage == 0:
+            violations += c.violations(xa, name)
     largest = max(-low, high)  # max |x_i|
     # Scratch space for the products of the sums below (one array, not one per product).
     work = np.empty(xa.size) if xa.size > _BLAS_DOT_MAX_N else None
@@ -88,20 +91,15 @@ def selection_violations(p: SubsetSelectionProblem, xa: np.ndarray,
                                shifted=p.quality_margin, nonnegative=low >= 0, work=work):
             violations.append(f"quality: sum (q - alpha) x = {surplus:.3g} < -{FEASIBILITY_TOL:g}")
         if planner is not None and low >= 0 and high <= p._max_capacity:
-            violations += planner_violations(planner, xa, p.names.__getitem__)
-        if p.constraints and low >= 0:  # the constraint objects, each deciding its own rows exactly
-            for c in p.constraints:
-                violations += c.violations(xa, p.names.__getitem__)
-        if p.budget is not None:
-            # sum c x + sum f [x > 0] <= B: one row over the units and the used indicators.
-            xb, cb = xa, p.cost
-            if planner is not None and "fixed_cost" in planner.used:
-                xb = np.concatenate((xa, (xa != 0).astype(float)))
-                cb = np.concatenate((p.cost, p.fixed_cost))
-            if not linear_at_least(xb, -cb, 0.0, (-p.budget, -FEASIBILITY_TOL)):
-                spent = float(weighted_sum(xb, cb))
-                violations.append(f"budget: sum c x{' + sum f [x > 0]' if xb is not xa else ''} = "
-                                  f"{spent:.6g} > budget {p.budget:g}")
+            violations += planner_violations(planner, xa, name)  # minimum orders and lot sizes
+            for g in sorted((c for c in objects if c.kind == "group_limits"), key=lambda c: c.index):  # type: ignore
+                violations += g.violations(xa, name)
+        if low >= 0:  # the objects given as such, each deciding its own rows exactly
+            for c in p.added_constraints:
+                violations += c.violations(xa, name)
+        for c in objects:
+            if c.stage == 2:  # the budget: sum c x + sum f [x > 0] <= B, decided exactly
+                violations += c.violations(xa, name)
     if not frac.size and largest * xa.size < 2.0 ** 62:
         # exact: every partial sum stays below 2**62
         units = int(xa.astype(np.int64).sum())
@@ -109,8 +107,9 @@ def selection_violations(p: SubsetSelectionProblem, xa: np.ndarray,
         units = int(round(math.fsum(xa)))  # not a valid selection anyway
     else:
         units = exact_total(xa)  # exact, in Python integers past 2^63
-    if p.demand is not None and units < p.demand:
-        violations.append(f"demand: sum x = {units} < demand {p.demand}")
+    for c in objects:
+        if c.stage == 3:  # the demand, on the units counted above
+            violations += c.short(units)  # type: ignore[attr-defined]
     return violations, units, work
 
 

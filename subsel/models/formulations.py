@@ -254,14 +254,11 @@ def linear_form(problem: SubsetSelectionProblem, scale: float = 1.0) -> LinearFo
     exact = scale == 1.0  # the sides' exact terms, for a scale of 1
     rows = [LinearRow("quality", np.asarray(problem.quality_margin) * scale, -tol * scale, np.inf, real=True,
                       tol=tol, side=(-tol,) if exact else None)]
-    if problem.budget is not None:
-        rows.append(LinearRow("budget", np.asarray(problem.cost) * scale, -np.inf,
-                              (problem.budget + tol) * scale, real=True, tol=tol,
-                              side=(problem.budget, tol) if exact else None))
-    if problem.demand is not None:
-        rows.append(LinearRow("demand", np.ones(problem.n), float(problem.demand), np.inf))
     on_used: list[LinearRow] = []
-    for c in problem.constraints:  # the constraint objects' rows, each tagged real or integral
+    # Every constraint in force through its object (budget and demand first, as their keywords'
+    # objects come first; the must lists are bounds and the group limits rows of the planner's
+    # form, without rows here), each row tagged real or integral.
+    for c in problem.constraints:
         for r in c.rows():
             s = scale if r.real else 1.0
             row = LinearRow(c.name + r.suffix, np.asarray(r.coef, dtype=float) * s, r.lower * s, r.upper * s,

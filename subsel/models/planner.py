@@ -283,20 +283,6 @@ def unconstrained(n: int) -> PlannerFields:
                          _constant(n, -1), (), frozenset())
 
 
-def selection_counts(planner: PlannerFields, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Units and used agents per group: two int arrays of shape (number of groups,).
-
-    ``x`` holds whole numbers (float or int) of shape (n,).
-    """
-    g = planner.group_index
-    inside = g >= 0
-    k = len(planner.group_names)
-    units = np.zeros(k, dtype=object)
-    np.add.at(units, g[inside], [int(v) for v in x[inside]])
-    agents = np.bincount(g[inside & (x > 0)], minlength=k)
-    return units, agents
-
-
 def planner_violations(planner: PlannerFields, x: np.ndarray, names: Callable[[int], str]) -> list[str]:
     """The planner's constraints that the whole-number selection ``x`` breaks, one line each.
 
@@ -311,7 +297,8 @@ def planner_violations(planner: PlannerFields, x: np.ndarray, names: Callable[[i
     Returns
     -------
     list of str
-        Lines starting with the constraint's name: ``min_units``, ``lot_size``, ``group_limits``.
+        Lines starting with the constraint's name: ``min_units``, ``lot_size`` (the group limits are
+        constraint objects, :class:`~subsel.models.GroupLimit`).
     """
     out: list[str] = []
     if "min_units" in planner.used:
@@ -323,16 +310,4 @@ def planner_violations(planner: PlannerFields, x: np.ndarray, names: Callable[[i
         for i in off[:3].tolist():
             out.append(f"lot_size: agent {i} ({names(i)!r}) has x = {x[i]:g}, not a multiple of lot_size "
                        f"{planner.lot_size[i]}")
-    if planner.group_limits:
-        units, agents = selection_counts(planner, x)
-        for j, g in enumerate(planner.group_names):
-            lim = planner.group_limits.get(g)
-            if not lim:
-                continue
-            for key, have in (("min_units", units[j]), ("max_units", units[j]),
-                              ("min_agents", agents[j]), ("max_agents", agents[j])):
-                if key in lim and (have < lim[key] if key.startswith("min") else have > lim[key]):
-                    what = key.split("_")[1]
-                    sign = "<" if key.startswith("min") else ">"
-                    out.append(f"group_limits: group {g!r} has {int(have)} {what} {sign} {key} {lim[key]}")
     return out

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from .._validation import readonly as _readonly
 from .checks import _check_constraints, _Names, _unit_capacities, _used_extensions, check_names, default_names
 from .constraints import Constraint, bind_all
 from .feasibility import selection_violations
+from .keyword_constraints import InForce
 from .planner import PlannerFields, check_planner
 from .rules import (
     _BLAS_DOT_MAX_N,
@@ -143,7 +144,12 @@ class SubsetSelectionProblem:
         the units or on the used agents (:class:`~subsel.models.LinearConstraint`), further
         quality attributes (:class:`~subsel.models.QualityFloor`).  Each is checked against the
         agents (a mapping by agent name resolved) and stored bound, in a tuple; names must be
-        unique.  Default none.
+        unique.  An object that stands for a keyword (:class:`~subsel.models.Budget`,
+        :class:`~subsel.models.Demand`, :class:`~subsel.models.MustTake`,
+        :class:`~subsel.models.MustNotTake`, :class:`~subsel.models.GroupLimit`) sets that keyword
+        (refused when the keyword is given too).  Default none.  Read back, :attr:`constraints`
+        lists every constraint in force: the keywords' objects first
+        (:mod:`subsel.models.keyword_constraints`), then these (:attr:`added_constraints`).
 
     Raises
     ------
@@ -196,17 +202,17 @@ class SubsetSelectionProblem:
     fixed_cost: np.ndarray = None  # type: ignore[assignment]
     group: tuple[str | None, ...] | None = None
     group_limits: Mapping[str, Mapping[str, int]] = None  # type: ignore[assignment]
-    constraints: tuple[Constraint, ...] = ()
-    #: The planner's fields in force (set per instance by ``_set_planner``; not a dataclass field):
-    #: None for the paper's model.
-    _planner: ClassVar[PlannerFields | None] = None
-    #: The integer data of a problem built from an integer 0-1 knapsack
-    #: (:meth:`from_knapsack`; set per instance, not a constructor argument), else None.  A copy
-    #: made with :meth:`with_changes` is a new problem and does not keep it.
-    knapsack: ClassVar[IntegerKnapsack | None] = None
+    constraints: tuple[Constraint, ...] = InForce()  # type: ignore[assignment]
+    # The per-instance modes (not constructor arguments; set by the constructor and the knapsack
+    # encoding; read through :attr:`mode`, the one thing solvers dispatch on).
+    #: The planner's fields in force (set by ``_set_planner``): None for the paper's model.
+    _planner: PlannerFields | None = field(default=None, init=False, repr=False, compare=False)
+    #: The integer data of a problem built from an integer 0-1 knapsack (:meth:`from_knapsack`),
+    #: else None.  A copy made with :meth:`with_changes` is a new problem and does not keep it.
+    knapsack: IntegerKnapsack | None = field(default=None, init=False, repr=False, compare=False)
     #: The same, when the float64 encoding is not exact: the quality constraint is then decided on
     #: these integers (:meth:`IntegerKnapsack.violation`).
-    _integer_rule: ClassVar[IntegerKnapsack | None] = None
+    _integer_rule: IntegerKnapsack | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         q = _as_float_array(self.quality, "quality")
@@ -237,6 +243,10 @@ class SubsetSelectionProblem:
         if not R_RANGE[0] <= R <= R_RANGE[1]:
             raise ValueError(f"R must be in [{R_RANGE[0]:g}, {R_RANGE[1]:g}] (the range subsel handles "
                              f"exactly; rescale the money unit); got {R}")
+        added = self.__dict__.get("_added") or ()
+        if isinstance(added, (list, tuple)) and any(c.keyword is not None for c in added
+                                                   if isinstance(c, Constraint)):
+            added = self._set_keywords(added)
         names = check_names(n, self.__dict__["_names"])  # None: the default names, made when read
         budget, demand, must_take, must_not_take = _check_constraints(
             n, lambda: default_names(n) if names is None else names, self.budget, self.demand,
@@ -257,8 +267,44 @@ class SubsetSelectionProblem:
             self.__dict__["objective_quality"] = _readonly(oq, copy=False)
         self._set_planner(check_planner(n, k, self.min_units, self.lot_size, self.fixed_cost, self.group,
                                         self.group_limits))
-        if self.constraints:
-            self.__dict__["constraints"] = bind_all(self.constraints, n, lambda: self.names)
+        self.__dict__.pop("_in_force", None)
+        self.__dict__["_added"] = bind_all(added, n, lambda: self.names) if added else ()
+
+    def _set_keywords(self, given: Sequence[Any]) -> tuple[Any, ...]:
+        """The objects of ``given`` that stand for a keyword (:class:`~subsel.models.Budget`, ...)
+        set it (refused when the keyword is given too); the others are returned."""
+        keywords = {key: self.__dict__.get(key) for key in ("budget", "demand", "must_take", "must_not_take",
+                                                          "group_limits")}
+        rest = []
+        for j, c in enumerate(given):
+            if isinstance(c, Constraint) and c.keyword is not None:
+                c.set_keyword(keywords, f"constraints[{j}]")  # type: ignore[attr-defined]
+            else:
+                rest.append(c)
+        self.__dict__.update(keywords)
+        return tuple(rest)
+
+    @property
+    def mode(self) -> str:
+        """How this instance is decided: the one thing solvers dispatch on (``Solver.solve``).
+
+        * ``"integers"``: a knapsack beyond exact float64 arithmetic (:meth:`from_knapsack`), whose
+          quality constraint is decided on the integers of :attr:`knapsack`;
+        * ``"planner"``: the planner's fields are in force (minimum orders, lot sizes, fixed costs,
+          group limits; :mod:`subsel.models.planner`);
+        * ``"paper"``: the model of Deva et al., Section 3, with at most a budget, a demand, must
+          lists and constraint objects.
+        """
+        if self._integer_rule is not None:
+            return "integers"
+        return "paper" if self._planner is None else "planner"
+
+    @property
+    def added_constraints(self) -> tuple[Constraint, ...]:
+        """The constraint objects given with ``constraints=[...]`` (any linear constraint, further
+        quality attributes), without the keywords' ones; :attr:`constraints` lists both."""
+        added: tuple[Constraint, ...] = self.__dict__.get("_added", ())
+        return added
 
     def _set_planner(self, planner: PlannerFields) -> None:
         """Store the planner's fields (:mod:`subsel.models.planner`); ``_planner`` is None when
@@ -311,8 +357,8 @@ class SubsetSelectionProblem:
     def extensions(self) -> frozenset[str]:
         """The optional constraints this instance uses, a subset of :data:`EXTENSIONS`."""
         used = _used_extensions(self)
-        if self.constraints:
-            used |= {c.kind for c in self.constraints}
+        if self.added_constraints:
+            used |= {c.kind for c in self.added_constraints}
         return used if self._planner is None else used | self._planner.used
 
     def lower_bounds(self) -> np.ndarray:
@@ -410,7 +456,7 @@ class SubsetSelectionProblem:
         """
         if type(x) is np.ndarray and x.dtype.kind in "iu" and x.shape == (self.n,) and self.budget is None \
                 and self.demand is None and not self.must_take.size and not self.must_not_take.size \
-                and self._planner is None and self._integer_rule is None and not self.constraints:
+                and self._planner is None and self._integer_rule is None and not self.__dict__.get("_added"):
             quick = self._evaluate_integers(x)
             if quick is not None:
                 return quick
@@ -516,7 +562,7 @@ class SubsetSelectionProblem:
                     must_take=self.must_take, must_not_take=self.must_not_take,
                     objective_quality=self.objective_quality, min_units=self.min_units,
                     lot_size=self.lot_size, fixed_cost=self.fixed_cost, group=self.group,
-                    group_limits=self.group_limits, constraints=self.constraints)
+                    group_limits=self.group_limits, constraints=self.added_constraints)
         if self._planner is None:  # the defaults: validated again only when changed
             for key in ("min_units", "lot_size", "fixed_cost", "group_limits"):
                 base[key] = None
@@ -546,7 +592,7 @@ class SubsetSelectionProblem:
             As the constructor's ``constraints`` (a repeated name, a constraint that does not fit
             the agents).
         """
-        return self.with_changes(constraints=(*self.constraints, *more))
+        return self.with_changes(constraints=(*self.added_constraints, *more))
 
     # ------------------------------------------------------------------ constructors and I/O
     @classmethod
@@ -731,7 +777,21 @@ class SubsetSelectionProblem:
         return read_agents(path, alpha=alpha, R=R, cls=cls, **extensions)
 
     def to_dataframe(self) -> pd.DataFrame:
-        """The agents as a table with columns ``name, quality, cost, capacity`` (n rows)."""
+        """The agents as a table with columns ``name, quality, cost, capacity`` (n rows).
+
+        The planner's columns follow where they say something, then one column per constraint
+        object: a :class:`~subsel.models.LinearConstraint`'s coefficients or a
+        :class:`~subsel.models.QualityFloor`'s values, named after the constraint (without the
+        ``.used`` / ``.2`` suffixes the command line adds), so that ``--constraint`` and
+        ``--quality-floor`` read them back.  The sides, like the budget, are settings and are not
+        written.
+
+        Raises
+        ------
+        ValueError
+            A constraint object of a kind no column holds; two constraints (or a constraint and
+            an agents column) that would write different numbers to one column, naming both.
+        """
         from .agents import problem_to_frame  # the agents schema builds on this module
 
         return problem_to_frame(self)
@@ -740,7 +800,14 @@ class SubsetSelectionProblem:
         """Write :meth:`to_dataframe` to ``path`` (atomically: a temporary file, then a rename).
 
         Floats are written with 17 significant digits, so :meth:`from_csv` reads them back bit for
-        bit.
+        bit.  The columns of constraint objects are read back by the command line's
+        ``--constraint`` / ``--quality-floor`` (or :func:`subsel.models.read_agents` with
+        ``columns`` and ``constraints_from``).
+
+        Raises
+        ------
+        ValueError
+            As :meth:`to_dataframe`; nothing is written then.
         """
         from .agents import write_problem  # the agents schema builds on this module
 
@@ -756,5 +823,6 @@ class SubsetSelectionProblem:
 #: alpha (read from the dataclass, so a field added later is kept too: a constraint missing here
 #: would vanish from the copies :func:`subsel.frontier` solves) and the derived values that do not
 #: depend on alpha.
-_ALPHA_FREE = frozenset({f.name for f in fields(SubsetSelectionProblem) if f.name not in ("alpha", "names")}
-                        | {"_names", "_planner", "utility", "_max_capacity"})
+_ALPHA_FREE = frozenset({f.name for f in fields(SubsetSelectionProblem)
+                         if f.name not in ("alpha", "names", "knapsack", "_integer_rule")}
+                        | {"_names", "_planner", "utility", "_max_capacity", "_added", "_in_force"})

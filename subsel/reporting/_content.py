@@ -143,7 +143,7 @@ def _constraints(problem: SubsetSelectionProblem) -> list[dict[str, Any]]:
             what = "units" if key.endswith("units") else "agents used"
             rows.append(dict(family=f"group_limits:{g}", constraint=f"{what} from group {g}",
                              sense=">=" if key.startswith("min") else "<=", bound=int(value), detail=None, key=key))
-    for c in problem.constraints:
+    for c in problem.added_constraints:
         rows += _object_rows(c)
     return rows
 
@@ -169,7 +169,7 @@ def family_words(problem: SubsetSelectionProblem, family: str) -> str:
         return words[family]
     if family.startswith("group_limits:"):
         return f"the limits of group {family.split(':', 1)[1]}"
-    for c in problem.constraints:
+    for c in problem.added_constraints:
         if c.name == family:
             return f"the constraint {c.describe()}"
     return family
@@ -233,11 +233,11 @@ def _gains(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> di
     if sol.status is not Status.OPTIMAL:
         return out
     relaxations = [(fam, without_constraints(problem, {fam})) for fam in constraint_families(problem)]
-    for c in problem.constraints:  # a two-sided constraint object: each side dropped on its own too
+    for c in problem.added_constraints:  # a two-sided constraint object: each side dropped on its own too
         if c.kind != "quality_floor" and c.lower is not None and c.upper is not None and c.lower != c.upper:
             for side, keep in ((0, dict(upper=c.upper)), (1, dict(lower=c.lower))):
                 one = LinearConstraint(c.coef, name=c.name, on=c.on, **keep)
-                others = tuple(one if o is c else o for o in problem.constraints)
+                others = tuple(one if o is c else o for o in problem.added_constraints)
                 relaxations.append((f"{c.name}#{side}", problem.with_changes(constraints=others)))
     for key, relaxed_problem in relaxations:
         relaxed = solver.solve(relaxed_problem)
@@ -296,7 +296,7 @@ def _slack(problem: SubsetSelectionProblem, sol: Solution, solver: Solver) -> li
                              value=fixed, slack=None, tight=None, meaning="fixed costs the plan pays",
                              gain=None, binding=False))
         elif "side" in c:  # a constraint object
-            obj = next(o for o in problem.constraints if o.name == fam)
+            obj = next(o for o in problem.added_constraints if o.name == fam)
             if obj.kind == "quality_floor":
                 surplus = float(np.dot(obj.margin, x))
                 surplus = 0.0 if abs(surplus) <= FEASIBILITY_TOL else surplus

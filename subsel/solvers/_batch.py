@@ -195,7 +195,7 @@ def solve_rows(solver: Solver, batch: ProblemBatch) -> RawBatch:
         problem = batch.row(j)
         t0 = time.perf_counter()
         raw = (RawResult(None, Status.INFEASIBLE, None, 0.0) if _demand_exceeds_supply(problem)
-               else solver._solve(problem))
+               else solver._dispatch(problem))
         backend += time.perf_counter() - t0 if raw.backend_time_s is None else raw.backend_time_s
         status.append(raw.status)
         bound.append(raw.bound)

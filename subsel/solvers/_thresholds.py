@@ -57,8 +57,8 @@ def unit_threshold_solver(solver: "Exact", problem: SubsetSelectionProblem
         another route for ``problem`` (several units per agent, must lists, the planner's fields,
         the compiled kernel, the rule among equal optima), where the caller solves each threshold.
     """
-    if problem._planner is not None or problem.constraints or problem._max_capacity != 1 or problem.must_take.size \
-            or problem.must_not_take.size or solver.lexicographic \
+    if problem._planner is not None or problem.added_constraints or problem._max_capacity != 1 \
+            or problem.must_take.size or problem.must_not_take.size or solver.lexicographic \
             or (problem.n <= _jit_max_n() and solver._use_kernel()):
         return None
     solver.check_supported(problem)

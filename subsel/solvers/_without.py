@@ -57,7 +57,7 @@ def unit_exclusion_solver(solver: "Exact", problem: SubsetSelectionProblem,
         (several units per agent, must lists, budget, demand, the planner's fields, a knapsack
         beyond exact float64 arithmetic), where the caller solves each changed problem.
     """
-    if problem._integer_rule is not None or problem._planner is not None or problem.constraints \
+    if problem._integer_rule is not None or problem._planner is not None or problem.added_constraints \
             or problem._max_capacity != 1 \
             or problem.must_take.size or problem.must_not_take.size or problem.budget is not None \
             or problem.demand is not None:

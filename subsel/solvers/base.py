@@ -32,7 +32,7 @@ from ..knapsack import Status as Status  # (re-exported: every solution has one)
 from ..models import SubsetSelectionProblem, exact_total, rounded_up, weighted_sum
 
 if TYPE_CHECKING:  # loaded where used: a one-problem solve needs none (start-up of ``subsel solve``)
-    from ..models import ProblemBatch
+    from ..models import IntegerKnapsack, ProblemBatch
     from ._batch import RawBatch, SolutionBatch
     from .explain import Conflict
 
@@ -525,7 +525,7 @@ class Solver:
         if _demand_exceeds_supply(problem):
             return self._finish(problem, RawResult(None, Status.INFEASIBLE, None, 0.0), start)
         t0 = time.perf_counter()
-        raw = self._solve(problem)
+        raw = self._dispatch(problem)
         if raw.backend_time_s is None:
             raw = RawResult(raw.x, raw.status, raw.bound, time.perf_counter() - t0)
         return self._finish(problem, raw, start)
@@ -534,11 +534,11 @@ class Solver:
         """Raise :class:`UnsupportedExtensionError` for the first extension not in :attr:`supports`."""
         if problem.budget is None and problem.demand is None and not problem.must_take.size \
                 and not problem.must_not_take.size and getattr(problem, "_planner", None) is None \
-                and not getattr(problem, "_rowwise", False) and not problem.constraints:
+                and not getattr(problem, "_rowwise", False) and not problem.added_constraints:
             return  # no extension (the common case, checked without building a set)
         missing = sorted(problem.extensions - self.supports)
         if missing:
-            named = [c.name for c in getattr(problem, "constraints", ()) if c.kind == missing[0]]
+            named = [c.name for c in getattr(problem, "added_constraints", ()) if c.kind == missing[0]]
             raise UnsupportedExtensionError(self.name, missing[0], self.supports, named[0] if named else None)
 
     def solve_batch(self, batch: ProblemBatch) -> SolutionBatch:
@@ -578,8 +578,28 @@ class Solver:
         """Unchecked answers for every row: the default solves the rows one by one."""
         return _SUPPLIED["solve_rows"](self, batch)
 
+    def _dispatch(self, problem: SubsetSelectionProblem) -> RawResult:
+        """The backend's answer for ``problem``: the one place a solver's work is chosen by the
+        problem's mode (:attr:`SubsetSelectionProblem.mode`): :meth:`_solve_integers` for a
+        knapsack decided on its integers, :meth:`_solve_planner` with the planner's fields,
+        :meth:`_solve` otherwise."""
+        rule = problem._integer_rule  # mode "integers"
+        if rule is not None:
+            return self._solve_integers(problem, rule)
+        return self._solve(problem) if problem._planner is None else self._solve_planner(problem)
+
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:  # pragma: no cover - abstract
         raise NotImplementedError(f"{type(self).__name__} must implement _solve")
+
+    def _solve_integers(self, problem: SubsetSelectionProblem, rule: IntegerKnapsack) -> RawResult:
+        """A knapsack beyond exact float64 arithmetic, ``rule`` its integers (``problem.knapsack``);
+        the default solves it as any problem (:meth:`_solve`): its answer is checked on the integers."""
+        return self._solve(problem)
+
+    def _solve_planner(self, problem: SubsetSelectionProblem) -> RawResult:
+        """A problem with the planner's fields; the default is :meth:`_solve` (a backend that reads
+        the linear form, which writes those fields)."""
+        return self._solve(problem)
 
     def _finish(self, problem: SubsetSelectionProblem, raw: RawResult, start: float,
                 allowed: Callable[[np.ndarray], bool] | None = None) -> Solution:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,6 +24,9 @@ from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, roun
 from ._batch import RawBatch
 from ._choices import _agents
 from .base import RawResult, Solver, Status
+
+if TYPE_CHECKING:
+    from ..models import IntegerKnapsack
 
 #: Largest block of selections evaluated at once (memory ~ 3 arrays of this many float64).
 _BLOCK = 1 << 20
@@ -429,13 +433,15 @@ class DPSS(Solver):
         free = problem.upper_bounds()[G] - problem.lower_bounds()[G]
         return float(np.exp(np.sum(np.log1p(free[free > 0].astype(float)))))
 
-    def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
-        if problem._integer_rule is not None:  # a knapsack beyond exact float64: solved in integers
-            from ._encoded import solve_encoded
+    def _solve_integers(self, problem: SubsetSelectionProblem, rule: IntegerKnapsack) -> RawResult:
+        from ._encoded import solve_encoded  # a knapsack beyond exact float64: solved in integers
 
-            return solve_encoded(problem._integer_rule, self.time_limit_s, None)
-        if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: every allowed count
-            return _dpss_planner(problem, self.time_limit_s)
+        return solve_encoded(rule, self.time_limit_s, None)
+
+    def _solve_planner(self, problem: SubsetSelectionProblem) -> RawResult:
+        return _dpss_planner(problem, self.time_limit_s)  # minimum orders, lot sizes, fixed costs: every count
+
+    def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         if not problem.must_take.size and not problem.must_not_take.size and problem._max_capacity == 1:
             quick = _dpss_unit(problem)
             if quick is not None:

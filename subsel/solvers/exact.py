@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import math
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -40,6 +40,9 @@ from ..models import (
     rounded_up,
 )
 from .base import RawResult, Solution, Solver, Status
+
+if TYPE_CHECKING:
+    from ..models import IntegerKnapsack
 
 #: How many times the capacity is tightened when a solution fails the final check (rounding).
 _MAX_REPAIRS = 5
@@ -438,21 +441,26 @@ class Exact(Solver):
                 return fast
         return anew
 
-    def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
-        start = time.perf_counter()
-        if problem._integer_rule is not None:  # a knapsack beyond exact float64: solved in integers
-            from ._encoded import solve_encoded
+    def _solve_integers(self, problem: SubsetSelectionProblem, rule: IntegerKnapsack) -> RawResult:
+        from ._encoded import solve_encoded  # a knapsack beyond exact float64: solved in integers
 
-            return solve_encoded(problem._integer_rule, self.time_limit_s, self.memory_limit_mb, self.lexicographic)
-        if problem.budget is not None or problem.demand is not None \
-                or (problem._planner is not None and "group_limits" in problem._planner.used):
+        return solve_encoded(rule, self.time_limit_s, self.memory_limit_mb, self.lexicographic)
+
+    def _solve_planner(self, problem: SubsetSelectionProblem) -> RawResult:
+        if problem.budget is not None or problem.demand is not None or "group_limits" in problem.extensions:
             from ._planner_search import solve_planner  # coupling rows: Lagrangian bounds and a search
 
             return solve_planner(problem, self.time_limit_s)
-        if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: choices per agent
-            from ._choices import solve_choices  # here: only the planner's fields load its code (start-up)
+        from ._choices import solve_choices  # minimum orders, lot sizes, fixed costs: choices per agent
 
-            return solve_choices(problem, self.time_limit_s, self.memory_limit_mb)
+        return solve_choices(problem, self.time_limit_s, self.memory_limit_mb)
+
+    def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
+        start = time.perf_counter()
+        if problem.budget is not None or problem.demand is not None:
+            from ._planner_search import solve_planner  # coupling rows: Lagrangian bounds and a search
+
+            return solve_planner(problem, self.time_limit_s)
         raw = self._solve_any(problem)
         if self.lexicographic and raw.status is Status.OPTIMAL and raw.x is not None and problem._max_capacity == 1 \
                 and not problem.must_take.size and not problem.must_not_take.size:

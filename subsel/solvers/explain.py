@@ -116,12 +116,13 @@ def constraint_families(problem: SubsetSelectionProblem) -> list[str]:
         limited group, in the problem's order (the families of the deletion filter of Chinneck and
         Dravnieks, *ORSA Journal on Computing* 3(2), 1991, Section 3).
     """
-    out = ["quality"]
+    # Every constraint object in force by its name, dropped whole (Constraint.drop); the minimum
+    # orders and lot sizes, per-agent domains, after the keywords' sums and lists.
+    objects = problem.constraints
+    out = ["quality"] + [c.name for c in objects if c.stage != 1]
     ext = problem.extensions
-    out += [name for name in ("budget", "demand", "must_take", "must_not_take", "min_units", "lot_size")
-            if name in ext]
-    out += [f"group_limits:{g}" for g in problem.group_limits]
-    out += [c.name for c in problem.constraints]  # each constraint object by its name, dropped whole
+    out += [name for name in ("min_units", "lot_size") if name in ext]
+    out += [c.name for c in objects if c.stage == 1]
     return out
 
 
@@ -142,14 +143,12 @@ def without_constraints(problem: SubsetSelectionProblem, dropped: set[str]) -> S
     changes: dict[str, Any] = {}
     if "quality" in dropped:
         changes["alpha"] = 0.0
-    for name in ("budget", "demand", "must_take", "must_not_take", "min_units", "lot_size"):
+    for name in ("min_units", "lot_size"):
         if name in dropped:
             changes[name] = None
-    gone = {d.split(":", 1)[1] for d in dropped if d.startswith("group_limits:")}
-    if gone:
-        changes["group_limits"] = {g: dict(v) for g, v in problem.group_limits.items() if g not in gone}
-    if any(c.name in dropped for c in problem.constraints):
-        changes["constraints"] = tuple(c for c in problem.constraints if c.name not in dropped)
+    for c in problem.constraints:
+        if c.name in dropped:
+            c.drop(changes, problem)
     return problem.with_changes(**changes) if changes else problem
 
 
@@ -368,22 +367,9 @@ def _budget_row(form: LinearForm) -> np.ndarray:
 def _describe(problem: SubsetSelectionProblem, name: str) -> str:
     if name == "quality":
         return f"average quality {problem.alpha:g}"
-    if name == "budget":
-        return f"budget {problem.budget:g}"
-    if name == "demand":
-        return f"demand {problem.demand}"
-    if name in ("must_take", "must_not_take"):
-        idx = getattr(problem, name)
-        shown = ", ".join(problem.names[i] for i in idx[:3].tolist()) + (", ..." if idx.size > 3 else "")
-        return f"{name.replace('_', '-')} {shown}"
     if name in ("min_units", "lot_size"):
         return {"min_units": "the minimum orders", "lot_size": "the lot sizes"}[name]
-    for c in problem.constraints:
-        if c.name == name:
-            return c.describe()
-    g = name.split(":", 1)[1]
-    limits = ", ".join(f"{k} {v}" for k, v in problem.group_limits[g].items())
-    return f"the limits of group {g!r} ({limits})"
+    return next(c.describe() for c in problem.constraints if c.name == name)
 
 
 def _text(problem: SubsetSelectionProblem, c: Conflict) -> str:

@@ -13,7 +13,7 @@ One kernel, :func:`gss_batch`, does every step for ``m`` problems at once on (m,
 from __future__ import annotations
 
 import math
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from ..models import FEASIBILITY_TOL, ProblemBatch, SubsetSelectionProblem, part
 from ._batch import RawBatch, gather_rows
 from ._choices import solve_choices
 from .base import RawResult, Solver, Status
+
+if TYPE_CHECKING:
+    from ..models import IntegerKnapsack
 
 _ROUND_TOL = 1e-9
 
@@ -477,13 +480,15 @@ class GSS(Solver):
     supports = frozenset({"must_take", "must_not_take", "min_units", "lot_size", "fixed_cost"})
     complexity = "O(n log n)"
 
-    def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
-        if problem._integer_rule is not None:  # a knapsack beyond exact float64: the greedy in integers
-            from ._encoded import greedy_encoded
+    def _solve_integers(self, problem: SubsetSelectionProblem, rule: IntegerKnapsack) -> RawResult:
+        from ._encoded import greedy_encoded  # a knapsack beyond exact float64: the greedy in integers
 
-            return RawResult(greedy_encoded(problem._integer_rule), Status.FEASIBLE)
-        if problem._planner is not None:  # minimum orders, lot sizes, fixed costs: the greedy over choices
-            return solve_choices(problem, None, None, greedy=True)
+        return RawResult(greedy_encoded(rule), Status.FEASIBLE)
+
+    def _solve_planner(self, problem: SubsetSelectionProblem) -> RawResult:
+        return solve_choices(problem, None, None, greedy=True)  # minimum orders, lot sizes, fixed costs
+
+    def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         x, feasible = _gss_one(problem)
         if not feasible[0]:
             return RawResult(None, Status.INFEASIBLE)

@@ -402,10 +402,11 @@ class ORToolsCPSAT(Solver):
                 # rule; a quality floor likewise), scaled by 2**k, coefficients rounded down; the
                 # exact integer right side is ceil(lower * 2**k) = -floor(-lower * 2**k).
                 terms = [x[i] for i in row.index.tolist()] if row.index is not None else x
+                low = tuple(-t for t in row.side) if row.side is not None else (-row.lower,)
                 k, ok = _scale_exponent(row_coef, reach if row.index is None else reach[row.index],
-                                        extra=-row.lower)
+                                        extra=sum(abs(t) for t in low))
                 scaled = np.ldexp(row_coef, k)
-                rhs = -_floor_scaled(*((-t for t in row.side) if row.side is not None else (-row.lower,)), k=k)
+                rhs = -_floor_scaled(*low, k=k)
                 row_reach = reach if row.index is None else reach[row.index]
                 # the most the rounding of each margin fl(q_i - alpha), half an ulp, moves the row
                 ulps = float(np.ldexp(2.0 ** -53 * float(np.abs(row_coef) @ row_reach), k))
@@ -424,11 +425,13 @@ class ORToolsCPSAT(Solver):
                 # A real upper side (budget: sum c_i x_i <= B + FEASIBILITY_TOL, evaluate's rule),
                 # scaled by 2**k, coefficients up and the right side down (exactly, as a rational).
                 terms = [x[i] for i in row.index.tolist()] if row.index is not None else x
-                k, ok = _scale_exponent(row_coef, reach if row.index is None else reach[row.index],
-                                        extra=row.upper + FEASIBILITY_TOL)
-                upper_coef = _as_int64(np.ceil(np.ldexp(row_coef, k)), f"{row.name} row")
-                # the exact side (B + FEASIBILITY_TOL) when the row gives its terms
+                # the exact side (B + FEASIBILITY_TOL) when the row gives its terms; its magnitude
+                # bounds the scale (the terms' absolute values: a side that cancels to near zero,
+                # e.g. an upper bound of -2e-9 against the tolerance, must not admit 2**500)
                 side = row.side if row.side is not None else (row.upper, FEASIBILITY_TOL)
+                k, ok = _scale_exponent(row_coef, reach if row.index is None else reach[row.index],
+                                        extra=sum(abs(t) for t in side))
+                upper_coef = _as_int64(np.ceil(np.ldexp(row_coef, k)), f"{row.name} row")
                 upper_rhs = _as_int64(_floor_scaled(*side, k=k), row.name)
                 exact &= ok
                 model.Add(cp_model.LinearExpr.WeightedSum(terms, upper_coef) <= upper_rhs)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subsel import SubsetSelectionProblem, alternatives
+from subsel import LinearConstraint, QualityFloor, SubsetSelectionProblem, alternatives
 from tests.decisions.reference import feasible_selections
 from tests.strategies import must_list_problems, planner_problems, tolerance_hard_problems
 
@@ -296,3 +296,11 @@ def test_planner_fields_beyond_the_cut_range_are_refused_by_capacity():
         alternatives(p, 3)
     with pytest.raises(ValueError, match=r"capacity\[0\] is 3000000"):
         alternatives(p, 3, solver="highs")
+
+
+@pytest.mark.parametrize("constraint", [LinearConstraint([1, 2, 3], upper=3, name="co2"),
+                                        QualityFloor([0.99, 0.9, 0.97], 0.95, name="ontime")])
+def test_the_partition_of_alternatives_refuses_constraint_objects_naming_them(constraint):
+    with pytest.raises(ValueError, match=f"does not support the constraint objects \\('{constraint.name}'\\)"):
+        alternatives(SubsetSelectionProblem([0.9, 0.8, 0.7], [0.1, 0.2, 0.1], alpha=0.75, capacity=[2, 2, 2],
+                                            constraints=[constraint]), 2, solver="highs", method="partition")

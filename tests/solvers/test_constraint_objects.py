@@ -23,7 +23,7 @@ def near_a_side(problem):
     margin = np.abs(problem.quality_margin)
     if ((margin > 0) & (margin < 1e-6)).any():
         return True
-    for c in problem.constraints:
+    for c in problem.added_constraints:
         if isinstance(c, QualityFloor):
             m = np.abs(np.asarray(c.margin))
             if ((m > 0) & (m < 1e-6)).any():
@@ -44,7 +44,7 @@ def tolerance(best):
 
 def check(name, problem):
     label_fields(problem)
-    for c in problem.constraints:
+    for c in problem.added_constraints:
         event(f"constraint {c.kind}{'' if getattr(c, 'integral', False) else ' (real)'}")
     best = brute_force(problem)
     event(f"near a side: {near_a_side(problem)}")

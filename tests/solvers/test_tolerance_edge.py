@@ -86,3 +86,23 @@ def test_forced_selections_at_the_rules_bound_match_brute_force(name, q, hair, u
     else:  # (ortools-cpsat leaves some answers on qualities near 1e-22 unproven: feasible)
         assert sol.status in (Status.OPTIMAL, Status.FEASIBLE)
         assert sol.objective == pytest.approx(ref[0], abs=1e-9)
+
+
+@pytest.mark.parametrize("name", [*MILP, *(["ortools-cpsat"] if "ortools-cpsat" in available_solvers() else [])])
+@pytest.mark.parametrize("upper", [-2e-9, -1e-9 - 1e-18, -1e-9, -5e-10, 0.0])
+def test_linear_row_whose_side_cancels_the_tolerance_matches_brute_force(name, upper):
+    # an upper side a hair from -FEASIBILITY_TOL makes side + tolerance about 0: the scale must come
+    # from the side's terms, not from their near-zero sum (CP-SAT once asked for 2**540)
+    from subsel.models import LinearConstraint
+
+    p = SubsetSelectionProblem(quality=[0.0, 0.0], cost=[0.0, 0.0], alpha=0.0, capacity=[1, 1], R=1.0,
+                               constraints=[LinearConstraint(np.array([0.0, 5.0944781e-146]), upper=upper,
+                                                             name="c0")])
+    best = brute_force(p)
+    sol = get_solver(name).solve(p)
+    if best is None:
+        assert sol.status == Status.INFEASIBLE
+    else:
+        assert sol.status in (Status.OPTIMAL, Status.FEASIBLE)
+        assert p.evaluate(sol.x).feasible
+        assert sol.objective == pytest.approx(best[0], abs=1e-12)
