@@ -403,7 +403,7 @@ class MILPSolver(Solver):
             best = x0
         coupled = problem.budget is not None or problem.demand is not None or (
             problem._planner is not None and "group_limits" in problem._planner.used)
-        if best is None and deadline is not None and coupled and not problem.constraints:
+        if best is None and deadline is not None and coupled and not problem.added_constraints:
             from ._planner_search import planner_start  # only a time-limited planner's solve loads it
 
             return planner_start(problem, deadline)
