@@ -10,7 +10,11 @@ Gujar, AAMAS 2021, Section 6.1) at ``--n`` agents, solved
 * ``--coupled N``: the whole planner model at ``N`` agents (fixed costs, five groups with a cap on
   their units, a pledge of agents in the first, a budget and a demand that bind), by ``exact`` and
   ``highs`` in turn, each with ``--time-limit``: per instance the statuses, the objectives and the
-  ratio of wall times ``exact / highs``, and their median.
+  ratio of wall times ``exact / highs``, and their median;
+* ``--coop N``: the same on the generated produce cooperative
+  (:func:`subsel.models.planner_instance`: ten regions, Beta qualities, lots of 1/6/12/24, minimum
+  orders, fixed costs, regional caps, a pledge, a demand and a budget that bind), instance ``j``
+  drawn from seed ``--seed + j``.
 
 The ratio that matters: ``exact`` with lot sizes and minimum orders against ``exact`` on the
 paper's problem, same agents, same run.  ``--solvers exact`` leaves HiGHS out (it takes minutes on
@@ -25,6 +29,7 @@ Usage::
     python benchmarks/bench_planner.py --n 10000 --reps 3
     python benchmarks/bench_planner.py --n 100000 --reps 3 --solvers exact
     python benchmarks/bench_planner.py --coupled 30 --instances 5 --time-limit 60
+    python benchmarks/bench_planner.py --coop 500 --instances 5 --time-limit 60
 """
 from __future__ import annotations
 
@@ -34,6 +39,7 @@ import time
 import numpy as np
 
 from subsel import SubsetSelectionProblem, get_solver
+from subsel.models import planner_instance
 
 
 def best(fn, reps: int) -> float:
@@ -58,13 +64,14 @@ def coupled_instance(n: int, rng: np.random.Generator) -> SubsetSelectionProblem
                                   demand=int(k.sum() * 0.15), group=label, group_limits=limits)
 
 
-def coupled(n: int, instances: int, seed: int, time_limit: float) -> None:
-    """``exact`` against ``highs`` on the whole planner model, alternated, in one run."""
+def coupled(n: int, instances: int, seed: int, time_limit: float, coop: bool = False) -> None:
+    """``exact`` against ``highs`` on the whole planner model (``coop``: the generated
+    cooperative), alternated, in one run."""
     ratios = []
-    print(f"whole planner model, n = {n}, time limit {time_limit:g} s")
+    print(f"{'generated co-op' if coop else 'whole planner model'}, n = {n}, time limit {time_limit:g} s")
     print(f"{'inst':>4} {'exact':>10} {'obj':>14} {'s':>8} {'highs':>10} {'obj':>14} {'s':>8} {'ratio':>7}")
     for j, rng in enumerate(np.random.default_rng(seed).spawn(instances)):
-        p = coupled_instance(n, rng)
+        p = planner_instance(n, seed + j) if coop else coupled_instance(n, rng)
         out = {}
         for name in (("exact", "highs") if j % 2 == 0 else ("highs", "exact")):
             t0 = time.perf_counter()
@@ -85,11 +92,13 @@ def main() -> None:
     ap.add_argument("--solvers", default="exact,highs", help="comma-separated: exact, highs")
     ap.add_argument("--coupled", type=int, default=0, metavar="N",
                     help="time exact against highs on the whole planner model at N agents instead")
+    ap.add_argument("--coop", type=int, default=0, metavar="N",
+                    help="time exact against highs on the generated co-op (planner_instance) at N agents instead")
     ap.add_argument("--instances", type=int, default=5)
     ap.add_argument("--time-limit", type=float, default=60.0)
     args = ap.parse_args()
-    if args.coupled:
-        coupled(args.coupled, args.instances, args.seed, args.time_limit)
+    if args.coupled or args.coop:
+        coupled(args.coupled or args.coop, args.instances, args.seed, args.time_limit, coop=bool(args.coop))
         return
     names = [s.strip() for s in args.solvers.split(",") if s.strip()]
     rng = np.random.default_rng(args.seed)

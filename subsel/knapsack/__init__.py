@@ -23,7 +23,7 @@ from ._status import SolverError, Status
 #: feasibility rule.
 _LAZY = {
     "FLOAT_EXACT_TOTAL": "solve", "MAX_KNAPSACK_TOTAL": "solve", "KnapsackSolution": "solve",
-    "check_options": "solve", "solve_knapsack": "solve",
+    "check_options": "_options", "solve_knapsack": "solve",
     "DEFAULT_MEMORY_LIMIT_MB": "_knapsack", "JIT_MAX_N": "_knapsack", "relaxed_capacity": "_knapsack",
     "KnapsackResult": "_knapsack", "binary_pieces": "_knapsack",
     "merge_fronts": "_knapsack", "pareto_front": "_knapsack", "solve_core": "_knapsack",
@@ -43,8 +43,9 @@ if TYPE_CHECKING:  # the type checkers' and the API reference's view of the name
         solve_core,
     )
     from ._knapsack_core import unit_selection
+    from ._options import check_options
     from ._ties import RuleStopped, lex_greatest
-    from .solve import FLOAT_EXACT_TOTAL, MAX_KNAPSACK_TOTAL, KnapsackSolution, check_options, solve_knapsack
+    from .solve import FLOAT_EXACT_TOTAL, MAX_KNAPSACK_TOTAL, KnapsackSolution, solve_knapsack
 
 __all__ = [
     "DEFAULT_MEMORY_LIMIT_MB",

@@ -212,44 +212,6 @@ def _weight_grid(w: np.ndarray) -> float | None:
     return 2.0 ** unit_exp
 
 
-def _dantzig(p: np.ndarray, w: np.ndarray, c: float, step: float = 0.0, grow: int = 0
-             ) -> tuple[float, float]:
-    """Dantzig bound of ``max p.y, w.y <= c`` (``w > 0``), and an estimate of the bound when every
-    weight grows by ``step`` and the capacity by ``grow * step`` (the efficiency order kept)."""
-    order = np.argsort(-(p / w), kind="stable")
-    cw = np.cumsum(w[order])
-    b = int(np.searchsorted(cw, c, side="right"))
-    pb = float(p[order[:b]].sum())
-    if b == p.size:
-        return pb, pb
-    r = c - (float(cw[b - 1]) if b else 0.0)
-    j = order[b]
-    pj, wj = float(p[j]), float(w[j])
-    return pb + r * pj / wj, pb + max(r + (grow - b) * step, 0.0) * pj / (wj + step)
-
-
-def _surrogate_bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int, step: float = 0.0
-                     ) -> tuple[float, float, float, np.ndarray]:
-    """Dantzig bound of the surrogate problem ``sum (w_j + s) y_j <= c + s card``.
-
-    Items whose surrogate weight is ``<= 0`` are always taken (their weight enlarges the capacity).
-    Returns the bound, an estimate of the bound at ``s + step`` (its slope leads the search for the
-    best multiplier, as in combo), the profit of the items always taken and their mask.
-    """
-    ws = w + s
-    always = ws <= 0
-    cs = c + s * card - ws[always].sum().item()     # (exact ints on the 64-bit integer path)
-    p0 = p[always].sum().item()
-    if cs < 0:
-        return -np.inf, -np.inf, p0, always
-    rest = ~always
-    if not rest.any():
-        return p0, p0, p0, always
-    # At s + step the capacity left for the other items grows by (card - always taken) * step.
-    u, u_next = _dantzig(p[rest], ws[rest], cs, step, card - int(always.sum()))
-    return p0 + u, p0 + u_next, p0, always
-
-
 def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: float, integer: bool,
                           unit: float, deadline: float | None, memory_limit: int | None,
                           margin: float = _INT_MARGIN
@@ -274,9 +236,9 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
         The upper bound found (``inf`` when none), the best feasible value found (``z`` when none
         better), its items (``None`` when none better) and whether a deadline or memory limit struck.
     """
-    # (The counts and bounds by selection sum in another order: compiled on integer data only.)
-    nbk = _kernel() if integer else None
-    if nbk is not None:   # the same counts by selection, compiled
+    nbk = _kernel()
+    # (The counts by selection sum in another order: compiled on integer data only.)
+    if integer:
         card1, card2 = int(nbk.count_fit(w, c, False)), int(nbk.count_fit(p, z, True)) + 1
     else:
         card1 = int(np.searchsorted(np.cumsum(np.sort(w)), c, side="right"))
@@ -292,31 +254,11 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
     if not cases:
         return np.inf, z, None, False
     ub, take, exhausted = -np.inf, None, False
-
-    def bound(p: np.ndarray, w: np.ndarray, c: float, s: float, card: int, step: float) -> tuple[float, float]:
-        """The surrogate bound at ``s`` and its estimate at ``s + step`` (compiled on integer data)."""
-        if nbk is not None:
-            u0, u1, every = nbk.surrogate_bound(p, w, c, s, card, step)
-            if not every:
-                return u0, u1
-        u0, u1, _, _ = _surrogate_bound(p, w, c, s, card, step)
-        return u0, u1
     for s_lo, s_hi, card, improving_only in cases:
-        # Integer bisection on s in units of the weight grid, led by the sign of the bound's slope.
-        k_lo, k_hi = int(np.floor(s_lo / unit)), int(np.ceil(s_hi / unit))
-        best_u, best_k, done = np.inf, 0, False
-        if nbk is not None:   # the same bisection in one compiled call (unless every item is taken once)
-            best_u, best_k, done = nbk.surrogate_multiplier(p, w, c, card, k_lo, k_hi, unit)
-            best_k = int(best_k)
-        while not done and k_lo <= k_hi:
-            k = (k_lo + k_hi) // 2
-            u0, u1 = bound(p, w, c, k * unit, card, unit)
-            if u0 < best_u:
-                best_u, best_k = u0, k
-            if u1 > u0:
-                k_hi = k - 1
-            else:
-                k_lo = k + 1
+        # The multiplier on the weight grid (in units of ``unit``), compiled.
+        best_u, best_k = nbk.surrogate_multiplier(p, w, c, card, int(np.floor(s_lo / unit)),
+                                                  int(np.ceil(s_hi / unit)), unit, not integer)
+        best_k = int(best_k)
         u = best_u
         if integer:
             u = np.floor(u + margin)
@@ -324,7 +266,7 @@ def _surrogate_relaxation(p: np.ndarray, w: np.ndarray, c: float, b: int, z: flo
             ub = max(ub, max(u, z) if improving_only else u)
             continue
         s = best_k * unit
-        always = w + s <= 0                     # (_surrogate_bound's: taken whatever the bound)
+        always = w + s <= 0                     # (taken whatever the bound)
         p0 = p[always].sum().item()
         rest = np.flatnonzero(~always)
         cs = c + s * card - (w[always] + s).sum().item()

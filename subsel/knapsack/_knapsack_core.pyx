@@ -788,46 +788,141 @@ cdef tuple _surrogate_bound(const num[::1] p, const num[::1] w, num c, num s, in
     if cs < 0:
         return -INFINITY, -INFINITY, False
     if cnt == n:
-        return 0.0, 0.0, True
+        return <double>p0, <double>p0, True
     _dantzig_e(pr[:k], wr[:k], er[:k], cs, step, card - cnt, &u, &u_next)
     return p0 + u, p0 + u_next, False
 
 
-def surrogate_bound(p, w, c, s, int64_t card, step):
-    """The first two answers of ``_knapsack._surrogate_bound`` (the surrogate problem's Dantzig bound
-    and its estimate at ``s + step``), by the same operations; the third is True when every item is
-    always taken (then the caller asks ``_surrogate_bound``: its answer is an exact sum)."""
+cdef double _pairwise(const double* a, Py_ssize_t n) noexcept nogil:
+    """``a[:n].sum()`` as numpy sums a contiguous float64 array: pairwise, eight accumulators in
+    blocks of up to 128 entries (Higham, *Accuracy and Stability of Numerical Algorithms*, 2002,
+    Section 4.2), so the same float."""
+    cdef double res, r0, r1, r2, r3, r4, r5, r6, r7
+    cdef Py_ssize_t i, n2
+    if n < 8:
+        res = -0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    if n <= 128:
+        r0, r1, r2, r3, r4, r5, r6, r7 = a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]
+        i = 8
+        while i < n - n % 8:
+            r0 += a[i]
+            r1 += a[i + 1]
+            r2 += a[i + 2]
+            r3 += a[i + 3]
+            r4 += a[i + 4]
+            r5 += a[i + 5]
+            r6 += a[i + 6]
+            r7 += a[i + 7]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            res += a[i]
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _pairwise(a, n2) + _pairwise(a + n2, n - n2)
+
+
+def pairwise_sum(a):
+    """``a.sum()`` of a float64 array by :func:`_pairwise` (numpy's order of additions)."""
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    return _pairwise(<const double*>_data(a, cnp.NPY_FLOAT64, 0), a.size)
+
+
+cdef tuple _surrogate_bound_real(const double[::1] p, const double[::1] w, double c, double s, int64_t card,
+                                 double step):
+    """The surrogate bound of real-valued data: the sums of the items always taken pairwise, the items
+    in the stable order by decreasing efficiency, their weights summed one by one up to the break
+    item and the profits before it pairwise (the operations of a sort, a cumulative sum and numpy's
+    sums), so every float is that of the sorted computation."""
+    cdef Py_ssize_t n = p.shape[0], j, k = 0, cnt = 0, b
+    cdef double cs, p0, pb, acc = 0.0, before = 0.0, r, pj, wj
+    wa_a = _empty(n, cnp.NPY_FLOAT64)
+    pa_a = _empty(n, cnp.NPY_FLOAT64)
+    pr_a = _empty(n, cnp.NPY_FLOAT64)
+    wr_a = _empty(n, cnp.NPY_FLOAT64)
+    er_a = _empty(n, cnp.NPY_FLOAT64)
+    cdef double[::1] wa = wa_a, pa = pa_a, pr = pr_a, wr = wr_a, er = er_a
+    for j in range(n):
+        if w[j] + s <= 0:
+            wa[cnt] = w[j] + s
+            pa[cnt] = p[j]
+            cnt += 1
+        else:
+            pr[k] = p[j]
+            wr[k] = w[j] + s
+            er[k] = p[j] / wr[k]
+            k += 1
+    cs = c + s * <double>card - _pairwise(&wa[0], cnt)
+    p0 = _pairwise(&pa[0], cnt)
+    if cs < 0:
+        return -INFINITY, -INFINITY
+    if k == 0:
+        return p0, p0
+    order_a = by_efficiency(er_a[:k], np.arange(k, dtype=np.int64))
+    cdef int64_t[::1] order = order_a
+    b = k
+    for j in range(k):
+        acc += wr[order[j]]
+        if acc > cs:
+            b = j
+            break
+        before = acc
+    for j in range(b):
+        pa[j] = pr[order[j]]
+    pb = _pairwise(&pa[0], b)
+    if b == k:
+        return p0 + pb, p0 + pb
+    r = cs - before if b else cs - 0.0
+    pj = pr[order[b]]
+    wj = wr[order[b]]
+    return (p0 + (pb + r * pj / wj),
+            p0 + (pb + _pymax(r + <double>(card - cnt - b) * step, 0.0) * pj / (wj + step)))
+
+
+def surrogate_bound(p, w, c, s, int64_t card, step, bint real=False):
+    """The surrogate problem's Dantzig bound (``sum (w_j + s) y_j <= c + s card``, the items of
+    surrogate weight ``<= 0`` always taken) and its estimate at ``s + step``; the third answer is True
+    when every item is always taken.  On integer data (int64, or integers in float64 whose sums are
+    exact) the break item by selection; on real-valued data (``real``) by the sorted computation,
+    with numpy's sums (the third answer then False)."""
+    if real:
+        return _surrogate_bound_real(p, w, c, s, card, step) + (False,)
     if p.dtype == np.int64:
         return _surrogate_bound[int64_t](p, w, c, s, card, step)
     return _surrogate_bound[double](p, w, c, s, card, step)
 
 
 cdef tuple _surrogate_multiplier(const num[::1] p, const num[::1] w, num c, int64_t card, int64_t k_lo, int64_t k_hi,
-                                 num unit):
+                                 num unit, bint real):
     cdef double best_u = INFINITY, u0, u1
     cdef int64_t best_k = 0, k
     while k_lo <= k_hi:
         k = (k_lo + k_hi) // 2
-        u0, u1, every = _surrogate_bound(p, w, c, k * unit, card, unit)
-        if every:
-            return INFINITY, 0, False
+        if num is double and real:
+            u0, u1 = _surrogate_bound_real(p, w, c, k * unit, card, unit)
+        else:
+            u0, u1, _ = _surrogate_bound(p, w, c, k * unit, card, unit)
         if u0 < best_u:
             best_u, best_k = u0, k
         if u1 > u0:
             k_hi = k - 1
         else:
             k_lo = k + 1
-    return best_u, best_k, True
+    return best_u, best_k
 
 
-def surrogate_multiplier(p, w, c, int64_t card, int64_t k_lo, int64_t k_hi, unit):
-    """The integer bisection of ``_knapsack._surrogate_relaxation`` on the multiplier ``s = k unit``,
-    ``k_lo <= k <= k_hi``, led by the sign of the bound's slope: the least surrogate bound met and its
-    ``k``, by the same steps on :func:`surrogate_bound`'s numbers.  The third answer is False (the
-    caller then runs the bisection itself) when some multiplier makes every item always taken."""
+def surrogate_multiplier(p, w, c, int64_t card, int64_t k_lo, int64_t k_hi, unit, bint real=False):
+    """The surrogate multiplier ``s = k unit`` (``k_lo <= k <= k_hi``) of the least surrogate bound
+    (:func:`surrogate_bound`), by an integer bisection led by the sign of the bound's slope, as combo
+    searches it (Martello, Pisinger, Toth 1999, Section 3): the least bound met and its ``k``."""
     if p.dtype == np.int64:
-        return _surrogate_multiplier[int64_t](p, w, c, card, k_lo, k_hi, unit)
-    return _surrogate_multiplier[double](p, w, c, card, k_lo, k_hi, unit)
+        return _surrogate_multiplier[int64_t](p, w, c, card, k_lo, k_hi, unit, False)
+    return _surrogate_multiplier[double](p, w, c, card, k_lo, k_hi, unit, real)
 
 
 cdef int64_t _count_fit(const num[::1] a, num cap, bint largest):
@@ -1443,7 +1538,7 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
     Returns
     -------
     (ok, u, z, found, take, spare)
-        ``ok`` False where the Python glue must answer (a multiplier that takes every item, a
+        ``ok`` False where the Python glue must answer (a
         surrogate knapsack of at most ``max_enumerate`` items or without a grid, a search not done
         within ``budget`` states); else the bound, the best value and, when ``found``, its items
         (bool, in the given order).
@@ -1489,9 +1584,7 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
         card = cards[q]
         k_lo = <int64_t>floor(los[q] / unit)
         k_hi = <int64_t>ceil(his[q] / unit)
-        best_u, best_k, done = _surrogate_multiplier[double](ps, ws, capacity, card, k_lo, k_hi, unit)
-        if not done:
-            return False, 0.0, z, False, none, spare
+        best_u, best_k = _surrogate_multiplier[double](ps, ws, capacity, card, k_lo, k_hi, unit, False)
         u = floor(best_u + _INT_MARGIN)
         if u <= z or best_k == 0:
             ub = _pymax(ub, _pymax(u, z) if improving[q] else u)

@@ -29,6 +29,7 @@ from ..models import MAX_EXACT_INT, MAX_KNAPSACK_TOTAL
 from . import _knapsack
 from ._knapsack import DEFAULT_MEMORY_LIMIT_MB, KnapsackResult, binary_pieces, int_tolerance
 from ._knapsack import solve_core as _solve_core
+from ._options import check_options
 from ._small_knapsack import solve_small
 from ._status import SolverError, Status
 from ._ties import RuleStopped, SubSolver, lex_greatest
@@ -171,29 +172,6 @@ def _total(arr: np.ndarray, copies: np.ndarray) -> int:
     return sum(a * b for a, b in zip(arr.tolist(), copies.tolist()))
 
 
-def check_options(time_limit_s: Any, memory_limit_mb: Any, lexicographic: Any) -> tuple[float | None, float | None]:
-    """The limits of a knapsack search, checked: ``(time_limit_s, memory_limit_mb)`` as floats (or None).
-
-    The checks of :func:`solve_knapsack` and of the ``exact`` solver, which passes the same options.
-
-    Raises
-    ------
-    TypeError
-        ``lexicographic`` not a bool; a limit not a number.
-    ValueError
-        A limit not positive and finite (``None``: no limit).
-    """
-    if time_limit_s is not None:
-        time_limit_s = check_scalar(time_limit_s, "time_limit_s", min_val=0, include_boundaries="right",
-                                    unit="seconds")
-    if memory_limit_mb is not None:
-        memory_limit_mb = check_scalar(memory_limit_mb, "memory_limit_mb", min_val=0, include_boundaries="right",
-                                       unit="MiB")
-    if not isinstance(lexicographic, (bool, np.bool_)):
-        raise TypeError(f"lexicographic must be True or False; got {lexicographic!r}")
-    return time_limit_s, memory_limit_mb
-
-
 def _core(memory: int | None, deadline: float | None) -> SubSolver:
     """The exact sub-solver of the rule among equal optima: the knapsack core under the call's
     limits (a question they cut short comes back undecided: the rule then raises
@@ -292,11 +270,11 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         if small is not None:
             x_small, value, weight, seconds = small
             return KnapsackSolution._optimal(x_small, value, weight, seconds)
+    time_limit_s, memory_limit_mb = check_options(time_limit_s, memory_limit_mb, lexicographic)
     if counts is None and lexicographic is False:
         compiled = _solve_compiled(values, weights, capacity, start, time_limit_s, memory_limit_mb)
         if compiled is not None:
             return compiled
-    time_limit_s, memory_limit_mb = check_options(time_limit_s, memory_limit_mb, lexicographic)
     v = _as_int_array(values, "values")
     w = _as_int_array(weights, "weights")
     if v.size != w.size:
@@ -377,27 +355,21 @@ def _answer(x: np.ndarray, v: np.ndarray, w: np.ndarray, k: np.ndarray | None, c
                             time.perf_counter() - start)
 
 
-def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time_limit_s: Any,
-                    memory_limit_mb: Any) -> KnapsackSolution | None:
+def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time_limit_s: float | None,
+                    memory_limit_mb: float | None) -> KnapsackSolution | None:
     """A 0-1 call without the rule among equal optima in one compiled call
     (the compiled kernel's ``solve01``); None where the general path must answer (a capacity that is not a
     non-negative integer, arrays of different lengths, an entry or a total out of range: it names
     them; totals beyond float64 or few items; the deadline already past).
 
-    The same steps as the general path's, so the same ``x``, status and bound: the options are
-    checked as ``exact`` checks them, lists are converted (and checked) as there, int64 arrays inside
+    The same steps as the general path's, so the same ``x``, status and bound: the options come
+    checked (:func:`check_options`), lists are converted (and checked) as there, int64 arrays inside
     the kernel.  With a time limit the kernel returns after a budget of states and the search goes on
     in Python, which reads the clock (the general path reads it before the first step too).
     """
     nbk = _knapsack._kernel()
-    deadline = None
-    if time_limit_s is not None:
-        deadline = start + check_scalar(time_limit_s, "time_limit_s", min_val=0, include_boundaries="right",
-                                        unit="seconds")
-    memory = None
-    if memory_limit_mb is not None:
-        memory = int(check_scalar(memory_limit_mb, "memory_limit_mb", min_val=0, include_boundaries="right",
-                                  unit="MiB") * 2 ** 20)
+    deadline = None if time_limit_s is None else start + time_limit_s
+    memory = None if memory_limit_mb is None else int(memory_limit_mb * 2 ** 20)
     if type(values) is np.ndarray and type(weights) is np.ndarray and values.dtype == weights.dtype == np.int64 \
             and values.ndim == weights.ndim == 1:
         v, w = values, weights

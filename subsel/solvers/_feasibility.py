@@ -12,7 +12,7 @@ at 5,000 agents) is not needed for that, so :class:`Questions` answers in order 
    Each refutes (proves infeasible) or says nothing;
 2. **witnesses**: the smallest selection, every selection found before (a selection that passes
    :meth:`SubsetSelectionProblem.evaluate` proves feasibility; parts of one problem share many) and
-   two greedy ones (:func:`greedy_witnesses`);
+   greedy ones (:func:`greedy_witnesses`, built one at a time until one passes);
 3. **one MILP with a feasibility objective** (zero: the first selection ends the search), on the
    loosened model of :func:`subsel.solvers._milp.solver_form` (an infeasible answer of the loosened
    model is the problem's); a selection it returns counts only when the exact rule accepts it, and
@@ -20,8 +20,14 @@ at 5,000 agents) is not needed for that, so :class:`Questions` answers in order 
    Infeasibility in Optimization*, Springer 2008, Chapter 6: a feasibility phase, then the filter).
 
 Every answer is ``True`` (a selection passes the rule), ``False`` (proven infeasible) or ``None``
-(not decided before the deadline).  Optimisations (the nearest changes) run on HiGHS with the
-remaining time and report their proven bound when the time runs out.
+(not decided before the deadline).  Optimisations (the nearest changes) start from the same
+aggregate bounds (:func:`unit_bound`, :func:`spend_bound`) and greedy selections, then run on HiGHS
+with the remaining time, the LP relaxation over the units alone first (:func:`compact_relaxation`),
+and report their proven bound when the time runs out.
+
+The module is above 600 lines because the bounds, the greedy selections and the relaxation share
+one reading of the problem's caps (``_aggregate``) that the questions and the optimisations use in
+turn; split, each part would repeat it.
 """
 from __future__ import annotations
 
@@ -29,7 +35,7 @@ import copy
 import dataclasses
 import math
 import time
-from typing import TYPE_CHECKING, Callable, Literal
+from typing import TYPE_CHECKING, Callable, Iterator, Literal, NamedTuple
 
 import numpy as np
 
@@ -39,7 +45,10 @@ if TYPE_CHECKING:
     from ..models import LinearForm
     from .base import RawResult, Solver
 
-__all__ = ["Questions", "greedy_witnesses", "refutation"]
+__all__ = ["Questions", "greedy_witnesses", "refutation", "spend_bound", "unit_bound"]
+
+#: Columns above which an LP relaxation is solved by the interior point method (see ``Questions._lp``).
+_IPM_COLUMNS = 5000
 
 #: Relative margin by which an aggregate bound must miss before it refutes (float sums of
 #: non-negative terms are far more accurate; the rule's own tolerance is 1e-9 absolute).
@@ -85,22 +94,25 @@ def _capped_greedy(order: np.ndarray, ub: np.ndarray, gidx: np.ndarray, room: np
     return x
 
 
-def refutation(problem: SubsetSelectionProblem) -> str | None:
-    """Why ``problem`` has no selection, from an aggregate bound, or None when no bound refutes it.
+class _Aggregate(NamedTuple):
+    """What the aggregate bounds share: each agent's largest and smallest allowed counts (``ub`` 0
+    when it has none), the must-take mask, the group of each agent and each group's room in units,
+    the most units in all, the least units and spend the pledges force, and the least spend per
+    unit of each agent (its fixed cost spread over its capacity)."""
 
-    Each bound relaxes the problem (lot sizes and minimum orders kept only where they make a bound
-    larger, ``max_agents`` only in counts), so a refutation is a proof; None proves nothing.
+    ub: np.ndarray
+    first: np.ndarray
+    forced: np.ndarray
+    gidx: np.ndarray
+    room: np.ndarray
+    total: int
+    want: float
+    must_spend: float
+    rate: np.ndarray
 
-    Parameters
-    ----------
-    problem : SubsetSelectionProblem
 
-    Returns
-    -------
-    str or None
-        A sentence naming the bound, e.g. ``"demand 900 is above the 860 units the capacities and
-        group caps allow"``.
-    """
+def _aggregate(problem: SubsetSelectionProblem) -> _Aggregate | str:
+    """The shared part of the aggregate bounds, or the sentence of a bound that refutes the caps."""
     n = problem.n
     ub = problem.upper_bounds().astype(np.int64)
     first = _first_counts(problem)
@@ -152,22 +164,49 @@ def refutation(problem: SubsetSelectionProblem) -> str | None:
         pledge_spend[j] = least_spend
     free = np.flatnonzero(gidx < 0)
     total = exact_total(ub[free]) + sum(room_units) if k else exact_total(ub)
+    want = max(float(problem.demand or 0), float(pledge_units.sum()) + float(first[free[forced[free]]].sum()))
+    must_spend = math.fsum(pledge_spend.tolist()) + math.fsum(activation[free[forced[free]]].tolist())
+    rate = cost + np.where(ub > 0, fixed / np.maximum(ub, 1), 0.0)  # spend per unit, at least
+    return _Aggregate(ub, first, forced, gidx, room, total, want, must_spend, rate)
+
+
+def _cheapest(agg: _Aggregate) -> np.ndarray:
+    """The agents that can give units, lowest spend per unit first."""
+    order = np.argsort(agg.rate, kind="stable")
+    return order[agg.ub[order] > 0]
+
+
+def refutation(problem: SubsetSelectionProblem) -> str | None:
+    """Why ``problem`` has no selection, from an aggregate bound, or None when no bound refutes it.
+
+    Each bound relaxes the problem (lot sizes and minimum orders kept only where they make a bound
+    larger, ``max_agents`` only in counts), so a refutation is a proof; None proves nothing.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+
+    Returns
+    -------
+    str or None
+        A sentence naming the bound, e.g. ``"demand 900 is above the 860 units the capacities and
+        group caps allow"``.
+    """
+    agg = _aggregate(problem)
+    if isinstance(agg, str):
+        return agg
+    ub, gidx, room, total, want = agg.ub, agg.gidx, agg.room, agg.total, agg.want
     demand = problem.demand or 0
     if demand > total:
         return f"demand {demand} is above the {total} units the capacities and group caps allow"
-    want = max(float(demand), float(pledge_units.sum()) + float(first[free[forced[free]]].sum()))
     if problem.budget is not None:
         budget = float(problem.budget)
-        must_spend = math.fsum(pledge_spend.tolist()) + math.fsum(activation[free[forced[free]]].tolist())
-        if must_spend * (1 - _MARGIN) > budget + 1e-9:
-            return (f"budget {budget:g} is below the {must_spend:.6g} that the must-take agents and the "
+        if agg.must_spend * (1 - _MARGIN) > budget + 1e-9:
+            return (f"budget {budget:g} is below the {agg.must_spend:.6g} that the must-take agents and the "
                     "groups' pledges cost at their minimum orders")
         if demand:
-            rate = cost + np.where(ub > 0, fixed / np.maximum(ub, 1), 0.0)  # spend per unit, at least
-            order = np.argsort(rate, kind="stable")
-            order = order[ub[order] > 0]
-            x = _capped_greedy(order, ub, gidx, room, float(demand), lambda i: False)
-            spend = math.fsum((rate * x).tolist())
+            x = _capped_greedy(_cheapest(agg), ub, gidx, room, float(demand), lambda i: False)
+            spend = math.fsum((agg.rate * x).tolist())
             if spend * (1 - _MARGIN) > budget + 1e-9:
                 return f"budget {budget:g} is below {spend:.6g}, the least any {demand} units cost"
     if want > 0 and getattr(problem, "knapsack", None) is None:  # (an encoded knapsack: floats approximate it)
@@ -183,13 +222,79 @@ def refutation(problem: SubsetSelectionProblem) -> str | None:
     return None
 
 
-def greedy_witnesses(problem: SubsetSelectionProblem) -> list[np.ndarray]:
+def unit_bound(problem: SubsetSelectionProblem) -> int | None:
+    """A proven upper bound on the units of any selection of ``problem`` (its demand ignored), from
+    the aggregate relaxation: the capacities under the group caps and, with a budget, the most
+    units the budget buys at each agent's least spend per unit, cheapest first (a fractional
+    knapsack over a laminar family of caps, where the greedy order is optimal).  None when an
+    aggregate bound refutes ``problem``."""
+    agg = _aggregate(problem)
+    if isinstance(agg, str):
+        return None
+    most = agg.total
+    if problem.budget is not None:
+        left = float(problem.budget) * (1 + _MARGIN) + 1e-9
+        room = agg.room.astype(float).copy()
+        units = 0.0
+        for i in _cheapest(agg).tolist():
+            g = agg.gidx[i]
+            u = float(agg.ub[i]) if g < 0 else min(float(agg.ub[i]), room[g])
+            if u <= 0:
+                continue
+            r = float(agg.rate[i])
+            if r * u > left:
+                units += left / r
+                break
+            left -= r * u
+            units += u
+            if g >= 0:
+                room[g] -= u
+        else:
+            return int(most)
+        most = min(most, int(math.floor(units * (1 + _MARGIN) + 1e-6)))
+    return int(most)
+
+
+def spend_bound(problem: SubsetSelectionProblem) -> float | None:
+    """A proven lower bound on the spend ``sum c x + sum f [x > 0]`` of any selection of ``problem``
+    (its budget ignored): what the must-take agents and the groups' pledges cost, and the demand
+    at each agent's least spend per unit, cheapest first.  None when an aggregate bound refutes
+    ``problem``."""
+    agg = _aggregate(problem)
+    if isinstance(agg, str):
+        return None
+    least = agg.must_spend
+    if problem.demand:
+        x = _capped_greedy(_cheapest(agg), agg.ub, agg.gidx, agg.room, float(problem.demand), lambda i: False)
+        least = max(least, math.fsum((agg.rate * x).tolist()))
+    return max(least * (1 - _MARGIN) - 1e-9, 0.0)
+
+
+def greedy_witnesses(problem: SubsetSelectionProblem, want: int | None = None,
+                     guide: np.ndarray | None = None) -> Iterator[np.ndarray]:
     """Selections built greedily that often pass ``problem``'s rule (checked by the caller).
 
     Must-take agents at their smallest allowed counts, then each group's ``min_agents`` and
-    ``min_units`` from its agents, then agents until the demand is met; each agent at the largest
-    allowed count its group's caps leave, and an agent below ``alpha`` only within the quality
-    surplus gathered so far.  Two orders: best quality first, and cheapest first.
+    ``min_units`` from its agents, then agents until ``want`` units (default: the demand); each
+    agent at the largest allowed count its group's caps and the budget left allow, and an agent
+    below ``alpha`` only within the quality surplus gathered so far.  Orders: best quality first,
+    cheapest first and, with a budget or fixed costs, lowest spend per unit first (the fixed cost
+    spread over the capacity; each agent then only at the units still wanted, in whole lots).
+    Linear in the number of agents per order.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+    want : int, optional
+        Units to reach (e.g. a bound on the largest demand); default ``problem.demand`` (or 0).
+    guide : ndarray of float, shape (n,), optional
+        Units per agent to aim at (an LP optimum): then one order only, the agents with the most
+        units first, each at its aim rounded up to whole lots, until ``want`` or the aims' total.
+
+    Yields
+    ------
+    ndarray of int64, shape (n,)
+        One selection per order, built when asked for (the caller stops at the first it accepts).
     """
     n = problem.n
     ub = problem.upper_bounds().astype(np.int64)
@@ -200,12 +305,28 @@ def greedy_witnesses(problem: SubsetSelectionProblem) -> list[np.ndarray]:
     margin = np.asarray(problem.quality, dtype=float) - problem.alpha
     quality_rule = problem.alpha > 0
     limits = [problem.group_limits.get(g, {}) for g in names]
-    out = []
-    for order in (np.argsort(-margin, kind="stable"), np.argsort(np.asarray(problem.cost), kind="stable")):
+    cost = np.asarray(problem.cost, dtype=float)
+    fixed = np.asarray(problem.fixed_cost, dtype=float)
+    # The budget less a relative 1e-12: the float sums below stay within the rule's tolerance.
+    budget = None if problem.budget is None else float(problem.budget) * (1 - 1e-12)
+    demand = int(problem.demand or 0) if want is None else int(want)
+    rate = cost + np.where(ub > 0, fixed / np.maximum(ub, 1), 0.0)
+    orders = [(np.argsort(-margin, kind="stable"), False), (np.argsort(cost, kind="stable"), False)]
+    if budget is not None or fixed.any():  # a spend to keep low: only the units still wanted
+        orders.append((np.argsort(rate, kind="stable"), True))
+    aim = None
+    if guide is not None:
+        g = np.maximum(np.asarray(guide, dtype=float), 0.0)
+        aim = -(-np.ceil(g - 1e-6).astype(np.int64) // lot) * lot
+        orders = [(np.argsort(-g, kind="stable"), True)]
+        demand = max(demand, int(aim.sum()))
+    for order, sparing in orders:
         x = np.zeros(n, dtype=np.int64)
         units = np.zeros(len(names), dtype=np.int64)
         agents = np.zeros(len(names), dtype=np.int64)
         surplus = 0.0
+        spend = 0.0
+        total = 0
 
         def room(i: int) -> int:
             g = gidx[i]
@@ -217,15 +338,23 @@ def greedy_witnesses(problem: SubsetSelectionProblem) -> list[np.ndarray]:
             return min(int(ub[i]), lim.get("max_units", 1 << 62) - int(units[g]))
 
         def take(i: int, most: int) -> None:
-            nonlocal surplus
+            nonlocal surplus, spend, total
             u = min(room(i), most)
-            if quality_rule and margin[i] < 0:
-                u = min(u, int(0.999 * surplus / -margin[i]) if surplus > 0 else 0)
+            if quality_rule and margin[i] < 0 and -float(margin[i]) * u > 0.999 * surplus:
+                u = int(0.999 * surplus / -float(margin[i])) if surplus > 0 else 0  # (below u: no overflow)
+            if budget is not None:
+                left = budget - spend - float(fixed[i])
+                if left < 0:
+                    return
+                if float(cost[i]) * u > left:  # (then left / cost < u: no overflow)
+                    u = min(u, int(left / float(cost[i])))
             u = u // lot[i] * lot[i]
             if u < first[i] or u <= 0:
                 return
             x[i] = u
             surplus += float(margin[i]) * u
+            spend += float(cost[i]) * u + float(fixed[i])
+            total += int(u)
             if gidx[i] >= 0:
                 units[gidx[i]] += u
                 agents[gidx[i]] += 1
@@ -237,14 +366,81 @@ def greedy_witnesses(problem: SubsetSelectionProblem) -> list[np.ndarray]:
                 if agents[j] >= lim.get("min_agents", 0) and units[j] >= lim.get("min_units", 0):
                     break
                 take(i, int(first[i]) if agents[j] < lim.get("min_agents", 0) else lim["min_units"] - int(units[j]))
-        demand = problem.demand or 0
         for i in order.tolist():
-            if int(x.sum()) >= demand:
+            if total >= demand:
                 break
             if x[i] == 0:
-                take(i, int(ub[i]))
-        out.append(x)
-    return out
+                need = -(-(demand - total) // int(lot[i])) * int(lot[i])  # whole lots
+                if aim is not None and aim[i] > 0:
+                    need = int(aim[i])
+                take(i, max(need, int(first[i])) if sparing else int(ub[i]))
+        yield x
+
+
+def compact_relaxation(problem: SubsetSelectionProblem, value: np.ndarray,
+                       fixed: np.ndarray | None = None) -> LinearForm | None:
+    """The LP relaxation of ``max sum value_i x_i - sum fixed_i [x_i > 0]`` under ``problem``'s rule,
+    over the units alone.
+
+    Each agent's choices ``{0} U [m_i, k_i]`` (in lots) relax to ``lb_i <= x_i <= k_i`` with its used
+    indicator at ``x_i / k_i`` (the convex hull of its choices), so a fixed cost ``f_i`` (in the
+    objective or the budget) becomes ``f_i / k_i`` per unit, a lower bound of what any count pays,
+    and a group's agent counts become ``sum x_i / k_i <= max_agents`` and ``sum x_i / m_i >=
+    min_agents`` (``m_i`` the least allowed count).  Rows: the quality row and the budget (loosened by the
+    rule's tolerance), the demand, the groups' unit limits.  Every selection the rule accepts is a
+    point of it with an objective at most its value, so its LP optimum is a proven bound, found on
+    ``n`` variables and a few rows instead of the planner model's ``n`` + auxiliary variables and
+    rows.  None when ``problem`` has constraint objects beyond its keywords'
+    (:attr:`SubsetSelectionProblem.added_constraints`: their rows are kept whole by the whole
+    model) or a ``fixed`` below 0.
+
+    Parameters
+    ----------
+    problem : SubsetSelectionProblem
+    value : ndarray of float, shape (n,)
+        Objective per unit.
+    fixed : ndarray of float, shape (n,), optional
+        Objective lost per agent used (non-negative), default none.
+
+    Returns
+    -------
+    LinearForm or None
+    """
+    from ..models import FEASIBILITY_TOL, LinearForm, LinearRow
+
+    n = problem.n
+    fixed = np.zeros(n) if fixed is None else np.asarray(fixed, dtype=float)
+    if problem.added_constraints or (fixed < 0).any():
+        return None
+    lower = problem.lower_bounds().astype(float)
+    upper = problem.upper_bounds().astype(float)
+    first = _first_counts(problem)
+    upper = np.where(upper >= first, upper, 0.0)  # no allowed positive count below the capacity
+    cap = np.maximum(upper, 1.0)
+    tol = FEASIBILITY_TOL
+    rows = [LinearRow("quality", np.asarray(problem.quality_margin, dtype=float), -tol, np.inf, real=True, tol=tol)]
+    if problem.budget is not None:
+        rate = np.asarray(problem.cost, dtype=float) + np.asarray(problem.fixed_cost, dtype=float) / cap
+        rows.append(LinearRow("budget", rate, -np.inf, float(problem.budget) + tol, real=True, tol=tol))
+    if problem.demand is not None:
+        rows.append(LinearRow("demand", np.ones(n), float(problem.demand), np.inf))
+    gidx, names = _groups(problem)
+    for j, g in enumerate(names):
+        lim = problem.group_limits.get(g, {})
+        members = np.flatnonzero((gidx == j) & (upper > 0))
+        for side in ("min", "max"):
+            if f"{side}_units" in lim:
+                bound = float(lim[f"{side}_units"])
+                rows.append(LinearRow(f"group_units_{j}_{side}", np.ones(members.size), bound if side == "min"
+                                      else -np.inf, bound if side == "max" else np.inf, members))
+        # An agent used counts 1 <= x_i / m_i (its least count) and >= x_i / k_i: the agent counts relaxed.
+        if "max_agents" in lim:
+            rows.append(LinearRow(f"group_used_{j}_max", 1.0 / cap[members], -np.inf, float(lim["max_agents"]),
+                                  members))
+        if "min_agents" in lim:
+            least = np.maximum(first[members], 1).astype(float)
+            rows.append(LinearRow(f"group_used_{j}_min", 1.0 / least, float(lim["min_agents"]), np.inf, members))
+    return LinearForm(np.asarray(value, dtype=float) - fixed / cap, lower, upper, tuple(rows))
 
 
 class Questions:
@@ -286,7 +482,10 @@ class Questions:
         return None
 
     def keep(self, x: np.ndarray) -> None:
-        self.witnesses.append(np.asarray(x, dtype=np.int64))
+        """Remember a selection that some part of the problem accepts (once)."""
+        x = np.asarray(x, dtype=np.int64)
+        if not any(w is x or (w.shape == x.shape and np.array_equal(w, x)) for w in self.witnesses):
+            self.witnesses.append(x)
 
     def feasible(self, problem: SubsetSelectionProblem) -> bool | None:
         """True when a selection passes ``problem.evaluate``, False when ``problem`` is proven
@@ -364,79 +563,182 @@ class Questions:
             self.timed_out = True
         return None
 
-    def optimum(self, problem: SubsetSelectionProblem, objective: Callable[[LinearForm], np.ndarray],
+    def optimum(self, problem: SubsetSelectionProblem, value: np.ndarray, fixed: np.ndarray | None = None,
                 loose: bool = False, quick: bool = False) -> tuple[np.ndarray | None, float | None, bool]:
-        """Maximise ``objective`` (a row over the form's variables) under ``problem``'s constraints,
-        on HiGHS within the time left; on the loosened model of
+        """Maximise ``sum value_i x_i - sum fixed_i [x_i > 0]`` under ``problem``'s constraints, on
+        HiGHS within the time left; on the loosened model of
         :func:`~subsel.solvers._milp.solver_form` with ``loose`` (its bound then holds for every
         selection the rule accepts).
 
-        First the LP relaxation (a proven bound), then the MILP restricted to the agents whose LP
-        values are fractional, the others fixed at their LP values (Berthold, *RENS: the optimal
-        rounding*, Mathematical Programming Computation 6(1), 2014), whose selection starts the
-        whole MILP (with the best selection known before, when better) within the time left;
-        ``quick`` stops before the whole MILP (the LP bound is then the bound).
+        First the LP relaxation (a proven bound; over the units alone, :func:`compact_relaxation`,
+        when the problem has no constraint objects), its optimum rounded down to whole lots and a
+        greedy selection guided by it (:func:`greedy_witnesses`), then
+        the MILP restricted to the agents whose LP values are fractional or inside their bounds,
+        the others fixed at their LP values (Berthold, *RENS: the optimal rounding*, Mathematical
+        Programming Computation 6(1), 2014), whose selection starts the whole MILP (with the best
+        selection known before, when better) within the time left.  A selection that meets the LP
+        bound is optimal at once (the whole model is then never built); the whole MILP is skipped
+        when less time is left than twice the restricted one took (it would overrun the time), and
+        with ``quick`` (the LP bound is then the bound).
+
+        Parameters
+        ----------
+        problem : SubsetSelectionProblem
+        value : ndarray of float, shape (n,)
+            Objective per unit.
+        fixed : ndarray of float, shape (n,), optional
+            Objective lost per agent used (non-negative: a fixed cost), default none.
+        loose, quick : bool
 
         Returns
         -------
         (x, bound, proven)
-            The best selection found (units only; None when none), a proven upper bound on the
-            optimum of the model (None when none is known), and whether the bound is the model's
-            optimum (HiGHS proved it).  Its selections are checked by the caller with the exact
-            rule.
+            The best selection found (units; None when none), a proven upper bound on the optimum
+            of the model (None when none is known), and whether the bound is the model's optimum.
+            Its selections are checked by the caller with the exact rule.
         """
         from .base import SolverError, Status
         from .highs import HiGHS
 
         if not HiGHS.available()[0] or self.expired():
             return None, None, False
-        if loose:
-            from ._milp import RELAX, solver_form
-
-            form = solver_form(problem, -RELAX)[0]
-        else:
-            form = linear_form(problem)
-        form = dataclasses.replace(form, objective=objective(form))
+        n = problem.n
+        value = np.asarray(value, dtype=float)
+        fixed = np.zeros(n) if fixed is None else np.asarray(fixed, dtype=float)
         highs = HiGHS(threads=self.solver.threads)
+        built: list[LinearForm] = []
 
-        def value(full: np.ndarray) -> float:
-            return float(np.dot(form.objective, full))
+        def whole() -> LinearForm:  # the whole model, built when first needed
+            if not built:
+                if loose:
+                    from ._milp import RELAX, solver_form
 
-        start = None  # the best selection known that the problem accepts: HiGHS starts from it
+                    form = solver_form(problem, -RELAX)[0]
+                else:
+                    form = linear_form(problem)
+                used = np.asarray(form.aux_lot) == 0
+                objective = np.zeros(form.n)
+                objective[:n] = value
+                objective[n:][used] = -fixed[np.asarray(form.aux_of, dtype=np.int64)[used]]
+                built.append(dataclasses.replace(form, objective=objective))
+            return built[0]
+
+        def worth(x: np.ndarray) -> float:
+            return float(np.dot(value, x)) - float(fixed[x > 0].sum())
+
+        def met() -> bool:  # the best selection meets the LP bound: it is optimal
+            return start is not None and lp_bound is not None and \
+                worth(start) >= lp_bound - 1e-9 * max(1.0, abs(lp_bound))
+
+        start: np.ndarray | None = None  # the best selection known that the problem accepts (units)
+
+        def offer(x: np.ndarray | None) -> None:
+            nonlocal start
+            if x is not None and (start is None or worth(x) > worth(start)) and problem.evaluate(x).feasible:
+                self.keep(x)
+                start = x
+
         for w in self.witnesses:
-            if problem.evaluate(w).feasible and (start is None or value(form.full(w)) > value(start)):
-                start = form.full(w)
+            if w.shape == (n,) and (start is None or worth(w) > worth(start)):
+                offer(w)
+        compact = compact_relaxation(problem, value, fixed)
+        lp_bound: float | None = None
+        rounding_s = 0.0
+        rounded: np.ndarray | None = None
+        # The LP over the units alone first; the whole model's LP when its rounding found nothing
+        # and rows over the used variables (the groups' agent counts) were only relaxed in it.
+        for step in ("compact", "whole") if compact is not None else ("whole",):
+            if step == "whole" and compact is not None and (
+                    rounded is not None or self.expired()
+                    or not any(r.name.startswith("group_agents_") for r in whole().rows)):
+                break
+            try:
+                lp = self._lp(compact) if step == "compact" and compact is not None else \
+                    highs._run(whole(), self.left(), None, relaxed=True)
+            except SolverError:
+                lp = None
+            if lp is not None and lp.status is Status.INFEASIBLE:
+                return None, -math.inf, True
+            if lp is None or lp.status is not Status.OPTIMAL or lp.x is None:
+                continue
+            if lp.bound is not None:
+                padded = float(lp.bound) + 1e-9 * max(1.0, abs(float(lp.bound)))
+                lp_bound = padded if lp_bound is None else min(lp_bound, padded)
+            x_lp = np.asarray(lp.x, dtype=float)
+            if step == "compact":  # rounded down to whole lots (an agent below its minimum order out)
+                units = x_lp[:n]
+                lot = np.asarray(problem.lot_size, dtype=np.int64)
+                down = np.floor(units / lot + 1e-6).astype(np.int64) * lot
+                offer(np.where(down >= _first_counts(problem), down, 0))
+                for w in greedy_witnesses(problem, guide=units):  # (the pledges the LP leaves out kept)
+                    offer(w)
+                if met():
+                    return start, lp_bound, True
+                if self.expired():
+                    break
+                inside = (units > problem.lower_bounds()) & (units < problem.upper_bounds())
+                x_lp = whole().full(np.where(inside, units + 0.5, units))  # inside its bounds: left free
+            t0 = time.perf_counter()
+            rounded = self._restricted(problem, whole(), highs, x_lp)
+            rounding_s = time.perf_counter() - t0
+            offer(None if rounded is None else self._units(problem, rounded))
+        if met():
+            return start, lp_bound, True
+        left = self.left()
+        if quick or self.expired() or (left is not None and left < 2 * rounding_s):
+            # (the whole MILP takes longer to set up than the restricted one, which fixed all but
+            # a few agents: with less time left it would only overrun it)
+            if not quick:
+                self.timed_out = True
+            return start, lp_bound, False
+        form = whole()
         try:
-            lp = highs._run(form, self.left(), None, relaxed=True)
+            raw = highs._run(form, self.left(), None if start is None else form.full(start))
         except SolverError:
-            lp = None
-        lp_bound = None
-        if lp is not None and lp.status is Status.INFEASIBLE:
-            return None, -math.inf, True
-        if lp is not None and lp.status is Status.OPTIMAL and lp.x is not None:
-            lp_bound = None if lp.bound is None else float(lp.bound) + 1e-9 * max(1.0, abs(float(lp.bound)))
-            rounded = self._restricted(problem, form, highs, np.asarray(lp.x, dtype=float))
-            if rounded is not None and (start is None or value(rounded) > value(start)):
-                start = rounded
-        if quick or self.expired():
-            return self._units(problem, start), lp_bound, False
-        try:
-            raw = highs._run(form, self.left(), start)
-        except SolverError:
-            return self._units(problem, start), lp_bound, False
+            return start, lp_bound, False
         if raw.status is Status.INFEASIBLE:
             return None, -math.inf, True
         if raw.status is Status.TIME_LIMIT:
             self.timed_out = True
-        best = start
         if raw.x is not None:
-            full = np.rint(np.asarray(raw.x, dtype=float))
-            if best is None or value(full) > value(best):
-                best = full
+            x = self._units(problem, np.asarray(raw.x, dtype=float))
+            if x is not None and (start is None or worth(x) > worth(start)):
+                start = x
         bound = None if raw.bound is None or not math.isfinite(raw.bound) else float(raw.bound)
         if lp_bound is not None:
             bound = lp_bound if bound is None else min(bound, lp_bound)
-        return self._units(problem, best), bound, raw.status is Status.OPTIMAL
+        return start, bound, raw.status is Status.OPTIMAL
+
+    def _lp(self, form: LinearForm) -> RawResult | None:
+        """The LP optimum of ``form`` (all variables continuous) by HiGHS within the time left: its
+        dual simplex on up to 5,000 columns, else its interior point method then crossover (through
+        SciPy, whose import takes longer than a small LP: the dual simplex takes seconds on the few
+        dense rows of a compact relaxation of 50,000 agents)."""
+        from .base import RawResult, Status
+        from .highs import HiGHS
+
+        if form.n <= _IPM_COLUMNS:
+            return HiGHS(threads=self.solver.threads)._run(form, self.left(), None, relaxed=True)
+        import scipy.sparse as sp
+        from scipy.optimize import linprog
+
+        start, index, value = form.csc()
+        A = sp.csc_matrix((value, index, start), shape=(len(form.rows), form.n)).tocsr()
+        lower = np.array([r.lower for r in form.rows], dtype=float)
+        upper = np.array([r.upper for r in form.rows], dtype=float)
+        above, below = np.isfinite(upper), np.isfinite(lower)
+        left = self.left()
+        options = {} if left is None else {"time_limit": max(left, 1e-3)}
+        res = linprog(-np.asarray(form.objective, dtype=float), A_ub=sp.vstack([A[above], -A[below]]),
+                      b_ub=np.concatenate([upper[above], -lower[below]]), bounds=np.c_[form.lower, form.upper],
+                      method="highs-ipm", options=options)
+        if res.status == 2:
+            return RawResult(None, Status.INFEASIBLE)
+        if res.status != 0 or res.x is None:
+            if res.status == 1:
+                self.timed_out = True
+            return None
+        return RawResult(np.asarray(res.x, dtype=float), Status.OPTIMAL, -float(res.fun))
 
     @staticmethod
     def _units(problem: SubsetSelectionProblem, full: np.ndarray | None) -> np.ndarray | None:

@@ -393,9 +393,9 @@ class MILPSolver(Solver):
         Under a time limit (``deadline``, a ``time.perf_counter()`` value), a problem with coupling
         rows (a budget, a demand, group limits) and no constraint objects that neither gives a
         selection starts from the planner search's Lagrangian heuristic
-        (:func:`~subsel.solvers._planner_search.planner_start`), whose Lagrangian bound is returned
-        too (None otherwise): a solver that finds no plan of its own before the limit then answers
-        that plan (status ``time_limit``).
+        (:func:`~subsel.solvers._planner_start.planner_start`, through the registry's ``exact``),
+        whose Lagrangian bound is returned too (None otherwise): a solver that finds no plan of its
+        own before the limit then answers that plan (status ``time_limit``).
         """
         best = None
         x0 = problem.lower_bounds()
@@ -404,9 +404,8 @@ class MILPSolver(Solver):
         coupled = problem.budget is not None or problem.demand is not None or (
             problem._planner is not None and "group_limits" in problem._planner.used)
         if best is None and deadline is not None and coupled and not problem.added_constraints:
-            from ._planner_search import planner_start  # only a time-limited planner's solve loads it
-
-            return planner_start(problem, deadline)
+            start: Callable[..., tuple[np.ndarray | None, float | None]] = getattr(get_solver("exact"), "starting_plan")
+            return start(problem, deadline)
         gss = get_solver("gss")
         if not (problem.extensions - gss.supports):
             try:

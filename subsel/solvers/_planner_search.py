@@ -30,6 +30,13 @@ The method, exact:
    activity over the domains exceeds its right side; the relaxation's choices at each node are a
    further candidate.
 
+With HiGHS installed (:mod:`subsel.solvers._planner_core`), steps 1 and 4 are replaced: the
+multipliers are the duals of the linear program over the agents' hulls (the Lagrangian dual solved
+exactly), the plans are rounded from that program and improved by HiGHS on a neighbourhood of the
+best (the agents whose switch costs least free, the others as in the plan), and the core left by
+step 3 is proven by HiGHS through subsel's MILP pipeline; the search above runs when that route
+gives no answer.
+
 Every float sum is widened by the most its rounding can lose (a row's right side, a bound), so no
 selection the rule accepts is cut off; a selection is kept only when ``problem.evaluate`` accepts
 it, and ``optimal`` is claimed only when the search ran to its end.  On a time limit the answer is
@@ -44,7 +51,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..models import FEASIBILITY_TOL, OPTIMALITY_RTOL, SubsetSelectionProblem, rounded_up
-from .base import RawResult, Status
+from .base import RawResult, SolverError, Status
 
 #: Subgradient steps at the root (at most; they stop earlier when the step length vanishes).
 _DUAL_STEPS = 300
@@ -54,10 +61,10 @@ _NODE_STEPS = 12
 _REPAIR_EVERY = 8
 #: Repair moves of the primal heuristic (at most).
 _REPAIR_MOVES = 200
-#: Subgradient steps of a MILP's starting plan (:func:`planner_start`; at most).
-_START_STEPS = 100
-#: Share of the time left that the starting plan's subgradient steps may take.
-_START_SHARE = 0.1
+#: Seconds of HiGHS on the neighbourhood of the rounded plan (at most; more for many agents).
+_NEIGHBOURHOOD_SECONDS = 1.0
+#: Agents free to switch between used and not used in that neighbourhood.
+_NEIGHBOURHOOD_AGENTS = 40
 
 
 class _Model(NamedTuple):
@@ -317,20 +324,14 @@ def solve_planner(problem: SubsetSelectionProblem, time_limit_s: float | None) -
     d = _model(problem)
     inc = _Incumbent(problem, d)
     inc.offer(np.where(d.off, 0, d.lo))  # the least selection
+    core = _with_programs(problem, d, inc, deadline)
+    if core is not None:
+        return core
     dual = _dual(d, inc, deadline)
     mu = dual.mu
-    L, _, h, err = _bound_at(d, mu)
-    bound = rounded_up(L, abs(L) + 1.0, 1) + 2 * err
-    # Reduced costs: the choices within the gap of a selection better than the incumbent.
-    s = d.dv - mu @ d.A
-    F = d.f + mu @ d.B
-    off, lo, hi = d.off, d.lo, d.hi
-    tiny = 0.25 * OPTIMALITY_RTOL * max(1.0, abs(inc.value)) if inc.z is not None else 0.0
-    if inc.z is not None:
-        gap = L + 2 * err - inc.value - tiny
-        if gap < 0:
-            return RawResult(inc.z * d.lot, Status.OPTIMAL, max(bound, inc.value))
-        off, lo, hi = _restrict(s, F, h, gap + err, off, lo, hi)
+    bound, tiny, met, (off, lo, hi) = _reduce(d, inc, mu)
+    if met is not None:
+        return met
     complete = _branch_and_bound(d, inc, mu, off, lo, hi, tiny, deadline)
     if inc.z is None:
         if complete:
@@ -341,75 +342,113 @@ def solve_planner(problem: SubsetSelectionProblem, time_limit_s: float | None) -
     return RawResult(inc.z * d.lot, Status.TIME_LIMIT, max(bound, inc.value))
 
 
-def planner_start(problem: SubsetSelectionProblem, deadline: float | None
-                  ) -> tuple[np.ndarray | None, float | None]:
-    """A starting plan for a time-limited MILP or CP-SAT solve of a planner's problem, and a proven
-    upper bound on its optimum.
-
-    Steps 1 and 2 of the module's method, made cheap for tens of thousands of agents: a few
-    subgradient steps of the Lagrangian dual (at most :data:`_START_STEPS`, and a share
-    :data:`_START_SHARE` of the time left) give multipliers ``mu``; then a greedy pass takes the
-    agents in the order of their reduced value at full capacity, ``(r_i l_i - mu . a_i) hi_i - (f_i
-    + mu . b_i)`` (the Lagrangian heuristic of Fisher, *Management Science* 27(1), 1981, Section 5),
-    each with the most lots that leave every row that holds holding and worsen none that does not
-    (the least selection to begin with: must-take agents at their minimum order); what the pass
-    leaves violated is repaired by the module's moves while time is left.
-
-    Parameters
-    ----------
-    problem : SubsetSelectionProblem
-        No constraint objects (the caller checks).
-    deadline : float or None
-        A ``time.perf_counter()`` value; past it the search returns what it has.
-
-    Returns
-    -------
-    (ndarray or None, float or None)
-        Units per agent that ``problem.evaluate`` accepts (None when none was found), and the
-        Lagrangian bound (rounded up; None when no step was taken).
-    """
-    left = None if deadline is None else deadline - time.perf_counter()
-    d = _model(problem)
-    inc = _Incumbent(problem, d)
-    inc.offer(np.where(d.off, 0, d.lo))
-    dual = _dual(d, inc, None if left is None else time.perf_counter() + _START_SHARE * left,
-                 steps=_START_STEPS, repair=False)
-    if not math.isfinite(dual.bound):
-        return None, None
-    bound = rounded_up(dual.bound, abs(dual.bound) + 1.0, 1) + 2 * dual.err
-    mu = dual.mu
-    score = (d.dv - mu @ d.A) * np.where(d.lo <= d.hi, d.hi, 0) - (d.f + mu @ d.B)
-    z = _greedy(d, score, deadline)
-    if z is not None and not inc.offer(z):
-        fixed = _repair(d, z, deadline)
-        if fixed is not None:
-            inc.offer(fixed)
-    return (None if inc.z is None else inc.z * d.lot), max(bound, inc.value)
+def _reduce(d: _Model, inc: _Incumbent, mu: np.ndarray
+            ) -> tuple[float, float, RawResult | None, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Step 3 of the module's method at the multipliers ``mu``: the Lagrangian bound (rounded up),
+    the tolerance ``tiny`` below which a better selection does not count, the optimal answer when
+    the bound meets the incumbent (else None), and the choices ``(off, lo, hi)`` within the gap of
+    a selection better than the incumbent (every choice without an incumbent)."""
+    L, _, h, err = _bound_at(d, mu)
+    bound = rounded_up(L, abs(L) + 1.0, 1) + 2 * err
+    if inc.z is None:
+        return bound, 0.0, None, (d.off, d.lo, d.hi)
+    tiny = 0.25 * OPTIMALITY_RTOL * max(1.0, abs(inc.value))
+    gap = L + 2 * err - inc.value - tiny
+    if gap < 0:
+        return bound, tiny, RawResult(inc.z * d.lot, Status.OPTIMAL, max(bound, inc.value)), (d.off, d.lo, d.hi)
+    return bound, tiny, None, _restrict(d.dv - mu @ d.A, d.f + mu @ d.B, h, gap + err, d.off, d.lo, d.hi)
 
 
-def _greedy(d: _Model, score: np.ndarray, deadline: float | None) -> np.ndarray | None:
-    """The greedy pass of :func:`planner_start` (None when the deadline passes first)."""
-    z = np.where(d.off, 0, d.lo).astype(np.int64)
-    act = _activity(d, z)
-    cols_a, cols_b = np.ascontiguousarray(d.A.T), np.ascontiguousarray(d.B.T)
-    free = np.flatnonzero(d.off & (d.lo <= d.hi) & (z == 0))
-    for j, i in enumerate(free[np.argsort(-score[free], kind="stable")].tolist()):
-        if j % 1024 == 0 and deadline is not None and time.perf_counter() > deadline:
+def _neighbourhood(problem: SubsetSelectionProblem, d: _Model, inc: _Incumbent, plan: np.ndarray, mu: np.ndarray,
+                   dom: tuple[np.ndarray, np.ndarray, np.ndarray], deadline: float | None) -> bool:
+    """A better plan than ``plan`` (the incumbent's, in lots) from the problem restricted to the
+    choices ``dom`` where every agent keeps the plan's used or not used but the
+    :data:`_NEIGHBOURHOOD_AGENTS` whose switch costs least in reduced cost at ``mu`` (a
+    neighbourhood search; Danna, Rothberg, Le Pape, *Mathematical Programming* 102, 2005), solved by
+    HiGHS within :data:`_NEIGHBOURHOOD_SECONDS` (more for many agents).  True when it improved the
+    incumbent."""
+    from . import _planner_core as core
+
+    off, lo, hi = dom
+    s, F = d.dv - mu @ d.A, d.f + mu @ d.B
+    h, _ = _choose(s, F, off, lo, hi)
+    used, unused = _choose(s, F, np.zeros_like(off), lo, hi)[0], np.where(off, 0.0, -np.inf)
+    switch = h - np.where(plan > 0, unused, used)  # the reduced cost of the other side
+    switch = np.where(off & (lo <= hi), switch, np.inf)
+    if np.isfinite(switch).sum() <= _NEIGHBOURHOOD_AGENTS:
+        return False  # the neighbourhood would be the whole core
+    free = np.zeros(plan.size, dtype=bool)
+    free[np.argsort(switch)[:_NEIGHBOURHOOD_AGENTS]] = True
+    free &= np.isfinite(switch)
+    off = off & (free | (plan == 0))
+    lo, hi = np.where(free | (plan > 0), lo, 1), np.where(free | (plan > 0), hi, 0)
+    if (off.astype(np.int64) + np.maximum(hi - lo + 1, 0) == 0).any():
+        return False
+    limit = _NEIGHBOURHOOD_SECONDS * (1.0 + d.dv.size / 5000)
+    left = core.seconds_left(deadline)
+    if left is not None:
+        limit = min(limit, 0.25 * left)
+    if limit <= 0:
+        return False
+    x, _, _ = core.solve_core(problem, d, off, lo, hi, inc.z, limit)
+    return x is not None and inc.offer(x // d.lot)
+
+
+def _with_programs(problem: SubsetSelectionProblem, d: _Model, inc: _Incumbent, deadline: float | None
+                   ) -> RawResult | None:
+    """The method of :mod:`subsel.solvers._planner_core` (HiGHS's linear programs and a core), or
+    None when HiGHS is not installed or gives no answer (the search of this module then runs)."""
+    from . import _planner_core as core
+
+    try:
+        root = core.hull_program(d, deadline)
+        if root is None:
             return None
-        a, base = cols_a[i], act + cols_b[i]
-        room = np.maximum(d.C, act) - base  # a row that holds keeps holding; one that does not, no worse
-        if (room < 0).any() and ((a <= 0) & (room < 0)).any():
-            continue
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            most = np.where(a > 0, np.floor(room / np.where(a > 0, a, 1.0)), np.inf).min()
-        t = int(min(float(d.hi[i]), max(float(most), -1.0)))
-        if t < d.lo[i]:
-            continue
-        new = base + a * t
-        if d.dv[i] * t - d.f[i] <= 0 and not ((act > d.C) & (new < act)).any():
-            continue  # neither value nor a step towards a violated row
-        z[i], act = t, new
-    return z
+        _, y_lp, mu = root
+        for use, z_use in core.used_sets(d, y_lp, deadline):
+            plan, holds = core.rounded(d, use, z_use)
+            if not holds:  # the rows repaired within the used agents' counts
+                fixed = _repair(d, plan, deadline, (~use & d.off, np.where(use, d.lo, 1), np.where(use, d.hi, 0)))
+                if fixed is None:
+                    continue
+                plan = fixed
+            inc.offer(plan)
+        if inc.z is None:  # the relaxation's choices at the dual's multipliers, repaired
+            fixed = _repair(d, _bound_at(d, mu)[1], deadline)
+            if fixed is not None:
+                inc.offer(fixed)
+        bound, tiny, met, (off, lo, hi) = _reduce(d, inc, mu)
+        if met is not None:
+            return met
+        if inc.z is not None and _neighbourhood(problem, d, inc, inc.z, mu, (off, lo, hi), deadline):
+            bound, tiny, met, (off, lo, hi) = _reduce(d, inc, mu)  # a better plan: more agents fixed
+            if met is not None:
+                return met
+        if inc.z is not None and (off.astype(np.int64) + np.maximum(hi - lo + 1, 0) == 0).any():
+            # An agent without a choice: no selection beats the incumbent.
+            return RawResult(inc.z * d.lot, Status.OPTIMAL, min(bound, inc.value + 2 * tiny))
+        left = core.seconds_left(deadline)
+        if left is not None and left <= 0:
+            x, status, core_bound = None, Status.TIME_LIMIT, None
+        else:
+            x, status, core_bound = core.solve_core(problem, d, off, lo, hi, inc.z, left)
+    except (SolverError, ImportError):  # HiGHS failed, or highspy or scipy missing
+        return None
+    if x is not None:
+        inc.offer(x // d.lot)
+    # A selection outside the restricted choices is at most the incumbent's value plus tiny.
+    floor = inc.value + 2 * tiny if inc.z is not None else -math.inf
+    if status is Status.INFEASIBLE or (status is Status.OPTIMAL and x is not None):
+        if inc.z is None:
+            return RawResult(None, Status.INFEASIBLE, None)
+        top = max(floor, inc.value if core_bound is None else core_bound)
+        return RawResult(inc.z * d.lot, Status.OPTIMAL, max(inc.value, min(bound, top)))
+    if deadline is None or time.perf_counter() < deadline:
+        return None  # unproven, though time is left (e.g. capacities beyond HiGHS's trusted range)
+    top = bound if core_bound is None else min(bound, max(floor, core_bound))
+    if inc.z is None:
+        return RawResult(None, Status.TIME_LIMIT, top)
+    return RawResult(inc.z * d.lot, Status.TIME_LIMIT, max(top, inc.value))
 
 
 def _restrict(s: np.ndarray, F: np.ndarray, h: np.ndarray, gap: float, off: np.ndarray, lo: np.ndarray,

@@ -26,8 +26,14 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from .._validation import check_scalar
-from ..knapsack import DEFAULT_MEMORY_LIMIT_MB, JIT_MAX_N, KnapsackResult, relaxed_capacity, unit_selection
+from ..knapsack import (
+    DEFAULT_MEMORY_LIMIT_MB,
+    JIT_MAX_N,
+    KnapsackResult,
+    check_options,
+    relaxed_capacity,
+    unit_selection,
+)
 from ..knapsack import binary_pieces as _binary_pieces
 from ..knapsack import solve_core as solve_knapsack
 from ..models import (
@@ -342,9 +348,12 @@ class Exact(Solver):
     ``must_take`` and ``must_not_take`` (as bounds on ``x``) and the planner's ``min_units``,
     ``lot_size`` and ``fixed_cost`` (each agent a choice among its allowed counts, solved by
     a dynamic program over those counts).  A budget, a demand and group limits couple the agents by
-    further rows: they are relaxed with Lagrange multipliers and the problem is solved by a branch
-    and bound on the Lagrangian bound (Fisher, *Management Science* 27(1), 1981;
-    :mod:`subsel.solvers._planner_search`), whose answer on a time limit carries that bound.
+    further rows: they are relaxed with Lagrange multipliers (Fisher, *Management Science* 27(1),
+    1981), the best multipliers found as the duals of the linear program over the agents' convex
+    hulls (Geoffrion, *Mathematical Programming Study* 2, 1974), agents fixed by their reduced costs
+    against a plan rounded from that program, and the remaining core proven by HiGHS through the
+    verified MILP pipeline (:mod:`subsel.solvers._planner_search`); the answer on a time limit
+    carries the Lagrangian bound.
     Constraint objects (:class:`~subsel.models.LinearConstraint`,
     :class:`~subsel.models.QualityFloor`) are refused by name.
 
@@ -361,8 +370,9 @@ class Exact(Solver):
     exact = True
     supports = frozenset({"must_take", "must_not_take", "min_units", "lot_size", "fixed_cost", "budget", "demand",
                           "group_limits"})
-    #: The coupling rows (budget, demand, group limits) are solved exactly, but slower than HiGHS on
-    #: the planner's instances (``benchmarks/bench_planner.py``): the default solver is a MILP there.
+    #: The coupling rows (budget, demand, group limits) are solved exactly, in about HiGHS's time on
+    #: the planner's instances (``benchmarks/bench_planner.py --coop``; its core is proven by HiGHS):
+    #: the default solver is a MILP there.
     not_default_for = frozenset({"budget", "demand", "group_limits"})
     complexity = "O(n log n + core·states)"
 
@@ -372,15 +382,11 @@ class Exact(Solver):
         super().__init__(time_limit_s=time_limit_s, threads=threads, verbose=verbose)
         if jit is not None and not isinstance(jit, (bool, np.bool_)):
             raise TypeError(f"jit must be True, False or None; got {jit!r}")
-        if not isinstance(lexicographic, (bool, np.bool_)):
-            raise TypeError(f"lexicographic must be True or False; got {lexicographic!r}")
+        # The knapsack's own checks (the time limit is the solver interface's, checked above).
+        _, self.memory_limit_mb = check_options(None, memory_limit_mb, lexicographic)
         self.lexicographic = bool(lexicographic)
         #: As given (None: the kernel when the rule among equal optima is on).
         self.jit = None if jit is None else bool(jit)
-        if memory_limit_mb is not None:
-            memory_limit_mb = check_scalar(memory_limit_mb, "memory_limit_mb", min_val=0,
-                                           include_boundaries="right", unit="MiB")
-        self.memory_limit_mb = memory_limit_mb
 
     def _repr_options(self) -> list[str]:
         opts = super()._repr_options()
@@ -454,6 +460,17 @@ class Exact(Solver):
         from ._choices import solve_choices  # minimum orders, lot sizes, fixed costs: choices per agent
 
         return solve_choices(problem, self.time_limit_s, self.memory_limit_mb)
+
+    @staticmethod
+    def starting_plan(problem: SubsetSelectionProblem, deadline: float | None
+                      ) -> tuple[np.ndarray | None, float | None]:
+        """A plan the rule accepts and a proven upper bound for a time-limited MILP or CP-SAT solve of
+        a problem with coupling rows (:func:`subsel.solvers._planner_start.planner_start`, the
+        Lagrangian heuristic of Fisher, *Management Science* 27(1), 1981, Section 5); ``deadline`` is
+        a ``time.perf_counter()`` value.  The MILP pipeline asks the registry's ``exact`` for it."""
+        from ._planner_start import planner_start  # only a time-limited planner's solve loads it
+
+        return planner_start(problem, deadline)
 
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         start = time.perf_counter()

@@ -30,11 +30,12 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 
-from ..models import LinearForm, SubsetSelectionProblem, linear_form
+from ..models import SubsetSelectionProblem
+from . import _feasibility
 from ._feasibility import Questions
 
 __all__ = ["Conflict", "Questions", "constraint_families", "explain_infeasible", "without_constraints"]
@@ -224,27 +225,36 @@ class _Advice:
         self.unproven: list[str] = []
 
 
-def _units(form: LinearForm) -> np.ndarray:
-    """The objective ``sum x_i`` over the form's variables (the units, not the auxiliary ones)."""
-    return np.concatenate((np.ones(form.n_agents), np.zeros(form.n - form.n_agents)))
-
-
 def _largest_demand(problem: SubsetSelectionProblem, questions: Questions, advice: _Advice) -> None:
-    """The largest demand ``U < D`` under which ``problem`` (all else kept) has a selection: one
-    maximisation of the units on the loosened model (its bound holds for every selection the rule
-    accepts), its selection checked by the rule; a search over the integers between what is
-    verified and what is proven where the maximisation leaves a gap.  None when no demand is met."""
+    """The largest demand ``U < D`` under which ``problem`` (all else kept) has a selection: first
+    the aggregate bound on the units (:func:`~subsel.solvers._feasibility.unit_bound`) and greedy
+    selections aimed at it, then, where they leave a gap, one maximisation of the units on the
+    loosened model (its bound holds for every selection the rule accepts), its selection checked
+    by the rule; a search over the integers between what is verified and what is proven where the
+    maximisation leaves a gap.  None when no demand is met."""
     base = problem.with_changes(demand=None)
     if not isinstance(questions.witness(base), np.ndarray):
         return
     D = int(problem.demand or 0)
-    x, bound, _ = questions.optimum(base, _units, loose=True)
     lo, hi = 0, D  # a demand of lo is met (0: no demand), hi is not
-    for w in (x, *questions.witnesses):
-        if w is not None and base.evaluate(w).feasible:
-            lo = max(lo, min(int(w.sum()), D - 1))
-    if bound is not None and math.isfinite(bound):
-        hi = min(hi, max(int(math.floor(bound + 1e-6)), 0) + 1)
+
+    def verified(candidates: Iterable[np.ndarray | None]) -> int:
+        best = lo
+        for w in candidates:
+            if w is not None and base.evaluate(w).feasible:
+                questions.keep(w)
+                best = max(best, min(int(w.sum()), D - 1))
+        return best
+
+    cheap = _feasibility.unit_bound(base)
+    if cheap is not None:
+        hi = min(hi, cheap + 1)
+    lo = verified([*_feasibility.greedy_witnesses(base, want=hi - 1), *questions.witnesses])
+    if hi - lo > 1:
+        x, bound, _ = questions.optimum(base, np.ones(problem.n), loose=True)
+        lo = verified([x])
+        if bound is not None and math.isfinite(bound):
+            hi = min(hi, max(int(math.floor(bound + 1e-6)), 0) + 1)
     first = True
     while hi - lo > 1:
         mid = hi - 1 if first else (lo + hi) // 2  # first the common case: the bound is met
@@ -261,16 +271,19 @@ def _largest_demand(problem: SubsetSelectionProblem, questions: Questions, advic
     advice.max_units = lo
 
 
-#: Seconds each nearest change may take when no time limit is set: half a millisecond per agent, or as
-#: long as the verdict took when longer, within these bounds.  It is then the best verified within
-#: them, with its proven bound; on small problems it is proven long before.
+#: Seconds each nearest change may take when no time limit is set, at least and at most: 0.3 ms per
+#: agent, or as long as the verdict took when longer, and at least 25/n
+#: seconds up to the least (a small problem proves its advice in milliseconds, even on a loaded
+#: machine; on 500 agents the explanation of a verdict reached in a fraction of a second takes
+#: about as long again).  The advice is then the best verified within that time, with its proven
+#: bound.
 ADVICE_TIME_S = (0.5, 10.0)
 
 
 def advice_time(n: int, verdict_s: float) -> float:
     """Seconds each nearest change may take without a time limit (see :data:`ADVICE_TIME_S`)."""
     low, high = ADVICE_TIME_S
-    return min(max(low, 5e-4 * n, verdict_s), high)
+    return min(max(min(low, 25.0 / max(n, 1)), 3e-4 * n, verdict_s), high)
 
 
 #: Budgets tried above the least spend reported (each rounded up to 6 significant digits).
@@ -279,27 +292,47 @@ _BUDGET_STEPS = (0.0, 1e-6, 1e-4)
 
 def _smallest_budget(problem: SubsetSelectionProblem, questions: Questions, advice: _Advice) -> None:
     """The least budget, rounded up to 6 significant digits, under which ``problem`` (all else
-    kept) has a selection: one minimisation of the spend (Aissaoui et al., *Computers & OR* 34,
-    2007, Section 4: spend with fixed order costs), its value rounded up and verified by a
-    selection the rule accepts.  None when no budget could be verified."""
+    kept) has a selection: the least spend, bounded below by the aggregate bound
+    (:func:`~subsel.solvers._feasibility.spend_bound`) and above by the greedy selections; where
+    their roundings differ, one minimisation of the spend (Aissaoui et al., *Computers & OR* 34,
+    2007, Section 4: spend with fixed order costs), warm-started with the cheapest selection
+    known.  The advice is the cheapest verified spend rounded up, proven when the proven lower
+    bound rounds up to the same budget; a budget verified by a selection the rule accepts.  None
+    when no budget could be verified."""
     unlimited = problem.with_changes(budget=None)
     if not isinstance(questions.witness(unlimited), np.ndarray):
         return
-    row = _budget_row(linear_form(problem))
-    x, bound, proven = questions.optimum(unlimited, lambda f: -row)
-    if bound is None or not math.isfinite(bound):
+    row = np.asarray(problem.cost, dtype=float)
+    fixed = np.asarray(problem.fixed_cost, dtype=float)
+
+    def spend(w: np.ndarray) -> float:
+        return math.fsum((row * w).tolist()) + math.fsum(fixed[w > 0].tolist())
+
+    def cheapest(candidates: Iterable[np.ndarray | None]) -> np.ndarray | None:
+        ok = [w for w in candidates if w is not None and unlimited.evaluate(w).feasible]
+        for w in ok:
+            questions.keep(w)
+        return min(ok, key=spend, default=None)
+
+    lower = _feasibility.spend_bound(unlimited) or 0.0
+    x = cheapest([*_feasibility.greedy_witnesses(unlimited), *questions.witnesses])
+    proven = x is not None and _up(lower) == _up(spend(x))
+    if not proven:
+        y, bound, done = questions.optimum(unlimited, -row, fixed)
+        if bound is not None and math.isfinite(bound):
+            lower = max(lower, -bound)
+        x = cheapest([y, x])
+        proven = x is not None and (done or _up(lower) == _up(spend(x)))
+    if x is None:
         return
-    least = max(-bound, 0.0)
-    if not proven:  # the least spend is at least -bound: advise what the best selection found spends
-        if x is None or not unlimited.evaluate(x).feasible:
-            return
+    least = spend(x)
+    if not proven:
         advice.unproven.append("min_budget")
-        advice.budget_bound = least
-        least = float(np.dot(row[:problem.n], x)) + float(problem.fixed_cost[x > 0].sum())
+        advice.budget_bound = lower
     for step in _BUDGET_STEPS:
         budget = float(_up(least * (1.0 + step) + step * 1e-9))
         changed = problem.with_changes(budget=budget)
-        if x is not None and changed.evaluate(x).feasible:
+        if changed.evaluate(x).feasible:
             advice.min_budget = budget
             return
         found = questions.witness(changed)
@@ -321,7 +354,8 @@ def _largest_alpha(problem: SubsetSelectionProblem, questions: Questions, advice
     """The largest threshold, rounded down to 6 decimals, at which ``problem`` (all else
     kept) has a selection: the largest average quality ``max sum q x / sum x`` by Dinkelbach's
     method (each step one maximisation of ``sum (q_i - a) x_i`` at the average ``a`` of the last
-    selection; it stops when no selection beats ``a``), verified by a selection the rule accepts at
+    selection, from the best average of the selections known and the greedy ones; it stops when
+    no selection beats ``a``), verified by a selection the rule accepts at
     the advised threshold.  None when none could be verified."""
     base = problem.with_changes(alpha=0.0)
     x = questions.witness(base)
@@ -333,12 +367,14 @@ def _largest_alpha(problem: SubsetSelectionProblem, questions: Questions, advice
     def average(v: np.ndarray) -> float:
         return math.fsum((q * v).tolist()) / float(v.sum())
 
+    for w in [*_feasibility.greedy_witnesses(base), *questions.witnesses]:  # the best start known
+        if w.shape == best.shape and w.any() and average(w) > average(best) and base.evaluate(w).feasible:
+            best = w
     a = average(best)
     proven = False
     quick = True  # first the LP roundings, then the whole MILP to prove the last step
     for _ in range(_DINKELBACH_STEPS):
-        y, bound, done = questions.optimum(
-            base, lambda f: np.concatenate((q - a, np.zeros(f.n - f.n_agents))), quick=quick)
+        y, bound, done = questions.optimum(base, q - a, quick=quick)
         if y is not None and y.any() and base.evaluate(y).feasible and average(y) > a:
             best, a = y, average(y)
             continue
@@ -353,15 +389,6 @@ def _largest_alpha(problem: SubsetSelectionProblem, questions: Questions, advice
     advice.max_alpha = advised
     if not proven:
         advice.unproven.append("max_alpha")
-
-
-def _budget_row(form: LinearForm) -> np.ndarray:
-    """The spend ``sum c x + sum f u`` as a dense row over the form's variables (cost on the
-    units, fixed costs on the used variables): the budget row without its bound."""
-    for row in form.rows:
-        if row.name == "budget":
-            return row.dense(form.n)
-    raise ValueError("the problem has no budget")  # pragma: no cover - called with a budget
 
 
 def _describe(problem: SubsetSelectionProblem, name: str) -> str:

@@ -28,6 +28,37 @@ def cores(p, w, c, path):
         return _knapsack.solve_core(p, w, c)
 
 
+def sorted_dantzig(p, w, c, step=0.0, grow=0):
+    """The Dantzig bound by the textbook sorted computation (Martello and Toth 1990, Section 2.2.1:
+    a stable sort by decreasing ``p / w``, a cumulative sum, numpy's sums), and its estimate at
+    weights ``+ step``, capacity ``+ grow * step``: the reference of the compiled selections."""
+    order = np.argsort(-(p / w), kind="stable")
+    cw = np.cumsum(w[order])
+    b = int(np.searchsorted(cw, c, side="right"))
+    pb = float(p[order[:b]].sum())
+    if b == p.size:
+        return pb, pb
+    r = c - (float(cw[b - 1]) if b else 0.0)
+    j = order[b]
+    pj, wj = float(p[j]), float(w[j])
+    return pb + r * pj / wj, pb + max(r + (grow - b) * step, 0.0) * pj / (wj + step)
+
+
+def sorted_surrogate_bound(p, w, c, s, card, step=0.0):
+    """The surrogate problem's Dantzig bound (``sum (w_j + s) y_j <= c + s card``, items of surrogate
+    weight ``<= 0`` always taken) and its estimate at ``s + step``, by :func:`sorted_dantzig`."""
+    ws = w + s
+    always = ws <= 0
+    cs = c + s * card - ws[always].sum().item()
+    p0 = p[always].sum().item()
+    if cs < 0:
+        return -np.inf, -np.inf
+    if always.all():
+        return p0, p0
+    u, u_next = sorted_dantzig(p[~always], ws[~always], cs, step, card - int(always.sum()))
+    return p0 + u, p0 + u_next
+
+
 def optimum(values, weights, capacity) -> int:
     """The optimum by the textbook dynamic program over Pareto states (Python ints, exact)."""
     states = {0: 0}                                     # weight -> best value
@@ -125,7 +156,7 @@ def test_selections_on_sorted_reversed_and_tied_input(n, ties, seed, layout, fra
         order = rng.permutation(n)
     p, w = p[order].copy(), w[order].copy()
     c = float(np.floor(frac * w.sum()))
-    assert core.dantzig(p, w, c, 1.0, 3) == _knapsack._dantzig(p, w, c, 1.0, 3)
+    assert core.dantzig(p, w, c, 1.0, 3) == sorted_dantzig(p, w, c, 1.0, 3)
     for a, cap in ((w, c), (p, float(np.floor(frac * p.sum())))):
         for largest in (False, True):
             ref = np.searchsorted(np.cumsum(np.sort(a)[::-1] if largest else np.sort(a)), cap, side="right")
@@ -172,49 +203,72 @@ def test_break_by_ranges_of_efficiency_is_the_sorted_break(n, spread, zeros, see
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 60), st.integers(1, 60)), min_size=1, max_size=40),
        st.floats(0.0, 1.0), st.integers(-70, 70), st.integers(0, 40), st.integers(1, 8), st.booleans())
-def test_compiled_surrogate_bound_is_the_numpy_one(items, frac, s, card, step, ints):
+def test_compiled_surrogate_bound_is_the_sorted_one(items, frac, s, card, step, ints):
     """The compiled Dantzig bound of the surrogate problem (and its estimate one step on) against
-    the sorted numpy computation, with multipliers that make some surrogate weights <= 0 (always
+    the sorted computation, with multipliers that make some or all surrogate weights <= 0 (always
     taken), ties in efficiency, and int64 or float64 integers."""
     dtype = np.int64 if ints else float
     p = np.array([a for a, _ in items], dtype=dtype)
     w = np.array([b for _, b in items], dtype=dtype)
     c = dtype(int(frac * int(w.sum())))
     got = core.surrogate_bound(p, w, c, dtype(s), card, dtype(step))
-    want = _knapsack._surrogate_bound(p, w, c, dtype(s), card, dtype(step))
-    if got[2]:     # every item always taken: the caller asks the numpy version
-        assert (w + s <= 0).all()
-    else:
-        assert got[0] == want[0] and got[1] == want[1]
+    assert got[:2] == sorted_surrogate_bound(p, w, c, dtype(s), card, dtype(step))
+    assert got[2] == bool((w + s <= 0).all() and c + s * card - (w + s).sum() >= 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 400), st.floats(0.0, 1.0), st.floats(-1.2, 1.2), st.integers(0, 400), st.booleans(),
+       st.integers(0, 2 ** 32 - 1))
+@example(n=300, frac=0.5, rel_s=0.5, card=150, ties=True, seed=0)
+def test_compiled_surrogate_bound_of_real_data_is_the_sorted_one(n, frac, rel_s, card, ties, seed):
+    """On real-valued data the compiled surrogate bound is the sorted computation's float for float
+    (numpy's pairwise sums of the items before the break item and of those always taken), with
+    efficiencies tied or spread over magnitudes, beyond the 128 entries of a pairwise block."""
+    rng = np.random.default_rng(seed)
+    w = rng.random(n) * 10.0 ** rng.integers(-3, 4, n)
+    p = w * (2.0 if ties else 1.0 + rng.random(n))
+    c = float(frac * w.sum())
+    s = rel_s * float(w.max())
+    step = float(w.max()) * 2.0 ** -30
+    got = core.surrogate_bound(p, w, c, s, card, step, True)
+    assert got[:2] == sorted_surrogate_bound(p, w, c, s, card, step) and got[2] is False
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 3000), st.integers(0, 2 ** 32 - 1))
+def test_pairwise_sum_is_numpys_sum(n, seed):
+    """The compiled pairwise sum adds in numpy's order: the same float as ``a.sum()``."""
+    rng = np.random.default_rng(seed)
+    a = rng.random(n) * 10.0 ** rng.integers(-8, 9, n) * rng.choice([-1.0, 1.0], n)
+    assert core.pairwise_sum(a) == a.sum()
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 60), st.integers(1, 60)), min_size=1, max_size=40),
-       st.floats(0.0, 1.0), st.integers(0, 40), st.integers(-70, 0), st.integers(0, 70), st.booleans())
-def test_compiled_multiplier_search_is_the_python_bisection(items, frac, card, k_lo, k_hi, ints):
+       st.floats(0.0, 1.0), st.integers(0, 40), st.integers(-70, 0), st.integers(0, 70), st.booleans(),
+       st.booleans())
+def test_compiled_multiplier_search_is_the_bisection_on_the_sorted_bound(items, frac, card, k_lo, k_hi, ints, real):
     """The surrogate multiplier's bisection in one compiled call against the same steps in Python on
-    the compiled bound (or a refusal when some multiplier takes every item: Python then bisects)."""
-    dtype = np.int64 if ints else float
+    the sorted bound (on integers, and on the same data perturbed into real values)."""
+    dtype = np.int64 if ints and not real else float
     p = np.array([a for a, _ in items], dtype=dtype)
     w = np.array([b for _, b in items], dtype=dtype)
+    if real:
+        p = p * (1.0 + np.arange(p.size) * 1e-7)
+        w = w * (1.0 - np.arange(w.size) * 1e-7)
     c = dtype(int(frac * int(w.sum())))
     unit = dtype(1)
-    best_u, best_k, lo, hi, every = np.inf, 0, k_lo, k_hi, False
+    best_u, best_k, lo, hi = np.inf, 0, k_lo, k_hi
     while lo <= hi:
         k = (lo + hi) // 2
-        u0, u1, all_taken = core.surrogate_bound(p, w, c, dtype(k) * unit, card, unit)
-        every = every or all_taken
+        u0, u1 = sorted_surrogate_bound(p, w, c, dtype(k) * unit, card, unit)
         if u0 < best_u:
             best_u, best_k = u0, k
         if u1 > u0:
             hi = k - 1
         else:
             lo = k + 1
-    got_u, got_k, done = core.surrogate_multiplier(p, w, c, card, k_lo, k_hi, unit)
-    if every:
-        assert not done
-    else:
-        assert done and got_u == best_u and got_k == best_k
+    assert core.surrogate_multiplier(p, w, c, card, k_lo, k_hi, unit, real) == (best_u, best_k)
 
 
 @settings(max_examples=120, deadline=None)

@@ -246,3 +246,27 @@ def test_whole_model_agrees_with_highs_on_moderate_instances(seed):
         assert p.evaluate(a.x).feasible
         assert abs(a.objective - b.objective) <= 1e-9 * max(1.0, abs(b.objective))
         assert a.bound >= b.objective - 1e-9 * abs(b.objective)
+
+
+@settings(max_examples=EXAMPLES)
+@given(problem=planner_problems(n_max=5, cap_max=4))
+def test_search_without_highs_programs_equals_brute_force(problem):
+    """The Lagrangian search alone (what ``exact`` runs when HiGHS's programs give no answer)."""
+    from unittest import mock
+
+    with mock.patch("subsel.solvers._planner_search._with_programs", return_value=None):
+        check_exact(problem)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_generated_coop_agrees_with_highs(seed):
+    """The generated cooperative (every planner field, caps, a pledge, a binding budget and
+    demand): the same proven optimum as the MILP backend, at least the bound-free plan's value."""
+    from subsel.models import planner_instance
+
+    p = planner_instance(40, seed)
+    a, b = get_solver("exact").solve(p), get_solver("highs").solve(p)
+    assert a.status is Status.OPTIMAL and b.status is Status.OPTIMAL
+    assert p.evaluate(a.x).feasible
+    assert abs(a.objective - b.objective) <= 1e-9 * max(1.0, abs(b.objective))
+    assert a.bound >= b.objective - 1e-9 * abs(b.objective)

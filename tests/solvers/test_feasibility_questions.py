@@ -1,4 +1,5 @@
 """The feasibility questions of the explanation: aggregate bounds, greedy witnesses, the oracle."""
+import itertools
 import os
 
 import numpy as np
@@ -8,7 +9,14 @@ from hypothesis import strategies as st
 
 from subsel import SubsetSelectionProblem, get_solver
 from subsel.solvers import available_solvers
-from subsel.solvers._feasibility import Questions, greedy_witnesses, refutation
+from subsel.solvers._feasibility import (
+    Questions,
+    compact_relaxation,
+    greedy_witnesses,
+    refutation,
+    spend_bound,
+    unit_bound,
+)
 from tests.strategies import brute_force, planner_problems
 
 HIGHS = "highs" in available_solvers()
@@ -33,6 +41,77 @@ def test_greedy_witnesses_have_the_right_shape(problem, demand):
     for x in greedy_witnesses(problem):
         assert x.shape == (problem.n,) and x.dtype == np.int64
         assert (x >= 0).all() and (x <= problem.capacity).all()
+
+
+def _selections(problem):
+    """Every selection ``problem``'s rule accepts (brute force)."""
+    for combo in itertools.product(*(range(int(k) + 1) for k in problem.capacity)):
+        x = np.array(combo, dtype=np.int64)
+        if problem.evaluate(x).feasible:
+            yield x
+
+
+def _spend(problem, x):
+    return float(np.dot(problem.cost, x)) + float(np.asarray(problem.fixed_cost)[x > 0].sum())
+
+
+@settings(max_examples=EXAMPLES)
+@given(problem=planner_problems(n_max=4, cap_max=3), demand=st.integers(0, 12),
+       budget=st.sampled_from([None, 0.0, 0.1, 0.5, 2.0]))
+def test_the_aggregate_bounds_hold_for_every_selection(problem, demand, budget):
+    """No selection has more units than unit_bound or spends less than spend_bound (brute force)."""
+    problem = problem.with_changes(demand=demand or None, budget=budget)
+    most, least = unit_bound(problem), spend_bound(problem)
+    for x in _selections(problem):
+        assert most is not None and int(x.sum()) <= most
+        assert least is not None and _spend(problem, x) >= least - 1e-12
+
+
+@settings(max_examples=EXAMPLES)
+@given(problem=planner_problems(n_max=4, cap_max=3), want=st.integers(0, 12))
+def test_greedy_witnesses_aim_at_what_is_wanted(problem, want):
+    """Aimed at ``want`` units (no demand), the greedy selections stay within every agent's
+    allowed counts, and without a quality rule, budget or group caps the first reaches ``want``
+    or takes every unit."""
+    problem = problem.with_changes(demand=None)
+    xs = list(greedy_witnesses(problem, want=want))
+    for x in xs:
+        assert x.shape == (problem.n,) and (x <= problem.upper_bounds()).all()
+        used = x > 0
+        assert (x[used] % problem.lot_size[used] == 0).all() and (x[used] >= problem.min_units[used]).all()
+    if problem.alpha == 0 and problem.budget is None and not problem.group_limits and not problem.must_take.size:
+        allowed = problem.upper_bounds() >= problem.min_units
+        assert int(xs[0].sum()) >= min(want, int(problem.upper_bounds()[allowed].sum()))
+
+
+@pytest.mark.skipif(not HIGHS, reason="highspy missing")
+@settings(max_examples=EXAMPLES)
+@given(problem=planner_problems(n_max=4, cap_max=3), demand=st.integers(0, 12),
+       budget=st.sampled_from([None, 0.5, 2.0]), what=st.sampled_from(["units", "spend"]),
+       ipm=st.booleans())
+def test_the_compact_relaxation_bounds_every_selection(problem, demand, budget, what, ipm):
+    """The LP optimum of the relaxation over the units alone is at least the objective (the
+    units, or minus the spend) of every selection the rule accepts (brute force), by the dual
+    simplex and by the interior point method (used on many agents)."""
+    import subsel.solvers._feasibility as feasibility
+
+    problem = problem.with_changes(demand=demand or None, budget=budget)
+    if what == "units":
+        compact = compact_relaxation(problem, np.ones(problem.n))
+    else:
+        compact = compact_relaxation(problem, -np.asarray(problem.cost), np.asarray(problem.fixed_cost))
+    assert compact is not None and compact.n == problem.n
+    columns = feasibility._IPM_COLUMNS
+    try:
+        feasibility._IPM_COLUMNS = 0 if ipm else columns
+        lp = Questions(get_solver("highs"))._lp(compact)
+    finally:
+        feasibility._IPM_COLUMNS = columns
+    best = max((float(x.sum()) if what == "units" else -_spend(problem, x) for x in _selections(problem)),
+               default=None)
+    if best is not None:  # (with no selection, any answer of the relaxation is a bound)
+        assert lp is not None and lp.status.value == "optimal"
+        assert lp.bound >= best - 1e-7 * max(1.0, abs(best))
 
 
 @pytest.mark.skipif(not HIGHS, reason="highspy missing")
@@ -79,7 +158,7 @@ def test_a_deadline_leaves_members_undecided_and_says_so(monkeypatch):
     sol = get_solver("highs").solve(p)
     assert sol.status.value == "infeasible"
     with monkeypatch.context() as m:
-        m.setattr(feasibility, "greedy_witnesses", lambda problem: [])
+        m.setattr(feasibility, "greedy_witnesses", lambda problem, want=None: [])
         text, conflict = sol.explain(time_limit_s=0.0)
     assert "demand" in conflict.constraints and conflict.undecided
     assert set(conflict.undecided) <= set(conflict.constraints)

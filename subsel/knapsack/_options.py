@@ -1,0 +1,36 @@
+"""The options of a knapsack search, checked in one place: :func:`~subsel.knapsack.solve_knapsack`
+and the ``exact`` solver (:class:`subsel.solvers.Exact`) take the same limits and call
+:func:`check_options` (a module of its own: the solver loads it without the knapsack API's code)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_scalar
+
+__all__ = ["check_options"]
+
+
+def check_options(time_limit_s: Any, memory_limit_mb: Any, lexicographic: Any) -> tuple[float | None, float | None]:
+    """The limits of a knapsack search, checked: ``(time_limit_s, memory_limit_mb)`` as floats (or None).
+
+    The checks of :func:`~subsel.knapsack.solve_knapsack` and of the ``exact`` solver, which passes the
+    same options.
+
+    Raises
+    ------
+    TypeError
+        ``lexicographic`` not a bool; a limit not a number.
+    ValueError
+        A limit not positive and finite (``None``: no limit).
+    """
+    if time_limit_s is not None:
+        time_limit_s = check_scalar(time_limit_s, "time_limit_s", min_val=0, include_boundaries="right",
+                                    unit="seconds")
+    if memory_limit_mb is not None:
+        memory_limit_mb = check_scalar(memory_limit_mb, "memory_limit_mb", min_val=0, include_boundaries="right",
+                                       unit="MiB")
+    if not isinstance(lexicographic, (bool, np.bool_)):
+        raise TypeError(f"lexicographic must be True or False; got {lexicographic!r}")
+    return time_limit_s, memory_limit_mb
