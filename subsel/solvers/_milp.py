@@ -36,8 +36,10 @@ tolerance.  :class:`MILPSolver` therefore
    nothing and is asked again without the warm start.  An answer without a certificate is
    ``feasible`` (``time_limit`` when the time ran out), with the best bound known;
 5. **honours the time limit** as one deadline for all of this, and warm-starts the solver with the
-   best selection at hand (the smallest selection and GSS's answer, when GSS supports the problem),
-   which a time-limited answer carries if the solver found nothing better.
+   best selection at hand (the smallest selection and GSS's answer, when GSS supports the problem;
+   under a time limit, when neither passes the rule on a problem with coupling rows, the planner
+   search's Lagrangian heuristic), which a time-limited answer carries if the solver found nothing
+   better, with the least proven bound (the solver's or the heuristic's Lagrangian bound).
 
 Only the calls into the solver (:meth:`MILPSolver._run`: building the library's model from the
 scaled linear form, its solve, reading the answer back) count as the backend's time
@@ -381,13 +383,27 @@ class MILPSolver(Solver):
         return None if deadline is None else deadline - time.perf_counter()
 
     @staticmethod
-    def _warm_start(problem: SubsetSelectionProblem) -> np.ndarray | None:
+    def _warm_start(problem: SubsetSelectionProblem, deadline: float | None = None
+                    ) -> tuple[np.ndarray | None, float | None]:
         """The best of the smallest selection and GSS's answer (when GSS supports the problem; the
-        registry supplies it: the MILP pipeline imports no other solver)."""
+        registry supplies it: the MILP pipeline imports no other solver), and a proven bound.
+
+        Under a time limit (``deadline``, a ``time.perf_counter()`` value), a problem with coupling
+        rows (a budget, a demand, group limits) and no constraint objects that neither gives a
+        selection starts from the planner search's Lagrangian heuristic
+        (:func:`~subsel.solvers._planner_start.planner_start`, through the registry's ``exact``),
+        whose Lagrangian bound is returned too (None otherwise): a solver that finds no plan of its
+        own before the limit then answers that plan (status ``time_limit``).
+        """
         best = None
         x0 = problem.lower_bounds()
         if problem.evaluate(x0).feasible:
             best = x0
+        coupled = problem.budget is not None or problem.demand is not None or (
+            problem._planner is not None and "group_limits" in problem._planner.used)
+        if best is None and deadline is not None and coupled and not problem.added_constraints:
+            start: Callable[..., tuple[np.ndarray | None, float | None]] = getattr(get_solver("exact"), "starting_plan")
+            return start(problem, deadline)
         gss = get_solver("gss")
         if not (problem.extensions - gss.supports):
             try:
@@ -396,7 +412,7 @@ class MILPSolver(Solver):
                 g = None
             if g is not None and g.is_feasible and (best is None or g.objective > problem.evaluate(best).utility):
                 best = np.array(g.x, dtype=np.int64)
-        return best
+        return best, None
 
     @staticmethod
     def _certify_with_exact(problem: SubsetSelectionProblem,
@@ -504,7 +520,7 @@ class MILPSolver(Solver):
                 else (form, form.full)
 
         deadline = None if self.time_limit_s is None else start + self.time_limit_s
-        best: np.ndarray | None = self._warm_start(problem)
+        best, start_bound = self._warm_start(problem, deadline)
         if best is not None and not allowed(best):
             best = None
         best_util = -math.inf if best is None else problem.evaluate(best).utility
@@ -630,6 +646,8 @@ class MILPSolver(Solver):
                 if isinstance(decided, tuple):
                     offer(decided[0])
                     proven = best is not None and within_tolerance(problem, best, decided[1])
+        if start_bound is not None:  # the Lagrangian bound of the starting plan (proven; cuts only lower the optimum)
+            bound = start_bound if bound is None else min(bound, start_bound)
         if best is None:
             if timed_out or (deadline is not None and time.perf_counter() >= deadline):
                 return RawResult(None, Status.NO_SOLUTION_FOUND, bound)

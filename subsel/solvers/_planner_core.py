@@ -51,8 +51,9 @@ class _CoreHiGHS(HiGHS):
     name = "highs"
     plan: np.ndarray | None = None
 
-    def _warm_start(self, problem: SubsetSelectionProblem) -> np.ndarray | None:  # type: ignore[override]
-        return self.plan
+    def _warm_start(self, problem: SubsetSelectionProblem,  # type: ignore[override]
+                    deadline: float | None = None) -> tuple[np.ndarray | None, float | None]:
+        return self.plan, None
 
     @staticmethod
     def _certify_with_exact(problem: SubsetSelectionProblem, left: float | None) -> None:

@@ -269,13 +269,15 @@ def _bound_at(d: _Model, mu: np.ndarray) -> tuple[float, np.ndarray, np.ndarray,
     return L, z, h, err
 
 
-def _dual(d: _Model, inc: _Incumbent, deadline: float | None) -> _Dual:
-    """Minimise ``L(mu)`` by projected subgradient steps; offer the repaired relaxations."""
+def _dual(d: _Model, inc: _Incumbent, deadline: float | None, steps: int = _DUAL_STEPS,
+          repair: bool = True) -> _Dual:
+    """Minimise ``L(mu)`` by projected subgradient steps; offer the relaxations (repaired when
+    ``repair``)."""
     K = d.A.shape[0]
     mu = np.zeros(K)
     best: tuple[float, np.ndarray, float] = (math.inf, mu.copy(), 0.0)  # replaced at the first step
     theta, stall = 1.0, 0
-    for it in range(_DUAL_STEPS):
+    for it in range(steps):
         L, z, _, err = _bound_at(d, mu)
         if L < best[0]:
             best, stall = (L, mu.copy(), err), 0
@@ -286,7 +288,7 @@ def _dual(d: _Model, inc: _Incumbent, deadline: float | None) -> _Dual:
         act = _activity(d, z)
         if (act <= d.C).all():
             inc.offer(z)
-        elif inc.z is None or it % 25 == 0:
+        elif repair and (inc.z is None or it % 25 == 0):
             fixed = _repair(d, z, deadline)
             if fixed is not None:
                 inc.offer(fixed)

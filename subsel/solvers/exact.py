@@ -454,6 +454,17 @@ class Exact(Solver):
 
         return solve_choices(problem, self.time_limit_s, self.memory_limit_mb)
 
+    @staticmethod
+    def starting_plan(problem: SubsetSelectionProblem, deadline: float | None
+                      ) -> tuple[np.ndarray | None, float | None]:
+        """A plan the rule accepts and a proven upper bound for a time-limited MILP or CP-SAT solve of
+        a problem with coupling rows (:func:`subsel.solvers._planner_start.planner_start`, the
+        Lagrangian heuristic of Fisher, *Management Science* 27(1), 1981, Section 5); ``deadline`` is
+        a ``time.perf_counter()`` value.  The MILP pipeline asks the registry's ``exact`` for it."""
+        from ._planner_start import planner_start  # only a time-limited planner's solve loads it
+
+        return planner_start(problem, deadline)
+
     def _solve(self, problem: SubsetSelectionProblem) -> RawResult:
         start = time.perf_counter()
         if problem.budget is not None or problem.demand is not None:

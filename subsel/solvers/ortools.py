@@ -24,8 +24,8 @@ from ..models import (
 from ..models._rules import exactly_shifted, weighted_sum
 from ._cuts import excluding, excluding_agents
 from ._encoded import refuse_encoded
-from ._milp import BackendClock, MILPSolver, captured_output, report_printed, within_tolerance
-from .base import RawResult, Solver, SolverError, Status
+from ._milp import MAX_DECIDE, BackendClock, MILPSolver, captured_output, report_printed, within_tolerance
+from .base import MAX_CUT_RANGE, RawResult, Solver, SolverError, Status
 
 #: SCIP's ``numerics/epsilon`` (values at most this are zero to SCIP; its default is 1e-9).
 SCIP_EPSILON = 1e-12
@@ -204,12 +204,18 @@ class ORToolsCPSAT(Solver):
     (no budget, no demand), else only when every margin ``q_i - alpha`` is exactly a float64 (so
     that the integer model is the problem itself); otherwise it is returned as ``feasible``.
 
+    A selection the strict integer model accepts but the exact rule refuses (rounded margins, a
+    surplus a hair below ``-FEASIBILITY_TOL``) is cut off and the model solved again
+    (:meth:`_without_refused`).
+
     Hence ``exact = False`` in the solver table.  Gap limits are 0 (``relative_gap_limit``,
     ``absolute_gap_limit``); ``time_limit_s`` is one deadline for the whole call (building the
     integer model, every CP-SAT run and the cross-check): each run gets what is left as
     ``max_time_in_seconds`` (status
-    ``time_limit`` with CP-SAT's bound); ``threads`` to ``num_workers``; ``verbose`` to
-    ``log_search_progress``.
+    ``time_limit`` with CP-SAT's bound); under a time limit, the MILP pipeline's starting plan
+    (:meth:`subsel.solvers._milp.MILPSolver._warm_start`) is CP-SAT's hint (``AddHint``) and the
+    answer when CP-SAT finds nothing better, with the least proven bound; ``threads`` to
+    ``num_workers``; ``verbose`` to ``log_search_progress``.
 
     The answer's ``backend_time_s`` is the time of the CP-SAT calls (building the integer model,
     its coefficients' scaling included, ``CpSolver.Solve`` and reading the values); the cross-check
@@ -255,8 +261,14 @@ class ORToolsCPSAT(Solver):
         cuts = excluded is not None and excluded.size > 0 or agent_cuts
         # One deadline for the whole call: building the integer model, every CP-SAT run, the check.
         deadline = None if self.time_limit_s is None else start + self.time_limit_s
+        # Under a time limit, the MILP pipeline's starting plan (the planner search's Lagrangian
+        # heuristic where the rows couple the agents) is CP-SAT's hint and the answer if CP-SAT
+        # finds nothing better before the limit.
+        hint, hint_bound = (None, None) if deadline is None or cuts else MILPSolver._warm_start(problem, deadline)
         raw = self._solve_scaled(problem, clock, excluded if excluded is not None and excluded.size else None,
-                                 used if agent_cuts else None, deadline)
+                                 used if agent_cuts else None, deadline, hint)
+        if hint is not None and raw.status is not Status.OPTIMAL:
+            raw = self._with_start(problem, raw, hint, hint_bound)
         if raw.status is not Status.OPTIMAL or raw.x is None:
             return raw
         if cuts:  # ``exact`` knows no cuts: only an integer model that is the problem itself proves
@@ -273,15 +285,33 @@ class ORToolsCPSAT(Solver):
             return RawResult(raw.x, Status.FEASIBLE, raw.bound)
         return raw
 
+    @staticmethod
+    def _with_start(problem: SubsetSelectionProblem, raw: RawResult, start: np.ndarray,
+                    start_bound: float | None) -> RawResult:
+        """The better of CP-SAT's unproven answer and the starting plan, with the least proven bound."""
+        bound = raw.bound if start_bound is None or raw.bound is None else min(raw.bound, start_bound)
+        if bound is None:
+            bound = start_bound
+        if raw.x is None:  # (CP-SAT found nothing; an infeasibility claim the start refutes proves nothing)
+            return RawResult(start, Status.TIME_LIMIT if raw.status is Status.TIME_LIMIT else Status.FEASIBLE, bound)
+        if problem.evaluate(start).utility > problem.evaluate(np.rint(raw.x)).utility:
+            return RawResult(start, raw.status, bound)
+        return raw._replace(bound=bound)
+
     def _solve_scaled(self, problem: SubsetSelectionProblem, clock: BackendClock,
                       excluded: np.ndarray | None = None, used: np.ndarray | None = None,
-                      deadline: float | None = None) -> RawResult:
+                      deadline: float | None = None, hint: np.ndarray | None = None) -> RawResult:
         form = linear_form(problem)
         if used is not None:
             form = excluding_agents(form, used)
         if excluded is not None:
             form = excluding(form, excluded)[0]
-        raw, exact = self._units(problem, *clock.call(self._run, form, relaxed=False, deadline=deadline))
+        raw, exact = self._units(problem, *clock.call(self._run, form, relaxed=False, deadline=deadline,
+                                                      hint=None if hint is None else form.full(hint)))
+        if raw.x is not None and not _margins_exact(problem) and not problem.evaluate(np.rint(raw.x)).feasible:
+            # The rounded margins fl(q_i - alpha) accepted a selection the exact rule refuses (a
+            # surplus a hair below -FEASIBILITY_TOL): decide without it.
+            form, raw = self._without_refused(problem, clock, form, raw, deadline)
         margins = raw.status is not Status.INFEASIBLE or _margins_exact(problem)
         if raw.status is Status.INFEASIBLE and not (exact and margins):
             # Rounding the quality row down, or the margins q_i - alpha to floats, may cut off every
@@ -298,14 +328,59 @@ class ORToolsCPSAT(Solver):
                               "CP-SAT could not decide feasibility; use an exact MILP backend")
         return raw
 
+    def _without_refused(self, problem: SubsetSelectionProblem, clock: BackendClock, form: LinearForm,
+                         raw: RawResult, deadline: float | None) -> tuple[LinearForm, RawResult]:
+        """The strict model's answer once the selections the exact rule refuses are cut off.
+
+        The strict model's rounded margins may accept a selection whose exact quality surplus lies
+        a hair below the rule's bound.  Such a selection is no solution of the problem, so a no-good
+        cut (Balas and Jeroslow, SIAM J. Appl. Math. 23(1), 1972) removes it and the model is
+        solved again, :data:`~subsel.solvers._milp.MAX_DECIDE` times at most; the form with the
+        cuts is returned too, so that the relaxation that decides an infeasible answer excludes
+        them as well.  Where cuts are impossible (capacities above
+        :data:`~subsel.solvers.base.MAX_CUT_RANGE`) or the answers keep failing, the model
+        tightened by the margins' rounding decides: every selection it accepts passes the rule
+        (status ``feasible``).
+
+        Raises
+        ------
+        SolverError
+            Neither route gives a selection the rule accepts, nor a proof that none exists.
+        """
+        refused: list[np.ndarray] = []
+        cut_form = form
+        if int(problem.capacity.max(initial=0)) <= MAX_CUT_RANGE:
+            while raw.x is not None and len(refused) < MAX_DECIDE:
+                x = np.rint(raw.x).astype(np.int64)
+                if problem.evaluate(x).feasible:
+                    return cut_form, raw
+                refused.append(x)
+                cut_form = excluding(form, np.array(refused, dtype=np.int64))[0]
+                raw, _ = self._units(problem, *clock.call(self._run, cut_form, relaxed=False, deadline=deadline))
+            if raw.x is None or problem.evaluate(np.rint(raw.x)).feasible:
+                return cut_form, raw
+        tight, _ = self._units(problem, *clock.call(self._run, form, relaxed=False, deadline=deadline,
+                                                    tightened=True))
+        if tight.x is not None and problem.evaluate(np.rint(tight.x)).feasible:
+            return form, RawResult(tight.x, Status.TIME_LIMIT if tight.status is Status.TIME_LIMIT
+                                   else Status.FEASIBLE, None)
+        if tight.status is Status.TIME_LIMIT:
+            return form, RawResult(None, Status.TIME_LIMIT)
+        raise SolverError("ortools-cpsat: the rounded margins q_i - alpha of this instance accept selections the "
+                          "exact rule refuses and CP-SAT could not decide without them; use an exact MILP backend")
+
     @staticmethod
     def _units(problem: SubsetSelectionProblem, raw: RawResult, exact: bool) -> tuple[RawResult, bool]:
         """``raw`` with only the agents' units (the planner's auxiliary variables dropped)."""
         return (raw if raw.x is None else raw._replace(x=np.asarray(raw.x)[:problem.n])), exact
 
-    def _run(self, form: LinearForm, relaxed: bool, deadline: float | None = None) -> tuple[RawResult, bool]:
+    def _run(self, form: LinearForm, relaxed: bool, deadline: float | None = None,
+             tightened: bool = False, hint: np.ndarray | None = None) -> tuple[RawResult, bool]:
         """Solve the scaled model, stopping at ``deadline`` (a ``time.perf_counter()`` value); also say
-        whether the scaling was exact."""
+        whether the scaling was exact.  ``relaxed`` loosens the real lower sides by the roundings
+        (a relaxation of the rule); ``tightened`` raises them by the margins' rounding (every
+        selection it accepts passes the rule); ``hint`` (values of the form's variables) is
+        CP-SAT's solution hint (``AddHint``)."""
         from ortools.sat.python import cp_model
 
         lo = form.lower.astype(np.int64)
@@ -331,16 +406,18 @@ class ORToolsCPSAT(Solver):
                                         extra=sum(abs(t) for t in low))
                 scaled = np.ldexp(row_coef, k)
                 rhs = -_floor_scaled(*low, k=k)
+                row_reach = reach if row.index is None else reach[row.index]
+                # the most the rounding of each margin fl(q_i - alpha), half an ulp, moves the row
+                ulps = float(np.ldexp(2.0 ** -53 * float(np.abs(row_coef) @ row_reach), k))
                 if relaxed:
                     coef = np.rint(scaled)
                     # Loosened by the rounding to integers (when the scaling is not exact) and by the
-                    # rounding of each margin fl(q_i - alpha), half an ulp: a relaxation of the rule.
-                    row_reach = reach if row.index is None else reach[row.index]
-                    loose = 0.5 * float(row_reach.sum()) if not ok else 0.0
-                    loose += float(np.ldexp(2.0 ** -53 * float(np.abs(row_coef) @ row_reach), k))
-                    rhs -= math.ceil(loose)
+                    # margins' rounding: a relaxation of the rule.
+                    rhs -= math.ceil((0.5 * float(row_reach.sum()) if not ok else 0.0) + ulps)
                 else:
                     coef = np.floor(scaled)
+                    if tightened:  # stricter by the margins' rounding: what it accepts passes the rule
+                        rhs += math.ceil(ulps)
                 exact &= ok
                 model.Add(cp_model.LinearExpr.WeightedSum(terms, _as_int64(coef, f"{row.name} row")) >= rhs)
             elif row.real:
@@ -375,6 +452,9 @@ class ORToolsCPSAT(Solver):
         exact &= ok
         obj = _as_int64(np.rint(np.ldexp(objective, k_obj)), "objective")
         model.Maximize(cp_model.LinearExpr.WeightedSum(x, obj))
+        if hint is not None:
+            for var, value in zip(x, np.rint(hint).astype(np.int64).tolist()):
+                model.AddHint(var, value)
 
         solver = cp_model.CpSolver()
         solver.parameters.relative_gap_limit = 0.0
