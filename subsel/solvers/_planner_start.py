@@ -12,7 +12,8 @@ import time
 
 import numpy as np
 
-from ..models import SubsetSelectionProblem, rounded_up
+from ..models import SubsetSelectionProblem
+from ..models._rules import rounded_up
 from ._planner_search import _activity, _dual, _Incumbent, _Model, _model, _repair
 
 #: Subgradient steps of a MILP's starting plan (:func:`planner_start`; at most).
