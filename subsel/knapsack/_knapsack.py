@@ -713,7 +713,7 @@ def relaxed_capacity(capacity: float, x0: np.ndarray, margin: np.ndarray, weight
 
     The model's rule decides ``sum_i (q_i - alpha) x_i >= -FEASIBILITY_TOL`` exactly on the stored
     floats; the knapsack compares float sums of the weights ``|q_j - alpha|`` with the float capacity
-    ``surplus(x0) + FEASIBILITY_TOL``.  Each side is within :func:`~subsel.models.rounded_up`'s
+    ``surplus(x0) + FEASIBILITY_TOL``.  Each side is within :func:`~subsel.models._rules.rounded_up`'s
     rounding error of its exact value, so with the capacity raised by it every selection the rule
     accepts fits the knapsack: the knapsack's optimum bounds them all, and an answer the rule then
     accepts is proven optimal (one the rule refuses, a hair over the bound, is repaired).  Without it

@@ -341,7 +341,7 @@ def _search(problem: SubsetSelectionProblem, a: _Agents, red: _Reduced, lam: flo
 def _exact_weights(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarray, z_ref: np.ndarray,
                    z_fix: np.ndarray, fixed: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, int] | None:
     """The core's weights per lot, reference weights and capacity as exact integers of the rule
-    (:func:`subsel.models.dyadic`, divided by their common divisor), when every sum fits int64.
+    (:func:`subsel.models._rules.dyadic`, divided by their common divisor), when every sum fits int64.
 
     Returns ``(w, w_ref, unit, capacity)`` (``unit``: the real weight of one integer step) or None.
     """

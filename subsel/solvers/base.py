@@ -694,7 +694,7 @@ def bound_at_least(bound: float | None, objective: float, x: np.ndarray, r: np.n
     A backend's bound is computed in floating point (an LP value, a MILP's dual bound, a sum of
     utilities); rounding can leave it an ulp, or a tolerance, below the utility of the selection it
     came with, which then disproves it.  The answer is the larger of ``bound`` and ``objective``
-    rounded up by :func:`~subsel.models.rounded_up` (at least the exact ``sum_i x_i r_i``, which an optimal
+    rounded up by :func:`~subsel.models._rules.rounded_up` (at least the exact ``sum_i x_i r_i``, which an optimal
     selection attains), so it is never below ``objective``.
 
     Parameters

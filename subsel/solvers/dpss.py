@@ -322,7 +322,7 @@ def _dpss_planner(problem: SubsetSelectionProblem, time_limit_s: float | None) -
     (more lots adding value and surplus: all of them when used, which S1 is; S4 never) are fixed,
     as Algorithm 1 takes S1 and drops S4; every combination of the others' counts is enumerated.
     Each selection is decided by the feasibility rule: its float surplus where it lies farther
-    from the bound than its rounding error (:func:`subsel.models.rounding_error_bound`), else
+    from the bound than its rounding error (:func:`subsel.models._rules.rounding_error_bound`), else
     ``problem.evaluate``.
     """
     start = time.perf_counter()

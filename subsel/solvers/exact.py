@@ -193,7 +193,7 @@ def _exact_rule_knapsack(problem: SubsetSelectionProblem, x0: np.ndarray, agents
                          incumbent: np.ndarray | None = None) -> tuple[np.ndarray, Any] | None:
     """The reduced knapsack solved against the model's exact rule, when its weights allow.
 
-    The rule (:func:`subsel.models.rules.linear_at_least`) compares the exact real sum
+    The rule (:func:`subsel.models._rules.linear_at_least`) compares the exact real sum
     ``sum_i x_i (q_i - alpha) >= -FEASIBILITY_TOL`` of the stored floats.  Every float is a dyadic
     rational, so the weights ``|q_i - alpha|`` and the capacity (the start's surplus plus the
     tolerance, rounded down) are integers on a common grid; divided by their common divisor, and
