@@ -441,7 +441,9 @@ def _cmd_solve(args: argparse.Namespace) -> int:
                    if sol.status is Status.NO_SOLUTION_FOUND else "")
             print(f"subsel: no selection written: status {sol.status.value}{why}", file=sys.stderr)
     elif no_answer:
-        print(f"subsel: no selection found: status {sol.status.value}", file=sys.stderr)
+        hint = ("; no plan was found within the time limit: give more time (--time-limit) or try "
+                "another --solver" if sol.status in (Status.NO_SOLUTION_FOUND, Status.TIME_LIMIT) else "")
+        print(f"subsel: no selection found: status {sol.status.value}{hint}", file=sys.stderr)
     if code and matches is False and optimum is not None:
         source = args.optimum if args.optimum is not None else f"stated in {args.file}"
         print(optimum_contradiction(_fmt(sol.objective), _fmt(optimum), above, source), file=sys.stderr)

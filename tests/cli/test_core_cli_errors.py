@@ -333,3 +333,13 @@ def test_group_limits_that_is_a_folder_or_missing_is_named(agents, tmp_path, cap
         assert main(["solve", str(agents), "--alpha", "0.5", "--group-limits", str(path)]) == 2
         line, _ = one_error_line(capsys)
         assert f"--group-limits {path}: {words}" in line
+
+
+def test_time_limit_without_a_selection_says_what_to_try(agents, capsys, monkeypatch):
+    monkeypatch.setattr(cli_core, "get_solver", lambda name, **options: _NothingInTime(**options))
+    code = main(["solve", str(agents), "--alpha", "0.5", "--solver", "highs", "--time-limit", "0.001",
+                 "--must-take", "0"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1
+    assert err[0].startswith("subsel: no selection found: status no_solution_found")
+    assert "--time-limit" in err[0] and "--solver" in err[0]
