@@ -433,17 +433,15 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     # A feasible selection above the known optimum, whatever its status, proves the optimum wrong.
     above = bool(matches is False and sol.is_feasible and optimum is not None and sol.objective > optimum)
     code = 1 if no_answer or (matches is False and (sol.status is Status.OPTIMAL or above)) else 0
+    why = ("; no plan was found within the time limit: give more time (--time-limit) or try another --solver"
+           if sol.status in (Status.NO_SOLUTION_FOUND, Status.TIME_LIMIT) else "")
     if args.output is not None:
         if sol.is_feasible:
             _emit(selection_csv_text(problem.names, sol.x), args.output)
         else:
-            why = (" (no selection found within the time limit)"
-                   if sol.status is Status.NO_SOLUTION_FOUND else "")
             print(f"subsel: no selection written: status {sol.status.value}{why}", file=sys.stderr)
     elif no_answer:
-        hint = ("; no plan was found within the time limit: give more time (--time-limit) or try "
-                "another --solver" if sol.status in (Status.NO_SOLUTION_FOUND, Status.TIME_LIMIT) else "")
-        print(f"subsel: no selection found: status {sol.status.value}{hint}", file=sys.stderr)
+        print(f"subsel: no selection found: status {sol.status.value}{why}", file=sys.stderr)
     if code and matches is False and optimum is not None:
         source = args.optimum if args.optimum is not None else f"stated in {args.file}"
         print(optimum_contradiction(_fmt(sol.objective), _fmt(optimum), above, source), file=sys.stderr)
