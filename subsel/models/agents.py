@@ -196,6 +196,10 @@ def problem_to_frame(problem: SubsetSelectionProblem) -> pd.DataFrame:
     (:func:`_constraint_columns`)."""
     import pandas as pd
 
+    if problem.objective_quality is not None and not np.array_equal(problem.objective_quality, problem.quality):
+        raise ValueError("objective_quality (the estimates the objective uses, e.g. from from_counts) has no "
+                         "column in an agents file, which would hold only the quality bounds; write the "
+                         "inspection counts as columns good,inspected instead")
     columns: dict[str, Any] = {"name": list(problem.names), "quality": problem.quality,
                                "cost": problem.cost, "capacity": problem.capacity}
     # The planner's columns only where they say something (the paper's file stays as it was).
@@ -250,6 +254,9 @@ def _constraint_columns(problem: SubsetSelectionProblem, written: Mapping[str, A
             raise ValueError(f"the constraint {c.name!r} (kind {c.kind!r}) has no column in an agents file; "
                              "write the problem without it (problem.with_changes(constraints=...))")
         column = constraint_column(c)
+        if column in _AGENT_FIELDS.values() and column not in written:  # read back as that field, not as c
+            raise ValueError(f"the constraint {c.name!r} would write its coefficients to a column named "
+                             f"{column!r}, which an agents file reads as the agents' {column}; rename the constraint")
         if column in written:
             same = column not in ("name", "group") and np.array_equal(
                 np.asarray(written[column], dtype=float), values)

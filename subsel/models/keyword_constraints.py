@@ -79,6 +79,9 @@ def _same(a: Any, b: Any) -> bool:
             return bool(np.array_equal(np.unique(np.asarray(a)), np.unique(np.asarray(b))))
         except (TypeError, ValueError):
             return False
+    numbers = (int, float, np.integer, np.floating)
+    if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
+        return bool(a == b)  # budget=5 and Budget(5.0) are one constraint
     return bool(a == b) and type(a) is type(b)
 
 

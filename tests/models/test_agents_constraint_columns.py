@@ -58,3 +58,21 @@ def test_a_constraint_on_an_agents_column_is_that_column():
     p = make([LinearConstraint([0.1, 0.2, 0.1], upper=0.3, name="cost")])
     assert list(p.to_dataframe().columns) == ["name", "quality", "cost", "capacity"]
 
+
+
+@pytest.mark.parametrize("column", ["good", "inspected", "group"])
+def test_a_constraint_named_like_an_agents_column_is_refused_and_nothing_written(tmp_path, column):
+    path = tmp_path / "agents.csv"
+    path.write_text("old\n")
+    with pytest.raises(ValueError, match=f"column named '{column}'.*rename the constraint"):
+        make([LinearConstraint([1, 2, 3], upper=4, name=column)]).to_csv(path)
+    assert path.read_text() == "old\n"
+
+
+def test_estimates_of_the_objective_are_refused_not_dropped(tmp_path):
+    p = SubsetSelectionProblem.from_counts([48, 95, 30], [50, 100, 40], [0.1, 0.2, 0.1], 0.85,
+                                           capacity=[20, 30, 10], names=["a", "b", "c"])
+    path = tmp_path / "agents.csv"
+    with pytest.raises(ValueError, match="objective_quality.*good,inspected"):
+        p.to_csv(path)
+    assert not path.exists()

@@ -157,3 +157,12 @@ def test_the_problems_own_constraints_passed_back_are_the_same_problem():
     assert q.added_constraints[0].name == "co2" and q.budget == 1.0 and dict(q.group_limits) == dict(p.group_limits)
     with pytest.raises(ValueError, match="'demand 3' and the keyword demand= are both given"):
         p.with_changes(constraints=[Demand(3)])
+
+
+@pytest.mark.parametrize("keyword, obj", [({"budget": 5}, Budget(5.0)), ({"budget": 5.0}, Budget(5)),
+                                          ({"demand": 3}, Demand(3.0))])
+def test_a_keyword_and_its_object_with_the_same_value_are_one_constraint(keyword, obj):
+    p = SubsetSelectionProblem([0.9, 0.8], [1.0, 2.0], alpha=0.5, capacity=[3, 3], constraints=[obj], **keyword)
+    assert len([c for c in p.constraints if type(c) is type(obj)]) == 1
+    q = SubsetSelectionProblem([0.9, 0.8], [1.0, 2.0], alpha=0.5, capacity=[3, 3], **keyword)
+    assert len(q.with_constraints(obj).constraints) == len(q.constraints)
