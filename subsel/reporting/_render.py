@@ -478,9 +478,12 @@ def render_html(content: dict[str, Any]) -> str:
     made = f"Made with subsel {escape(content['version'])}"
     b = content.get("budget")
     if b:
+        over = b["used_s"] > b["seconds"]  # a part once started (e.g. the next-best plans) runs to its end
         made += (f": the plan solved in {_data(b['solve_s'], number_text(b['solve_s'], 3))} s, the rest in "
-                 f"{_data(b['used_s'], number_text(b['used_s'], 3))} s within a budget of "
-                 f"{_data(b['seconds'], number_text(b['seconds'], 3))} s")
+                 f"{_data(b['used_s'], number_text(b['used_s'], 3))} s "
+                 + ("over" if over else "within") + " a budget of "
+                 f"{_data(b['seconds'], number_text(b['seconds'], 3))} s"
+                 + (" (a part once started runs to its end)" if over else ""))
     body.append(f'<p class="generated">{made}.</p>')
     body.append(_budget(content))
     header = "<header>" + "".join(body) + "</header>"

@@ -142,3 +142,12 @@ def test_a_huge_demand_is_shown_in_a_few_digits(tmp_path):
     why = section(doc, "infeasible").find("p", **{"class": "why"})
     assert "demand 1e+308 cannot be met" in why.text()
     assert int(why.find("data").attrs["value"]) == 10 ** 308  # carried exactly
+
+
+def test_a_budget_overrun_is_stated_not_called_within():
+    content = report_content(SUPPLIERS, time_budget_s=600)
+    b = content["budget"]
+    assert "within a budget of" in parse(render_html(content)).find("header").text()
+    b["used_s"] = b["seconds"] + 12.5  # as when the next-best plans asked for outlast the budget
+    text = parse(render_html(content)).find("header").text()
+    assert "over a budget of" in text and "within a budget" not in text and "runs to its end" in text
