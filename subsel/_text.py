@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["counted", "number_text", "number_text_near"]
+__all__ = ["counted", "exact_text", "number_text", "number_text_near"]
 
 
 def counted(n: int, noun: str) -> str:
@@ -15,6 +15,19 @@ def counted(n: int, noun: str) -> str:
     ('1 agent', '3 units')
     """
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def exact_text(v: float) -> str:
+    """``v`` as the user gave it: the shortest text that reads back to the same double (``repr``),
+    a whole number without its ``.0`` (how a budget or a threshold is echoed in a message).
+
+    Examples
+    --------
+    >>> exact_text(313850.14), exact_text(40.0), exact_text(0.8), exact_text(1e20)
+    ('313850.14', '40', '0.8', '1e+20')
+    """
+    v = float(v)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e16 else repr(v)
 
 
 def number_text(v: float | None, digits: int = 10) -> str:

@@ -39,6 +39,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 import numpy as np
 
 from .._files import InputError
+from .._text import exact_text
 from .._validation import as_float_array, readonly
 from .._validation import check_scalar as _check_scalar
 from ._rules import FEASIBILITY_TOL, MAX_COST, exactly_shifted, linear_at_least, weighted_sum
@@ -307,9 +308,9 @@ class LinearConstraint(Constraint):
         what = "sum coef x" if self.on == "units" else "sum coef [x > 0]"
         out = []
         if self.lower is not None and not linear_at_least(v, coef, 0.0, (self.lower, -tol), nonnegative=True):
-            out.append(f"{self.name}: {what} = {float(weighted_sum(v, coef)):.6g} < {self.lower:g}")
+            out.append(f"{self.name}: {what} = {float(weighted_sum(v, coef)):.6g} < {exact_text(self.lower)}")
         if self.upper is not None and not linear_at_least(v, -coef, 0.0, (-self.upper, -tol), nonnegative=True):
-            out.append(f"{self.name}: {what} = {float(weighted_sum(v, coef)):.6g} > {self.upper:g}")
+            out.append(f"{self.name}: {what} = {float(weighted_sum(v, coef)):.6g} > {exact_text(self.upper)}")
         return out
 
     def rows(self) -> tuple[ConstraintRow, ...]:
@@ -334,11 +335,11 @@ class LinearConstraint(Constraint):
         body = "sum coef x" if self.on == "units" else "sum coef [x > 0]"
         if self.lower is not None and self.upper is not None:
             if self.lower == self.upper:
-                return f"{self.name} ({body} == {self.lower:g})"
-            return f"{self.name} ({self.lower:g} <= {body} <= {self.upper:g})"
+                return f"{self.name} ({body} == {exact_text(self.lower)})"
+            return f"{self.name} ({exact_text(self.lower)} <= {body} <= {exact_text(self.upper)})"
         if self.lower is not None:
-            return f"{self.name} ({body} >= {self.lower:g})"
-        return f"{self.name} ({body} <= {self.upper:g})"
+            return f"{self.name} ({body} >= {exact_text(self.lower)})"
+        return f"{self.name} ({body} <= {exact_text(float(self.upper))})"  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         return (f"LinearConstraint(name={self.name!r}, on={self.on!r}, lower={self.lower!r}, "
@@ -413,14 +414,14 @@ class QualityFloor(Constraint):
             return []
         surplus = float(weighted_sum(x, margin))
         return [f"{self.name}: sum (v - alpha) x = {surplus:.3g} < -{FEASIBILITY_TOL:g} (average below "
-                f"{self.alpha:g})"]
+                f"{exact_text(self.alpha)})"]
 
     def rows(self) -> tuple[ConstraintRow, ...]:
         return (ConstraintRow(np.asarray(self.margin, dtype=float), "units", -FEASIBILITY_TOL, math.inf, True,
                               FEASIBILITY_TOL, side=(-FEASIBILITY_TOL,)),)
 
     def describe(self) -> str:
-        return f"{self.name} (average at least {self.alpha:g})"
+        return f"{self.name} (average at least {exact_text(self.alpha)})"
 
     def rows_exact(self) -> bool:
         """True when every stored margin ``fl(v_i - alpha)`` is ``v_i - alpha`` exactly."""

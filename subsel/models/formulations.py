@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from .._files import atomic_write_with
-from .._text import counted
+from .._text import counted, exact_text
 from ._rules import FEASIBILITY_TOL
 from .planner import PLANNER_EXTENSIONS, unconstrained
 from .problem import SubsetSelectionProblem
@@ -455,9 +455,8 @@ def variable_names(problem: SubsetSelectionProblem) -> list[str]:
     return out
 
 
-def _num(v: float) -> str:
-    """A float written so that every reader gets the same double back (17 significant digits)."""
-    return repr(float(v)) if v != int(v) or abs(v) >= 1e16 else str(int(v))
+#: A float written so that every reader gets the same double back.
+_num = exact_text
 
 
 def _all_names(problem: SubsetSelectionProblem, form: LinearForm) -> list[str]:

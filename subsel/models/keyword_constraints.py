@@ -30,6 +30,7 @@ from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
+from .._text import exact_text
 from ._rules import FEASIBILITY_TOL, exact_total, linear_at_least, weighted_sum
 from .constraints import Constraint, ConstraintRow
 from .planner import GROUP_LIMIT_KEYS
@@ -120,7 +121,8 @@ class Budget(_Keyword):
         if linear_at_least(xb, -cb, 0.0, (-self.limit, -FEASIBILITY_TOL)):
             return []
         spent = float(weighted_sum(xb, cb))
-        return [f"budget: sum c x{' + sum f [x > 0]' if xb is not x else ''} = {spent:.6g} > budget {self.limit:g}"]
+        what = "sum c x + sum f [x > 0]" if xb is not x else "sum c x"
+        return [f"budget: {what} = {spent:.6g} > budget {exact_text(self.limit)}"]
 
     def rows(self) -> tuple[ConstraintRow, ...]:
         """The row over the units (the fixed costs join it over the used variables of the planner's
@@ -129,7 +131,7 @@ class Budget(_Keyword):
                               True, FEASIBILITY_TOL, side=(self.limit, FEASIBILITY_TOL)),)
 
     def describe(self) -> str:
-        return f"budget {self.limit:g}"
+        return f"budget {exact_text(self.limit)}"
 
     def __repr__(self) -> str:
         return f"Budget({self.limit!r})"

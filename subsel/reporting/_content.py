@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import __version__
-from .._text import counted
+from .._text import counted, exact_text
 from ..decisions import alternatives as rank_alternatives
 from ..decisions import alternatives_solver
 from ..decisions import payments as critical_payments
@@ -81,9 +81,9 @@ def _check(problem: Any, solver: Solver, alternatives: Any, payments: bool, widt
                          f"(highs, cbc, ortools-scip or ortools-cpsat); got {solver.name!r}")
     if payments:
         if problem.budget is not None:
-            raise ValueError(f"budget {problem.budget:g}: critical payments need a plan that never gives an agent "
-                             "more units for a higher reported cost, which a budget does not ensure; drop the "
-                             "budget or the payments")
+            raise ValueError(f"budget {exact_text(problem.budget)}: critical payments need a plan that never "
+                             "gives an agent more units for a higher reported cost, which a budget does not "
+                             "ensure; drop the budget or the payments")
         if not solver.exact:
             raise ValueError(f"payments need an exact solver; {solver.name!r} does not prove optimality")
 
@@ -379,7 +379,7 @@ def _infeasible(problem: SubsetSelectionProblem, sol: Solution) -> dict[str, Any
     if conflict is not None and conflict.max_units is not None:
         fixes.append(f"lower the demand to {conflict.max_units}")
     if conflict is not None and conflict.min_budget is not None:
-        fixes.append(f"raise the budget to {conflict.min_budget:g}")
+        fixes.append(f"raise the budget to {exact_text(conflict.min_budget)}")
     return dict(status=sol.status.value, explanation=sol.explanation,
                 constraints=list(conflict.constraints) if conflict is not None else [],
                 described=[family_words(problem, f) for f in conflict.constraints] if conflict is not None else [],

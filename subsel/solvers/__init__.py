@@ -100,12 +100,17 @@ def _finish_batch(solver: Solver, batch: Any, raw: Any, start: float) -> Any:
 
 
 def _explain_infeasible(solver: Solver, problem: Any, deadline: float | None, verdict_s: float | None) -> Any:
-    """The explanation of ``solver``'s infeasible answer by the deadline; ``verdict_s`` (without a
-    deadline): each nearest change within its advice time."""
-    from .explain import Questions, advice_time, explain_infeasible
+    """The explanation of ``solver``'s infeasible answer by the deadline; without one, within the
+    explanation's default time budget (of the verdict's ``verdict_s``), each part within its share."""
+    import time
 
-    advice = None if verdict_s is None else advice_time(problem.n, verdict_s)
-    return explain_infeasible(problem, Questions(solver, deadline), advice)
+    from .explain import Questions, advice_time, explain_infeasible, explain_time
+
+    if deadline is not None or verdict_s is None:
+        return explain_infeasible(problem, Questions(solver, deadline))
+    budget = explain_time(problem.n, verdict_s)
+    return explain_infeasible(problem, Questions(solver, time.perf_counter() + budget),
+                              advice_time(problem.n, verdict_s), default_budget_s=budget)
 
 
 def _refutation(problem: Any) -> str | None:

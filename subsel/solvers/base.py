@@ -153,7 +153,8 @@ class Solution:
         ----------
         time_limit_s : float, optional
             Seconds the explanation may take (default: the solver's ``time_limit_s``; without
-            either, each nearest change takes at most :func:`subsel.solvers.explain.advice_time`).
+            either, the explanation's default time budget,
+            :func:`subsel.solvers.explain.explain_time`, a few times the verdict's time).
             When they run out, the conflict names the members not yet decided
             (:attr:`Conflict.undecided`) and the advice verified so far, with its proven bounds.
 
@@ -511,8 +512,8 @@ class Solver:
     def _explain(self, problem: SubsetSelectionProblem, time_limit_s: float | None = None,
                  verdict_s: float = 0.0) -> tuple[str, Conflict]:
         """Why ``problem`` is infeasible, decided with this solver on its parts, within
-        ``time_limit_s`` seconds (default: the solver's time limit); without either, each nearest
-        change within :func:`subsel.solvers.explain.advice_time` (of the verdict's ``verdict_s``)."""
+        ``time_limit_s`` seconds (default: the solver's time limit); without either, within the
+        default budget :func:`subsel.solvers.explain.explain_time` (of the verdict's ``verdict_s``)."""
         limit = self.time_limit_s if time_limit_s is None else time_limit_s
         deadline = None if limit is None else time.perf_counter() + limit
         return _SUPPLIED["explain_infeasible"](self, problem, deadline, None if limit is not None else verdict_s)

@@ -14,16 +14,22 @@ Each feasibility question is answered as one (:mod:`subsel.solvers._feasibility`
 bound first (total units under the group caps against the demand, the least spend against the
 budget, the best quality surplus), then the selections found so far and two greedy ones, then one
 MILP with a zero objective, whose first selection ends the search; a selection counts only when the
-one feasibility rule accepts it, and an infeasibility only when proven.
+one feasibility rule accepts it, and an infeasibility only when proven.  Families are dropped in
+blocks (after a drop, twice as many at once; a block whose rest is feasible is halved, as in
+Junker's QuickXplain, AAAI 2004): near a boundary, a budget a cent below the least spend, each
+proof that families can go is as hard as the verdict, and a block takes one proof for all its
+families.  The set found is the one the filter finds a family at a time (a block goes only when
+the rest without it is infeasible, and then each of its families would go in turn).
 
 Where one number decides, it also gives the nearest change, computed on the whole problem (the
 constraints outside the conflict kept) by one optimisation each and verified before it is advised:
 with a demand in the set, the largest demand that can be met ("lower the demand to U", one
 maximisation of the units); with a budget, the least budget ("raise the budget to B", one
 minimisation of the spend, rounded up); with the quality row and no demand to lower, the largest
-threshold ("lower the average quality to a", Dinkelbach's method).  A time limit bounds all of it:
-the members not decided in time stay in the set and are named, and an advice cut short is the best
-verified one with its proven bound.
+threshold ("lower the average quality to a", Dinkelbach's method).  A time limit bounds all of it,
+and without one the explanation's default time budget (:func:`explain_time`, a few times the
+verdict's time): the members not decided in time stay in the set and are named, and an advice cut
+short is the best verified one with its proven bound.
 """
 from __future__ import annotations
 
@@ -34,11 +40,13 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from .._text import exact_text
 from ..models import SubsetSelectionProblem
 from . import _feasibility
 from ._feasibility import Questions
 
-__all__ = ["Conflict", "Questions", "constraint_families", "explain_infeasible", "without_constraints"]
+__all__ = ["Conflict", "Questions", "advice_time", "constraint_families", "explain_infeasible", "explain_time",
+           "without_constraints"]
 
 
 @dataclass(frozen=True)
@@ -154,7 +162,8 @@ def without_constraints(problem: SubsetSelectionProblem, dropped: set[str]) -> S
 
 
 def explain_infeasible(problem: SubsetSelectionProblem, questions: Questions,
-                       advice_time_s: float | None = None) -> tuple[str, Conflict]:
+                       advice_time_s: float | None = None, *,
+                       default_budget_s: float | None = None) -> tuple[str, Conflict]:
     """Explain why ``problem`` is infeasible: a text and a :class:`Conflict`.
 
     The conflict is found by the deletion filter of Chinneck and Dravnieks (*ORSA Journal on
@@ -168,7 +177,10 @@ def explain_infeasible(problem: SubsetSelectionProblem, questions: Questions,
     *Management Science* 13(7), 1967: a few maximisations of ``sum (q_i - a) x_i``).  A change
     that cannot be verified is not advised: the text then says only what conflicts.  When the
     deadline of ``questions`` passes, the members not yet decided stay in the set (it stays
-    infeasible) and are named, and the advice found so far is given.
+    infeasible) and are named, and the advice found so far is given.  The filter drops families in
+    blocks (see the module's docstring); under a default time budget (``advice_time_s``) each of
+    its questions may take half the filter's time left, so that one hard proof leaves time for the
+    others.
 
     Parameters
     ----------
@@ -177,8 +189,13 @@ def explain_infeasible(problem: SubsetSelectionProblem, questions: Questions,
     questions : Questions
         Answers feasibility questions and optimisations about parts of ``problem``.
     advice_time_s : float, optional
-        Seconds each nearest change may take (within the deadline of ``questions``); when they run
-        out, the advice is the best verified so far, with its proven bound.
+        Seconds each nearest change may take, and twice that the deletion filter (all within the
+        deadline of ``questions``); when they run out, the members not decided are named and the
+        advice is the best verified so far, with its proven bound.
+    default_budget_s : float, optional
+        The explanation's default time budget (seconds) when it set the deadline of ``questions``
+        (no time limit was given, see :func:`explain_time`): the text then names it, and how to
+        raise it, where it cut a question short.  None: the deadline is a time limit given.
 
     Returns
     -------
@@ -189,28 +206,47 @@ def explain_infeasible(problem: SubsetSelectionProblem, questions: Questions,
     members = constraint_families(problem)
     dropped: set[str] = set()
     undecided: list[str] = []
-    for fam in list(members):  # the deletion filter
-        answer = questions.feasible(without_constraints(problem, dropped | {fam}))
-        if answer is False:
-            dropped.add(fam)
-        elif answer is None:
-            undecided.append(fam)
+    deadline = questions.deadline
+    _share(questions, deadline, None if advice_time_s is None else 2 * advice_time_s)  # the filter
+    end, pending, size = questions.deadline, list(members), 1
+    while pending:  # the deletion filter, over blocks of families
+        block = pending[:size]
+        if advice_time_s is not None and end is not None:  # one question: half the filter's time left
+            now = time.perf_counter()
+            questions.deadline = now + max(end - now, 0.0) / 2
+        answer = questions.feasible(without_constraints(problem, dropped | set(block)))
+        if answer is False:  # the whole block goes: one proof where one per member was asked
+            dropped.update(block)
+            del pending[:len(block)]
+            size *= 2
+        elif len(block) > 1:  # some member is needed (or undecided): smaller blocks
+            size = len(block) // 2
+        else:
+            if answer is None:
+                undecided.append(block[0])
+            del pending[0]
     kept = tuple(f for f in members if f not in dropped)
     if not kept:  # pragma: no cover - the whole problem is infeasible, so the last member stays
         kept, dropped = tuple(members), set()
     advice = _Advice()
-    deadline = questions.deadline
     for member, search in (("demand", _largest_demand), ("budget", _smallest_budget), ("quality", _largest_alpha)):
         if member not in kept or (member == "quality" and advice.max_units):
             continue
-        if advice_time_s is not None:  # each nearest change within its own (shorter) time
-            cap = time.perf_counter() + advice_time_s
-            questions.deadline = cap if deadline is None else min(deadline, cap)
+        _share(questions, deadline, advice_time_s)  # each nearest change within its own part
         search(problem, questions, advice)
     questions.deadline = deadline
     conflict = Conflict(kept, advice.max_units, advice.min_budget, advice.max_alpha, tuple(undecided),
                         tuple(advice.unproven), advice.units_bound, advice.budget_bound)
-    return _text(problem, conflict), conflict
+    return _conflict_text(problem, conflict) + _time_text(problem, conflict, default_budget_s), conflict
+
+
+def _share(questions: Questions, deadline: float | None, part_s: float | None) -> None:
+    """Set the deadline of ``questions`` to ``part_s`` seconds from now, within ``deadline``."""
+    if part_s is None:
+        questions.deadline = deadline
+        return
+    cap = time.perf_counter() + part_s
+    questions.deadline = cap if deadline is None else min(deadline, cap)
 
 
 class _Advice:
@@ -284,6 +320,15 @@ def advice_time(n: int, verdict_s: float) -> float:
     """Seconds each nearest change may take without a time limit (see :data:`ADVICE_TIME_S`)."""
     low, high = ADVICE_TIME_S
     return min(max(min(low, 25.0 / max(n, 1)), 3e-4 * n, verdict_s), high)
+
+
+def explain_time(n: int, verdict_s: float) -> float:
+    """The explanation's default time budget in seconds, when no time limit is given: four times
+    :func:`advice_time` (the deletion filter may take twice that, each nearest change once, all
+    within the budget), so at most 40 s.  Near a boundary (a budget within a cent of the least
+    spend) each question of the filter is a proof as hard as the verdict's; what the budget leaves
+    undecided is named, never waited for."""
+    return 4 * advice_time(n, verdict_s)
 
 
 #: Budgets tried above the least spend reported (each rounded up to 6 significant digits).
@@ -393,14 +438,10 @@ def _largest_alpha(problem: SubsetSelectionProblem, questions: Questions, advice
 
 def _describe(problem: SubsetSelectionProblem, name: str) -> str:
     if name == "quality":
-        return f"average quality {problem.alpha:g}"
+        return f"average quality {exact_text(problem.alpha)}"
     if name in ("min_units", "lot_size"):
         return {"min_units": "the minimum orders", "lot_size": "the lot sizes"}[name]
     return next(c.describe() for c in problem.constraints if c.name == name)
-
-
-def _text(problem: SubsetSelectionProblem, c: Conflict) -> str:
-    return _conflict_text(problem, c) + _time_text(problem, c)
 
 
 def _fixes(problem: SubsetSelectionProblem, c: Conflict) -> list[str]:
@@ -409,9 +450,9 @@ def _fixes(problem: SubsetSelectionProblem, c: Conflict) -> list[str]:
     if c.max_units is not None and "demand" in c.constraints:
         fixes.append(f"lower the demand to {c.max_units}")
     if c.min_budget is not None:
-        fixes.append(f"raise the budget to {c.min_budget:g}")
+        fixes.append(f"raise the budget to {exact_text(c.min_budget)}")
     if c.max_alpha is not None:
-        fixes.append(f"lower the average quality to {c.max_alpha:g}")
+        fixes.append(f"lower the average quality to {exact_text(c.max_alpha)}")
     return fixes
 
 
@@ -431,7 +472,8 @@ def _conflict_text(problem: SubsetSelectionProblem, c: Conflict) -> str:
             where = " under the problem's other constraints"
         if "quality" in c.constraints and "budget" in c.constraints:
             rest = [_describe(problem, f) for f in c.constraints if f not in ("demand", "quality", "budget")]
-            where = (f" reach average quality {problem.alpha:g} within budget {problem.budget:g}"
+            budget = exact_text(float(problem.budget or 0))
+            where = (f" reach average quality {exact_text(problem.alpha)} within budget {budget}"
                      + (" under " + ", ".join(rest) + tail if rest else tail))
         one = c.max_units == 1
         verb = "reach" if where.startswith(" reach") else ("is allowed" if one else "are allowed")
@@ -452,23 +494,33 @@ def _conflict_text(problem: SubsetSelectionProblem, c: Conflict) -> str:
     return "no selection meets " + ", ".join(parts[:-1]) + " and " + parts[-1] + " together" + fix
 
 
-def _time_text(problem: SubsetSelectionProblem, c: Conflict) -> str:
-    """What the time limit left open, or nothing."""
-    out = ""
+def _time_text(problem: SubsetSelectionProblem, c: Conflict, default_s: float | None = None) -> str:
+    """What the time limit (or, with ``default_s``, the explanation's default time budget of that
+    many seconds) left open, or nothing; with the default budget, how to raise it."""
+    who = "the time limit" if default_s is None else f"the explanation's default time budget ({default_s:.3g} s)"
+    out = []
     if c.undecided:
         proven = ", ".join(_describe(problem, f) for f in c.proven) or "none"
-        out += (f"; the time limit ran out: proven in the conflict: {proven}; not yet decided: "
-                + ", ".join(_describe(problem, f) for f in c.undecided))
+        out.append(f"{who} ran out: proven in the conflict: {proven}; not yet decided: "
+                   + ", ".join(_describe(problem, f) for f in c.undecided))
     for a in c.unproven:
+        if out and default_s is not None:
+            who = "it"
         if a == "max_units" and c.max_units is not None and c.units_bound is not None:
-            out += (f"; the time limit left the demands {c.max_units + 1} to {c.units_bound} undecided"
-                    if c.units_bound > c.max_units else "")
-        elif a == "min_budget":
-            out += (f"; the time limit left the least budget undecided between {_up(c.budget_bound or 0.0)} and "
-                    f"{c.min_budget:g}")
-        else:
-            out += "; the time limit left a larger average quality undecided"
-    return out
+            low, high = c.max_units + 1, c.units_bound
+            if high >= low:
+                out.append(f"{who} left " + (f"demand {low}" if low == high else f"the demands {low} to {high}")
+                           + " undecided")
+        elif a == "min_budget" and c.min_budget is not None:
+            low_text, high_text = _up(c.budget_bound or 0.0), exact_text(c.min_budget)
+            if low_text != high_text:
+                out.append(f"{who} left the least budget undecided between {low_text} and {high_text}")
+        elif a == "max_alpha":
+            out.append(f"{who} left a larger average quality undecided")
+    if out and default_s is not None:
+        out.append("a time limit gives it longer (--time-limit on the command line, "
+                   "time_limit_s of Solution.explain)")
+    return "".join("; " + part for part in out)
 
 
 def _up(v: float) -> str:
@@ -477,7 +529,7 @@ def _up(v: float) -> str:
         return "0"
     digits = 6 - int(math.floor(math.log10(abs(v)))) - 1
     scale = 10.0 ** digits
-    return f"{math.ceil(v * scale - 1e-9) / scale:g}"
+    return exact_text(float(f"{math.ceil(v * scale - 1e-9) / scale:g}"))
 
 
 def _down(v: float) -> float:

@@ -267,3 +267,30 @@ def test_no_explain_answers_infeasible_without_a_why(tmp_path, capsys):
     assert data["status"] == "infeasible" and "explanation" not in data and "explain_time_s" not in data
     assert main(["solve", str(agents), "--alpha", "0.8", "--budget", "100", "--demand", "60", "--no-explain"]) == 0
     assert "why" not in capsys.readouterr().out
+
+
+def test_a_default_time_budget_cuts_the_explanation_short_and_says_so(tmp_path, monkeypatch, capsys):
+    """A demand and a budget a unit below the least spend: each question of the deletion filter is a
+    proof as hard as the verdict.  Without --time-limit the explanation still has a budget (here
+    none at all): it names what it proved and what it left undecided, and how to give it longer,
+    rather than running on (it took minutes on 200 suppliers)."""
+    import subsel.solvers._feasibility as feasibility
+    import subsel.solvers.explain as explain
+
+    deadlines = []
+    witness = feasibility.Questions._milp_witness
+    monkeypatch.setattr(feasibility.Questions, "_milp_witness",
+                        lambda self, problem: deadlines.append(self.deadline) or witness(self, problem))
+    monkeypatch.setattr(explain, "explain_time", lambda n, verdict_s: 0.0)
+    _, args = _planner_files(tmp_path, 30, 1, budget=39518.0)
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "infeasible"
+    conflict, text = out["conflict"], out["explanation"]
+    assert {"budget", "demand"} <= set(conflict["constraints"]) and conflict["undecided"]
+    assert set(conflict["undecided"]) <= set(conflict["constraints"])
+    assert "the explanation's default time budget (0 s) ran out: proven in the conflict:" in text
+    assert "not yet decided: " in text and "the time limit" not in text
+    assert text.endswith("; a time limit gives it longer (--time-limit on the command line, time_limit_s of "
+                         "Solution.explain)")
+    assert all(d is not None for d in deadlines)  # no question without a deadline
