@@ -75,7 +75,8 @@ class Conflict:
         down to 6 decimals, at which the problem has a selection with every other
         constraint kept (verified), else None.
     undecided : tuple of str
-        Members kept because the time limit ran out before their question was decided: the set is
+        Members kept because the time limit (or the explanation's default time budget, see
+        :func:`explain_time`) ran out before their question was decided: the set is
         infeasible, but dropping one of these may leave it infeasible.  Empty when every member is
         proven.
     unproven : tuple of str

@@ -73,7 +73,7 @@ def test_real_sides_are_decided_exactly_with_the_tolerance():
     at = problem(constraints=[LinearConstraint(coef, upper=0.3, name="c")])
     assert at.evaluate([1, 1, 0]).feasible  # exact sum 0.3000000000000000166 <= 0.3 + 1e-9
     tight = problem(constraints=[LinearConstraint(coef, upper=0.3 - 2 * FEASIBILITY_TOL, name="c")])
-    assert tight.evaluate([1, 1, 0]).violations[0].startswith("c: sum coef x = 0.3 > 0.3")
+    assert tight.evaluate([1, 1, 0]).violations[0].startswith("c: sum coef x = 0.3 > 0.299999998")  # as given
     low = problem(constraints=[LinearConstraint(coef, lower=0.3 + 0.5 * FEASIBILITY_TOL, name="c")])
     assert low.evaluate([1, 1, 0]).feasible
     lower = problem(constraints=[LinearConstraint(coef, lower=0.3 + 2 * FEASIBILITY_TOL, name="c")])
