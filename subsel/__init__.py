@@ -46,7 +46,6 @@ if TYPE_CHECKING:  # the type checkers' and the API reference's view of the name
         QualityFloor,
         SubsetSelectionProblem,
     )
-    from .reporting import report
     from .solvers import Solution, Solver, Status, available_solvers, get_solver
 
 __version__ = "0.1.0"
