@@ -10,8 +10,7 @@ the multipliers that minimise the Lagrangian bound.  Then:
 
 1. *Plans from the program*: sets of used agents (those the program uses fully, with subsets of
    its fractional ones), for each the best counts as a program with those agents used, rounded
-   (Wolsey, *Integer Programming*, 1998, Section 12.2); the caller repairs and checks them, and
-   searches the plan's neighbourhood with HiGHS;
+   (Wolsey, *Integer Programming*, 1998, Section 12.2); the caller repairs and checks them;
 2. *Reduction* by reduced costs at the dual's multipliers (Martello and Toth, *Knapsack Problems*,
    1990, Section 2.3), exact as in the search: the agents whose best choice is decided are fixed;
 3. *The core*: the problem restricted to the choices left (a fixed agent's range of one count, a
