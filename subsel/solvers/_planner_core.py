@@ -135,12 +135,12 @@ def hull_program(d: _Model, deadline: float | None) -> tuple[np.ndarray, np.ndar
     mu = np.zeros(d.A.shape[0]) if first is None else first[2]
     chosen = np.zeros(n, dtype=bool)
     chosen[must] = True
+    hif = np.where(on, d.hi, 0).astype(float)
     out = None
     for _ in range(_SIFT_ROUNDS):
         s, F = d.dv - mu @ d.A, d.f + mu @ d.B
         with np.errstate(invalid="ignore"):
             used = np.where(on, np.maximum(s * d.lo, s * d.hi) - F, -np.inf)
-        hif = np.where(on, d.hi, 0).astype(float)
         tol = 1e-9 * (1.0 + (np.abs(d.dv) + np.abs(mu) @ np.abs(d.A)) * hif + np.abs(d.f) + np.abs(mu) @ np.abs(d.B))
         enter = ~chosen & (used > tol)
         if out is not None and not enter.any():
