@@ -1,5 +1,6 @@
 """``exact`` and ``dpss`` on minimum orders, lot sizes and fixed costs (with must lists) against
 brute force; ``exact`` on the whole planner's model (budget, demand, group limits too)."""
+import itertools
 import os
 
 import numpy as np
@@ -67,6 +68,35 @@ def test_exact_at_the_bound_equals_brute_force(n, seed, hair):
                                fixed_cost=rng.choice([0.0, 0.125, 0.25], size=n))
     check_exact(p)
     check_exact(p, "dpss")
+
+
+def _brute_force_by_lots(problem):
+    """Optimum over the allowed counts only (0, or a multiple of the lot size from the minimum order
+    to the capacity), checked by the rule: big lots stay cheap to enumerate."""
+    allowed = [[0] + list(range(-(-int(m) // int(lot)) * int(lot), int(k) + 1, int(lot)))
+               for m, lot, k in zip(problem.min_units, problem.lot_size, problem.capacity)]
+    best = None
+    for combo in itertools.product(*allowed):
+        ev = problem.evaluate(np.array(combo))
+        if ev.feasible and (best is None or ev.utility > best[0] + 1e-12):
+            best = (ev.utility, np.array(combo))
+    return best
+
+
+@pytest.mark.parametrize("alpha", [0.859795918367432, 0.8597959183673469, 0.85979591836745])
+def test_big_lots_at_a_frontier_step_equal_brute_force(alpha):
+    """Qualities of three decimals, lots of 240 units, and thresholds within 1e-13 of the average
+    quality of a mix (720 and 11,040 units), one of them reached by a frontier's steps.  The float
+    search's optimum fails the rule by a hair there, and the rule's exact integers exceed 64 bits:
+    the optimum is still proven (the core checked in exact arithmetic)."""
+    q = np.array([0.688, 0.676, 0.871])
+    p = SubsetSelectionProblem(quality=q, cost=np.ones(3), alpha=alpha, R=14.0, capacity=np.array([2160, 1, 11040]),
+                               min_units=np.ones(3, dtype=np.int64), lot_size=np.array([240, 1, 240]),
+                               fixed_cost=np.array([0.0, 12.5, 0.0]))
+    best = _brute_force_by_lots(p)
+    sol = get_solver("exact").solve(p)
+    assert sol.status is Status.OPTIMAL, sol.status
+    assert abs(sol.objective - best[0]) <= 1e-9 * max(1.0, abs(best[0])), (sol.objective, best)
 
 
 def test_huge_capacities_agree_with_highs():
