@@ -300,3 +300,36 @@ def test_generated_coop_agrees_with_highs(seed):
     assert p.evaluate(a.x).feasible
     assert abs(a.objective - b.objective) <= 1e-9 * max(1.0, abs(b.objective))
     assert a.bound >= b.objective - 1e-9 * abs(b.objective)
+
+
+def test_hull_program_by_column_generation_equals_the_whole_program():
+    """The hull program solved by sifting (forced at 300 agents) reaches the whole program's
+    Lagrangian bound, with counts within each agent's hull."""
+    from unittest import mock
+
+    from subsel.models import planner_instance
+    from subsel.solvers import _planner_core as core
+    from subsel.solvers._planner_search import _bound_at, _model
+
+    for seed in range(3):
+        d = _model(planner_instance(300, seed).with_changes(must_take=[0, 7]))
+        z, y, mu = core.hull_program(d, None)
+        with mock.patch.object(core, "_SIFT_MIN", 20), mock.patch.object(core, "_SIFT_SAMPLE", 15):
+            zs, ys, mus = core.hull_program(d, None)
+        whole, sifted = _bound_at(d, mu)[0], _bound_at(d, mus)[0]
+        assert abs(sifted - whole) <= 1e-7 * abs(whole), (sifted, whole)
+        assert (ys >= -1e-9).all() and (ys <= 1 + 1e-9).all() and ys[[0, 7]].min() >= 1 - 1e-9
+        assert (zs >= d.lo * ys - 1e-6).all() and (zs <= d.hi * ys + 1e-6).all()
+
+
+@settings(max_examples=EXAMPLES)
+@given(problem=planner_problems(n_max=5, cap_max=4))
+def test_exact_with_column_generation_equals_brute_force(problem):
+    """``exact`` with the hull program solved by sifting from the first agent on (samples of one
+    agent, infeasible restricted programs) still proves the brute force optimum."""
+    from unittest import mock
+
+    from subsel.solvers import _planner_core as core
+
+    with mock.patch.object(core, "_SIFT_MIN", 0), mock.patch.object(core, "_SIFT_SAMPLE", 1):
+        check_exact(problem)
