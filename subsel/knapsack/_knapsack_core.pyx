@@ -1800,6 +1800,22 @@ def weight_grid(w):
     return _weight_grid(np.ascontiguousarray(w, dtype=np.float64))
 
 
+cdef object _gather(object a, object idx):
+    """``a[idx]`` of a float64 array and int64 indices (``0 <= idx < a.size``), by a loop (numpy's
+    fancy indexing sets up an iterator); numpy's where ``a`` is not a contiguous float64 array."""
+    if not (cnp.PyArray_Check(a) and cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_FLOAT64
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a)):
+        return a[idx]
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(<cnp.ndarray>idx), q
+    cdef const int64_t* ix = <const int64_t*>_data(idx, cnp.NPY_INT64, n)
+    cdef const double* src = <const double*>_data(a, cnp.NPY_FLOAT64, 0)
+    out = _empty(n, cnp.NPY_FLOAT64)
+    cdef double* dst = <double*>cnp.PyArray_DATA(<cnp.ndarray>out)
+    for q in range(n):
+        dst[q] = src[ix[q]]
+    return out
+
+
 def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t mem_limit, int64_t budget,
                int64_t min_relax, int64_t min_pairing, int64_t max_enumerate, spare):
     """``_knapsack.relax_in_order``'s relaxation in one compiled call: the items in efficiency order,
@@ -1825,8 +1841,8 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
     cdef bint improving[2]
     cdef bint found = False
     order = by_efficiency(e_in, np.arange(m, dtype=np.int64))
-    ps_a = p_in[order]
-    ws_a = w_in[order]
+    ps_a = _gather(p_in, order)
+    ws_a = _gather(w_in, order)
     cdef double[::1] ps = ps_a, ws = ws_a
     none = _zeros(0, cnp.NPY_BOOL)
     b = m

@@ -377,8 +377,8 @@ def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time
     if type(values) is np.ndarray and type(weights) is np.ndarray and values.dtype == weights.dtype == np.int64 \
             and values.ndim == weights.ndim == 1:
         v, w = values, weights
-        if not (v.flags.c_contiguous and v.flags.writeable and w.flags.c_contiguous and w.flags.writeable):
-            v, w = np.array(v), np.array(w)   # (the kernel is compiled for writeable contiguous arrays)
+        if not (v.flags.c_contiguous and w.flags.c_contiguous):
+            v, w = np.ascontiguousarray(v), np.ascontiguousarray(w)   # (the kernel reads contiguous arrays)
     else:
         v, w = _as_int_array(values, "values"), _as_int_array(weights, "weights")
     if v.size != w.size:
