@@ -9,8 +9,9 @@ Gujar, AAMAS 2021, Section 6.1) at ``--n`` agents, solved
 * with fixed order costs as well (``U[0, 0.5]`` per agent) by ``exact``;
 * ``--coupled N``: the whole planner model at ``N`` agents (fixed costs, five groups with a cap on
   their units, a pledge of agents in the first, a budget and a demand that bind), by ``exact`` and
-  ``highs`` in turn, each with ``--time-limit``: per instance the statuses, the objectives and the
-  ratio of wall times ``exact / highs``, and their median;
+  ``highs`` in turn, each with ``--time-limit``: per instance the statuses, the objectives, the
+  relative gaps to the proven bounds (``(bound - objective) / |objective|``) and the ratio of wall
+  times ``exact / highs``, and their median;
 * ``--coop N``: the same on the generated produce cooperative
   (:func:`subsel.models.planner_instance`: ten regions, Beta qualities, lots of 1/6/12/24, minimum
   orders, fixed costs, regional caps, a pledge, a demand and a budget that bind), instance ``j``
@@ -69,18 +70,21 @@ def coupled(n: int, instances: int, seed: int, time_limit: float, coop: bool = F
     cooperative), alternated, in one run."""
     ratios = []
     print(f"{'generated co-op' if coop else 'whole planner model'}, n = {n}, time limit {time_limit:g} s")
-    print(f"{'inst':>4} {'exact':>10} {'obj':>14} {'s':>8} {'highs':>10} {'obj':>14} {'s':>8} {'ratio':>7}")
+    print(f"{'inst':>4} {'exact':>10} {'obj':>14} {'gap':>8} {'s':>8} {'highs':>10} {'obj':>14} {'gap':>8} {'s':>8} "
+          f"{'ratio':>7}")
     for j, rng in enumerate(np.random.default_rng(seed).spawn(instances)):
         p = planner_instance(n, seed + j) if coop else coupled_instance(n, rng)
         out = {}
         for name in (("exact", "highs") if j % 2 == 0 else ("highs", "exact")):
             t0 = time.perf_counter()
             sol = get_solver(name, time_limit_s=time_limit).solve(p)
-            out[name] = (sol.status.value, sol.objective, time.perf_counter() - t0)
-        ratio = out["exact"][2] / out["highs"][2]
+            gap = (sol.bound - sol.objective) / max(1.0, abs(sol.objective)) if sol.bound is not None else np.nan
+            out[name] = (sol.status.value, sol.objective, gap, time.perf_counter() - t0)
+        ratio = out["exact"][3] / out["highs"][3]
         ratios.append(ratio)
-        print(f"{j:4d} {out['exact'][0]:>10} {out['exact'][1]:14.6f} {out['exact'][2]:8.3f} "
-              f"{out['highs'][0]:>10} {out['highs'][1]:14.6f} {out['highs'][2]:8.3f} {ratio:7.2f}")
+        cells = [f"{out[name][0]:>10} {out[name][1]:14.6f} {out[name][2]:8.1e} {out[name][3]:8.3f}"
+                 for name in ("exact", "highs")]
+        print(f"{j:4d} {cells[0]} {cells[1]} {ratio:7.2f}")
     print(f"median wall time exact / highs: {float(np.median(ratios)):.2f}x")
 
 

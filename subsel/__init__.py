@@ -11,24 +11,42 @@ average quality of what is picked must stay above a threshold.  Subpackages:
 - :mod:`subsel.reporting` — :func:`report`, a planner's report as one self-contained HTML file,
   loaded when first used.
 """
-from ._extras import lazy_attribute
-from .models import (
-    Budget,
-    Constraint,
-    Demand,
-    GroupLimit,
-    LinearConstraint,
-    MustNotTake,
-    MustTake,
-    QualityFloor,
-    SubsetSelectionProblem,
-)
-from .solvers import Solution, Solver, Status, available_solvers, get_solver
+import importlib
+from typing import TYPE_CHECKING
 
-#: Names loaded when first used: :mod:`subsel.decisions` and :mod:`subsel.reporting` (``import subsel``
-#: loads neither), and the knapsack API through the solvers' face (it loads its module then).
-_LAZY = {"frontier": "decisions", "alternatives": "decisions", "payments": "decisions", "report": "reporting",
-         "KnapsackSolution": "solvers", "solve_knapsack": "solvers"}
+from ._extras import lazy_attribute
+
+#: Every name of the face, loaded from its subpackage when first used (PEP 562): ``import subsel`` loads
+#: none of them, so a command or a program that needs only one part (the knapsack solver, say) pays
+#: for that part alone at start-up.
+_LAZY = {
+    "Budget": "models", "Constraint": "models", "Demand": "models", "GroupLimit": "models",
+    "LinearConstraint": "models", "MustNotTake": "models", "MustTake": "models", "QualityFloor": "models",
+    "SubsetSelectionProblem": "models",
+    "Solution": "solvers", "Solver": "solvers", "Status": "solvers", "available_solvers": "solvers",
+    "get_solver": "solvers",
+    "KnapsackSolution": "knapsack", "solve_knapsack": "knapsack",
+    "frontier": "decisions", "alternatives": "decisions", "payments": "decisions", "report": "reporting",
+}
+
+#: The subpackages, reachable as attributes of ``subsel`` (each imported on first access).
+_SUBPACKAGES = ("models", "solvers", "knapsack", "decisions", "reporting", "bandits", "evolution", "experiments")
+
+if TYPE_CHECKING:  # the type checkers' and the API reference's view of the names above
+    from .decisions import alternatives, frontier, payments
+    from .knapsack import KnapsackSolution, solve_knapsack
+    from .models import (
+        Budget,
+        Constraint,
+        Demand,
+        GroupLimit,
+        LinearConstraint,
+        MustNotTake,
+        MustTake,
+        QualityFloor,
+        SubsetSelectionProblem,
+    )
+    from .solvers import Solution, Solver, Status, available_solvers, get_solver
 
 __version__ = "0.1.0"
 
@@ -58,6 +76,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    """Load :func:`frontier`, :func:`alternatives`, :func:`payments` and :func:`report` on first use
-    (PEP 562)."""
+    """Load the names of the face, and the subpackages themselves (``subsel.models`` after ``import
+    subsel``), on first use (PEP 562)."""
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f".{name}", __name__)
     return lazy_attribute(__name__, _LAZY, globals(), name)
+
+
+def __dir__() -> list[str]:
+    """The face's names with the module's own (``dir(subsel)`` lists what is there to use)."""
+    return sorted(set(globals()) | set(__all__))

@@ -71,7 +71,7 @@ def test_lazy_names_of_a_face_load_and_keep_their_value(package):
     face = importlib.import_module(package)
     for name in face._LAZY:
         first = getattr(face, name)
-        importlib.import_module(f"{package}.{face._LAZY[name]}")
+        importlib.import_module(f".{face._LAZY[name]}", package)  # relative: "._files" is the root's
         assert getattr(face, name) is first and not inspect.ismodule(first), name
         assert name in face.__all__, name
 
@@ -111,10 +111,12 @@ def test_a_solve_on_the_command_line_loads_only_what_it_uses(tmp_path):
 
 def test_a_knapsack_on_the_command_line_loads_neither_masked_arrays_nor_a_solver(tmp_path):
     """``subsel knapsack FILE`` checks its arrays without loading ``numpy.ma`` (a masked array exists
-    only once it is loaded) and loads no solver of subsel.solvers, nor pandas (start-up)."""
+    only once it is loaded) and loads neither subsel.solvers nor the subset-selection problem, nor
+    pandas (start-up: the knapsack package and its file reader are all it needs)."""
     instance = tmp_path / "kp.txt"
     instance.write_text("3 10\n5 4\n4 3\n3 2\n")
-    unused = ["numpy.ma", "subsel.solvers.exact", "subsel.solvers._batch", "pandas"]
+    unused = ["numpy.ma", "subsel.solvers", "subsel.solvers.exact", "subsel.solvers._batch", "subsel.models.problem",
+              "subsel.models.agents", "subsel.cli.core", "pandas"]
     code = ("import sys; import numpy; by_numpy = set(sys.modules); from subsel.cli import main; "
             f"code = main(['knapsack', {str(instance)!r}]); "
             f"print(code, [m for m in {unused!r} if m in sys.modules and m not in by_numpy])")

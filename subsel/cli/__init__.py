@@ -73,6 +73,38 @@ def optimum_contradiction(found: str, optimum: str, above: bool, source: str) ->
     return f"subsel: value {found} called optimal differs from the known optimum {optimum} ({source})"
 
 
+def emit(text: str, output: str) -> None:
+    """Write a command's output ``text`` to ``output``: ``-`` is stdout, anything else a file written
+    atomically (a temporary file renamed into place: never half-written)."""
+    if output == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        from .._files import atomic_write_text
+
+        atomic_write_text(output, text)
+
+
+def pick_instance(instances: Any, key: str | None, file: str) -> Any:
+    """The instance of a multi-instance file named ``key`` (its name, or its 0-based position as
+    digits); the first when ``key`` is None.
+
+    Raises
+    ------
+    CLIError
+        No instance of ``file`` has that name or position.
+    """
+    if key is None:
+        return instances[0]
+    for inst in instances:
+        if inst.name == key:
+            return inst
+    if key.isdigit() and int(key) < len(instances):  # 0-based: 0 is the first instance
+        return instances[int(key)]
+    raise CLIError(f"{file}: no instance {key!r}; it holds {len(instances)}: "
+                   + ", ".join(i.name for i in instances[:5]) + (" ..." if len(instances) > 5 else ""))
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """An argparse parser whose usage errors are ONE line on stderr and exit code 2.
 

@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._files import atomic_write_text
 from .._text import number_text, number_text_near
 from ..models import (
     MAX_EXACT_INT,
@@ -46,7 +45,7 @@ from ..models import (
 )
 from ..models._rules import exact_total
 from ..solvers import DEFAULT_SOLVER_PREFERENCE, SolverError, Status, default_solver, get_solver, solver_info
-from . import CLIError, counted, integer, number, optimum_contradiction
+from . import CLIError, counted, emit, integer, number, optimum_contradiction, pick_instance
 from .constraints import add_constraint_args, build_constraints, columns_of, parse_expressions
 from .guards import check_memory, check_paths
 
@@ -120,7 +119,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         text = problem_to_csv_text(problem)
     except MemoryError:
         raise CLIError(f"--n {args.n}: not enough memory to generate that many agents") from None
-    _emit(text, args.output)
+    emit(text, args.output)
     if args.output != "-":
         hint = f" --alpha {args.alpha:g}" if args.alpha is not None else " --alpha A"
         print(f"wrote {counted(args.n, 'agent')} to {args.output}; solve with: subsel solve {args.output}{hint}",
@@ -149,8 +148,8 @@ def _generate_planner(args: argparse.Namespace) -> int:
         agents, limits = problem_to_csv_text(problem), group_limits_csv_text(problem.group_limits)
     except MemoryError:
         raise CLIError(f"--n {args.n}: not enough memory to generate that many agents") from None
-    _emit(limits, args.group_limits_out)  # both texts are built before either file is written
-    _emit(agents, args.output)
+    emit(limits, args.group_limits_out)  # both texts are built before either file is written
+    emit(agents, args.output)
     where = "stdout" if args.output == "-" else args.output
     command = f"subsel solve {args.output} --alpha {alpha:g} --R {problem.R:g} --group-limits {args.group_limits_out}"
     if problem.demand is not None:
@@ -163,14 +162,6 @@ def _generate_planner(args: argparse.Namespace) -> int:
               f"capacity), budget {problem.budget:.2f}", file=sys.stderr)
     print(f"solve with: {command}", file=sys.stderr)
     return 0
-
-
-def _emit(text: str, output: str) -> None:
-    if output == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        atomic_write_text(output, text)
 
 
 # ---------------------------------------------------------------------------------- problem input
@@ -271,7 +262,7 @@ def _read_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
         from ..models import read_knapsack
 
         instances = read_knapsack(sys.stdin if args.file == "-" else args.file, args.optimum)
-        inst = _pick_instance(instances, args.instance, args.file)
+        inst = pick_instance(instances, args.instance, args.file)
         problem = inst.to_problem()
         if problem.knapsack is not None and not problem.knapsack.exact_in_float64:
             # export has no --solver: its LP/MPS model would hold the rounded floats.
@@ -301,16 +292,6 @@ def _read_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
     return SubsetSelectionProblem.from_csv(path, alpha=args.alpha, R=args.R, **ext), None, str(path)
 
 
-def _pick_instance(instances, key: str | None, file: str):
-    if key is None:
-        return instances[0]
-    for inst in instances:
-        if inst.name == key:
-            return inst
-    if key.isdigit() and int(key) < len(instances):  # 0-based: 0 is the first instance
-        return instances[int(key)]
-    raise CLIError(f"{file}: no instance {key!r}; it holds {len(instances)}: "
-                   + ", ".join(i.name for i in instances[:5]) + (" ..." if len(instances) > 5 else ""))
 
 
 def _add_problem_args(p: argparse.ArgumentParser, knapsack: bool = True, alpha: bool = True,
@@ -437,7 +418,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
            if sol.status in (Status.NO_SOLUTION_FOUND, Status.TIME_LIMIT) else "")
     if args.output is not None:
         if sol.is_feasible:
-            _emit(selection_csv_text(problem.names, sol.x), args.output)
+            emit(selection_csv_text(problem.names, sol.x), args.output)
         else:
             print(f"subsel: no selection written: status {sol.status.value}{why}", file=sys.stderr)
     elif no_answer:

@@ -21,12 +21,11 @@ import numpy as np
 
 from ..models import PLANNER_EXTENSIONS
 from ..solvers import Solver, SolverError, Status
-from . import CLIError, counted, integer, number
+from . import CLIError, counted, emit, integer, number
 from .constraints import parse_expressions
 from .core import (
     _add_problem_args,
     _default_solver,
-    _emit,
     _fmt,
     _load_problem,
     _problem_inputs,
@@ -51,7 +50,7 @@ def _solver(args: argparse.Namespace, problem, exact_for: str | None = None) -> 
 
 
 def _write_table(df, output: str, what: str) -> None:
-    _emit(df.to_csv(index=False, float_format="%.10g", lineterminator="\n"), output)
+    emit(df.to_csv(index=False, float_format="%.10g", lineterminator="\n"), output)
     if output != "-":
         print(f"wrote {counted(len(df), 'row')} ({what}) to {output}", file=sys.stderr)
 
@@ -186,7 +185,7 @@ def solve_alternatives(args: argparse.Namespace, problem, solver: Solver, label:
         w.writerow(["rank", "name", "units"])
         for rank, x in zip(df["rank"], df.x):
             w.writerows((int(rank), problem.names[i], int(x[i])) for i in np.flatnonzero(x))
-        _emit(buf.getvalue(), args.output)
+        emit(buf.getvalue(), args.output)
     if args.json:
         rows = [dict(rank=int(r.rank), objective=r.objective, units=int(r.units),
                      avg_quality=None if math.isnan(r.avg_quality) else r.avg_quality, agents=int(r.agents),

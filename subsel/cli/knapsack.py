@@ -24,10 +24,9 @@ import json
 import sys
 
 from .._files import InputError
+from ..knapsack import solve_knapsack
 from ..models import KnapsackInstance, read_knapsack
-from ..solvers import solve_knapsack
-from . import CLIError, counted, number, optimum_contradiction
-from .core import _emit, _pick_instance
+from . import CLIError, counted, emit, number, optimum_contradiction, pick_instance
 from .guards import check_paths
 
 
@@ -37,7 +36,7 @@ def _cmd_knapsack(args: argparse.Namespace) -> int:
     check_paths([("FILE", args.file), ("--optimum", args.optimum)], [("--output", args.output)])
     solve_knapsack([], [], 0, time_limit_s=args.time_limit)  # the option's check, before any reading
     instances = read_knapsack(sys.stdin if args.file == "-" else args.file, args.optimum)
-    return solve_instance(args, _pick_instance(instances, args.instance, args.file))
+    return solve_instance(args, pick_instance(instances, args.instance, args.file))
 
 
 def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: bool = False) -> int:
@@ -65,7 +64,7 @@ def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: 
         if agents:
             writer.writerow(["anchor", 1])
         writer.writerows((f"item_{j}", int(u)) for j, u in enumerate(sol.x))
-        _emit(buf.getvalue(), args.output)
+        emit(buf.getvalue(), args.output)
     if code:
         source = (args.optimum if args.optimum is not None
                   else "the value of the file's 0/1 vector" if inst.solution is not None else f"stated in {args.file}")

@@ -16,10 +16,9 @@ import math
 import sys
 
 from ..solvers import SolverError
-from . import CLIError, number
+from . import CLIError, emit, number
 from .core import (
     _default_solver,
-    _emit,
     _load_problem,
     _problem_inputs,
     add_alternatives_option,
@@ -56,7 +55,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     except SolverError as exc:
         print(f"subsel: solver failed: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
-    _emit(render_html(content), args.output)
+    emit(render_html(content), args.output)
     plan, infeasible = content["plan"], content["infeasible"]
     if plan is not None:
         what = f"plan {plan['status']}, utility {plan['objective']:.10g}"

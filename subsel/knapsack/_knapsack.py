@@ -77,8 +77,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ..models import FEASIBILITY_TOL
-from ..models._rules import rounded_up
+from ..models._rules import FEASIBILITY_TOL, rounded_up
 
 #: The compiled branch and bound (``unit_selection``, ``Exact(jit=True)``) serves problems of
 #: unit capacities, no must lists and at most this many agents.

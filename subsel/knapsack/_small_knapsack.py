@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..models import MAX_KNAPSACK_TOTAL
+from ..models._rules import MAX_KNAPSACK_TOTAL
 from ._knapsack import enumerate_take
 from ._status import SolverError
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import _entry_error, _reject_booleans, check_scalar, readonly
-from ..models import MAX_EXACT_INT, MAX_KNAPSACK_TOTAL
+from ..models._rules import MAX_EXACT_INT, MAX_KNAPSACK_TOTAL
 from . import _knapsack
 from ._knapsack import DEFAULT_MEMORY_LIMIT_MB, KnapsackResult, binary_pieces, int_tolerance
 from ._knapsack import solve_core as _solve_core

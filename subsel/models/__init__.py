@@ -15,25 +15,23 @@ that every layer imports from there.
 from typing import TYPE_CHECKING
 
 from .._extras import lazy_attribute
-from .._files import InputError
-from ._checks import EXTENSIONS
-from ._rules import FEASIBILITY_TOL, MAX_COST, MAX_EXACT_INT, MAX_KNAPSACK_TOTAL, OPTIMALITY_RTOL, R_RANGE
-from .agents import (
-    group_limits_csv_text,
-    problem_from_table,
-    problem_to_csv_text,
-    read_agents,
-    read_group_limits,
-    selection_csv_text,
-)
-from .constraints import CONSTRAINT_KINDS, Constraint, ConstraintRow, LinearConstraint, QualityFloor
-from .keyword_constraints import Budget, Demand, GroupLimit, MustNotTake, MustTake
-from .planner import GROUP_LIMIT_KEYS, PLANNER_EXTENSIONS
-from .problem import Evaluation, SubsetSelectionProblem
 
-#: Names loaded from their module when first used: a one-problem solve needs neither the batch of
-#: problems, nor the LP/MPS formulations, nor the knapsack files and instance classes (start-up).
+#: Every name of the face, loaded from its module when first used (PEP 562): a program that needs
+#: one part of the model (the knapsack files, the arithmetic rules of the solvers' core) loads that
+#: part alone, and a one-problem solve loads neither the batch of problems, nor the LP/MPS
+#: formulations, nor the knapsack files and instance classes (start-up).
 _LAZY = {
+    "InputError": "._files", "EXTENSIONS": "_checks",
+    "FEASIBILITY_TOL": "_rules", "MAX_COST": "_rules", "MAX_EXACT_INT": "_rules",
+    "MAX_KNAPSACK_TOTAL": "_rules", "OPTIMALITY_RTOL": "_rules", "R_RANGE": "_rules",
+    "group_limits_csv_text": "agents", "problem_from_table": "agents", "problem_to_csv_text": "agents",
+    "read_agents": "agents", "read_group_limits": "agents", "selection_csv_text": "agents",
+    "CONSTRAINT_KINDS": "constraints", "Constraint": "constraints", "ConstraintRow": "constraints",
+    "LinearConstraint": "constraints", "QualityFloor": "constraints",
+    "Budget": "keyword_constraints", "Demand": "keyword_constraints", "GroupLimit": "keyword_constraints",
+    "MustNotTake": "keyword_constraints", "MustTake": "keyword_constraints",
+    "GROUP_LIMIT_KEYS": "planner", "PLANNER_EXTENSIONS": "planner",
+    "Evaluation": "problem", "SubsetSelectionProblem": "problem",
     "BatchEvaluation": "batch", "BatchPartition": "batch", "ProblemBatch": "batch",
     "LinearForm": "formulations", "LinearRow": "formulations", "linear_form": "formulations",
     "lp_text": "formulations", "mps_text": "formulations", "to_ortools": "formulations", "to_pulp": "formulations",
@@ -46,7 +44,19 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:  # the type checkers' and the API reference's view of the names above
+    from .._files import InputError
+    from ._checks import EXTENSIONS
+    from ._rules import FEASIBILITY_TOL, MAX_COST, MAX_EXACT_INT, MAX_KNAPSACK_TOTAL, OPTIMALITY_RTOL, R_RANGE
+    from .agents import (
+        group_limits_csv_text,
+        problem_from_table,
+        problem_to_csv_text,
+        read_agents,
+        read_group_limits,
+        selection_csv_text,
+    )
     from .batch import BatchEvaluation, BatchPartition, ProblemBatch
+    from .constraints import CONSTRAINT_KINDS, Constraint, ConstraintRow, LinearConstraint, QualityFloor
     from .formulations import (
         LinearForm,
         LinearRow,
@@ -68,8 +78,11 @@ if TYPE_CHECKING:  # the type checkers' and the API reference's view of the name
         planner_instance,
         planner_plan,
     )
+    from .keyword_constraints import Budget, Demand, GroupLimit, MustNotTake, MustTake
     from .knapsack import KnapsackInstance, read_knapsack, read_optimum
     from .knapsack_encoding import IntegerKnapsack
+    from .planner import GROUP_LIMIT_KEYS, PLANNER_EXTENSIONS
+    from .problem import Evaluation, SubsetSelectionProblem
 
 __all__ = [
     "EXTENSIONS",

@@ -40,13 +40,15 @@ import math
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._files import InputError, parse_float, parse_integer, read_text
 from ._rules import MAX_EXACT_INT, MAX_KNAPSACK_TOTAL
-from .problem import SubsetSelectionProblem
+
+if TYPE_CHECKING:
+    from .problem import SubsetSelectionProblem
 
 __all__ = ["KnapsackInstance", "read_knapsack", "read_optimum"]
 
@@ -102,7 +104,14 @@ class KnapsackInstance:
 
         Agent 0 is the anchor, agent ``j + 1`` item ``j``.
         """
+        from .problem import SubsetSelectionProblem  # here, not at load: reading a knapsack file needs no problem
+
         return SubsetSelectionProblem.from_knapsack(self.values, self.weights, self.capacity)
+
+
+#: A whole number of at most 18 ASCII digits (below 2^62 = 4.6e18, so within every limit of
+#: :func:`_number`): read with ``int`` directly, the bulk of every benchmark file.
+_PLAIN_INTEGER = re.compile(r"[+-]?[0-9]{1,18}", re.ASCII)
 
 
 def _bad(path: Path | _Stream, line: int, column: str | None, rule: str, token: str) -> InputError:
@@ -121,6 +130,8 @@ def _number(token: str, path: Path | _Stream, line: int, column: str | None, wha
     A number that float64 would round onto an integer although it has a fractional part
     (``2.0000000000000001``) is refused: read as a float it would silently become integer data.
     """
+    if _PLAIN_INTEGER.fullmatch(token):  # the common case, read at once: exact, and within 2^62
+        return int(token)
     try:
         v = parse_float(token)  # a decimal number: not Python's "1_0"
     except ValueError:
@@ -254,6 +265,23 @@ def _solution_sums(p: np.ndarray, w: np.ndarray, W: int | float, solution: np.nd
     return weight, value, weight > W * (1 + 1e-12) + 1e-9
 
 
+#: Item lines ``p w`` of plain whole numbers (at most 18 digits, no sign: all valid, below 2^62).
+_PLAIN_ITEMS = re.compile(r"(?:[0-9]{1,18}[ \t]+[0-9]{1,18}\n)*[0-9]{1,18}[ \t]+[0-9]{1,18}", re.ASCII)
+
+
+def _plain_items(items: list[tuple[int, str]]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Profits and weights (int64) of item lines that are all plain whole numbers whose sums stay
+    within 2^62, read at once; ``None`` for any other data (read line by line, which names the
+    first bad value or the line where a sum crosses 2^62)."""
+    body = "\n".join(s for _, s in items)
+    if not _PLAIN_ITEMS.fullmatch(body):
+        return None
+    values = np.array(list(map(int, body.split())), dtype=np.int64).reshape(-1, 2)
+    if int(values.max()) > MAX_KNAPSACK_TOTAL // len(items):  # a sum might pass 2^62: checked line by line
+        return None
+    return values[:, 0].copy(), values[:, 1].copy()
+
+
 def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> KnapsackInstance:
     ln, head = lines[0]
     toks = head.split()
@@ -267,16 +295,20 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
         k = len(lines) - 1
         raise _bad(path, ln, "n", f"the file ends after {k} item line{'s' if k != 1 else ''}, fewer than n",
                    toks[0])
-    pl: list[int | float] = []
-    wl: list[int | float] = []
-    for i, s in lines[1:n + 1]:
-        t = s.split()
-        if len(t) != 2:
-            raise ValueError(f"{path}: line {i}: expected two numbers 'p w'; got {s!r}")
-        pj, wj = _item(t, path, i)
-        pl.append(pj)
-        wl.append(wj)
-    p, w, W = _arrays(path, [i for i, _ in lines[1:n + 1]], pl, wl, W, ln, "W")
+    plain = _plain_items(lines[1:n + 1]) if type(W) is int else None
+    if plain is not None:
+        p, w = plain
+    else:  # read item by item, naming the line, column and text of the first bad one
+        pl: list[int | float] = []
+        wl: list[int | float] = []
+        for i, s in lines[1:n + 1]:
+            t = s.split()
+            if len(t) != 2:
+                raise ValueError(f"{path}: line {i}: expected two numbers 'p w'; got {s!r}")
+            pj, wj = _item(t, path, i)
+            pl.append(pj)
+            wl.append(wj)
+        p, w, W = _arrays(path, [i for i, _ in lines[1:n + 1]], pl, wl, W, ln, "W")
     solution = None
     optimum: int | float | None = None
     rest = lines[n + 1:]

@@ -35,6 +35,7 @@ when it passes and reaches the optimum of the widened search.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import time
 from typing import NamedTuple
@@ -52,6 +53,8 @@ _FILL = 4096
 _PRESEARCH = 16.0
 #: The multipliers (times the break item's efficiency) whose Lagrangian bounds a state must pass.
 _SPREAD = np.array([0.5, 0.8, 0.9, 0.95, 0.98, 1.0, 1.02, 1.05, 1.1, 1.25, 2.0])
+#: The most selections of a core whose exact integers exceed int64 that are enumerated one by one.
+_ENUMERATE = 1 << 14
 #: Peak bytes per state of one step of the dynamic program (lists, merge and history).
 _BYTES_PER_STATE = 120
 
@@ -312,8 +315,15 @@ def _search(problem: SubsetSelectionProblem, a: _Agents, red: _Reduced, lam: flo
     proven = None  # the optimum under the widened capacity (float weights)
     z_ans, status = z_inc, Status.OPTIMAL
     for attempt in ("float", "exact"):
-        if weights is None:  # the rule's integers do not fit: the answer stands, unproven
-            status = Status.FEASIBLE if status is Status.OPTIMAL else status
+        if weights is None:  # the rule's integers do not fit int64: a small core is enumerated, exactly
+            z_best, complete = _enumerate_core(problem, a, agents_c, lo_c, hi_c, off_o, base_z, fixed, z_fix,
+                                               val_inc, deadline)
+            if not complete:  # too many selections, or out of time: the answer stands, unproven
+                status = Status.FEASIBLE if status is Status.OPTIMAL else status
+            else:
+                status = Status.OPTIMAL
+                if z_best is not None:
+                    z_ans = z_best
             break
         w_lot, w_ref, unit, cap = weights
         zs, value, complete, _ = _dynamic_program(a.dv[agents_c], w_lot, a.f[agents_c], zr_o, w_ref, vr_o, lo_c,
@@ -336,6 +346,46 @@ def _search(problem: SubsetSelectionProblem, a: _Agents, red: _Reduced, lam: flo
     else:  # pragma: no cover - the exact integers agree with the rule
         status = Status.FEASIBLE
     return z_ans, status, proven
+
+
+def _enumerate_core(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                    off: np.ndarray, base_z: np.ndarray, fixed: np.ndarray, z_fix: np.ndarray, val_inc: float,
+                    deadline: float | None) -> tuple[np.ndarray | None, bool]:
+    """Every selection of the core's choices, checked by the rule in its exact integers (Python ints
+    of any size: the fallback where those of :func:`_exact_weights` do not fit int64).
+
+    Returns the best selection that the rule accepts and whose utility beats ``val_inc`` (None when
+    none does) and whether the enumeration was complete (False when the core has more than
+    :data:`_ENUMERATE` selections or the time ran out).
+    """
+    counts = [([0] if o else []) + list(range(int(l_), int(h_) + 1)) for l_, h_, o in
+              zip(lo.tolist(), hi.tolist(), off.tolist())]
+    if math.prod(len(c) for c in counts) > _ENUMERATE:
+        return None, False
+    alpha = dyadic(problem.alpha)
+    lots = a.lot.tolist()
+
+    def per_lot(i: int) -> int:
+        return -(dyadic(float(problem.quality[i])) - alpha) * lots[i]
+
+    w = [per_lot(i) for i in agents.tolist()]
+    kept = np.where(fixed, z_fix, 0)
+    room = dyadic(FEASIBILITY_TOL) - sum(per_lot(i) * int(kept[i]) for i in np.flatnonzero(kept).tolist())
+    dv, f = a.dv[agents].tolist(), a.f[agents].tolist()
+    best, beat = None, val_inc - _value(a, kept)
+    for k, combo in enumerate(itertools.product(*counts)):
+        if k % 4096 == 0 and deadline is not None and time.perf_counter() > deadline:
+            return None, False
+        if sum(wi * z for wi, z in zip(w, combo)) > room:
+            continue
+        value = sum(d * z - (fc if z > 0 else 0.0) for d, fc, z in zip(dv, f, combo))
+        if value > beat:
+            best, beat = combo, value
+    if best is None:
+        return None, True
+    z = base_z.copy()
+    z[agents] = best
+    return z, True
 
 
 def _exact_weights(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarray, z_ref: np.ndarray,

@@ -10,8 +10,7 @@ the multipliers that minimise the Lagrangian bound.  Then:
 
 1. *Plans from the program*: sets of used agents (those the program uses fully, with subsets of
    its fractional ones), for each the best counts as a program with those agents used, rounded
-   (Wolsey, *Integer Programming*, 1998, Section 12.2); the caller repairs and checks them, and
-   searches the plan's neighbourhood with HiGHS;
+   (Wolsey, *Integer Programming*, 1998, Section 12.2); the caller repairs and checks them;
 2. *Reduction* by reduced costs at the dual's multipliers (Martello and Toth, *Knapsack Problems*,
    1990, Section 2.3), exact as in the search: the agents whose best choice is decided are fixed;
 3. *The core*: the problem restricted to the choices left (a fixed agent's range of one count, a
@@ -39,6 +38,12 @@ _ROUNDINGS = 12
 _SUBSETS = 6
 #: Plans rounded (the sets of used agents whose programs are best).
 _PLANS = 3
+#: Most agents whose hull program is solved whole; beyond, by column generation (sifting).
+_SIFT_MIN = 8000
+#: Agents of the sample program that estimates the duals, and of the best-priced added per round.
+_SIFT_SAMPLE = 2000
+#: Rounds of column generation before the whole program is solved instead.
+_SIFT_ROUNDS = 12
 
 if TYPE_CHECKING:
     from ._planner_search import _Model
@@ -104,20 +109,74 @@ def hull_program(d: _Model, deadline: float | None) -> tuple[np.ndarray, np.ndar
     choices is spanned by not used and by its least and its greatest count, so each agent has two
     columns, the weights ``a_i`` and ``b_i`` of those counts, with ``a_i + b_i <= 1`` (``= 1`` for
     a must-take agent).  Its counts ``z = lo a + hi b``, indicators ``y = a + b`` and the coupling
-    rows' duals (``>= 0``); None when HiGHS proves no optimum before ``deadline``."""
+    rows' duals (``>= 0``); None when HiGHS proves no optimum before ``deadline``.
+
+    Beyond :data:`_SIFT_MIN` agents the program is solved by column generation (sifting; Bixby,
+    Gregory, Lustig, Marsten, Shanno, *Operations Research* 40(5), 1992): over a set of agents
+    (the must-take ones, those a program over a sample of every agent uses, and the best-priced at
+    its duals), the others not used; at the restricted program's duals ``mu`` an agent outside the
+    set whose best used choice has a positive reduced value, ``max(s lo, s hi) - F > 0`` with
+    ``s = r l - mu . a`` and ``F = f + mu . b``, joins it; when none does, the restricted optimum
+    is the whole program's (the duals, with 0 for the convexity rows of the agents left out, are
+    feasible for the whole dual).
+    """
+    n = d.dv.size
+    on = d.lo <= d.hi
+    if n <= _SIFT_MIN:
+        return _hull_over(d, np.arange(n), deadline)
+    must = np.flatnonzero(~d.off & on)
+    # A first estimate of the duals: the program over every (n // size)-th agent and the must-take
+    # ones, the rows' right sides scaled to the sample's share (no estimate when that is infeasible).
+    step = max(1, n // _SIFT_SAMPLE)
+    sample = np.union1d(np.arange(0, n, step), must)
+    share = sample.size / n
+    scaled = d._replace(C=d.C * share, Cw=d.Cw * share)
+    first = _hull_over(scaled, sample, deadline)
+    mu = np.zeros(d.A.shape[0]) if first is None else first[2]
+    chosen = np.zeros(n, dtype=bool)
+    chosen[must] = True
+    hif = np.where(on, d.hi, 0).astype(float)
+    out = None
+    for _ in range(_SIFT_ROUNDS):
+        s, F = d.dv - mu @ d.A, d.f + mu @ d.B
+        with np.errstate(invalid="ignore"):
+            used = np.where(on, np.maximum(s * d.lo, s * d.hi) - F, -np.inf)
+        tol = 1e-9 * (1.0 + (np.abs(d.dv) + np.abs(mu) @ np.abs(d.A)) * hif + np.abs(d.f) + np.abs(mu) @ np.abs(d.B))
+        enter = ~chosen & (used > tol)
+        if out is not None and not enter.any():
+            return out
+        # The entering agents and the best-priced others (the basis's neighbours), so that few
+        # rounds are needed.
+        extra = np.flatnonzero(~chosen & ~enter & on)
+        extra = extra[np.argsort(-used[extra], kind="stable")[:_SIFT_SAMPLE]]
+        chosen |= enter
+        chosen[extra] = True
+        out = _hull_over(d, np.flatnonzero(chosen), deadline)
+        if out is None:
+            break
+        mu = out[2]
+    return _hull_over(d, np.arange(n), deadline)  # the whole program (sifting did not settle)
+
+
+def _hull_over(d: _Model, idx: np.ndarray, deadline: float | None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`hull_program` over the agents ``idx`` (the others not used), on arrays of every
+    agent; None when HiGHS proves no optimum before ``deadline``."""
     from scipy import sparse
 
     n, K = d.dv.size, d.A.shape[0]
-    on = d.lo <= d.hi
-    lo, hi = np.where(on, d.lo, 0).astype(float), np.where(on, d.hi, 0).astype(float)
-    eye = sparse.identity(n, format="csr")
-    matrix = sparse.vstack([sparse.hstack([sparse.csr_matrix(d.A * lo + d.B), sparse.csr_matrix(d.A * hi + d.B)]),
+    m = idx.size
+    on = d.lo[idx] <= d.hi[idx]
+    lo, hi = np.where(on, d.lo[idx], 0).astype(float), np.where(on, d.hi[idx], 0).astype(float)
+    A, B, dv, f = d.A[:, idx], d.B[:, idx], d.dv[idx], d.f[idx]
+    eye = sparse.identity(m, format="csr")
+    matrix = sparse.vstack([sparse.hstack([sparse.csr_matrix(A * lo + B), sparse.csr_matrix(A * hi + B)]),
                             sparse.hstack([eye, eye])]).tocsc()
     top = np.where(on, 1.0, 0.0)
-    h = _highs(2 * n, K + n, np.concatenate([d.dv * lo - d.f, d.dv * hi - d.f]),
-               (np.zeros(2 * n), np.concatenate([top, top])),
-               (np.concatenate([np.full(K, -np.inf), np.where(d.off, -np.inf, 1.0)]),
-                np.concatenate([d.C, np.ones(n)])), matrix)
+    h = _highs(2 * m, K + m, np.concatenate([dv * lo - f, dv * hi - f]),
+               (np.zeros(2 * m), np.concatenate([top, top])),
+               (np.concatenate([np.full(K, -np.inf), np.where(d.off[idx], -np.inf, 1.0)]),
+                np.concatenate([d.C, np.ones(m)])), matrix)
     if not _run(h, deadline):
         return None
     sol = h.getSolution()
@@ -125,7 +184,9 @@ def hull_program(d: _Model, deadline: float | None) -> tuple[np.ndarray, np.ndar
     # Every coupling row is an upper row: its multiplier is the size of its dual (HiGHS's sign
     # convention aside); any multipliers >= 0 give a valid bound, the caller evaluates it.
     mu = np.abs(np.asarray(sol.row_dual[:K], dtype=float))
-    return lo * col[:n] + hi * col[n:], col[:n] + col[n:], mu
+    z, y = np.zeros(n), np.zeros(n)
+    z[idx], y[idx] = lo * col[:m] + hi * col[m:], col[:m] + col[m:]
+    return z, y, mu
 
 
 def _counts(d: _Model, use: np.ndarray, deadline: float | None) -> tuple[np.ndarray, float] | None:

@@ -32,10 +32,9 @@ The method, exact:
 
 With HiGHS installed (:mod:`subsel.solvers._planner_core`), steps 1 and 4 are replaced: the
 multipliers are the duals of the linear program over the agents' hulls (the Lagrangian dual solved
-exactly), the plans are rounded from that program and improved by HiGHS on a neighbourhood of the
-best (the agents whose switch costs least free, the others as in the plan), and the core left by
-step 3 is proven by HiGHS through subsel's MILP pipeline; the search above runs when that route
-gives no answer.
+exactly), the plans are rounded from that program, and the core left by step 3 is proven by HiGHS
+through subsel's MILP pipeline, warm-started with the best plan; the search above runs when that
+route gives no answer.
 
 Every float sum is widened by the most its rounding can lose (a row's right side, a bound), so no
 selection the rule accepts is cut off; a selection is kept only when ``problem.evaluate`` accepts
@@ -62,10 +61,6 @@ _NODE_STEPS = 12
 _REPAIR_EVERY = 8
 #: Repair moves of the primal heuristic (at most).
 _REPAIR_MOVES = 200
-#: Seconds of HiGHS on the neighbourhood of the rounded plan (at most; more for many agents).
-_NEIGHBOURHOOD_SECONDS = 1.0
-#: Agents free to switch between used and not used in that neighbourhood.
-_NEIGHBOURHOOD_AGENTS = 40
 
 
 class _Model(NamedTuple):
@@ -360,41 +355,6 @@ def _reduce(d: _Model, inc: _Incumbent, mu: np.ndarray
     return bound, tiny, None, _restrict(d.dv - mu @ d.A, d.f + mu @ d.B, h, gap + err, d.off, d.lo, d.hi)
 
 
-def _neighbourhood(problem: SubsetSelectionProblem, d: _Model, inc: _Incumbent, plan: np.ndarray, mu: np.ndarray,
-                   dom: tuple[np.ndarray, np.ndarray, np.ndarray], deadline: float | None) -> bool:
-    """A better plan than ``plan`` (the incumbent's, in lots) from the problem restricted to the
-    choices ``dom`` where every agent keeps the plan's used or not used but the
-    :data:`_NEIGHBOURHOOD_AGENTS` whose switch costs least in reduced cost at ``mu`` (a
-    neighbourhood search; Danna, Rothberg, Le Pape, *Mathematical Programming* 102, 2005), solved by
-    HiGHS within :data:`_NEIGHBOURHOOD_SECONDS` (more for many agents).  True when it improved the
-    incumbent."""
-    from . import _planner_core as core
-
-    off, lo, hi = dom
-    s, F = d.dv - mu @ d.A, d.f + mu @ d.B
-    h, _ = _choose(s, F, off, lo, hi)
-    used, unused = _choose(s, F, np.zeros_like(off), lo, hi)[0], np.where(off, 0.0, -np.inf)
-    switch = h - np.where(plan > 0, unused, used)  # the reduced cost of the other side
-    switch = np.where(off & (lo <= hi), switch, np.inf)
-    if np.isfinite(switch).sum() <= _NEIGHBOURHOOD_AGENTS:
-        return False  # the neighbourhood would be the whole core
-    free = np.zeros(plan.size, dtype=bool)
-    free[np.argsort(switch)[:_NEIGHBOURHOOD_AGENTS]] = True
-    free &= np.isfinite(switch)
-    off = off & (free | (plan == 0))
-    lo, hi = np.where(free | (plan > 0), lo, 1), np.where(free | (plan > 0), hi, 0)
-    if (off.astype(np.int64) + np.maximum(hi - lo + 1, 0) == 0).any():
-        return False
-    limit = _NEIGHBOURHOOD_SECONDS * (1.0 + d.dv.size / 5000)
-    left = core.seconds_left(deadline)
-    if left is not None:
-        limit = min(limit, 0.25 * left)
-    if limit <= 0:
-        return False
-    x, _, _ = core.solve_core(problem, d, off, lo, hi, inc.z, limit)
-    return x is not None and inc.offer(x // d.lot)
-
-
 def _with_programs(problem: SubsetSelectionProblem, d: _Model, inc: _Incumbent, deadline: float | None
                    ) -> RawResult | None:
     """The method of :mod:`subsel.solvers._planner_core` (HiGHS's linear programs and a core), or
@@ -421,10 +381,6 @@ def _with_programs(problem: SubsetSelectionProblem, d: _Model, inc: _Incumbent, 
         bound, tiny, met, (off, lo, hi) = _reduce(d, inc, mu)
         if met is not None:
             return met
-        if inc.z is not None and _neighbourhood(problem, d, inc, inc.z, mu, (off, lo, hi), deadline):
-            bound, tiny, met, (off, lo, hi) = _reduce(d, inc, mu)  # a better plan: more agents fixed
-            if met is not None:
-                return met
         if inc.z is not None and (off.astype(np.int64) + np.maximum(hi - lo + 1, 0) == 0).any():
             # An agent without a choice: no selection beats the incumbent.
             return RawResult(inc.z * d.lot, Status.OPTIMAL, min(bound, inc.value + 2 * tiny))

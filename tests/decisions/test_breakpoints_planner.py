@@ -1,5 +1,5 @@
-"""frontier_breakpoints on a planner's co-op: lot sizes on large unit counts, where ``exact`` cannot
-prove the optimum one float above a step and a certified MILP backend proves it instead; a
+"""frontier_breakpoints on a planner's co-op: lot sizes on large unit counts, where ``exact`` proves
+the optimum one float above a step (and a certified MILP backend is the fallback where it cannot); a
 resolution and a step budget for frontiers of thousands of steps.  Every row against the
 enumeration of all plans (Deva, Abhishek, Gujar, AAMAS 2021, Section 3: the optimum is a
 non-increasing step function of the threshold)."""
@@ -14,7 +14,8 @@ from subsel import SubsetSelectionProblem, get_solver
 from subsel.decisions import fallback_solver, frontier_breakpoints
 from tests.strategies import PlansByThreshold, decimal_lot_problems
 
-#: The co-op of the planner's report: the step at 0.876660377359434 is one ``exact`` cannot prove.
+#: The co-op of the planner's report: one float above the step at 0.876660377359434, exact's float
+#: search alone cannot prove the optimum.
 COOP = dict(quality=[0.576, 0.871, 0.958], cost=[4.74, 8.65, 10.93], alpha=0.85, R=14.0,
             capacity=[4104, 150, 720], lot_size=[24, 1, 24])
 HAIR = 0.876660377359434
@@ -38,13 +39,13 @@ def _check(df, plans: PlansByThreshold, lo: float, hi: float, resolution: float 
         assert _same(row.objective, plans.best(row.alpha_to)), row
 
 
-def test_exact_alone_cannot_prove_the_step_of_the_report():
-    # The reason for the fallback: without it the frontier stops at the threshold of the report.
+def test_exact_alone_proves_the_step_of_the_report():
+    # One float above a step the float search's optimum fails the rule by a hair and the rule's
+    # exact integers exceed 64 bits: the core, small, is checked in exact arithmetic.
     p = SubsetSelectionProblem(**COOP)
     sol = get_solver("exact").solve(p.with_changes(alpha=HAIR))
-    assert sol.status.value == "feasible" and sol.objective < 2946.2
-    with pytest.raises(ValueError, match="cannot prove the optimum at alpha 0.876660377359434"):
-        frontier_breakpoints(p, 0.85, 0.99, fallback=None)
+    assert sol.status.value == "optimal" and _same(sol.objective, PlansByThreshold(p).best(HAIR))
+    _check(frontier_breakpoints(p, 0.85, 0.99, fallback=None, tolerance_steps=True), PlansByThreshold(p), 0.85, 0.99)
 
 
 def test_the_coop_of_the_report_completes_and_every_step_is_the_enumerations():

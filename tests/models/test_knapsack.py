@@ -3,6 +3,8 @@ import io
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from subsel.models import read_knapsack, read_optimum
 from subsel.solvers import get_solver
@@ -227,3 +229,28 @@ def test_items_know_their_lines(tmp_path):
     a, b = read_knapsack(f)
     assert (a.lines, a.capacity_line, b.lines, b.capacity_line) == ((6, 7, 8, 9), 3, (17, 18, 19), 14)
     assert a.columns == ("p", "w", "c")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10 ** 18 - 1) | st.integers(0, 99), st.integers(0, 10 ** 18 - 1)
+                          | st.integers(0, 99), st.sampled_from([" ", "\t", "  "])), min_size=1, max_size=8),
+       st.integers(0, 10 ** 20))
+def test_plain_integer_items_read_as_one_by_one(items, capacity):
+    """Item lines of plain whole numbers are read at once; the values, and the refusal of sums above
+    2^62 naming the line where the sum crosses it, are those of the exact reading of each number."""
+    text = f"{len(items)} {capacity}\n" + "".join(f"{p}{gap}{w}\n" for p, w, gap in items)
+    crossings = []   # (column, item) where a column's running sum first passes 2^62: p is checked first
+    for column, values in (("p", [p for p, _, _ in items]), ("w", [w for _, w, _ in items])):
+        totals = np.cumsum([0] + values, dtype=object)[1:]
+        crossings += [(column, j) for j, t in enumerate(totals) if t > 2 ** 62][:1]
+    if crossings:
+        column, j = crossings[0]
+        with pytest.raises(ValueError, match=rf"line {j + 2}, column '{column}'"):
+            read_knapsack(io.StringIO(text))
+    else:
+        [inst] = read_knapsack(io.StringIO(text))
+        assert inst.values.dtype == np.int64 and inst.weights.dtype == np.int64
+        assert inst.values.tolist() == [p for p, _, _ in items]
+        assert inst.weights.tolist() == [w for _, w, _ in items]
+        assert inst.capacity == capacity and type(inst.capacity) is int
+        assert inst.lines == tuple(range(2, len(items) + 2))

@@ -1,5 +1,6 @@
 """``exact`` and ``dpss`` on minimum orders, lot sizes and fixed costs (with must lists) against
 brute force; ``exact`` on the whole planner's model (budget, demand, group limits too)."""
+import itertools
 import os
 
 import numpy as np
@@ -67,6 +68,35 @@ def test_exact_at_the_bound_equals_brute_force(n, seed, hair):
                                fixed_cost=rng.choice([0.0, 0.125, 0.25], size=n))
     check_exact(p)
     check_exact(p, "dpss")
+
+
+def _brute_force_by_lots(problem):
+    """Optimum over the allowed counts only (0, or a multiple of the lot size from the minimum order
+    to the capacity), checked by the rule: big lots stay cheap to enumerate."""
+    allowed = [[0] + list(range(-(-int(m) // int(lot)) * int(lot), int(k) + 1, int(lot)))
+               for m, lot, k in zip(problem.min_units, problem.lot_size, problem.capacity)]
+    best = None
+    for combo in itertools.product(*allowed):
+        ev = problem.evaluate(np.array(combo))
+        if ev.feasible and (best is None or ev.utility > best[0] + 1e-12):
+            best = (ev.utility, np.array(combo))
+    return best
+
+
+@pytest.mark.parametrize("alpha", [0.859795918367432, 0.8597959183673469, 0.85979591836745])
+def test_big_lots_at_a_frontier_step_equal_brute_force(alpha):
+    """Qualities of three decimals, lots of 240 units, and thresholds within 1e-13 of the average
+    quality of a mix (720 and 11,040 units), one of them reached by a frontier's steps.  The float
+    search's optimum fails the rule by a hair there, and the rule's exact integers exceed 64 bits:
+    the optimum is still proven (the core checked in exact arithmetic)."""
+    q = np.array([0.688, 0.676, 0.871])
+    p = SubsetSelectionProblem(quality=q, cost=np.ones(3), alpha=alpha, R=14.0, capacity=np.array([2160, 1, 11040]),
+                               min_units=np.ones(3, dtype=np.int64), lot_size=np.array([240, 1, 240]),
+                               fixed_cost=np.array([0.0, 12.5, 0.0]))
+    best = _brute_force_by_lots(p)
+    sol = get_solver("exact").solve(p)
+    assert sol.status is Status.OPTIMAL, sol.status
+    assert abs(sol.objective - best[0]) <= 1e-9 * max(1.0, abs(best[0])), (sol.objective, best)
 
 
 def test_huge_capacities_agree_with_highs():
@@ -270,3 +300,36 @@ def test_generated_coop_agrees_with_highs(seed):
     assert p.evaluate(a.x).feasible
     assert abs(a.objective - b.objective) <= 1e-9 * max(1.0, abs(b.objective))
     assert a.bound >= b.objective - 1e-9 * abs(b.objective)
+
+
+def test_hull_program_by_column_generation_equals_the_whole_program():
+    """The hull program solved by sifting (forced at 300 agents) reaches the whole program's
+    Lagrangian bound, with counts within each agent's hull."""
+    from unittest import mock
+
+    from subsel.models import planner_instance
+    from subsel.solvers import _planner_core as core
+    from subsel.solvers._planner_search import _bound_at, _model
+
+    for seed in range(3):
+        d = _model(planner_instance(300, seed).with_changes(must_take=[0, 7]))
+        z, y, mu = core.hull_program(d, None)
+        with mock.patch.object(core, "_SIFT_MIN", 20), mock.patch.object(core, "_SIFT_SAMPLE", 15):
+            zs, ys, mus = core.hull_program(d, None)
+        whole, sifted = _bound_at(d, mu)[0], _bound_at(d, mus)[0]
+        assert abs(sifted - whole) <= 1e-7 * abs(whole), (sifted, whole)
+        assert (ys >= -1e-9).all() and (ys <= 1 + 1e-9).all() and ys[[0, 7]].min() >= 1 - 1e-9
+        assert (zs >= d.lo * ys - 1e-6).all() and (zs <= d.hi * ys + 1e-6).all()
+
+
+@settings(max_examples=EXAMPLES)
+@given(problem=planner_problems(n_max=5, cap_max=4))
+def test_exact_with_column_generation_equals_brute_force(problem):
+    """``exact`` with the hull program solved by sifting from the first agent on (samples of one
+    agent, infeasible restricted programs) still proves the brute force optimum."""
+    from unittest import mock
+
+    from subsel.solvers import _planner_core as core
+
+    with mock.patch.object(core, "_SIFT_MIN", 0), mock.patch.object(core, "_SIFT_SAMPLE", 1):
+        check_exact(problem)
