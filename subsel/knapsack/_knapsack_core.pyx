@@ -29,6 +29,7 @@ cimport cython
 cimport numpy as cnp
 from libc.math cimport INFINITY, ceil, fabs, floor, frexp, pow
 from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
 
 cnp.import_array()
@@ -146,6 +147,15 @@ cdef void* _data(object a, int typenum, Py_ssize_t need) except NULL:
     return cnp.PyArray_DATA(arr)
 
 
+cdef const int64_t* _data_int64(object a, Py_ssize_t need) except NULL:
+    """:func:`_data` of an int64 array, of either of numpy's 64-bit integer types where they are two
+    (``long`` and ``long long``: equal dtypes, other type numbers)."""
+    if cnp.PyArray_Check(a) and cnp.PyArray_TYPE(<cnp.ndarray>a) != cnp.NPY_INT64 \
+            and cnp.PyArray_ISSIGNED(<cnp.ndarray>a) and cnp.PyArray_ITEMSIZE(<cnp.ndarray>a) == 8:
+        return <const int64_t*>_data(a, cnp.PyArray_TYPE(<cnp.ndarray>a), need)
+    return <const int64_t*>_data(a, cnp.NPY_INT64, need)
+
+
 cdef inline int _typenum(num zero) noexcept:
     """numpy's type number of the fused type's version."""
     if num is int64_t:
@@ -197,13 +207,13 @@ cdef num _free_capacity(num c, num wb, const num* w, const int64_t* idx, Py_ssiz
     return c - (c - wb) % g
 
 
-cdef bint _divisible(const double* w, const int64_t[::1] idx, double c, double wb):
-    """``_knapsack.divisible(w[idx], c, wb)`` on float64 data: the capacity below 2^53, the break
-    weight ``wb`` and the weights ``w[idx]`` integral (their sums are then exact)."""
+cdef bint _divisible(const double* w, const int64_t* idx, Py_ssize_t nidx, double c, double wb):
+    """``_knapsack.divisible(w[idx[:nidx]], c, wb)`` on float64 data: the capacity below 2^53, the
+    break weight ``wb`` and the weights ``w[idx]`` integral (their sums are then exact)."""
     cdef Py_ssize_t q
     if not (c < _EXACT and wb == floor(wb)):
         return False
-    for q in range(idx.shape[0]):
+    for q in range(nidx):
         if w[idx[q]] != floor(w[idx[q]]):
             return False
     return True
@@ -701,33 +711,46 @@ cdef Py_ssize_t _partition(const double* e, const num* w, int64_t* idx, Py_ssize
     return i
 
 
+cdef int64_t _select_break(const num* p, const double* e, const num* w, int64_t* idx, Py_ssize_t n, num c,
+                           num* wacc, num* pacc, int64_t* nb) noexcept:
+    """The break item among the items ``idx[:n]`` in the stable order by decreasing ``e`` (-1: they
+    all fit), by selection (Martello and Toth 1990, Section 2.2.2): the items before it are added to
+    the weight ``wacc``, the profit ``pacc`` and the count ``nb`` of the items before them all, against
+    the capacity ``c``.  ``idx`` is reordered."""
+    cdef Py_ssize_t lo = 0, hi = n, i, q
+    cdef int64_t piv
+    cdef num wb = 0
+    while lo < hi:
+        i = _partition(e, w, idx, lo, hi, &wb)
+        piv = idx[i]
+        if wacc[0] + wb > c:
+            hi = i
+            continue
+        wacc[0] += wb
+        for q in range(lo, i):
+            pacc[0] += p[idx[q]]
+        nb[0] += i - lo
+        if wacc[0] + w[piv] > c:
+            return piv
+        wacc[0] += w[piv]
+        pacc[0] += p[piv]
+        nb[0] += 1
+        lo = i + 1
+    return -1
+
+
 cdef void _dantzig_e(const num[::1] p, const num[::1] w, const double[::1] e, num c, num step, int64_t grow,
                      double* u0, double* u1):
     """The Dantzig bound of ``p``, ``w``, ``c`` given the efficiencies ``e = p / w``, and its
     estimate at weights ``+ step``, capacity ``+ grow * step``: the break item by selection."""
-    cdef Py_ssize_t n = p.shape[0], lo = 0, hi = n, i, q
-    cdef int64_t piv, brk = -1, nb_ = 0
-    cdef num wacc = 0, pacc = 0, wb = 0
+    cdef Py_ssize_t n = p.shape[0]
+    cdef int64_t brk = -1, nb_ = 0
+    cdef num wacc = 0, pacc = 0
     cdef double pb, r, pj, wj
     idx_a = np.arange(n, dtype=np.int64)
     cdef int64_t[::1] idx = idx_a
-    while lo < hi:
-        i = _partition(&e[0], &w[0], &idx[0], lo, hi, &wb)
-        piv = idx[i]
-        if wacc + wb > c:
-            hi = i
-            continue
-        wacc += wb
-        for q in range(lo, i):
-            pacc += p[idx[q]]
-        nb_ += i - lo
-        if wacc + w[piv] > c:
-            brk = piv
-            break
-        wacc += w[piv]
-        pacc += p[piv]
-        nb_ += 1
-        lo = i + 1
+    if n:
+        brk = _select_break(&p[0], &e[0], &w[0], &idx[0], n, c, &wacc, &pacc, &nb_)
     pb = <double>pacc
     if brk < 0:
         u0[0] = pb
@@ -762,35 +785,212 @@ def dantzig(p, w, c, step, int64_t grow):
     return _dantzig[double](p, w, c, step, grow)
 
 
-cdef tuple _surrogate_bound(const num[::1] p, const num[::1] w, num c, num s, int64_t card, num step):
-    cdef Py_ssize_t n = p.shape[0], j, k = 0
-    cdef int64_t cnt = 0
-    cdef num wsum = 0, p0 = 0, ws, cs
-    cdef double u, u_next
-    dt = _dtype_of(c)
-    pr_a = np.empty(n, dt)
-    wr_a = np.empty(n, dt)
-    er_a = _empty(n, cnp.NPY_FLOAT64)
-    cdef num[::1] pr = pr_a, wr = wr_a
-    cdef double[::1] er = er_a
-    for j in range(n):      # (one pass: the items always taken, and the others with their efficiencies)
-        ws = w[j] + s
-        if ws <= 0:
+cdef Py_ssize_t _ranges(uint64_t lo, uint64_t hi, uint64_t ranges, int* sh, uint64_t* base, int64_t* bcnt, num* bw,
+                        num* bp) noexcept:
+    """The ranges of keys ``lo..hi`` for a histogram of fewer than ``ranges`` bins (the key of range
+    ``(key >> sh) - base``): sets ``sh`` and ``base``, empties the bins and returns their number."""
+    sh[0] = 0
+    while (hi >> sh[0]) - (lo >> sh[0]) >= ranges:
+        sh[0] += 1
+    base[0] = lo >> sh[0]
+    cdef Py_ssize_t r, nr = <Py_ssize_t>((hi >> sh[0]) - base[0]) + 1
+    for r in range(nr):
+        bcnt[r] = 0
+        bw[r] = 0
+        bp[r] = 0
+    return nr
+
+
+cdef Py_ssize_t _crossing(Py_ssize_t nr, const int64_t* bcnt, const num* bw, const num* bp, num cs, num* wacc,
+                          num* pacc, int64_t* nb) noexcept:
+    """The range that holds the break item (-1: everything fits), the ranges taken from the last
+    (of largest efficiency) down: their weight, profit and count added to ``wacc``, ``pacc``, ``nb``."""
+    cdef Py_ssize_t r
+    for r in range(nr - 1, -1, -1):
+        if wacc[0] + bw[r] > cs:
+            return r
+        wacc[0] += bw[r]
+        pacc[0] += bp[r]
+        nb[0] += bcnt[r]
+    return -1
+
+
+@cython.cdivision(True)
+cdef int _surrogate_bound_into(const num* p, const num* w, Py_ssize_t n, num c, num s, int64_t card, num step,
+                               double* er, uint64_t* key, num* wsb, int64_t* idx, int64_t* bcnt, num* bw, num* bp,
+                               double* u0, double* u1) except -1:
+    """The surrogate bound and its estimate at ``s + step`` (``u0``, ``u1``) into the caller's buffers
+    (``er``, ``key``, ``wsb``, ``idx`` of ``n`` entries, ``bcnt``, ``bw``, ``bp`` of ``_BUCKETS``):
+    returns 1 when every item is always taken, else 0.  The break item of the items of positive
+    surrogate weight in the stable order by decreasing ``p / (w + s)`` in three passes, as
+    :func:`break_split` finds it: the efficiencies' monotone bits, a histogram of counts, weights and
+    profits over ranges of them, then only the items of the range that holds the break item
+    (:func:`_surrogate_break`).  The sums are exact (integers), so every number is that of the
+    selection over every item."""
+    cdef Py_ssize_t j, cnt = 0, nr, r, rb = -1, nin = 0
+    cdef num wsj, wsum = 0, p0 = 0, cs, wacc = 0, pacc = 0
+    cdef uint64_t sign = (<uint64_t>1) << 63, lo = ~(<uint64_t>0), hi = 0, u, base
+    cdef uint64_t none = ~(<uint64_t>0)
+    cdef int sh = 0
+    cdef int64_t nb_ = 0, grow
+    cdef double x
+    for j in range(n):      # (a loop the compiler vectorizes; a surrogate weight <= 0 gives a value not read)
+        er[j] = <double>p[j] / <double>(w[j] + s)
+    for j in range(n):
+        wsj = w[j] + s
+        if wsj <= 0:
             cnt += 1
-            wsum += ws
+            wsum += wsj
             p0 += p[j]
+            key[j] = none
         else:
-            pr[k] = p[j]
-            wr[k] = ws
-            er[k] = <double>p[j] / <double>ws
-            k += 1
+            x = er[j]
+            u = _bits(x) if x != 0.0 else 0
+            u ^= ((<uint64_t>0) - (u >> 63)) | sign
+            key[j] = u
+            lo = u if u < lo else lo
+            hi = u if u > hi else hi
     cs = c + s * card - wsum
     if cs < 0:
-        return -INFINITY, -INFINITY, False
+        u0[0] = -INFINITY
+        u1[0] = -INFINITY
+        return 0
     if cnt == n:
-        return <double>p0, <double>p0, True
-    _dantzig_e(pr[:k], wr[:k], er[:k], cs, step, card - cnt, &u, &u_next)
-    return p0 + u, p0 + u_next, False
+        u0[0] = <double>p0
+        u1[0] = <double>p0
+        return 1
+    grow = card - cnt
+    nr = _ranges(lo, hi, <uint64_t>max(16, min(_BUCKETS, n - cnt)), &sh, &base, bcnt, bw, bp)
+    for j in range(n):
+        u = key[j]
+        if u != none:
+            r = <Py_ssize_t>((u >> sh) - base)
+            bcnt[r] += 1
+            bw[r] += w[j] + s
+            bp[r] += p[j]
+    rb = _crossing(nr, bcnt, bw, bp, cs, &wacc, &pacc, &nb_)
+    if rb >= 0:
+        for j in range(n):
+            u = key[j]
+            if u != none and <Py_ssize_t>((u >> sh) - base) == rb:
+                wsb[j] = w[j] + s
+                idx[nin] = j
+                nin += 1
+    return _surrogate_break(p, c, s, step, er, wsb, idx, nin, cs, wacc, pacc, nb_, grow, p0, bcnt, bw, bp, u0, u1)
+
+
+cdef int _surrogate_break(const num* p, num c, num s, num step, double* er, num* wsb, int64_t* idx, Py_ssize_t nin,
+                          num cs, num wacc, num pacc, int64_t nb_, int64_t grow, num p0, int64_t* bcnt, num* bw,
+                          num* bp, double* u0, double* u1) except -1:
+    """The end of :func:`_surrogate_bound_into`: the break item among the ``nin`` items ``idx`` (their
+    efficiencies ``er`` and surrogate weights ``wsb``) of the range that holds it (none: every item
+    fits), after the ranges above it (their weight ``wacc``, profit ``pacc`` and count ``nb_``), and
+    the bound and its estimate.  A range of many items is split the same way again (a histogram over
+    ranges of its own bits, ``bcnt``, ``bw``, ``bp`` reused), the last one by selection."""
+    cdef Py_ssize_t q, nr, r, rb, k
+    cdef int64_t brk = -1, j
+    cdef double pb, rr, pj, wj
+    cdef uint64_t sign = (<uint64_t>1) << 63, lo, hi, u, base
+    cdef int sh
+    while nin > 64:
+        lo = ~(<uint64_t>0)
+        hi = 0
+        for q in range(nin):
+            u = _bits(er[idx[q]]) if er[idx[q]] != 0.0 else 0
+            u ^= ((<uint64_t>0) - (u >> 63)) | sign
+            lo = u if u < lo else lo
+            hi = u if u > hi else hi
+        if lo == hi:        # equal efficiencies: in the order of the items (that of idx)
+            for q in range(nin):
+                j = idx[q]
+                if wacc + wsb[j] > cs:
+                    brk = j
+                    break
+                wacc += wsb[j]
+                pacc += p[j]
+                nb_ += 1
+            nin = 0
+            break
+        nr = _ranges(lo, hi, <uint64_t>min(_BUCKETS, nin), &sh, &base, bcnt, bw, bp)
+        for q in range(nin):
+            j = idx[q]
+            u = _bits(er[j]) if er[j] != 0.0 else 0
+            u ^= ((<uint64_t>0) - (u >> 63)) | sign
+            r = <Py_ssize_t>((u >> sh) - base)
+            bcnt[r] += 1
+            bw[r] += wsb[j]
+            bp[r] += p[j]
+        rb = _crossing(nr, bcnt, bw, bp, cs, &wacc, &pacc, &nb_)
+        if rb < 0:
+            nin = 0
+            break
+        k = 0
+        for q in range(nin):
+            j = idx[q]
+            u = _bits(er[j]) if er[j] != 0.0 else 0
+            u ^= ((<uint64_t>0) - (u >> 63)) | sign
+            if <Py_ssize_t>((u >> sh) - base) == rb:
+                idx[k] = j
+                k += 1
+        nin = k
+    if nin > 0:
+        brk = _select_break(p, er, wsb, idx, nin, cs, &wacc, &pacc, &nb_)
+    pb = <double>pacc
+    if brk < 0:
+        u0[0] = p0 + pb
+        u1[0] = p0 + pb
+        return 0
+    rr = <double>cs - <double>wacc if nb_ else <double>cs - 0.0
+    pj = <double>p[brk]
+    wj = <double>wsb[brk]
+    u0[0] = p0 + (pb + rr * pj / wj)
+    u1[0] = p0 + (pb + _pymax(rr + (grow - nb_) * step, 0.0) * pj / (wj + step))
+    return 0
+
+
+cdef class _SurrogateBuffers:
+    """The buffers of :func:`_surrogate_bound_into` for ``n`` items of dtype ``dt``, allocated once
+    for every bound of a multiplier search."""
+    cdef object er_a, key_a, wsb_a, idx_a, bcnt_a, bw_a, bp_a
+    cdef double* er
+    cdef uint64_t* key
+    cdef void* wsb
+    cdef int64_t* idx
+    cdef int64_t* bcnt
+    cdef void* bw
+    cdef void* bp
+
+    def __cinit__(self, Py_ssize_t n, dt):
+        self.er_a = _empty(n, cnp.NPY_FLOAT64)
+        self.key_a = _empty(n, cnp.NPY_UINT64)
+        self.wsb_a = np.empty(n, dt)
+        self.idx_a = _empty(n, cnp.NPY_INT64)
+        self.bcnt_a = _empty(_BUCKETS, cnp.NPY_INT64)
+        self.bw_a = np.empty(_BUCKETS, dt)
+        self.bp_a = np.empty(_BUCKETS, dt)
+        self.er = <double*>cnp.PyArray_DATA(<cnp.ndarray>self.er_a)
+        self.key = <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>self.key_a)
+        self.wsb = cnp.PyArray_DATA(<cnp.ndarray>self.wsb_a)
+        self.idx = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>self.idx_a)
+        self.bcnt = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>self.bcnt_a)
+        self.bw = cnp.PyArray_DATA(<cnp.ndarray>self.bw_a)
+        self.bp = cnp.PyArray_DATA(<cnp.ndarray>self.bp_a)
+
+
+cdef int _surrogate_bound_buf(const num[::1] p, const num[::1] w, num c, num s, int64_t card, num step,
+                              _SurrogateBuffers buf, double* u0, double* u1) except -1:
+    if p.shape[0] == 0:
+        return _surrogate_bound_into[num](NULL, NULL, 0, c, s, card, step, buf.er, buf.key, <num*>buf.wsb, buf.idx,
+                                          buf.bcnt, <num*>buf.bw, <num*>buf.bp, u0, u1)
+    return _surrogate_bound_into[num](&p[0], &w[0], p.shape[0], c, s, card, step, buf.er, buf.key, <num*>buf.wsb,
+                                      buf.idx, buf.bcnt, <num*>buf.bw, <num*>buf.bp, u0, u1)
+
+
+cdef tuple _surrogate_bound(const num[::1] p, const num[::1] w, num c, num s, int64_t card, num step):
+    cdef double u, u_next
+    cdef _SurrogateBuffers buf = _SurrogateBuffers(p.shape[0], _dtype_of(c))
+    cdef int every = _surrogate_bound_buf[num](p, w, c, s, card, step, buf, &u, &u_next)
+    return u, u_next, every == 1
 
 
 cdef double _pairwise(const double* a, Py_ssize_t n) noexcept nogil:
@@ -901,12 +1101,15 @@ cdef tuple _surrogate_multiplier(const num[::1] p, const num[::1] w, num c, int6
                                  num unit, bint real):
     cdef double best_u = INFINITY, u0, u1
     cdef int64_t best_k = 0, k
+    cdef _SurrogateBuffers buf = None
+    if not (num is double and real):
+        buf = _SurrogateBuffers(p.shape[0], _dtype_of(c))
     while k_lo <= k_hi:
         k = (k_lo + k_hi) // 2
         if num is double and real:
             u0, u1 = _surrogate_bound_real(p, w, c, k * unit, card, unit)
         else:
-            u0, u1, _ = _surrogate_bound(p, w, c, k * unit, card, unit)
+            _surrogate_bound_buf[num](p, w, c, k * unit, card, unit, buf, &u0, &u1)
         if u0 < best_u:
             best_u, best_k = u0, k
         if u1 > u0:
@@ -929,8 +1132,10 @@ cdef int64_t _count_fit(const num[::1] a, num cap, bint largest):
     cdef Py_ssize_t n = a.shape[0], lo = 0, hi = n, i, k, j, q
     cdef int64_t q1, q2, q3, cnt = 0
     cdef num x, y, zz, piv, acc = 0, s_less, one, tmp, mn, mx
-    v_a = np.negative(a) if largest else np.array(a)
-    cdef num[::1] v = v_a
+    v_a = _empty(n, _typenum(cap))
+    cdef num* v = <num*>cnp.PyArray_DATA(<cnp.ndarray>v_a)
+    for j in range(n):
+        v[j] = -a[j] if largest else a[j]
     while lo < hi:
         _pivot_positions(lo, hi, &q1, &q2, &q3)
         x = v[q1]
@@ -1030,50 +1235,28 @@ cdef inline uint64_t _bits(double x) noexcept nogil:
     return u
 
 
-def by_efficiency(e_in, F_in):
-    """The items ``F`` (ascending) in the stable order by decreasing ``e`` (no NaN): ``F[np.argsort(-e[F],
-    kind="stable")]``, by a least-significant-digit radix sort (stable) on the float's bits made
-    monotone (``-0.0`` as ``0.0``), one byte per pass, passes whose byte is the same for every item
-    skipped (Knuth, *The Art of Computer Programming* 3, Section 5.2.5)."""
-    F_c = np.ascontiguousarray(F_in, dtype=np.int64)
-    cdef const double* e = <const double*>_data(e_in, cnp.NPY_FLOAT64, 0)
-    cdef const int64_t* F = <const int64_t*>_data(F_c, cnp.NPY_INT64, 0)
-    cdef Py_ssize_t n = F_c.size, q, d, v
-    cdef int64_t j, pos, cmax
-    cdef uint64_t u, sign = (<uint64_t>1) << 63, sh
+cdef void _radix(uint64_t* src_k, int64_t* src_f, uint64_t* dst_k, int64_t* dst_f, Py_ssize_t n) noexcept:
+    """Sort ``(src_k, src_f)[:n]`` by the keys, stably, in place (``dst_*`` scratch of ``n``): a
+    least-significant-digit radix sort, one byte per pass, passes whose byte is the same for every
+    entry skipped (Knuth, *The Art of Computer Programming* 3, Section 5.2.5)."""
+    cdef Py_ssize_t q, d, v
+    cdef int64_t pos, cmax
+    cdef uint64_t u, sh
     cdef int64_t count[8][257]
-    q = 1
-    while q < n and e[F[q - 1]] >= e[F[q]]:
-        q += 1
-    if q >= n:              # already in that order (equal efficiencies: subset sum)
-        return np.array(F_in, dtype=np.int64)
-    key_a = _empty(n, cnp.NPY_UINT64)
-    cdef uint64_t* key = <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>key_a)
-    for q in range(n):
-        j = F[q]
-        u = 0 if e[j] == 0.0 else _bits(e[j])
-        u = ~u if u & sign else u | sign          # monotone in the value ...
-        key[q] = ~u                                # ... decreasing
+    cdef uint64_t* tk
+    cdef int64_t* tf
+    cdef uint64_t* k0 = src_k
     memset(&count[0][0], 0, sizeof(count))
     for q in range(n):
-        u = key[q]
+        u = src_k[q]
         for d in range(8):
             count[d][((u >> (8 * d)) & 255) + 1] += 1
-    src_f_a = np.array(F_c, dtype=np.int64)
-    dst_k_a = _empty(n, cnp.NPY_UINT64)
-    dst_f_a = _empty(n, cnp.NPY_INT64)
-    cdef uint64_t* src_k = key
-    cdef uint64_t* dst_k = <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>dst_k_a)
-    cdef uint64_t* tk
-    cdef int64_t* src_f = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>src_f_a)
-    cdef int64_t* dst_f = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>dst_f_a)
-    cdef int64_t* tf
     for d in range(8):
         cmax = 0
         for v in range(257):
             if count[d][v] > cmax:
                 cmax = count[d][v]
-        if cmax == n:        # one byte value for every item: the pass keeps the order
+        if cmax == n:        # one byte value for every entry: the pass keeps the order
             continue
         for v in range(256):
             count[d][v + 1] += count[d][v]
@@ -1090,7 +1273,106 @@ def by_efficiency(e_in, F_in):
         tf = src_f
         src_f = dst_f
         dst_f = tf
-        src_f_a, dst_f_a = dst_f_a, src_f_a
+    if src_k != k0:          # (an odd number of passes: the answer is in the scratch)
+        memcpy(dst_k, src_k, n * sizeof(uint64_t))
+        memcpy(dst_f, src_f, n * sizeof(int64_t))
+
+
+cdef void _insertion(uint64_t* k, int64_t* f, Py_ssize_t n) noexcept:
+    """Sort ``(k, f)[:n]`` by the keys, stably (a later entry passes only larger keys)."""
+    cdef Py_ssize_t q, r
+    cdef uint64_t u
+    cdef int64_t g
+    for q in range(1, n):
+        u = k[q]
+        g = f[q]
+        r = q
+        while r > 0 and k[r - 1] > u:
+            k[r] = k[r - 1]
+            f[r] = f[r - 1]
+            r -= 1
+        k[r] = u
+        f[r] = g
+
+
+cdef void _distribute(uint64_t* k, int64_t* f, uint64_t* tk, int64_t* tf, Py_ssize_t n) noexcept:
+    """Sort ``(k, f)[:n]`` by the keys, stably, in place (``tk``, ``tf`` scratch of ``n``): the entries
+    distributed over about ``n`` ranges of keys in their order, each range sorted the same way in the
+    scratch (insertion up to 32 entries; a range of equal keys is left as it is) and copied back (a
+    distributive sort; Knuth, *The Art of Computer Programming* 3, Section 5.2.5)."""
+    cdef Py_ssize_t q, r, nr, a, b
+    cdef uint64_t lo = ~(<uint64_t>0), hi = 0, u, base
+    cdef int64_t pos
+    cdef int sh = 0
+    if n <= 32:
+        _insertion(k, f, n)
+        return
+    for q in range(n):
+        u = k[q]
+        if u < lo:
+            lo = u
+        if u > hi:
+            hi = u
+    if lo == hi:
+        return
+    while (hi >> sh) - (lo >> sh) >= <uint64_t>n:
+        sh += 1
+    base = lo >> sh
+    nr = <Py_ssize_t>((hi >> sh) - base) + 1
+    cdef int64_t* start = <int64_t*>calloc(nr + 1, sizeof(int64_t))
+    if start == NULL:
+        _radix(k, f, tk, tf, n)
+        return
+    for q in range(n):
+        start[<Py_ssize_t>((k[q] >> sh) - base) + 1] += 1
+    for r in range(nr):
+        start[r + 1] += start[r]
+    for q in range(n):
+        r = <Py_ssize_t>((k[q] >> sh) - base)
+        pos = start[r]
+        start[r] = pos + 1
+        tk[pos] = k[q]
+        tf[pos] = f[q]
+    a = 0                   # (start[r] is now the end of range r)
+    for r in range(nr):
+        b = start[r]
+        if b - a > 1:
+            _distribute(tk + a, tf + a, k + a, f + a, b - a)
+        a = b
+    free(start)
+    memcpy(k, tk, n * sizeof(uint64_t))
+    memcpy(f, tf, n * sizeof(int64_t))
+
+
+def by_efficiency(e_in, F_in):
+    """The items ``F`` (ascending) in the stable order by decreasing ``e`` (no NaN): ``F[np.argsort(-e[F],
+    kind="stable")]``, by a stable distributive sort (:func:`_distribute`) on the float's bits made
+    monotone (``-0.0`` as ``0.0``): a stable sort by the same keys, so the same order."""
+    F_c = F_in if cnp.PyArray_Check(F_in) and cnp.PyArray_TYPE(<cnp.ndarray>F_in) == cnp.NPY_INT64 \
+        and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>F_in) else np.ascontiguousarray(F_in, dtype=np.int64)
+    cdef const double* e = <const double*>_data(e_in, cnp.NPY_FLOAT64, 0)
+    cdef const int64_t* F = <const int64_t*>_data(F_c, cnp.NPY_INT64, 0)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(<cnp.ndarray>F_c), q
+    cdef int64_t j
+    cdef uint64_t u, sign = (<uint64_t>1) << 63
+    src_f_a = _empty(n, cnp.NPY_INT64)
+    memcpy(cnp.PyArray_DATA(<cnp.ndarray>src_f_a), F, n * sizeof(int64_t))
+    q = 1
+    while q < n and e[F[q - 1]] >= e[F[q]]:
+        q += 1
+    if q >= n:              # already in that order (equal efficiencies: subset sum)
+        return src_f_a
+    key_a = _empty(n, cnp.NPY_UINT64)
+    cdef uint64_t* key = <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>key_a)
+    for q in range(n):
+        j = F[q]
+        u = 0 if e[j] == 0.0 else _bits(e[j])
+        u = ~u if u & sign else u | sign          # monotone in the value ...
+        key[q] = ~u                                # ... decreasing
+    dst_k_a = _empty(n, cnp.NPY_UINT64)
+    dst_f_a = _empty(n, cnp.NPY_INT64)
+    _distribute(key, <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>src_f_a),
+                <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>dst_k_a), <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>dst_f_a), n)
     return src_f_a
 
 
@@ -1217,8 +1499,7 @@ cdef tuple _greedy_one(const double* p, const double* w, const double* e, const 
     cdef double need2 = (w[brk] + w[k2]) - r0 if k2 >= 0 else INFINITY
     cdef int64_t j1 = -1, j2 = -1, q1 = -1, q2 = -1, f1 = -1, f2 = -1, f3 = -1
     cdef double pj1 = -INFINITY, pj2 = -INFINITY, pq1 = INFINITY, pq2 = INFINITY
-    cdef double pj, wj, f, key, best, val
-    cdef bint bj, ok
+    cdef double pj, wj, f, best, val
     cand_a = _empty(n, cnp.NPY_INT64)
     fb_a = _empty(n, cnp.NPY_FLOAT64)
     cdef int64_t* cand = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>cand_a)
@@ -1231,27 +1512,20 @@ cdef tuple _greedy_one(const double* p, const double* w, const double* e, const 
             cand[m] = j
             fb[m] = f
             m += 1
-        bj = before[j] != 0
-        ok = bj and (wj >= need1)
-        key = pj if ok else INFINITY
-        if key <= pq1 and ok and (q1 < 0 or key < pq1 or _before(e, j, q1)):
-            q1 = j
-            pq1 = key
-        ok = bj and (wj >= need2)
-        key = pj if ok else INFINITY
-        if key <= pq2 and ok and (q2 < 0 or key < pq2 or _before(e, j, q2)):
-            q2 = j
-            pq2 = key
-        ok = (not bj) and (j != brk) and (wj <= r0)
-        key = pj if ok else -INFINITY
-        if key >= pj2 and ok and (j2 < 0 or key > pj2 or _before(e, j, j2)):
-            j2 = j
-            pj2 = key
-        ok = (not bj) and (wj <= lim)
-        key = pj if ok else -INFINITY
-        if key >= pj1 and ok and (j1 < 0 or key > pj1 or _before(e, j, j1)):
-            j1 = j
-            pj1 = key
+        if before[j]:       # the cheapest item out (alone, or against the break item and the next)
+            if wj >= need1 and pj <= pq1 and (q1 < 0 or pj < pq1 or _before(e, j, q1)):
+                q1 = j
+                pq1 = pj
+            if wj >= need2 and pj <= pq2 and (q2 < 0 or pj < pq2 or _before(e, j, q2)):
+                q2 = j
+                pq2 = pj
+        else:               # the most valuable item in (alone, or for the last item before the break)
+            if j != brk and wj <= r0 and pj >= pj2 and (j2 < 0 or pj > pj2 or _before(e, j, j2)):
+                j2 = j
+                pj2 = pj
+            if wj <= lim and pj >= pj1 and (j1 < 0 or pj > pj1 or _before(e, j, j1)):
+                j1 = j
+                pj1 = pj
     best = Pb
     if j1 >= 0:
         val = Pb - p[a] + p[j1]
@@ -1447,8 +1721,10 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
         if bv[j]:
             b += 1
     # The search's start: every free item of F is free at z = Pb.
-    W = np.full(1, Wb)
-    P = np.full(1, Pb)
+    W = _empty(1, cnp.NPY_FLOAT64)
+    P = _empty(1, cnp.NPY_FLOAT64)
+    (<double*>cnp.PyArray_DATA(<cnp.ndarray>W))[0] = Wb
+    (<double*>cnp.PyArray_DATA(<cnp.ndarray>P))[0] = Pb
     anc = _zeros(1, cnp.NPY_INT64)
     bits = _zeros(1, cnp.NPY_UINT64)
     items_a = _empty(m, cnp.NPY_INT64)
@@ -1456,22 +1732,20 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
     hist_bits = _empty(64, cnp.NPY_UINT64)
     hist_off = _zeros(8, cnp.NPY_INT64)
     free_a = _empty(m, cnp.NPY_INT64)
-    cdef int64_t[::1] free_idx = free_a
+    cdef int64_t* free_idx = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>free_a)
     k = 0
     for q in range(m):
         if fbF[q] >= thr:
             free_idx[k] = q
             k += 1
-    free_a = free_a[:k]
-    free_idx = free_a
-    q = _search_right_i(free_idx, b - 1) - 1
+    q = _search_right(<const int64_t*>free_idx, k, b - 1) - 1
     ist[C_I_S] = free_idx[q] if q >= 0 else -1
-    q = _search_left_i(free_idx, b)
-    ist[C_I_T] = free_idx[q] if q < free_idx.shape[0] else m
+    q = _search_left_p(free_idx, k, b)
+    ist[C_I_T] = free_idx[q] if q < k else m
     ist[C_I_SIDE] = 1
     ist[C_I_NEXT_PAIRING] = min_pairing
     ist[C_I_RELAX_DONE] = 1 if relax_done else 0
-    ist[C_I_DIV] = 1 if _divisible(wF, free_idx, capacity, Wb) else 0
+    ist[C_I_DIV] = 1 if _divisible(wF, free_idx, k, capacity, Wb) else 0
     zst[C_Z] = zs
     zst[C_Z_FRESH] = zs
     if greedy:
@@ -1501,7 +1775,7 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
 
 cdef double _weight_grid(const double[::1] w):
     cdef int64_t unit_exp = 10 ** 6, low, M
-    cdef int expo
+    cdef int expo, low_expo
     cdef double top = 0.0, x, mant
     cdef Py_ssize_t j
     for j in range(w.shape[0]):
@@ -1509,10 +1783,8 @@ cdef double _weight_grid(const double[::1] w):
         if x > 0:
             mant = frexp(x, &expo)
             M = <int64_t>(mant * _MANTISSA)
-            low = 0
-            while M & 1 == 0:
-                M >>= 1
-                low += 1
+            frexp(<double>(M & -M), &low_expo)     # (the lowest set bit: 2^(low_expo - 1))
+            low = low_expo - 1
             if expo - 53 + low < unit_exp:
                 unit_exp = expo - 53 + low
             if x > top:
@@ -1526,6 +1798,22 @@ def weight_grid(w):
     """``_knapsack._weight_grid``: the largest power of two of which every weight is an integer
     multiple (``w / u < 2^52``), by the same exponents; ``-1.0`` where it returns None."""
     return _weight_grid(np.ascontiguousarray(w, dtype=np.float64))
+
+
+cdef object _gather(object a, object idx):
+    """``a[idx]`` of a float64 array and int64 indices (``0 <= idx < a.size``), by a loop (numpy's
+    fancy indexing sets up an iterator); numpy's where ``a`` is not a contiguous float64 array."""
+    if not (cnp.PyArray_Check(a) and cnp.PyArray_TYPE(<cnp.ndarray>a) == cnp.NPY_FLOAT64
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>a)):
+        return a[idx]
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(<cnp.ndarray>idx), q
+    cdef const int64_t* ix = <const int64_t*>_data(idx, cnp.NPY_INT64, n)
+    cdef const double* src = <const double*>_data(a, cnp.NPY_FLOAT64, 0)
+    out = _empty(n, cnp.NPY_FLOAT64)
+    cdef double* dst = <double*>cnp.PyArray_DATA(<cnp.ndarray>out)
+    for q in range(n):
+        dst[q] = src[ix[q]]
+    return out
 
 
 def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t mem_limit, int64_t budget,
@@ -1553,8 +1841,8 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
     cdef bint improving[2]
     cdef bint found = False
     order = by_efficiency(e_in, np.arange(m, dtype=np.int64))
-    ps_a = p_in[order]
-    ws_a = w_in[order]
+    ps_a = _gather(p_in, order)
+    ws_a = _gather(w_in, order)
     cdef double[::1] ps = ps_a, ws = ws_a
     none = _zeros(0, cnp.NPY_BOOL)
     b = m
@@ -1697,8 +1985,9 @@ def solve01(v_in, w_in, int64_t cap, int64_t mem_limit, int64_t budget, int64_t 
         weights, efficiencies), ``capacity`` (float, on the weights' divisor) and ``unit`` (the
         weights' power-of-two grid) are what a resumed search needs.
     """
-    cdef const int64_t[::1] v = v_in, w = w_in
-    cdef Py_ssize_t n = v.shape[0], j, k, q, m = 0
+    cdef const int64_t* v = _data_int64(v_in, 0)
+    cdef Py_ssize_t n = cnp.PyArray_DIM(<cnp.ndarray>v_in, 0), j, k, q, m = 0
+    cdef const int64_t* w = _data_int64(w_in, n)
     cdef int64_t limit = 1LL << 62, tv = 0, tw = 0, g = 0, a, tmp, zb, capk, value = 0, weight = 0
     cdef int tz = 64
     cdef bint bad = False
@@ -1721,19 +2010,20 @@ def solve01(v_in, w_in, int64_t cap, int64_t mem_limit, int64_t budget, int64_t 
     pf_a = _empty(m, cnp.NPY_FLOAT64)
     wf_a = _empty(m, cnp.NPY_FLOAT64)
     e_a = _empty(m, cnp.NPY_FLOAT64)
-    cdef int64_t[::1] items = items_a, x = x_a
-    cdef double[::1] pf = pf_a, wf = wf_a, e = e_a
+    cdef int64_t* items = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>items_a)
+    cdef int64_t* x = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>x_a)
+    cdef double* pf = <double*>cnp.PyArray_DATA(<cnp.ndarray>pf_a)
+    cdef double* wf = <double*>cnp.PyArray_DATA(<cnp.ndarray>wf_a)
+    cdef double* e = <double*>cnp.PyArray_DATA(<cnp.ndarray>e_a)
     if not bad and tv < (1LL << 52) and tw <= (1LL << 52) and m > max_enumerate:
         k = 0
         for j in range(n):
             if v[j] > 0 and w[j] <= cap:
                 items[k] = j
+                pf[k] = <double>v[j]
+                wf[k] = <double>w[j]
+                e[k] = _pymin(pf[k] / wf[k], _MAX_EFFICIENCY) if wf[k] > 0 else _MAX_EFFICIENCY
                 k += 1
-        for k in range(m):
-            pf[k] = <double>v[items[k]]
-            wf[k] = <double>w[items[k]]
-        for k in range(m):
-            e[k] = _pymin(pf[k] / wf[k], _MAX_EFFICIENCY) if wf[k] > 0 else _MAX_EFFICIENCY
         for k in range(m):
             a = w[items[k]]
             if a > 0:
@@ -1759,9 +2049,9 @@ def solve01(v_in, w_in, int64_t cap, int64_t mem_limit, int64_t budget, int64_t 
     cdef double capacity = <double>(capk - capk % g)
     r = start_free(pf_a, wf_a, e_a, capacity, unit, mem_limit, budget, False, min_relax, min_pairing, -INFINITY,
                    spare)
-    cdef unsigned char[::1] take
+    cdef const unsigned char* take
     if r[0] == C_DONE:
-        take = r[1].view(np.uint8)
+        take = <const unsigned char*>_data(r[1], cnp.NPY_BOOL, m)
         for q in range(m):
             if take[q]:
                 j = items[q]

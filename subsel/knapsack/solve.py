@@ -341,11 +341,15 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
 
 
 def _answer(x: np.ndarray, v: np.ndarray, w: np.ndarray, k: np.ndarray | None, cap: int, res: KnapsackResult,
-            widen: float, start: float) -> KnapsackSolution:
+            widen: float, start: float, taken: np.ndarray | None = None) -> KnapsackSolution:
     """The solution of the copies ``x`` the core's answer ``res`` gave: its value and weight summed
     in integers and checked (``weights . x <= cap``, ``x <= k``; ``k`` None: 0-1), the status and the
-    bound (the core's widened by ``widen``, its rounding error, then rounded down)."""
-    value, weight = int((x * v).sum()), int((x * w).sum())
+    bound (the core's widened by ``widen``, its rounding error, then rounded down).  ``taken``: the
+    items of a 0-1 ``x`` (their values and weights summed instead of every product)."""
+    if taken is None:
+        value, weight = int((x * v).sum()), int((x * w).sum())
+    else:
+        value, weight = int(v[taken].sum()), int(w[taken].sum())
     if weight > cap or (k is not None and np.any(x > k)):
         raise SolverError(f"solve_knapsack: the answer weighs {weight} > capacity {cap} (a bug; please report)")
     optimal = res.optimal and value >= res.value
@@ -373,8 +377,8 @@ def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time
     if type(values) is np.ndarray and type(weights) is np.ndarray and values.dtype == weights.dtype == np.int64 \
             and values.ndim == weights.ndim == 1:
         v, w = values, weights
-        if not (v.flags.c_contiguous and v.flags.writeable and w.flags.c_contiguous and w.flags.writeable):
-            v, w = np.array(v), np.array(w)   # (the kernel is compiled for writeable contiguous arrays)
+        if not (v.flags.c_contiguous and w.flags.c_contiguous):
+            v, w = np.ascontiguousarray(v), np.ascontiguousarray(w)   # (the kernel reads contiguous arrays)
     else:
         v, w = _as_int_array(values, "values"), _as_int_array(weights, "weights")
     if v.size != w.size:
@@ -408,5 +412,6 @@ def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time
     res = nbk.resume_free(r[11:], pf, wf, e, c_core, deadline, memory,
                           _knapsack.relax_in_order(pf, wf, e, c_core, unit, deadline))
     x = np.zeros(v.size, dtype=np.int64)
-    x[items[res.take]] = 1
-    return _answer(x, v, w, None, int(r[4]), res, 1e-6, start)
+    taken = items[res.take]
+    x[taken] = 1
+    return _answer(x, v, w, None, int(r[4]), res, 1e-6, start, taken)
