@@ -820,7 +820,7 @@ cdef int _surrogate_bound_into(const num* p, const num* w, Py_ssize_t n, num c, 
                                double* er, uint64_t* key, num* wsb, int64_t* idx, int64_t* bcnt, num* bw, num* bp,
                                double* u0, double* u1) except -1:
     """The surrogate bound and its estimate at ``s + step`` (``u0``, ``u1``) into the caller's buffers
-    (``er``, ``key``, ``wsb``, ``idx`` of ``n`` entries, ``bcnt``, ``bw``, ``bp`` of ``_BUCKETS``):
+    (``er``, ``key``, ``wsb``, ``idx`` of ``n`` entries, ``bcnt``, ``bw``, ``bp`` of ``2 _BUCKETS``):
     returns 1 when every item is always taken, else 0.  The break item of the items of positive
     surrogate weight in the stable order by decreasing ``p / (w + s)`` in three passes, as
     :func:`break_split` finds it: the efficiencies' monotone bits, a histogram of counts, weights and
@@ -833,9 +833,6 @@ cdef int _surrogate_bound_into(const num* p, const num* w, Py_ssize_t n, num c, 
     cdef uint64_t none = ~(<uint64_t>0)
     cdef int sh = 0
     cdef int64_t nb_ = 0, grow
-    cdef double x
-    for j in range(n):      # (a loop the compiler vectorizes; a surrogate weight <= 0 gives a value not read)
-        er[j] = <double>p[j] / <double>(w[j] + s)
     for j in range(n):
         wsj = w[j] + s
         if wsj <= 0:
@@ -844,8 +841,7 @@ cdef int _surrogate_bound_into(const num* p, const num* w, Py_ssize_t n, num c, 
             p0 += p[j]
             key[j] = none
         else:
-            x = er[j]
-            u = _bits(x) if x != 0.0 else 0
+            u = _bits(<double>p[j] / <double>wsj + 0.0)     # (-0.0 as 0.0, without a branch)
             u ^= ((<uint64_t>0) - (u >> 63)) | sign
             key[j] = u
             lo = u if u < lo else lo
@@ -861,19 +857,46 @@ cdef int _surrogate_bound_into(const num* p, const num* w, Py_ssize_t n, num c, 
         return 1
     grow = card - cnt
     nr = _ranges(lo, hi, <uint64_t>max(16, min(_BUCKETS, n - cnt)), &sh, &base, bcnt, bw, bp)
-    for j in range(n):
+    # Two histograms, of the even and the odd items, summed after (neighbours in the same range
+    # would otherwise wait for each other's sums; the sums are integers, so the same).
+    cdef int64_t* bcnt2 = bcnt + _BUCKETS
+    cdef num* bw2 = bw + _BUCKETS
+    cdef num* bp2 = bp + _BUCKETS
+    for r in range(nr):
+        bcnt2[r] = 0
+        bw2[r] = 0
+        bp2[r] = 0
+    for j in range(0, n - 1, 2):
         u = key[j]
         if u != none:
             r = <Py_ssize_t>((u >> sh) - base)
             bcnt[r] += 1
             bw[r] += w[j] + s
             bp[r] += p[j]
+        u = key[j + 1]
+        if u != none:
+            r = <Py_ssize_t>((u >> sh) - base)
+            bcnt2[r] += 1
+            bw2[r] += w[j + 1] + s
+            bp2[r] += p[j + 1]
+    if n & 1:
+        u = key[n - 1]
+        if u != none:
+            r = <Py_ssize_t>((u >> sh) - base)
+            bcnt[r] += 1
+            bw[r] += w[n - 1] + s
+            bp[r] += p[n - 1]
+    for r in range(nr):
+        bcnt[r] += bcnt2[r]
+        bw[r] += bw2[r]
+        bp[r] += bp2[r]
     rb = _crossing(nr, bcnt, bw, bp, cs, &wacc, &pacc, &nb_)
     if rb >= 0:
         for j in range(n):
             u = key[j]
             if u != none and <Py_ssize_t>((u >> sh) - base) == rb:
                 wsb[j] = w[j] + s
+                er[j] = <double>p[j] / <double>wsb[j]
                 idx[nin] = j
                 nin += 1
     return _surrogate_break(p, c, s, step, er, wsb, idx, nin, cs, wacc, pacc, nb_, grow, p0, bcnt, bw, bp, u0, u1)
@@ -949,9 +972,11 @@ cdef int _surrogate_break(const num* p, num c, num s, num step, double* er, num*
 
 
 cdef class _SurrogateBuffers:
-    """The buffers of :func:`_surrogate_bound_into` for ``n`` items of dtype ``dt``, allocated once
-    for every bound of a multiplier search."""
+    """The buffers of :func:`_surrogate_bound_into` for up to ``n`` items of dtype ``dt``, allocated
+    once for every bound of a multiplier search and kept for the next call (:func:`_take_buffers`)."""
     cdef object er_a, key_a, wsb_a, idx_a, bcnt_a, bw_a, bp_a
+    cdef Py_ssize_t n
+    cdef int typenum
     cdef double* er
     cdef uint64_t* key
     cdef void* wsb
@@ -961,13 +986,15 @@ cdef class _SurrogateBuffers:
     cdef void* bp
 
     def __cinit__(self, Py_ssize_t n, dt):
+        self.n = n
         self.er_a = _empty(n, cnp.NPY_FLOAT64)
         self.key_a = _empty(n, cnp.NPY_UINT64)
         self.wsb_a = np.empty(n, dt)
         self.idx_a = _empty(n, cnp.NPY_INT64)
-        self.bcnt_a = _empty(_BUCKETS, cnp.NPY_INT64)
-        self.bw_a = np.empty(_BUCKETS, dt)
-        self.bp_a = np.empty(_BUCKETS, dt)
+        self.bcnt_a = _empty(2 * _BUCKETS, cnp.NPY_INT64)
+        self.bw_a = np.empty(2 * _BUCKETS, dt)
+        self.bp_a = np.empty(2 * _BUCKETS, dt)
+        self.typenum = cnp.PyArray_TYPE(<cnp.ndarray>self.wsb_a)
         self.er = <double*>cnp.PyArray_DATA(<cnp.ndarray>self.er_a)
         self.key = <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>self.key_a)
         self.wsb = cnp.PyArray_DATA(<cnp.ndarray>self.wsb_a)
@@ -975,6 +1002,37 @@ cdef class _SurrogateBuffers:
         self.bcnt = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>self.bcnt_a)
         self.bw = cnp.PyArray_DATA(<cnp.ndarray>self.bw_a)
         self.bp = cnp.PyArray_DATA(<cnp.ndarray>self.bp_a)
+
+
+# Buffers given back by finished calls, for the next (fresh arrays of a few hundred kB cost page
+# faults in every call: the C library returns freed memory to the system).  A call takes a set out
+# of the list and owns it until it gives it back; a list's pop and append hold the interpreter lock,
+# so threads never share a set.
+cdef list _POOL = []
+cdef Py_ssize_t _POOL_SIZE = 4
+
+
+cdef _SurrogateBuffers _take_buffers(Py_ssize_t n, int typenum):
+    """A set of buffers for ``n`` items of dtype ``typenum``: one given back before, else new."""
+    cdef _SurrogateBuffers buf
+    cdef Py_ssize_t q
+    for q in range(len(_POOL) - 1, -1, -1):
+        buf = <_SurrogateBuffers>_POOL[q]
+        if buf.n >= n and buf.typenum == typenum:
+            del _POOL[q]
+            return buf
+    return _SurrogateBuffers(n, np.int64 if typenum == cnp.NPY_INT64 else np.float64)
+
+
+cdef void _give_buffers(_SurrogateBuffers buf):
+    """Keep ``buf`` for a later call (the largest sets, at most ``_POOL_SIZE``)."""
+    cdef Py_ssize_t q, low = 0
+    _POOL.append(buf)
+    if len(_POOL) > _POOL_SIZE:
+        for q in range(1, len(_POOL)):
+            if (<_SurrogateBuffers>_POOL[q]).n < (<_SurrogateBuffers>_POOL[low]).n:
+                low = q
+        del _POOL[low]
 
 
 cdef int _surrogate_bound_buf(const num[::1] p, const num[::1] w, num c, num s, int64_t card, num step,
@@ -988,8 +1046,9 @@ cdef int _surrogate_bound_buf(const num[::1] p, const num[::1] w, num c, num s, 
 
 cdef tuple _surrogate_bound(const num[::1] p, const num[::1] w, num c, num s, int64_t card, num step):
     cdef double u, u_next
-    cdef _SurrogateBuffers buf = _SurrogateBuffers(p.shape[0], _dtype_of(c))
+    cdef _SurrogateBuffers buf = _take_buffers(p.shape[0], _typenum(c))
     cdef int every = _surrogate_bound_buf[num](p, w, c, s, card, step, buf, &u, &u_next)
+    _give_buffers(buf)
     return u, u_next, every == 1
 
 
@@ -1103,7 +1162,7 @@ cdef tuple _surrogate_multiplier(const num[::1] p, const num[::1] w, num c, int6
     cdef int64_t best_k = 0, k
     cdef _SurrogateBuffers buf = None
     if not (num is double and real):
-        buf = _SurrogateBuffers(p.shape[0], _dtype_of(c))
+        buf = _take_buffers(p.shape[0], _typenum(c))
     while k_lo <= k_hi:
         k = (k_lo + k_hi) // 2
         if num is double and real:
@@ -1116,6 +1175,8 @@ cdef tuple _surrogate_multiplier(const num[::1] p, const num[::1] w, num c, int6
             k_hi = k - 1
         else:
             k_lo = k + 1
+    if buf is not None:
+        _give_buffers(buf)
     return best_u, best_k
 
 
@@ -1362,17 +1423,15 @@ def by_efficiency(e_in, F_in):
         q += 1
     if q >= n:              # already in that order (equal efficiencies: subset sum)
         return src_f_a
-    key_a = _empty(n, cnp.NPY_UINT64)
-    cdef uint64_t* key = <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>key_a)
+    cdef _SurrogateBuffers buf = _take_buffers(n, cnp.NPY_INT64)     # (scratch: keys, and the sort's)
+    cdef uint64_t* key = buf.key
     for q in range(n):
         j = F[q]
         u = 0 if e[j] == 0.0 else _bits(e[j])
         u = ~u if u & sign else u | sign          # monotone in the value ...
         key[q] = ~u                                # ... decreasing
-    dst_k_a = _empty(n, cnp.NPY_UINT64)
-    dst_f_a = _empty(n, cnp.NPY_INT64)
-    _distribute(key, <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>src_f_a),
-                <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>dst_k_a), <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>dst_f_a), n)
+    _distribute(key, <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>src_f_a), <uint64_t*>buf.er, buf.idx, n)
+    _give_buffers(buf)
     return src_f_a
 
 
@@ -1404,8 +1463,8 @@ def break_split(p_in, w_in, e_in, double c):
     cdef int64_t a = -1, k = -1, a_in = -1, k_in = -1, brk_local
     if n == 0:
         return np.ones(0, np.bool_), -1, 0.0, 0.0, -1, -1
-    key_a = _empty(n, cnp.NPY_UINT64)
-    cdef uint64_t* key = <uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>key_a)
+    cdef _SurrogateBuffers buf = _take_buffers(n, cnp.NPY_INT64)     # (scratch: keys, and the sort's)
+    cdef uint64_t* key = buf.key
     for j in range(n):     # the float's bits made monotone in its value (-0.0 as 0.0)
         u = _bits(e[j]) if e[j] != 0.0 else 0
         u ^= ((<uint64_t>0) - (u >> 63)) | sign
