@@ -1463,7 +1463,7 @@ def break_split(p_in, w_in, e_in, double c):
     cdef int64_t a = -1, k = -1, a_in = -1, k_in = -1, brk_local
     if n == 0:
         return np.ones(0, np.bool_), -1, 0.0, 0.0, -1, -1
-    cdef _SurrogateBuffers buf = _take_buffers(n, cnp.NPY_INT64)     # (scratch: keys, and the sort's)
+    cdef _SurrogateBuffers buf = _take_buffers(n, cnp.NPY_INT64)     # (scratch: the keys)
     cdef uint64_t* key = buf.key
     for j in range(n):     # the float's bits made monotone in its value (-0.0 as 0.0)
         u = _bits(e[j]) if e[j] != 0.0 else 0
@@ -1498,6 +1498,7 @@ def break_split(p_in, w_in, e_in, double c):
         wacc += ws[r]
         pacc += ps[r]
     if rb < 0:      # everything fits
+        _give_buffers(buf)
         return np.ones(n, np.bool_), -1, pacc, wacc, -1, -1
     above = rb + 1  # the nearest ranges with items above and below the break item's
     while above < nr and cnt[above] == 0:
@@ -1529,6 +1530,7 @@ def break_split(p_in, w_in, e_in, double c):
         elif r == below:
             if k < 0 or _before(e, j, k):
                 k = j
+    _give_buffers(buf)
     local_a = _zeros(ninside, cnp.NPY_BOOL)
     cdef unsigned char* local = <unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>local_a)
     brk_local = _break_solution(e_ins, w_ins, ninside, c - wacc, local)
