@@ -1667,11 +1667,12 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
     -------
     tuple
         ``(code, take, value, lp, ub_global, F, before, inside, b, flip_bound_F, W, P, anc, bits, items,
-        hist_anc, hist_bits, hist_off, ist, zst, zbits, gtake, spare)``: ``code`` is ``FALLBACK`` (sums
+        hist_anc, hist_bits, hist_off, ist, zst, zbits, gtake, spare, pF, wF, eF)``: ``code`` is ``FALLBACK`` (sums
         not exact: nothing done), ``DONE`` (``take``, in the caller's order, and ``value`` are the
         answer, the core size is ``ist[I_NITEMS]``) or the code of :func:`run` to resume the search
         from, with the free items ``F`` (in efficiency order), the break solution ``before`` and its
-        restriction ``inside`` to ``F``, the break item's rank ``b`` in ``F``.
+        restriction ``inside`` to ``F``, the break item's rank ``b`` in ``F``, and the profits, weights
+        and efficiencies of ``F`` (``p[F]``, ``w[F]``, ``e[F]``; empty unless the search is to resume).
     """
     cdef Py_ssize_t n = p_in.size, j, q, k, m, cnt
     cdef const double* p = <const double*>_data(p_in, cnp.NPY_FLOAT64, n)
@@ -1693,7 +1694,8 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
     cdef double* zst = <double*>cnp.PyArray_DATA(<cnp.ndarray>zst_a)
     if not (ap < _EXACT and aw < _EXACT * unit):
         return (C_FALLBACK, empty_b, 0.0, 0.0, 0.0, empty_i, empty_b, empty_b, 0, empty_f, empty_f, empty_f,
-                empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist_a, zst_a, empty_u, empty_b, spare)
+                empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist_a, zst_a, empty_u, empty_b, spare,
+                empty_f, empty_f, empty_f)
     ordered = True          # items already by decreasing efficiency (subset sum): the break by a scan
     for j in range(1, n):
         if e[j] > e[j - 1]:
@@ -1723,7 +1725,8 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
         for j in range(n):
             val += p[j]
         return (C_DONE, np.ones(n, np.bool_), val, val, val, empty_i, before_a, empty_b, 0, empty_f, empty_f,
-                empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist_a, zst_a, empty_u, empty_b, spare)
+                empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist_a, zst_a, empty_u, empty_b, spare,
+                empty_f, empty_f, empty_f)
     eb = e[brk]
     lp = Pb + (capacity - Wb) * eb
     ub_global = floor(lp + _INT_MARGIN)
@@ -1742,7 +1745,8 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
     if zs >= ub_global:    # a greedy solution is optimal (or nothing beats lower)
         zst[C_Z] = zs
         return (C_DONE, gtake.copy(), zs, lp, ub_global, empty_i, before_a, empty_b, 0, empty_f, empty_f,
-                empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist_a, zst_a, empty_u, gtake, spare)
+                empty_f, empty_i, empty_u, empty_i, empty_i, empty_u, empty_i, ist_a, zst_a, empty_u, gtake, spare,
+                empty_f, empty_f, empty_f)
     thr = zs + 1.0 - _INT_MARGIN
     cdef const int64_t* cand = <const int64_t*>cnp.PyArray_DATA(<cnp.ndarray>cand_a)
     cdef const double* fbc = <const double*>cnp.PyArray_DATA(<cnp.ndarray>fbc_a)
@@ -1831,7 +1835,7 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
             take = before_a.copy()
             take[F_a] = take_sorted
     return (code, take, zst[C_Z], lp, ub_global, F_a, before_a, inside_a, b, fbF_a, W, P, anc, bits, items_a,
-            hist_anc, hist_bits, hist_off, ist_a, zst_a, zbits_a, gtake, spare)
+            hist_anc, hist_bits, hist_off, ist_a, zst_a, zbits_a, gtake, spare, pF_a, wF_a, eF_a)
 
 
 cdef double _weight_grid(const double[::1] w):

@@ -243,12 +243,13 @@ def resume_free(r: tuple[Any, ...], p: np.ndarray, w: np.ndarray, e: np.ndarray,
                 deadline: float | None, memory_limit: int | None,
                 relax: Callable[[Any, int | None], tuple[Any, Any, np.ndarray | None]]) -> KnapsackResult:
     """The answer of :func:`search_free` from what :func:`start_free` returned (``r``): the answer
-    itself when the search ended, else the search resumed where it stopped."""
+    itself when the search ended, else the search resumed where it stopped (on the free items' data
+    ``r`` holds, gathered by the compiled start)."""
     code, take, value, lp, ub_global, F, before, inside, b, fbF = r[:10]
     if code == DONE:
         give_spare(r[22])
         return KnapsackResult(take, value, lp, value, True, int(r[18][I_NITEMS]))
-    return search(p[F], w[F], e[F], fbF, capacity, b, 0.0, 0.0, 0.0, ub_global, _INT_MARGIN, False, deadline,
+    return search(r[23], r[24], r[25], fbF, capacity, b, 0.0, 0.0, 0.0, ub_global, _INT_MARGIN, False, deadline,
                   memory_limit, True, relax, lp, F, inside, base=before, state=r[10:21],
                   z_take=r[21] if r[18][I_ZKIND] == 2 else None, spare=r[22])
 

@@ -396,7 +396,7 @@ def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time
                     _knapsack._MIN_PAIRING, nbk.take_spare())
     code = r[0]
     if code in (nbk.DONE, nbk.FALLBACK):
-        nbk.give_spare(r[-1])
+        nbk.give_spare(r[33])       # (start_free's spare, after solve01's 11 entries)
     if code == nbk.DONE:
         x = r[1]
         value, weight, cap_in = int(r[2]), int(r[3]), int(r[4])
