@@ -459,9 +459,12 @@ class MILPSolver(Solver):
             if left is not None and left <= 0:
                 return None
             form, full = with_cuts(solver_form(problem, 0.0, boost=self.decide_boost)[0], refused)
-            raw = clock.call(self._run, form, left, None if warm is None else full(warm))
-            if self._contradicts(raw, form):  # the warm start answered as optimal below the solver's value
-                raw = clock.call(self._run, form, self._left(deadline), None)
+            try:
+                raw = clock.call(self._run, form, left, None if warm is None else full(warm))
+                if self._contradicts(raw, form):  # the warm start answered as optimal below the solver's value
+                    raw = clock.call(self._run, form, self._left(deadline), None)
+            except SolverError:  # the boosted rows are beyond the backend's numerics: not decided here
+                return None
             if raw.status is Status.INFEASIBLE:
                 return Status.INFEASIBLE
             if raw.status is not Status.OPTIMAL or raw.x is None or self._contradicts(raw, form):
