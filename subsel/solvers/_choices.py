@@ -38,7 +38,7 @@ import functools
 import itertools
 import math
 import time
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -356,6 +356,18 @@ def _search(problem: SubsetSelectionProblem, a: _Agents, red: _Reduced, lam: flo
     return (z if z is not None and passes(z) and _value(a, z) > val_inc else z_inc), status, None
 
 
+def _rule_weight(problem: SubsetSelectionProblem, a: _Agents) -> Callable[[int], int]:
+    """Agent ``i``'s weight per lot in the rule's exact integers, ``-(q_i - alpha) l_i`` times
+    ``2**1074`` (:func:`subsel.models._rules.dyadic`)."""
+    alpha = dyadic(problem.alpha)
+    lots = a.lot.tolist()
+
+    def per_lot(i: int) -> int:
+        return -(dyadic(float(problem.quality[i])) - alpha) * lots[i]
+
+    return per_lot
+
+
 def _enumerate_core(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                     off: np.ndarray, base_z: np.ndarray, fixed: np.ndarray, z_fix: np.ndarray, val_inc: float,
                     deadline: float | None) -> tuple[np.ndarray | None, bool]:
@@ -370,12 +382,7 @@ def _enumerate_core(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndar
               zip(lo.tolist(), hi.tolist(), off.tolist())]
     if math.prod(len(c) for c in counts) > _ENUMERATE:
         return None, False
-    alpha = dyadic(problem.alpha)
-    lots = a.lot.tolist()
-
-    def per_lot(i: int) -> int:
-        return -(dyadic(float(problem.quality[i])) - alpha) * lots[i]
-
+    per_lot = _rule_weight(problem, a)
     w = [per_lot(i) for i in agents.tolist()]
     kept = np.where(fixed, z_fix, 0)
     room = dyadic(FEASIBILITY_TOL) - sum(per_lot(i) * int(kept[i]) for i in np.flatnonzero(kept).tolist())
@@ -403,12 +410,7 @@ def _exact_weights(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarr
 
     Returns ``(w, w_ref, unit, capacity)`` (``unit``: the real weight of one integer step) or None.
     """
-    alpha = dyadic(problem.alpha)
-    lots = a.lot.tolist()
-
-    def per_lot(i: int) -> int:
-        return -(dyadic(float(problem.quality[i])) - alpha) * lots[i]
-
+    per_lot = _rule_weight(problem, a)
     w = [per_lot(i) for i in agents.tolist()]
     used = np.flatnonzero(fixed & (z_fix != 0)).tolist()
     taken = sum(per_lot(i) * int(z_fix[i]) for i in used)
@@ -429,12 +431,7 @@ def _rounded_weights(problem: SubsetSelectionProblem, a: _Agents, agents: np.nda
     int64) and rounded: down (``up=False``: every selection the rule accepts passes them, since
     counts are non-negative) or up (``up=True``: every selection that passes them the rule accepts);
     the capacity rounded down.  Returns ``(w, w_ref, unit, capacity)`` as :func:`_exact_weights`."""
-    alpha = dyadic(problem.alpha)
-    lots = a.lot.tolist()
-
-    def per_lot(i: int) -> int:
-        return -(dyadic(float(problem.quality[i])) - alpha) * lots[i]
-
+    per_lot = _rule_weight(problem, a)
     w_exact = [per_lot(i) for i in agents.tolist()]
     used = np.flatnonzero(fixed & (z_fix != 0)).tolist()
     fixed_exact = [(per_lot(i), int(z_fix[i])) for i in used]
