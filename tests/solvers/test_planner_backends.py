@@ -331,3 +331,15 @@ def test_advised_change_makes_the_problem_feasible(problem, demand, budget):
         assert f"lower the average quality to {conflict.max_alpha:g}" in sol.explanation
     if conflict.max_units is None and conflict.min_budget is None and conflict.max_alpha is None:
         assert "lower" not in sol.explanation and "raise" not in sol.explanation
+
+
+@pytest.mark.parametrize("name", [name for name in MILP if name != "ortools-cpsat"])
+def test_a_threshold_a_hair_above_the_only_plans_average_is_infeasible(name):
+    """A must-take agent forces the plan whose average is 0.5; at 0.5 + 2.5e-10 no plan passes the
+    rule.  CBC's tightened model let that plan through its primal tolerance and every model gave only
+    plans the rule refuses: the answer is still infeasible (exact decides), not an error."""
+    p = SubsetSelectionProblem(quality=[1.0, 1.0, 0.0, 0.0], cost=[0.75, 0.0, 0.0, 1.0], alpha=0.5 + 2.5e-10,
+                               capacity=[1, 2, 1, 2], budget=3.0, must_take=[3], min_units=[1, 1, 1, 2],
+                               fixed_cost=[0.0, 0.3, 0.0, 0.0])
+    assert brute_force(p) is None
+    assert get_solver(name).solve(p).status is Status.INFEASIBLE
