@@ -14,7 +14,7 @@ average quality of what is picked must stay above a threshold.  Subpackages:
 import importlib
 from typing import TYPE_CHECKING
 
-from ._extras import lazy_attribute
+from ._extras import face_dir, lazy_attribute
 
 #: Every name of the face, loaded from its subpackage when first used (PEP 562): ``import subsel`` loads
 #: none of them, so a command or a program that needs only one part (the knapsack solver, say) pays
@@ -84,5 +84,5 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    """The face's names with the module's own (``dir(subsel)`` lists what is there to use)."""
-    return sorted(set(globals()) | set(__all__))
+    """The names of the face and the subpackages, loaded or not (PEP 562)."""
+    return face_dir(globals(), [*__all__, *_SUBPACKAGES])

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import types
 from typing import Any
 
 __all__ = ["MODULE_EXTRA", "MissingExtraError", "install_hint", "lazy_attribute", "missing_modules", "require"]
@@ -132,3 +133,13 @@ def lazy_attribute(package: str, lazy: dict[str, str], namespace: dict[str, Any]
     # Every name of that module at once: importing it bound the module itself to its name in the package.
     namespace.update({other: getattr(module, other) for other, home in lazy.items() if home == lazy[name]})
     return namespace[name]
+
+
+def face_dir(namespace: dict[str, Any], names: list[str]) -> list[str]:
+    """A package face's ``dir()`` (the body of a PEP 562 ``__dir__``): the names it exports, loaded
+    or not, and its submodules already loaded (so ``help()`` and tab completion list the names that
+    load on first use, not the helpers the face imports)."""
+    inside = f"{namespace['__name__']}."
+    loaded = {name for name, value in namespace.items() if not name.startswith("_")
+              and isinstance(value, types.ModuleType) and value.__name__.startswith(inside)}
+    return sorted(set(names) | loaded)

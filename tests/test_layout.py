@@ -76,6 +76,19 @@ def test_lazy_names_of_a_face_load_and_keep_their_value(package):
         assert name in face.__all__, name
 
 
+@pytest.mark.parametrize("package", ["subsel", "subsel.models", "subsel.knapsack", "subsel.solvers", "subsel.decisions",
+                                     "subsel.evolution", "subsel.experiments"])
+def test_dir_of_a_face_lists_its_names_before_they_load(package):
+    """``dir()`` (and so ``help()`` and tab completion) shows every exported name in a fresh process,
+    and none of the helpers the face imports."""
+    code = (f"import importlib; face = importlib.import_module({package!r}); names = dir(face); "
+            "print(sorted(set(face.__all__) - set(names)), [n for n in names if n in "
+            "('lazy_attribute', 'face_dir', 'importlib', 'TYPE_CHECKING')])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=PACKAGE.parent)
+    assert out.stdout.strip() == "[] []"
+
+
 @pytest.mark.parametrize("module", ["subsel", "subsel.bandits"])
 def test_import_loads_neither_pandas_nor_a_backend(module):
     """pandas is imported only where a DataFrame is made; a backend only when a solver runs."""

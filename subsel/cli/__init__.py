@@ -209,8 +209,8 @@ def main(argv: list[str] | None = None) -> int:
 #: is shown as "--budget must be >= 0; got -1.0".
 OPTION_OF_PARAMETER: dict[str, str] = {
     "alpha": "alpha", "R": "R", "budget": "budget", "demand": "demand", "epsilon": "epsilon",
-    "horizon": "horizon", "time_limit_s": "time_limit", "threads": "threads", "n": "n",
-    "instances": "instances", "confidence": "confidence", "width": "width",
+    "horizon": "horizon", "time_limit_s": "time_limit", "memory_limit_mb": "memory_limit", "threads": "threads",
+    "n": "n", "instances": "instances", "confidence": "confidence", "width": "width",
 }
 #: Options that name solvers (a comma-separated list for ``--solvers``).
 SOLVER_OPTIONS = ("solver", "oracle", "reference", "solvers")

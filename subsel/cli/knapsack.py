@@ -24,7 +24,7 @@ import json
 import sys
 
 from .._files import InputError
-from ..knapsack import solve_knapsack
+from ..knapsack import DEFAULT_MEMORY_LIMIT_MB, solve_knapsack
 from ..models import KnapsackInstance, read_knapsack
 from . import CLIError, counted, emit, number, optimum_contradiction, pick_instance
 from .guards import check_paths
@@ -34,9 +34,23 @@ def _cmd_knapsack(args: argparse.Namespace) -> int:
     if args.json and args.output == "-":
         raise CLIError("--json and -o - would both write to stdout; give -o a file name")
     check_paths([("FILE", args.file), ("--optimum", args.optimum)], [("--output", args.output)])
-    solve_knapsack([], [], 0, time_limit_s=args.time_limit)  # the option's check, before any reading
+    solve_knapsack([], [], 0, time_limit_s=args.time_limit,  # the options' check, before any reading
+                   memory_limit_mb=args.memory_limit)
     instances = read_knapsack(sys.stdin if args.file == "-" else args.file, args.optimum)
     return solve_instance(args, pick_instance(instances, args.instance, args.file))
+
+
+def _stopped_by(args: argparse.Namespace, sol) -> str:
+    """Which limit ended a search short of the proof: the time limit when one was given and has
+    passed, else the memory limit of the state lists."""
+    if args.time_limit is not None and sol.wall_time_s >= args.time_limit:
+        return f"time limit ({args.time_limit:g} s; raise it with --time-limit)"
+    return f"memory limit ({_memory_limit(args):g} MiB of state lists; raise it with --memory-limit)"
+
+
+def _memory_limit(args: argparse.Namespace) -> float:
+    """``--memory-limit`` (``subsel solve --knapsack``, which hands its large instances here, has the default)."""
+    return getattr(args, "memory_limit", DEFAULT_MEMORY_LIMIT_MB)
 
 
 def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: bool = False) -> int:
@@ -47,7 +61,8 @@ def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: 
     large for that encoding in exact integers).
     """
     try:
-        sol = solve_knapsack(inst.values, inst.weights, inst.capacity, time_limit_s=args.time_limit)
+        sol = solve_knapsack(inst.values, inst.weights, inst.capacity, time_limit_s=args.time_limit,
+                             memory_limit_mb=_memory_limit(args))
     except ValueError as exc:
         hint = (" (for real-valued data use 'subsel solve --knapsack')" if "must be an integer" in str(exc)
                 else "")
@@ -72,7 +87,8 @@ def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: 
     if args.json:
         out = {"instance": inst.name, "items": inst.m, "capacity": int(inst.capacity),
                "status": sol.status.value, "value": sol.value, "weight": sol.weight, "bound": sol.bound,
-               "x": sol.x.tolist(), "wall_time_s": sol.wall_time_s}
+               "x": sol.x.tolist(), "wall_time_s": sol.wall_time_s,
+               "stopped_by": None if sol.optimal else _stopped_by(args, sol).split(" (")[0].replace(" ", "_")}
         if optimum is not None:
             out["known_optimum"] = optimum
             out["known_optimum_matches"] = matches
@@ -91,6 +107,7 @@ def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: 
                         "above 2^53: beyond exact float64)")
     if not sol.optimal:
         lines.insert(2, f"bound        {sol.bound}")
+        lines.insert(2, f"stopped      {_stopped_by(args, sol)}")
     if optimum is not None:
         lines.append(f"known_optimum {optimum} ({'matches' if matches else 'DIFFERS'})")
     if args.output is not None and args.output != "-":
@@ -124,6 +141,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "first, the default)")
     p.add_argument("--time-limit", type=number, metavar="S",
                    help="stop after S seconds with the best selection found (status time_limit)")
+    p.add_argument("--memory-limit", type=number, metavar="MIB", default=DEFAULT_MEMORY_LIMIT_MB,
+                   help=f"MiB the search's state lists may take (default {DEFAULT_MEMORY_LIMIT_MB:g}); past it, "
+                        "the best selection found and a bound")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object: instance, items, capacity, status, value, weight, bound, "
                         "x, wall_time_s (+ known_optimum, known_optimum_matches)")

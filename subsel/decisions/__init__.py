@@ -13,7 +13,7 @@ extensions; the exactness claims need an exact one):
 
 pandas is imported inside the functions that build a table, so importing this package stays light.
 """
-from .._extras import lazy_attribute
+from .._extras import face_dir, lazy_attribute
 from .mechanism import payments, unit_steps
 from .pricing import fallback_solver, frontier, frontier_breakpoints
 from .ranking import alternatives, alternatives_solver
@@ -28,3 +28,8 @@ __all__ = ["alternatives", "alternatives_solver", "fallback_solver", "frontier",
 def __getattr__(name: str) -> object:
     """Load :func:`plot_frontier` and :func:`figure_format` on first use (PEP 562)."""
     return lazy_attribute(__name__, _LAZY, globals(), name)
+
+
+def __dir__() -> list[str]:
+    """The names of the face, loaded or not (PEP 562)."""
+    return face_dir(globals(), __all__)

@@ -13,7 +13,7 @@
   (Xu, Kusner, Weinberger, Chen, Chapelle, ICML 2013), and :mod:`subsel.evolution.cstc_sweep`, its
   λ sweep (two budgeted baselines of the paper's Table II: this one and GreedyMiser).
 """
-from .._extras import lazy_attribute, require
+from .._extras import face_dir, lazy_attribute, require
 
 # Before anything is imported: a missing library is one line naming `pip install "subsel[evolution]"`.
 require("sklearn", "scipy", "threadpoolctl", "joblib", extra="evolution", feature="EMSCO (subsel.evolution)")
@@ -56,3 +56,8 @@ __all__ = [
 def __getattr__(name: str) -> object:
     """Load the names of ``_LAZY`` on first use (PEP 562)."""
     return lazy_attribute(__name__, _LAZY, globals(), name)
+
+
+def __dir__() -> list[str]:
+    """The names of the face, loaded or not (PEP 562)."""
+    return face_dir(globals(), __all__)

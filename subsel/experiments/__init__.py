@@ -8,7 +8,7 @@ nothing in ``models``, ``solvers``, ``bandits`` or ``evolution`` imports it.
   Dask; resumable; CSV/Parquet);
 - :mod:`subsel.experiments.registry` — :data:`EXPERIMENTS`, the ``subsel reproduce`` table.
 """
-from .._extras import lazy_attribute
+from .._extras import face_dir, lazy_attribute
 from .registry import (
     DATASET_EXPERIMENTS,
     DESCRIPTIONS,
@@ -45,3 +45,8 @@ __all__ = [
 def __getattr__(name: str) -> object:
     """Load the names of ``_LAZY`` on first use (PEP 562)."""
     return lazy_attribute(__name__, _LAZY, globals(), name)
+
+
+def __dir__() -> list[str]:
+    """The names of the face, loaded or not (PEP 562)."""
+    return face_dir(globals(), __all__)

@@ -9,7 +9,7 @@ subset-selection solvers built on it call its core, and :mod:`subsel.solvers` re
 """
 from typing import TYPE_CHECKING
 
-from .._extras import lazy_attribute
+from .._extras import face_dir, lazy_attribute
 from . import _knapsack_search  # noqa: F401  (the compiled search: it registers itself with the core)
 from ._status import SolverError, Status
 
@@ -72,3 +72,8 @@ __all__ = [
 def __getattr__(name: str) -> object:
     """Load the names of ``_LAZY`` on first use (PEP 562)."""
     return lazy_attribute(__name__, _LAZY, globals(), name)
+
+
+def __dir__() -> list[str]:
+    """The names of the face, loaded or not (PEP 562)."""
+    return face_dir(globals(), __all__)

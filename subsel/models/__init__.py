@@ -14,7 +14,7 @@ that every layer imports from there.
 """
 from typing import TYPE_CHECKING
 
-from .._extras import lazy_attribute
+from .._extras import face_dir, lazy_attribute
 
 #: Every name of the face, loaded from its module when first used (PEP 562): a program that needs
 #: one part of the model (the knapsack files, the arithmetic rules of the solvers' core) loads that
@@ -111,3 +111,8 @@ __all__ = [
 def __getattr__(name: str) -> object:
     """Load the names of ``_LAZY`` on first use (PEP 562)."""
     return lazy_attribute(__name__, _LAZY, globals(), name)
+
+
+def __dir__() -> list[str]:
+    """The names of the face, loaded or not (PEP 562)."""
+    return face_dir(globals(), __all__)

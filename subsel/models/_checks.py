@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from typing import TYPE_CHECKING, Any, Callable, Sequence, overload
 
 import numpy as np
@@ -137,6 +138,10 @@ def check_extensions(n: int, names: Any, budget: Any, demand: Any, must_take: An
     return (full, *_check_constraints(n, lambda: full, budget, demand, must_take, must_not_take))
 
 
+#: The largest demand: beyond it the units have no float64 value (their sums and bounds are floats).
+_MAX_DEMAND = int(sys.float_info.max)
+
+
 def _check_constraints(n: int, get_names: Callable[[], tuple[str, ...]], budget: Any, demand: Any,
                        must_take: Any, must_not_take: Any
                        ) -> tuple[float | None, int | None, np.ndarray, np.ndarray]:
@@ -155,6 +160,9 @@ def _check_constraints(n: int, get_names: Callable[[], tuple[str, ...]], budget:
         if d < 0 or d != round(d):
             raise ValueError(f"demand must be a non-negative integer; got {demand_arg}")
         demand = int(d)
+        if demand > _MAX_DEMAND:  # every sum and bound of the units is a float64
+            raise ValueError(f"demand must be at most 1.79e308 (the largest float64); got a number of "
+                             f"{len(str(demand)) if demand.bit_length() < 10000 else 'thousands of'} digits")
     must_take = _index_list(must_take, "must_take", n, get_names)
     must_not_take = _index_list(must_not_take, "must_not_take", n, get_names)
     both = np.intersect1d(must_take, must_not_take) if must_take.size and must_not_take.size else must_take[:0]

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._files import InputError, parse_float, parse_integer, read_text
+from .._files import _MAX_INT_DIGITS, InputError, parse_float, parse_integer, read_text
 from ._rules import MAX_EXACT_INT, MAX_KNAPSACK_TOTAL
 
 if TYPE_CHECKING:
@@ -140,8 +140,11 @@ def _number(token: str, path: Path | _Stream, line: int, column: str | None, wha
         if limit is None and not math.isnan(v):  # a capacity beyond float64, written as an integer
             try:
                 return parse_integer(token)
-            except ValueError:
-                pass
+            except ValueError as exc:
+                if "digits" in str(exc):
+                    shown = token if len(token) <= 40 else f"{token[:20]}... ({len(token)} characters)"
+                    raise _bad(path, line, column, f"{what}must have at most {_MAX_INT_DIGITS} digits (every "
+                               "capacity from 2^62 up holds all the items)", shown) from None
         raise _bad(path, line, column, f"{what}must be a finite number", token)
     if not v.is_integer():
         return v

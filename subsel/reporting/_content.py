@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import deque
 from typing import Any, Callable
 
 import numpy as np
@@ -214,10 +215,44 @@ def _plan(problem: SubsetSelectionProblem, sol: Solution) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------- 3. what binds
+def _group_value(problem: SubsetSelectionProblem, group: str, key: str, x: np.ndarray) -> int:
+    """The left side of a group's limit ``key`` for the plan ``x``: its units, or its agents used."""
+    inside = x[np.array([lab == group for lab in problem.group], dtype=bool)]
+    return int(inside.sum()) if key.endswith("units") else int(np.count_nonzero(inside))
+
+
+def _group_rows(problem: SubsetSelectionProblem, family: str, gain: float, x: np.ndarray,
+                ) -> tuple[dict[str, float], list[tuple[str, SubsetSelectionProblem]]]:
+    """What dropping each limit of a group alone gains, from the solve without the whole group.
+
+    Without one limit the best plan lies between the plan and the best plan without the group
+    (``gain``): each limit gains nothing when the group gains nothing, and gains all of ``gain``
+    when the best plan without the group ``x`` breaks no other limit of it (it is then feasible
+    without that limit alone).  The other limits need a solve each (a limit with slack at the
+    optimum can still gain: a better plan may break it).  Returns the gains known, keyed
+    ``<family>#<limit>``, and the problems still to solve."""
+    g = family.split(":", 1)[1]
+    limits = {k: v for k, v in problem.group_limits[g].items() if v is not None}
+    broken = {k for k, v in limits.items()
+              if (_group_value(problem, g, k, x) < v if k.startswith("min") else _group_value(problem, g, k, x) > v)}
+    known: dict[str, float] = {}
+    to_solve = []
+    for key in limits:
+        if gain <= 0.0 or broken <= {key}:
+            known[f"{family}#{key}"] = gain
+        else:
+            kept = {h: ({k: v for k, v in lim.items() if k != key} if h == g else dict(lim))
+                    for h, lim in problem.group_limits.items()}
+            to_solve.append((f"{family}#{key}", problem.with_changes(group_limits=kept)))
+    return known, to_solve
+
+
 def _gains(problem: SubsetSelectionProblem, sol: Solution, solver: Solver, clock: _Clock,
            first: list[str]) -> dict[str, float | None]:
-    """For each constraint family: what the best plan would gain without it (None when not proven or
-    not solved within the time budget).  The families in ``first`` (the tight ones) are solved first."""
+    """For each constraint family, and each limit of a group (``<family>#<limit>``): what the best
+    plan would gain without it alone (None when not proven or not solved within the time budget).
+    The families in ``first`` (the tight ones) are solved first, a group's limits that need a solve
+    of their own last."""
     out: dict[str, float | None] = {}
     if sol.status is not Status.OPTIMAL:
         return out
@@ -230,24 +265,36 @@ def _gains(problem: SubsetSelectionProblem, sol: Solution, solver: Solver, clock
                 relaxations.append((f"{c.name}#{side}", problem.with_changes(constraints=others)))
     rank = {key: j for j, key in enumerate(first)}
     relaxations.sort(key=lambda kv: rank.get(kv[0], rank.get(kv[0].split("#")[0], len(rank))))
-    clock.say(f"what binds: solving again without each of {counted(len(relaxations), 'constraint')}")
+    # a group's limits are rows of their own: unknown until the group's solve (or their own) says
+    limits = {f"group_limits:{g}": [k for k, v in lim.items() if v is not None]
+              for g, lim in problem.group_limits.items()}
+    out.update({f"{fam}#{k}": None for fam, keys in limits.items() for k in keys})
+    total = len(relaxations) + sum(len(keys) - 1 for keys in limits.values() if keys)
+    clock.say(f"what binds: solving again without each of {counted(total, 'constraint')}")
     skipped = 0
-    for key, relaxed_problem in relaxations:
+    queue = deque(relaxations)
+    while queue:
+        key, relaxed_problem = queue.popleft()
+        rows = len(limits.get(key, ())) or 1  # the rows whose gain this solve decides
         capped = clock.solver(solver)
         if capped is None:
-            skipped += 1
+            skipped += rows
             continue
         relaxed = capped.solve(relaxed_problem)
         if relaxed.status is Status.OPTIMAL:
             out[key] = max(float(relaxed.objective) - float(sol.objective), 0.0)
+            if key in limits:
+                known, to_solve = _group_rows(problem, key, out[key], np.asarray(relaxed.x, dtype=np.int64))
+                out.update(known)
+                queue.extend(to_solve)
         else:
             out[key] = None
             budget_cut = solver.time_limit_s is None or float(capped.time_limit_s or 0.0) < solver.time_limit_s
             if relaxed.status in (Status.TIME_LIMIT, Status.NO_SOLUTION_FOUND) and budget_cut:
-                skipped += 1
+                skipped += rows
     if skipped:
         clock.cut_short("binds", f"what dropping a constraint would gain is not known for "
-                                 f"{counted(skipped, 'constraint')} of {len(relaxations)}: the time budget "
+                                 f"{counted(skipped, 'constraint')} of {total}: the time budget "
                                  f"({clock.seconds:.3g} s) ran out (each is one more solve)")
     return out
 
@@ -263,7 +310,7 @@ def _slack(problem: SubsetSelectionProblem, sol: Solution, solver: Solver, clock
     def add(c: dict[str, Any], value: Any, slack: Any, tight: bool | None, meaning: str) -> None:
         rows.append(dict(family=c["family"], constraint=c["constraint"], sense=c["sense"], bound=c["bound"],
                          detail=c["detail"], value=value, slack=slack, tight=tight, meaning=meaning,
-                         key=f"{c['family']}#{c.get('side')}"))
+                         key=f"{c['family']}#{c.get('side', c.get('key'))}"))
 
     for c in _constraints(problem):
         fam = c["family"]
@@ -316,9 +363,7 @@ def _slack(problem: SubsetSelectionProblem, sol: Solution, solver: Solver, clock
                 room = 0.0 if abs(room) <= tol else room
                 add(c, total, room, room == 0.0, "room before the bound")
         else:  # a group limit
-            g = fam.split(":", 1)[1]
-            members = np.array([lab == g for lab in problem.group], dtype=bool)
-            value = int(x[members].sum()) if c["key"].endswith("units") else int(np.count_nonzero(used & members))
+            value = _group_value(problem, fam.split(":", 1)[1], c["key"], x)
             head = value - c["bound"] if c["sense"] == ">=" else c["bound"] - value
             add(c, value, head, head == 0, "headroom of the group limit")
     # The tight constraints are solved without first: they are the likely deciders, should time run out.

@@ -6,7 +6,7 @@ on this machine.  Every backend returns a :class:`Solution` checked by ``problem
 """
 from typing import TYPE_CHECKING, Any
 
-from .._extras import lazy_attribute
+from .._extras import face_dir, lazy_attribute
 from .base import _SUPPLIED, MAX_CUT_RANGE, RawResult, Solution, Solver, SolverError, Status, UnsupportedExtensionError
 from .registry import (
     DEFAULT_SOLVER_PREFERENCE,
@@ -121,3 +121,8 @@ def _refutation(problem: Any) -> str | None:
 
 _SUPPLIED.update(solve_batch=_solve_batch, solve_rows=_solve_rows, finish_batch=_finish_batch,
                  explain_infeasible=_explain_infeasible, refutation=_refutation)
+
+
+def __dir__() -> list[str]:
+    """The names of the face, loaded or not (PEP 562)."""
+    return face_dir(globals(), __all__)

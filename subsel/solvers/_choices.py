@@ -38,7 +38,7 @@ import functools
 import itertools
 import math
 import time
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -310,42 +310,62 @@ def _search(problem: SubsetSelectionProblem, a: _Agents, red: _Reduced, lam: flo
     lo_c, hi_c, off_o = red.lo[core][order_c], red.hi[core][order_c], offc[order_c]
     zr_o, vr_o = zl_c[order_c], vl_c[order_c]
     beat = val_inc - v_base
-    weights: tuple[np.ndarray, np.ndarray, float | int, float] | None = (a.dw[agents_c], wl_c[order_c], 1.0,
-                                                                         capacity - w_base)
-    proven = None  # the optimum under the widened capacity (float weights)
-    z_ans, status = z_inc, Status.OPTIMAL
-    for attempt in ("float", "exact"):
-        if weights is None:  # the rule's integers do not fit int64: a small core is enumerated, exactly
-            z_best, complete = _enumerate_core(problem, a, agents_c, lo_c, hi_c, off_o, base_z, fixed, z_fix,
-                                               val_inc, deadline)
-            if not complete:  # too many selections, or out of time: the answer stands, unproven
-                status = Status.FEASIBLE if status is Status.OPTIMAL else status
-            else:
-                status = Status.OPTIMAL
-                if z_best is not None:
-                    z_ans = z_best
-            break
+
+    def run(weights: tuple[np.ndarray, np.ndarray, float | int, float | int]
+            ) -> tuple[np.ndarray | None, Status, float | None]:
+        """The dynamic program on the core with these weights: the best selection that beats the
+        incumbent (None when none does), its status and value."""
         w_lot, w_ref, unit, cap = weights
         zs, value, complete, _ = _dynamic_program(a.dv[agents_c], w_lot, a.f[agents_c], zr_o, w_ref, vr_o, lo_c,
                                                   hi_c, off_o, tail, lams, float(unit), cap, beat, tiny, deadline,
                                                   memory)
         timed_out = deadline is not None and time.perf_counter() > deadline
         status = Status.OPTIMAL if complete else Status.TIME_LIMIT if timed_out else Status.FEASIBLE
-        if attempt == "float" and value is not None:
-            proven = v_base + value
         if zs is None:
-            break
+            return None, status, value
         z = base_z.copy()
         z[agents_c] = zs
-        if problem.evaluate(z * a.lot).feasible:
-            z_ans = z
-            break
-        # A hair over the bound in float sums: the rule's exact integers decide.
-        proven = None
-        weights = _exact_weights(problem, a, agents_c, zr_o, z_fix, fixed)
-    else:  # pragma: no cover - the exact integers agree with the rule
-        status = Status.FEASIBLE
-    return z_ans, status, proven
+        return z, status, value
+
+    def passes(z: np.ndarray | None) -> bool:
+        return z is not None and bool(problem.evaluate(z * a.lot).feasible)
+
+    # The optimum under the widened capacity (float weights): proven when the rule accepts it.
+    z, status, value = run((a.dw[agents_c], wl_c[order_c], 1.0, capacity - w_base))
+    if z is None or passes(z):
+        return (z_inc if z is None else z), status, (None if value is None else v_base + value)
+    # A hair over the bound in float sums: the rule's exact integers decide.
+    exact = _exact_weights(problem, a, agents_c, zr_o, z_fix, fixed)
+    if exact is not None:
+        z, status, _ = run(exact)
+        if z is None or passes(z):
+            return (z_inc if z is None else z), status, None
+        return z_inc, Status.FEASIBLE, None  # pragma: no cover - the exact integers agree with the rule
+    # They do not fit int64: a small core is enumerated in them.
+    z, complete = _enumerate_core(problem, a, agents_c, lo_c, hi_c, off_o, base_z, fixed, z_fix, val_inc, deadline)
+    if complete:
+        return (z_inc if z is None else z), Status.OPTIMAL, None
+    # A large one is searched with them rounded to 62 bits: rounded down they loosen the rule (the
+    # optimum they allow, when the rule accepts it, is the optimum), rounded up they tighten it (the
+    # optimum they allow is a selection, not proven optimal).
+    z, status, _ = run(_rounded_weights(problem, a, agents_c, zr_o, z_fix, fixed, up=False))
+    if z is None or passes(z):
+        return (z_inc if z is None else z), status, None
+    z, status, _ = run(_rounded_weights(problem, a, agents_c, zr_o, z_fix, fixed, up=True))
+    status = Status.TIME_LIMIT if status is Status.TIME_LIMIT else Status.FEASIBLE
+    return (z if z is not None and passes(z) and _value(a, z) > val_inc else z_inc), status, None
+
+
+def _rule_weight(problem: SubsetSelectionProblem, a: _Agents) -> Callable[[int], int]:
+    """Agent ``i``'s weight per lot in the rule's exact integers, ``-(q_i - alpha) l_i`` times
+    ``2**1074`` (:func:`subsel.models._rules.dyadic`)."""
+    alpha = dyadic(problem.alpha)
+    lots = a.lot.tolist()
+
+    def per_lot(i: int) -> int:
+        return -(dyadic(float(problem.quality[i])) - alpha) * lots[i]
+
+    return per_lot
 
 
 def _enumerate_core(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarray, lo: np.ndarray, hi: np.ndarray,
@@ -362,12 +382,7 @@ def _enumerate_core(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndar
               zip(lo.tolist(), hi.tolist(), off.tolist())]
     if math.prod(len(c) for c in counts) > _ENUMERATE:
         return None, False
-    alpha = dyadic(problem.alpha)
-    lots = a.lot.tolist()
-
-    def per_lot(i: int) -> int:
-        return -(dyadic(float(problem.quality[i])) - alpha) * lots[i]
-
+    per_lot = _rule_weight(problem, a)
     w = [per_lot(i) for i in agents.tolist()]
     kept = np.where(fixed, z_fix, 0)
     room = dyadic(FEASIBILITY_TOL) - sum(per_lot(i) * int(kept[i]) for i in np.flatnonzero(kept).tolist())
@@ -395,12 +410,7 @@ def _exact_weights(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarr
 
     Returns ``(w, w_ref, unit, capacity)`` (``unit``: the real weight of one integer step) or None.
     """
-    alpha = dyadic(problem.alpha)
-    lots = a.lot.tolist()
-
-    def per_lot(i: int) -> int:
-        return -(dyadic(float(problem.quality[i])) - alpha) * lots[i]
-
+    per_lot = _rule_weight(problem, a)
     w = [per_lot(i) for i in agents.tolist()]
     used = np.flatnonzero(fixed & (z_fix != 0)).tolist()
     taken = sum(per_lot(i) * int(z_fix[i]) for i in used)
@@ -413,6 +423,32 @@ def _exact_weights(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarr
     unit = g / 2 ** 1074  # correctly rounded, whatever the size of g
     return (np.array([wi // g for wi in w], dtype=np.int64), np.array([r // g for r in ref], dtype=np.int64),
             unit, cap // g)
+
+
+def _rounded_weights(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarray, z_ref: np.ndarray,
+                     z_fix: np.ndarray, fixed: np.ndarray, up: bool) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """The exact integers of :func:`_exact_weights` divided by ``2**k`` (the least ``k`` whose sums fit
+    int64) and rounded: down (``up=False``: every selection the rule accepts passes them, since
+    counts are non-negative) or up (``up=True``: every selection that passes them the rule accepts);
+    the capacity rounded down.  Returns ``(w, w_ref, unit, capacity)`` as :func:`_exact_weights`."""
+    per_lot = _rule_weight(problem, a)
+    w_exact = [per_lot(i) for i in agents.tolist()]
+    used = np.flatnonzero(fixed & (z_fix != 0)).tolist()
+    fixed_exact = [(per_lot(i), int(z_fix[i])) for i in used]
+    capacity = dyadic(FEASIBILITY_TOL)
+    his = a.hi[agents].tolist()
+    k = max(0, (sum(abs(wi) * (h + 1) for wi, h in zip(w_exact, his))
+                + sum(abs(wi) * z for wi, z in fixed_exact) + capacity).bit_length() - 58)
+    while True:
+        def rounded(v: int) -> int:
+            return -((-v) >> k) if up else v >> k
+
+        w = [rounded(wi) for wi in w_exact]
+        ref = [wi * int(z) for wi, z in zip(w, z_ref.tolist())]
+        cap = (capacity >> k) - sum(rounded(wi) * z for wi, z in fixed_exact) - sum(ref)
+        if sum(abs(wi) * (h + 1) for wi, h in zip(w, his)) + abs(cap) < 2 ** 62:
+            return np.array(w, dtype=np.int64), np.array(ref, dtype=np.int64), 2.0 ** (k - 1074), cap
+        k += 2  # pragma: no cover - the first k leaves room for the rounding
 
 
 def _fill(a: _Agents, z: np.ndarray, agents: np.ndarray, room: float) -> np.ndarray:

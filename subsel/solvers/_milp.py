@@ -434,6 +434,27 @@ class MILPSolver(Solver):
         bound = float(sol.objective) if sol.bound is None else max(float(sol.bound), float(sol.objective))
         return np.array(sol.x, dtype=np.int64), float(sol.objective), bound
 
+    @staticmethod
+    def _exact_verdict(problem: SubsetSelectionProblem, left: float | None) -> RawResult | None:
+        """``exact``'s proven answer (infeasible, or an optimal selection) where the MILP models
+        could not decide (each gave only selections the rule refuses, as CBC at a threshold a hair
+        above a selection's average, its primal tolerance letting through what the tightening was to
+        exclude); None where ``exact`` does not support the problem or proves nothing in time."""
+        if left is not None and left <= 0:
+            return None
+        exact = get_solver("exact", time_limit_s=left)
+        if problem.extensions - exact.supports:
+            return None
+        try:
+            sol = exact.solve(problem)
+        except (SolverError, MemoryError, ValueError):
+            return None
+        if sol.status is Status.INFEASIBLE:
+            return RawResult(None, Status.INFEASIBLE)
+        if sol.status is Status.OPTIMAL:
+            return RawResult(np.array(sol.x, dtype=np.int64), Status.OPTIMAL, sol.bound)
+        return None
+
     def _decide_unshifted(self, problem: SubsetSelectionProblem, clock: BackendClock, deadline: float | None,
                           warm: np.ndarray | None,
                           with_cuts: Callable[..., tuple[LinearForm, Callable[[np.ndarray], np.ndarray]]]
@@ -459,9 +480,12 @@ class MILPSolver(Solver):
             if left is not None and left <= 0:
                 return None
             form, full = with_cuts(solver_form(problem, 0.0, boost=self.decide_boost)[0], refused)
-            raw = clock.call(self._run, form, left, None if warm is None else full(warm))
-            if self._contradicts(raw, form):  # the warm start answered as optimal below the solver's value
-                raw = clock.call(self._run, form, self._left(deadline), None)
+            try:
+                raw = clock.call(self._run, form, left, None if warm is None else full(warm))
+                if self._contradicts(raw, form):  # the warm start answered as optimal below the solver's value
+                    raw = clock.call(self._run, form, self._left(deadline), None)
+            except SolverError:  # the boosted rows are beyond the backend's numerics: not decided here
+                return None
             if raw.status is Status.INFEASIBLE:
                 return Status.INFEASIBLE
             if raw.status is not Status.OPTIMAL or raw.x is None or self._contradicts(raw, form):
@@ -651,8 +675,9 @@ class MILPSolver(Solver):
         if best is None:
             if timed_out or (deadline is not None and time.perf_counter() >= deadline):
                 return RawResult(None, Status.NO_SOLUTION_FOUND, bound)
-            if claimed:  # pragma: no cover - no model, cut after cut, gave a selection that passes
-                return RawResult(None, Status.ERROR, bound)
+            if claimed:  # no model, cut after cut, gave a selection that passes: exact decides, where it can
+                verdict = self._exact_verdict(problem, self._left(deadline))
+                return RawResult(None, Status.ERROR, bound) if verdict is None else verdict
             return RawResult(None, Status.INFEASIBLE if raw.status is Status.INFEASIBLE else Status.ERROR)
         if proven:
             return RawResult(best, Status.OPTIMAL, bound)

@@ -368,7 +368,9 @@ def _smallest_budget(problem: SubsetSelectionProblem, questions: Questions, advi
         if bound is not None and math.isfinite(bound):
             lower = max(lower, -bound)
         x = cheapest([y, x])
-        proven = x is not None and (done or _up(lower) == _up(spend(x)))
+        # The optimum proves the least spend only when the rule accepts it (the model's tolerance can
+        # accept a selection a hair below the threshold that the rule refuses).
+        proven = x is not None and ((done and x is y) or _up(lower) == _up(spend(x)))
     if x is None:
         return
     least = spend(x)

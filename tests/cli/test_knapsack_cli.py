@@ -49,7 +49,8 @@ def test_large_coefficients_solved_exactly(tmp_path, capsys):
     assert d["status"] == "optimal" and d["bound"] == d["value"]
     assert d["value"] == int_brute_force(BIG_VALUES, BIG_WEIGHTS, BIG_CAPACITY)
     assert d["weight"] == sum(a * b for a, b in zip(d["x"], BIG_WEIGHTS)) <= BIG_CAPACITY
-    assert set(d) == {"instance", "items", "capacity", "status", "value", "weight", "bound", "x", "wall_time_s"}
+    assert set(d) == {"instance", "items", "capacity", "status", "value", "weight", "bound", "x", "wall_time_s",
+                      "stopped_by"}
     # Too large for the subset-selection encoding: `solve --knapsack` answers it in integers too ...
     out = tmp_path / "sel.csv"
     assert main(["solve", str(f), "--knapsack", "-o", str(out)]) == 0
@@ -142,6 +143,7 @@ def test_wrong_optimum_exits_1(tmp_path, capsys):
     (b"2 5\n1 2\n3 x\n", [], "kp.txt: line 3, column 'w': must be a number; got 'x'"),
     (PISINGER, ["--instance", "7"], "no instance '7'"),
     (PISINGER, ["--time-limit", "0"], "--time-limit must be a number > 0 (seconds)"),
+    (PISINGER, ["--memory-limit", "-1"], "--memory-limit must be a number > 0 (MiB); got -1.0"),
     (PISINGER, ["--json", "-o", "-"], "--json and -o - would both write to stdout"),
 ])
 def test_bad_input_one_line_exit_2_no_output(tmp_path, capsys, content, argv, fragment):
@@ -228,3 +230,24 @@ def test_a_time_limited_answer_above_the_known_optimum_exits_1(tmp_path, capsys,
     assert f"the known optimum 85 ({o}) is below the value 90" in capsys.readouterr().err
     o.write_text("95\n")   # below a time-limited answer's bound: no contradiction
     assert main(["knapsack", str(f), "--optimum", str(o)]) == 0
+
+
+def test_a_search_stopped_by_the_memory_limit_says_so(tmp_path, capsys):
+    """Without a time limit, a search short of the proof was stopped by the memory limit: the
+    summary and the JSON name it, and how to raise it."""
+    import numpy as np
+
+    from subsel.models import knapsack_instance
+
+    p, w, c = knapsack_instance("subset_sum", 2000, 10 ** 13, np.random.default_rng(1))
+    f = tmp_path / "ss.txt"
+    f.write_text(f"{len(p)} {c}\n" + "".join(f"{a} {b}\n" for a, b in zip(p, w)))
+    assert main(["knapsack", str(f), "--memory-limit", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "status       time_limit" in out
+    assert "stopped      memory limit (0.01 MiB of state lists; raise it with --memory-limit)" in out
+    assert main(["knapsack", str(f), "--memory-limit", "0.01", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["stopped_by"] == "memory_limit"
+    assert main(["knapsack", str(f), "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["stopped_by"] is None or answer["stopped_by"] == "memory_limit"

@@ -99,6 +99,9 @@ def test_negative_budget_and_bad_demand():
         make(budget=-1.0)
     with pytest.raises(ValueError, match=r"^demand must be a non-negative integer; got 1.5"):
         make(demand=1.5)
+    with pytest.raises(ValueError, match=r"^demand must be at most 1.79e308 .* 310 digits"):
+        make(demand=10 ** 309)
+    assert make(demand=int(1.7e308)).demand == int(1.7e308)  # the largest float64s are demands still
 
 
 def test_wrong_kinds_are_type_errors():

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from subsel.models import SubsetSelectionProblem
+from subsel.models import SubsetSelectionProblem, planner_instance
 from subsel.solvers import Status, UnsupportedExtensionError, get_solver
 from tests.strategies import brute_force, label_fields, planner_problems
 
@@ -333,3 +333,32 @@ def test_exact_with_column_generation_equals_brute_force(problem):
 
     with mock.patch.object(core, "_SIFT_MIN", 0), mock.patch.object(core, "_SIFT_SAMPLE", 1):
         check_exact(problem)
+
+
+def _coop_a_hair_above_a_step():
+    """The generated 30-supplier co-op (seed 3) without its coupling rows, at a threshold a frontier
+    reached: the float search's optimum fails the rule by a hair, and the rule's exact integers
+    exceed 64 bits on a core too large to enumerate."""
+    p = planner_instance(30, np.random.default_rng(3))
+    return p.with_changes(alpha=0.8506270133699337, budget=None, demand=None, group_limits=None)
+
+
+def test_exact_on_a_large_core_a_hair_above_a_step_finds_the_certified_optimum():
+    p = _coop_a_hair_above_a_step()
+    ref = get_solver("cbc").solve(p)
+    assert ref.status is Status.OPTIMAL
+    sol = get_solver("exact").solve(p)
+    tol = 1e-9 * max(1.0, abs(ref.objective))
+    assert sol.status in (Status.OPTIMAL, Status.FEASIBLE) and p.evaluate(sol.x).feasible
+    assert abs(sol.objective - ref.objective) <= tol, (sol.objective, ref.objective)
+    assert sol.bound is not None and sol.bound >= ref.objective - tol
+
+
+def test_highs_a_hair_above_a_step_answers_with_a_plan_not_an_error():
+    """HiGHS can end the model whose rows are boosted to decide a hair's difference with "Solve
+    error": that step then decides nothing, and the answer is the plan found, not an error."""
+    p = _coop_a_hair_above_a_step()
+    sol = get_solver("highs").solve(p)
+    assert sol.status in (Status.OPTIMAL, Status.FEASIBLE) and p.evaluate(sol.x).feasible
+    ref = get_solver("cbc").solve(p)
+    assert sol.objective <= ref.objective + 1e-9 * max(1.0, abs(ref.objective))

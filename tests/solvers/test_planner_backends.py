@@ -268,6 +268,9 @@ def test_lot_counts_and_used_variables_in_the_form():
 @pytest.mark.skipif("highs" not in MILP, reason="highspy missing")
 @settings(max_examples=EXAMPLES)
 @given(problem=planner_problems(n_max=4, cap_max=3))
+@example(problem=SubsetSelectionProblem(  # the least spend's optimum passes the model, not the rule
+    quality=[1.0, 0.0, 0.0, 0.499999999], cost=[1.0, 0.0, 0.0, 0.0], alpha=0.5, capacity=[2, 1, 1, 1], budget=0.0,
+    demand=1, min_units=[1, 1, 1, 1], lot_size=[1, 1, 1, 1], fixed_cost=[0.0, 0.0, 0.0, 0.0]))
 def test_conflict_is_irreducible_by_brute_force(problem):
     """The conflict is infeasible on its own and dropping any one member makes it feasible."""
     from subsel.solvers import constraint_families, without_constraints
@@ -292,9 +295,11 @@ def check_advice(problem, conflict):
     if conflict.min_budget is not None:
         assert conflict.min_budget > problem.budget
         assert brute_force(problem.with_changes(budget=conflict.min_budget)) is not None
-        # The least budget up to its rounding to 6 significant digits (and the MILP's tolerance).
+        # The least budget up to its rounding to 6 significant digits (and the MILP's tolerance),
+        # unless the answer says it is not proven the least.
         below = conflict.min_budget * (1 - 1e-5) - 1e-6
-        assert below <= problem.budget or brute_force(problem.with_changes(budget=below)) is None
+        assert "min_budget" in conflict.unproven or below <= problem.budget \
+            or brute_force(problem.with_changes(budget=below)) is None
     if conflict.max_alpha is not None:  # the threshold it names is met, one 1e-5 above is not
         assert conflict.max_alpha < problem.alpha
         assert brute_force(problem.with_changes(alpha=conflict.max_alpha)) is not None
@@ -326,3 +331,15 @@ def test_advised_change_makes_the_problem_feasible(problem, demand, budget):
         assert f"lower the average quality to {conflict.max_alpha:g}" in sol.explanation
     if conflict.max_units is None and conflict.min_budget is None and conflict.max_alpha is None:
         assert "lower" not in sol.explanation and "raise" not in sol.explanation
+
+
+@pytest.mark.parametrize("name", [name for name in MILP if name != "ortools-cpsat"])
+def test_a_threshold_a_hair_above_the_only_plans_average_is_infeasible(name):
+    """A must-take agent forces the plan whose average is 0.5; at 0.5 + 2.5e-10 no plan passes the
+    rule.  CBC's tightened model let that plan through its primal tolerance and every model gave only
+    plans the rule refuses: the answer is still infeasible (exact decides), not an error."""
+    p = SubsetSelectionProblem(quality=[1.0, 1.0, 0.0, 0.0], cost=[0.75, 0.0, 0.0, 1.0], alpha=0.5 + 2.5e-10,
+                               capacity=[1, 2, 1, 2], budget=3.0, must_take=[3], min_units=[1, 1, 1, 2],
+                               fixed_cost=[0.0, 0.3, 0.0, 0.0])
+    assert brute_force(p) is None
+    assert get_solver(name).solve(p).status is Status.INFEASIBLE
