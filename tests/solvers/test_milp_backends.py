@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 
-from subsel.models import EXTENSIONS, SubsetSelectionProblem, linear_form
+from subsel.models import EXTENSIONS, LinearConstraint, SubsetSelectionProblem, linear_form
 from subsel.solvers import SolverError, Status, available_solvers, get_solver, solver_info
 from subsel.solvers._milp import MILPSolver, repair
 from subsel.solvers.base import RawResult
@@ -211,10 +211,15 @@ def test_milp_base_proves_an_optimum_of_the_unshifted_model_that_passes_the_rule
 def test_milp_base_never_returns_an_unrepairable_answer():
     p = _fifty(2.05e-7).with_changes(demand=51)  # truly infeasible
     # Every model, the tightened and the unchanged ones and those with the refused answer cut
-    # off, gives the answer the rule refuses: no answer, status error (not an exception).  The
+    # off, gives the answer the rule refuses: exact decides (infeasible), and where exact does not
+    # support the problem (a constraint object), no answer, status error (not an exception).  The
     # pipeline itself: solve() decides this one by an aggregate bound before the backend runs.
     s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 20)
     raw = s._solve(p)
+    assert raw.status is Status.INFEASIBLE and raw.x is None and 3 < len(s.calls) < 20
+    loose = LinearConstraint(np.ones(p.n), upper=1e9, name="cap")  # binds nothing; exact refuses it
+    s = _Sloppy([RawResult(np.ones(51), Status.OPTIMAL, 10.0)] * 20)
+    raw = s._solve(p.with_changes(constraints=[loose]))
     assert raw.status is Status.ERROR and raw.x is None and 3 < len(s.calls) < 20
     s = _Sloppy([])
     assert s.solve(p).status is Status.INFEASIBLE and not s.calls  # all 51 units miss alpha together
