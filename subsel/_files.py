@@ -99,7 +99,7 @@ def parse_integer(text: str) -> int:
     ------
     ValueError
         ``text`` is not a decimal number, is not finite, or has a non-zero fractional part
-        (however small), or its value has more than 400 digits.
+        (however small), or its value has more than 401 digits.
 
     Examples
     --------
@@ -117,7 +117,7 @@ def parse_integer(text: str) -> int:
     if not d.is_finite():
         raise ValueError(f"expected an integer; got {text!r}")
     if d.adjusted() > _MAX_INT_DIGITS:
-        raise ValueError(f"expected an integer of at most {_MAX_INT_DIGITS} digits; got {text!r}")
+        raise ValueError(f"expected an integer of at most {_MAX_INT_DIGITS + 1} digits; got {text!r}")
     if d != d.to_integral_value():
         raise ValueError(f"expected an integer (it has a fractional part); got {text!r}")
     return int(d)

@@ -12,6 +12,10 @@ from .._validation import check_scalar
 __all__ = ["check_options"]
 
 
+#: The largest memory limit, 2^40 MiB (1 EiB): its bytes fit the kernel's 64-bit counters.
+MAX_MEMORY_LIMIT_MB = 2 ** 40
+
+
 def check_options(time_limit_s: Any, memory_limit_mb: Any, lexicographic: Any) -> tuple[float | None, float | None]:
     """The limits of a knapsack search, checked: ``(time_limit_s, memory_limit_mb)`` as floats (or None).
 
@@ -23,14 +27,15 @@ def check_options(time_limit_s: Any, memory_limit_mb: Any, lexicographic: Any) -
     TypeError
         ``lexicographic`` not a bool; a limit not a number.
     ValueError
-        A limit not positive and finite (``None``: no limit).
+        A limit not positive and finite (``None``: no limit), or a memory limit above
+        :data:`MAX_MEMORY_LIMIT_MB`.
     """
     if time_limit_s is not None:
         time_limit_s = check_scalar(time_limit_s, "time_limit_s", min_val=0, include_boundaries="right",
                                     unit="seconds")
     if memory_limit_mb is not None:
-        memory_limit_mb = check_scalar(memory_limit_mb, "memory_limit_mb", min_val=0, include_boundaries="right",
-                                       unit="MiB")
+        memory_limit_mb = check_scalar(memory_limit_mb, "memory_limit_mb", min_val=0, max_val=MAX_MEMORY_LIMIT_MB,
+                                       include_boundaries="right", unit="MiB")
     if not isinstance(lexicographic, (bool, np.bool_)):
         raise TypeError(f"lexicographic must be True or False; got {lexicographic!r}")
     return time_limit_s, memory_limit_mb

@@ -143,7 +143,7 @@ def _number(token: str, path: Path | _Stream, line: int, column: str | None, wha
             except ValueError as exc:
                 if "digits" in str(exc):
                     shown = token if len(token) <= 40 else f"{token[:20]}... ({len(token)} characters)"
-                    raise _bad(path, line, column, f"{what}must have at most {_MAX_INT_DIGITS} digits (every "
+                    raise _bad(path, line, column, f"{what}must have at most {_MAX_INT_DIGITS + 1} digits (every "
                                "capacity from 2^62 up holds all the items)", shown) from None
         raise _bad(path, line, column, f"{what}must be a finite number", token)
     if not v.is_integer():

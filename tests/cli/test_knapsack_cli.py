@@ -143,7 +143,8 @@ def test_wrong_optimum_exits_1(tmp_path, capsys):
     (b"2 5\n1 2\n3 x\n", [], "kp.txt: line 3, column 'w': must be a number; got 'x'"),
     (PISINGER, ["--instance", "7"], "no instance '7'"),
     (PISINGER, ["--time-limit", "0"], "--time-limit must be a number > 0 (seconds)"),
-    (PISINGER, ["--memory-limit", "-1"], "--memory-limit must be a number > 0 (MiB); got -1.0"),
+    (PISINGER, ["--memory-limit", "-1"], "--memory-limit must be a number in (0, 1099511627776] (MiB); got -1.0"),
+    (PISINGER, ["--memory-limit", "1e13"], "--memory-limit must be a number in (0, 1099511627776] (MiB)"),
     (PISINGER, ["--json", "-o", "-"], "--json and -o - would both write to stdout"),
 ])
 def test_bad_input_one_line_exit_2_no_output(tmp_path, capsys, content, argv, fragment):

@@ -178,8 +178,8 @@ def test_read_knapsack_from_a_stream():
 TINY = "0000000000000001"  # 10^-16: below float64's resolution at 1 and above
 FIELD_CASES = [
     # format (a): "n W" then "p w" lines, then an optional 0/1 vector
-    ("1 1e401\n1 1\n", 1, "column 'W': must have at most 400 digits", "1e401"),
-    ("1 1" + "0" * 410 + "\n1 1\n", 1, "column 'W': must have at most 400 digits",
+    ("1 1e401\n1 1\n", 1, "column 'W': must have at most 401 digits", "1e401"),
+    ("1 1" + "0" * 410 + "\n1 1\n", 1, "column 'W': must have at most 401 digits",
      "10000000000000000000... (411 characters)"),
     (f"2.{TINY} 10\n1 2\n3 4\n", 1, "column 'n': must be a positive integer", f"2.{TINY}"),
     (f"2 10.{TINY}\n1 2\n3 4\n", 1, "column 'W': has a fractional part below float64's resolution", f"10.{TINY}"),

@@ -129,9 +129,11 @@ def test_memory_limit_none_means_unlimited():
 
 
 @pytest.mark.parametrize("bad, error", [(0, ValueError), (-1, ValueError), (float("nan"), ValueError),
-                                        (float("inf"), ValueError), (True, TypeError), ("64", TypeError)])
+                                        (float("inf"), ValueError), (2.0 ** 40 + 1, ValueError), (10 ** 30, ValueError),
+                                        (True, TypeError), ("64", TypeError)])
 def test_memory_limit_is_validated(bad, error):
-    with pytest.raises(error, match=rf"^memory_limit_mb must be a number > 0 \(MiB\); got {re.escape(repr(bad))}$"):
+    what = r"a number in \(0, 1099511627776\] \(MiB\)"
+    with pytest.raises(error, match=rf"^memory_limit_mb must be {what}; got {re.escape(repr(bad))}$"):
         get_solver("exact", memory_limit_mb=bad)
 
 
