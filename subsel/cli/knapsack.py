@@ -40,12 +40,12 @@ def _cmd_knapsack(args: argparse.Namespace) -> int:
     return solve_instance(args, pick_instance(instances, args.instance, args.file))
 
 
-def _stopped_by(args: argparse.Namespace, sol) -> str:
-    """Which limit ended a search short of the proof: the time limit when one was given and has
-    passed, else the memory limit of the state lists."""
+def _stopped_by(args: argparse.Namespace, sol) -> tuple[str, str]:
+    """Which limit ended a search short of the proof, as the JSON's key and the summary's words: the
+    time limit when one was given and has passed, else the memory limit of the state lists."""
     if args.time_limit is not None and sol.wall_time_s >= args.time_limit:
-        return f"time limit ({args.time_limit:g} s; raise it with --time-limit)"
-    return f"memory limit ({_memory_limit(args):g} MiB of state lists; raise it with --memory-limit)"
+        return "time_limit", f"time limit ({args.time_limit:g} s; raise it with --time-limit)"
+    return "memory_limit", f"memory limit ({_memory_limit(args):g} MiB of state lists; raise it with --memory-limit)"
 
 
 def _memory_limit(args: argparse.Namespace) -> float:
@@ -88,7 +88,7 @@ def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: 
         out = {"instance": inst.name, "items": inst.m, "capacity": int(inst.capacity),
                "status": sol.status.value, "value": sol.value, "weight": sol.weight, "bound": sol.bound,
                "x": sol.x.tolist(), "wall_time_s": sol.wall_time_s,
-               "stopped_by": None if sol.optimal else _stopped_by(args, sol).split(" (")[0].replace(" ", "_")}
+               "stopped_by": None if sol.optimal else _stopped_by(args, sol)[0]}
         if optimum is not None:
             out["known_optimum"] = optimum
             out["known_optimum_matches"] = matches
@@ -107,7 +107,7 @@ def solve_instance(args: argparse.Namespace, inst: KnapsackInstance, *, agents: 
                         "above 2^53: beyond exact float64)")
     if not sol.optimal:
         lines.insert(2, f"bound        {sol.bound}")
-        lines.insert(2, f"stopped      {_stopped_by(args, sol)}")
+        lines.insert(2, f"stopped      {_stopped_by(args, sol)[1]}")
     if optimum is not None:
         lines.append(f"known_optimum {optimum} ({'matches' if matches else 'DIFFERS'})")
     if args.output is not None and args.output != "-":
