@@ -76,7 +76,7 @@ from ..models import (
 from ..models._rules import linear_at_least, rounded_up, weighted_sum
 from ._cuts import excluding, excluding_agents
 from ._encoded import refuse_encoded
-from .base import MAX_CUT_RANGE, RawResult, Solver, SolverError, Status
+from .base import MAX_CUT_RANGE, RawResult, Solution, Solver, SolverError, Status
 from .registry import get_solver
 
 #: Loosening / tightening of the scaled rows between the relaxation and the tightened model (ten
@@ -415,43 +415,41 @@ class MILPSolver(Solver):
         return best, None
 
     @staticmethod
-    def _certify_with_exact(problem: SubsetSelectionProblem,
-                            left: float | None) -> tuple[np.ndarray, float, float] | None:
-        """``exact``'s optimal selection, its utility and ``exact``'s proven bound (independent of
-        MILP tolerances), or None (the registry supplies ``exact``)."""
+    def _exact_answer(problem: SubsetSelectionProblem, left: float | None, where_faster: bool) -> Solution | None:
+        """``exact``'s answer within ``left`` seconds (the registry supplies ``exact``), or None where
+        it does not support the problem, raises, or (with ``where_faster``) is slower than the MILP
+        itself (its coupling rows: budget, demand, groups)."""
         if left is not None and left <= 0:
             return None
         exact = get_solver("exact", time_limit_s=left)
-        # Not where exact is slower than the MILP itself (its coupling rows: budget, demand, groups).
-        if problem.extensions - exact.supports or problem.extensions & exact.not_default_for:
+        if problem.extensions - exact.supports or (where_faster and problem.extensions & exact.not_default_for):
             return None
         try:
-            sol = exact.solve(problem)
+            return exact.solve(problem)
         except (SolverError, MemoryError, ValueError):
             return None
-        if sol.status is not Status.OPTIMAL:
+
+    @classmethod
+    def _certify_with_exact(cls, problem: SubsetSelectionProblem,
+                            left: float | None) -> tuple[np.ndarray, float, float] | None:
+        """``exact``'s optimal selection, its utility and ``exact``'s proven bound (independent of
+        MILP tolerances), or None."""
+        sol = cls._exact_answer(problem, left, where_faster=True)
+        if sol is None or sol.status is not Status.OPTIMAL:
             return None
         bound = float(sol.objective) if sol.bound is None else max(float(sol.bound), float(sol.objective))
         return np.array(sol.x, dtype=np.int64), float(sol.objective), bound
 
-    @staticmethod
-    def _exact_verdict(problem: SubsetSelectionProblem, left: float | None) -> RawResult | None:
+    @classmethod
+    def _exact_verdict(cls, problem: SubsetSelectionProblem, left: float | None) -> RawResult | None:
         """``exact``'s proven answer (infeasible, or an optimal selection) where the MILP models
         could not decide (each gave only selections the rule refuses, as CBC at a threshold a hair
         above a selection's average, its primal tolerance letting through what the tightening was to
         exclude); None where ``exact`` does not support the problem or proves nothing in time."""
-        if left is not None and left <= 0:
-            return None
-        exact = get_solver("exact", time_limit_s=left)
-        if problem.extensions - exact.supports:
-            return None
-        try:
-            sol = exact.solve(problem)
-        except (SolverError, MemoryError, ValueError):
-            return None
-        if sol.status is Status.INFEASIBLE:
+        sol = cls._exact_answer(problem, left, where_faster=False)
+        if sol is not None and sol.status is Status.INFEASIBLE:
             return RawResult(None, Status.INFEASIBLE)
-        if sol.status is Status.OPTIMAL:
+        if sol is not None and sol.status is Status.OPTIMAL:
             return RawResult(np.array(sol.x, dtype=np.int64), Status.OPTIMAL, sol.bound)
         return None
 
