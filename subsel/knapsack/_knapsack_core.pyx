@@ -1250,45 +1250,61 @@ cdef inline double _ratio(double a, double b) noexcept:
 cdef tuple _surrogate_multiplier(const num[::1] p, const num[::1] w, num c, int64_t card, int64_t k_lo, int64_t k_hi,
                                  num unit, bint real, bint band=True):
     """The bisection of :func:`surrogate_multiplier`.  A bound guesses its break item's efficiency
-    (:func:`_surrogate_bound_band`, one pass over the items) to lie between those, at its
-    multiplier, of the break items of the nearest bounds on both sides that had one, or, while a
-    side has none, to be that of the break item of the last two bounds when it was the same; a
-    wrong guess costs the bound of :func:`_surrogate_bound_into` too."""
-    cdef double best_u = INFINITY, u0, u1, ea, eb
-    cdef int64_t best_k = 0, k, brk = -1, last = -1, r_lo = -1, r_hi = -1, ra, rb
+    (:func:`_surrogate_bound_band`, one pass over the items): between those, at its multiplier, of
+    the break items of the nearest bounds below and above it (and half their distance beyond);
+    while one side has none, beyond that of the last break item of the other side, twice as far as
+    it is from the one before (the break item moves on as the multiplier does).  A wrong guess
+    costs the bound of :func:`_surrogate_bound_into` too; a search whose guesses were more often
+    wrong than right guesses no more."""
+    cdef double best_u = INFINITY, u0, u1, ea, eb, d
+    cdef int64_t best_k = 0, k, brk, ra, rb, wrong = 0, right = 0
+    cdef int64_t lo_old = -1, lo_new = -1, hi_old = -1, hi_new = -1
     cdef Py_ssize_t n = p.shape[0]
     cdef _SurrogateBuffers buf = None
-    cdef num s, wa, wb
+    cdef num s
     cdef int got
+    cdef bint between, tried
     if not (num is double and real):
         buf = _take_buffers(n, _typenum(c))
     while k_lo <= k_hi:
         k = (k_lo + k_hi) // 2
         s = k * unit
         got = 2
-        ra, rb = r_lo, r_hi
-        if ra < 0 or rb < 0:
-            ra = rb = brk if brk == last else -1
-        last = brk
+        tried = False
+        between = lo_new >= 0 and hi_new >= 0
+        ra, rb = lo_new, hi_new
+        if not between:
+            ra, rb = (lo_old, lo_new) if lo_new >= 0 else (hi_old, hi_new)
         if num is double and real:
             u0, u1 = _surrogate_bound_real(p, w, c, s, card, unit)
             got = 0
-        elif band and ra >= 0 and w[ra] + s > 0 and w[rb] + s > 0:
+        elif band and wrong <= right and ra >= 0 and w[ra] + s > 0 and w[rb] + s > 0:
+            tried = True
             ea = _ratio(<double>p[ra], <double>(w[ra] + s))
             eb = _ratio(<double>p[rb], <double>(w[rb] + s))
+            d = 0.5 * fabs(eb - ea)
+            if between:
+                ea, eb = _pymin(ea, eb) - d, _pymax(ea, eb) + d
+            else:
+                ea = eb + 2.0 * (eb - ea)
             got = _surrogate_bound_band[num](&p[0], &w[0], n, c, s, card, unit, _pymin(ea, eb), _pymax(ea, eb),
                                              buf.er, <num*>buf.wsb, buf.idx, buf.bcnt, <num*>buf.bw, <num*>buf.bp,
                                              &u0, &u1, &brk)
+        if tried:
+            wrong += got == 2
+            right += got != 2
         if got == 2:
             _surrogate_bound_buf[num](p, w, c, s, card, unit, buf, &u0, &u1, &brk)
         if u0 < best_u:
             best_u, best_k = u0, k
         if u1 > u0:
             k_hi = k - 1
-            r_hi = brk if brk >= 0 else r_hi
+            if brk >= 0:
+                hi_old, hi_new = hi_new, brk
         else:
             k_lo = k + 1
-            r_lo = brk if brk >= 0 else r_lo
+            if brk >= 0:
+                lo_old, lo_new = lo_new, brk
     if buf is not None:
         _give_buffers(buf)
     return best_u, best_k
