@@ -832,18 +832,15 @@ cdef inline int _surrogate_always(num c, num s, int64_t card, num wsum, num p0, 
     return -1
 
 
-cdef inline void _tally(const num* p, const num* w, Py_ssize_t j, num s, int sh, uint64_t base, uint64_t* key,
-                        int64_t* bcnt, num* bw, num* bp) noexcept:
-    """Item ``j`` (unless always taken: ``key`` all ones) into the histogram of
+cdef inline void _tally(const num* w, Py_ssize_t j, num s, int sh, uint64_t base, uint64_t* key, num* bw) noexcept:
+    """Item ``j`` (unless always taken: ``key`` all ones) into the histogram of weights of
     :func:`_surrogate_bound_into`, its key replaced by its range."""
     cdef uint64_t u = key[j]
     cdef Py_ssize_t r
     if u != ~(<uint64_t>0):
         r = <Py_ssize_t>((u >> sh) - base)
         key[j] = <uint64_t>r
-        bcnt[r] += 1
         bw[r] += w[j] + s
-        bp[r] += p[j]
 
 
 @cython.cdivision(True)
@@ -855,15 +852,16 @@ cdef int _surrogate_bound_into(const num* p, const num* w, Py_ssize_t n, num c, 
     the break item (``brk_out``; -1: none): returns 1 when every item is always taken, else 0.  The
     break item of the items of positive surrogate weight in the stable order by decreasing
     ``p / (w + s)`` in three passes, as :func:`break_split` finds it: the efficiencies' monotone bits,
-    a histogram of counts, weights and profits over ranges of them (each key replaced by its range),
-    then only the items of the range that holds the break item (:func:`_surrogate_break`).  The sums
-    are exact (integers), so every number is that of the selection over every item."""
+    a histogram of weights over ranges of them (each key replaced by its range), then the profits
+    and the count of the items of the ranges above the one that holds the break item, and only the
+    items of that range for :func:`_surrogate_break`.  The sums are exact (integers), so every
+    number is that of the selection over every item."""
     cdef Py_ssize_t j, cnt = 0, nr, r, rb = -1, nin = 0
     cdef num wsj, wsum = 0, p0 = 0, cs, wacc = 0, pacc = 0
     cdef uint64_t sign = (<uint64_t>1) << 63, lo = ~(<uint64_t>0), hi = 0, u, base
     cdef uint64_t none = ~(<uint64_t>0)
     cdef int sh = 0
-    cdef int64_t nb_ = 0, brk = -1
+    cdef int64_t nb_ = 0, brk = -1, q
     cdef int settled
     brk_out[0] = -1
     for j in range(n):
@@ -883,33 +881,34 @@ cdef int _surrogate_bound_into(const num* p, const num* w, Py_ssize_t n, num c, 
     if settled >= 0:
         return settled
     nr = _ranges(lo, hi, <uint64_t>max(16, min(_BUCKETS, n - cnt)), &sh, &base, bcnt, bw, bp)
-    # Two histograms, of the even and the odd items, summed after (neighbours in the same range
-    # would otherwise wait for each other's sums; the sums are integers, so the same).  Each key
-    # becomes its range, for the pass over the range of the break item.
-    cdef int64_t* bcnt2 = bcnt + _BUCKETS
+    # Two histograms of weights, of the even and the odd items, summed after (neighbours in the same
+    # range would otherwise wait for each other's sums; the sums are integers, so the same).  Each
+    # key becomes its range; the profits and the count of the items of the ranges above the break
+    # item's are summed in the pass that gathers the items of its range.
     cdef num* bw2 = bw + _BUCKETS
-    cdef num* bp2 = bp + _BUCKETS
     for r in range(nr):
-        bcnt2[r] = 0
         bw2[r] = 0
-        bp2[r] = 0
     for j in range(0, n - 1, 2):
-        _tally(p, w, j, s, sh, base, key, bcnt, bw, bp)
-        _tally(p, w, j + 1, s, sh, base, key, bcnt2, bw2, bp2)
+        _tally(w, j, s, sh, base, key, bw)
+        _tally(w, j + 1, s, sh, base, key, bw2)
     if n & 1:
-        _tally(p, w, n - 1, s, sh, base, key, bcnt, bw, bp)
-    for r in range(nr):
-        bcnt[r] += bcnt2[r]
-        bw[r] += bw2[r]
-        bp[r] += bp2[r]
-    rb = _crossing(nr, bcnt, bw, bp, cs, &wacc, &pacc, &nb_)
-    if rb >= 0:
-        for j in range(n):
-            if key[j] == <uint64_t>rb:
-                wsb[j] = w[j] + s
-                er[j] = <double>p[j] / <double>wsb[j]
-                idx[nin] = j
-                nin += 1
+        _tally(w, n - 1, s, sh, base, key, bw)
+    for r in range(nr - 1, -1, -1):
+        if wacc + (bw[r] + bw2[r]) > cs:
+            rb = r
+            break
+        wacc += bw[r] + bw2[r]
+    for j in range(n):
+        q = <int64_t>key[j]             # (-1: always taken)
+        if q > rb:
+            nb_ += 1
+            pacc += p[j]
+        elif q == rb and rb >= 0:
+            wsb[j] = w[j] + s
+            er[j] = <double>p[j] / <double>wsb[j]
+            idx[nin] = j
+            nin += 1
+    if nin:
         brk = _surrogate_break(p, er, wsb, idx, nin, cs, &wacc, &pacc, &nb_, bcnt, bw, bp)
     _surrogate_ends(p, wsb, brk, cs, wacc, pacc, nb_, card - cnt, step, p0, u0, u1)
     brk_out[0] = brk
@@ -1282,7 +1281,7 @@ cdef tuple _surrogate_multiplier(const num[::1] p, const num[::1] w, num c, int6
             tried = True
             ea = _ratio(<double>p[ra], <double>(w[ra] + s))
             eb = _ratio(<double>p[rb], <double>(w[rb] + s))
-            d = 0.5 * fabs(eb - ea)
+            d = 0.25 * fabs(eb - ea)
             if between:
                 ea, eb = _pymin(ea, eb) - d, _pymax(ea, eb) + d
             else:
