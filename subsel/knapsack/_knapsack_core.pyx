@@ -1250,11 +1250,11 @@ cdef tuple _surrogate_multiplier(const num[::1] p, const num[::1] w, num c, int6
                                  num unit, bint real, bint band=True):
     """The bisection of :func:`surrogate_multiplier`.  A bound guesses its break item's efficiency
     (:func:`_surrogate_bound_band`, one pass over the items): between those, at its multiplier, of
-    the break items of the nearest bounds below and above it (and half their distance beyond);
-    while one side has none, beyond that of the last break item of the other side, twice as far as
-    it is from the one before (the break item moves on as the multiplier does).  A wrong guess
-    costs the bound of :func:`_surrogate_bound_into` too; a search whose guesses were more often
-    wrong than right guesses no more."""
+    the break items of the nearest bounds below and above it (and a quarter of their distance
+    beyond); while one side has none, beyond that of the last break item of the other side, twice
+    as far as it is from the one before (the break item moves on as the multiplier does).  A wrong
+    guess costs the bound of :func:`_surrogate_bound_into` too; a search whose guesses were more
+    often wrong than right guesses no more."""
     cdef double best_u = INFINITY, u0, u1, ea, eb, d
     cdef int64_t best_k = 0, k, brk, ra, rb, wrong = 0, right = 0
     cdef int64_t lo_old = -1, lo_new = -1, hi_old = -1, hi_new = -1
