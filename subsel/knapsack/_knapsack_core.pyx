@@ -1692,32 +1692,41 @@ cdef tuple _greedy_one(const double* p, const double* w, const double* e, const 
     cdef int64_t j1 = -1, j2 = -1, q1 = -1, q2 = -1, f1 = -1, f2 = -1, f3 = -1
     cdef double pj1 = -INFINITY, pj2 = -INFINITY, pq1 = INFINITY, pq2 = INFINITY
     cdef double pj, wj, f, best, val
+    cdef int bf, hit
     cand_a = _empty(n, cnp.NPY_INT64)
     fb_a = _empty(n, cnp.NPY_FLOAT64)
     cdef int64_t* cand = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>cand_a)
     cdef double* fb = <double*>cnp.PyArray_DATA(<cnp.ndarray>fb_a)
+    # Branch-free but for the rare: the candidates are written unconditionally and counted when their
+    # flip bound reaches thr (about half the items: a branch on it mispredicts), and whether the item
+    # lies before the break item (random in the given order) only selects which of two tests counts.
+    # The items that may change a greedy choice (``hit``: its tests without the ties, a superset) are
+    # rare after the first few, and only they take the branch with the full tests.
     for j in range(n):
         pj = p[j]
         wj = w[j]
         f = lp - fabs(pj - eb * wj)
-        if f >= thr:
-            cand[m] = j
-            fb[m] = f
-            m += 1
-        if before[j]:       # the cheapest item out (alone, or against the break item and the next)
-            if wj >= need1 and pj <= pq1 and (q1 < 0 or pj < pq1 or _before(e, j, q1)):
-                q1 = j
-                pq1 = pj
-            if wj >= need2 and pj <= pq2 and (q2 < 0 or pj < pq2 or _before(e, j, q2)):
-                q2 = j
-                pq2 = pj
-        else:               # the most valuable item in (alone, or for the last item before the break)
-            if j != brk and wj <= r0 and pj >= pj2 and (j2 < 0 or pj > pj2 or _before(e, j, j2)):
-                j2 = j
-                pj2 = pj
-            if wj <= lim and pj >= pj1 and (j1 < 0 or pj > pj1 or _before(e, j, j1)):
-                j1 = j
-                pj1 = pj
+        cand[m] = j
+        fb[m] = f
+        m += f >= thr
+        bf = before[j] != 0
+        hit = ((bf & (((wj >= need1) & (pj <= pq1)) | ((wj >= need2) & (pj <= pq2))))
+               | ((bf ^ 1) & (((wj <= r0) & (pj >= pj2)) | ((wj <= lim) & (pj >= pj1)))))
+        if hit:
+            if bf:      # the cheapest item out (alone, or against the break item and the next)
+                if wj >= need1 and pj <= pq1 and (q1 < 0 or pj < pq1 or _before(e, j, q1)):
+                    q1 = j
+                    pq1 = pj
+                if wj >= need2 and pj <= pq2 and (q2 < 0 or pj < pq2 or _before(e, j, q2)):
+                    q2 = j
+                    pq2 = pj
+            else:       # the most valuable item in (alone, or for the last item before the break)
+                if j != brk and wj <= r0 and pj >= pj2 and (j2 < 0 or pj > pj2 or _before(e, j, j2)):
+                    j2 = j
+                    pj2 = pj
+                if wj <= lim and pj >= pj1 and (j1 < 0 or pj > pj1 or _before(e, j, j1)):
+                    j1 = j
+                    pj1 = pj
     best = Pb
     if j1 >= 0:
         val = Pb - p[a] + p[j1]

@@ -112,3 +112,89 @@ def test_a_greedy_solution_at_the_dantzig_bound_ends_the_search_before_any_core_
         assert sol.optimal and sol.value == res.value
         hits += sol.value == c and res.core_size == 0
     assert hits >= 2
+
+
+def plain_greedy_one(p, w, e, before, brk, a, k2, Pb, Wb, capacity, lp, eb, thr):
+    """``greedy_one`` spelled out on whole arrays: each greedy choice is the extreme profit among the
+    items allowed, ties to the first in the stable order by decreasing ``e`` (numpy's ``lexsort``);
+    the candidates are the items whose flip bound reaches ``thr``, in index order."""
+    n = p.size
+    pos = np.empty(n, dtype=np.int64)
+    pos[np.argsort(-e, kind="stable")] = np.arange(n)
+    r0 = capacity - Wb
+    need1 = w[brk] - r0
+    lim = r0 + w[a] if a >= 0 else -np.inf
+    need2 = (w[brk] + w[k2]) - r0 if k2 >= 0 else np.inf
+    idx = np.arange(n)
+
+    def first(allowed, sign):   # the least sign * p, ties to the first in the order
+        j = idx[allowed]
+        return int(j[np.lexsort((pos[j], sign * p[j]))[0]]) if j.size else -1
+
+    q1 = first(before & (w >= need1), 1.0)
+    q2 = first(before & (w >= need2), 1.0)
+    j2 = first(~before & (idx != brk) & (w <= r0), -1.0)
+    j1 = first(~before & (w <= lim), -1.0)
+    best, flips = Pb, (-1, -1, -1)
+    for j, val, f in ((j1, Pb - p[a] + p[j1], (a, j1, -1)), (j2, Pb + p[j2], (j2, -1, -1)),
+                      (q1, Pb + p[brk] - p[q1], (q1, brk, -1)), (q2, Pb + (p[brk] + p[k2]) - p[q2], (q2, brk, k2))):
+        if j >= 0 and val > best:
+            best, flips = val, f
+    fb = lp - np.abs(p - eb * w)
+    cand = np.flatnonzero(fb >= thr)
+    return (best, *flips, cand, fb[cand])
+
+
+@st.composite
+def greedy_cases(draw):
+    """Items with many equal profits, weights and efficiencies (or real values), a set of items
+    before the break item (the break solution in the stable order, or any set), the break item and
+    its neighbours, and a threshold that some flip bounds meet exactly."""
+    n = draw(st.integers(2, 400))
+    seed = draw(st.integers(0, 2 ** 32 - 1))
+    spread = draw(st.sampled_from([1, 2, 5, 60, 10 ** 6]))
+    rng = np.random.default_rng(seed)
+    p = rng.integers(1, spread + 1, n).astype(float)
+    w = rng.integers(1, spread + 1, n).astype(float)
+    shape = draw(st.sampled_from(["ties", "equal profits", "proportional", "real"]))
+    if shape == "equal profits":
+        p[:] = p[0]
+    elif shape == "proportional":   # every efficiency equal
+        p = 2.0 * w
+    elif shape == "real":
+        p, w = rng.random(n) + 0.01, rng.random(n) + 0.01
+    e = p / w
+    order = np.argsort(-e, kind="stable")
+    if draw(st.booleans()):     # the break solution
+        b = draw(st.integers(0, n - 1))
+        before = np.zeros(n, dtype=bool)
+        before[order[:b]] = True
+        brk = int(order[b])
+        a = int(order[b - 1]) if b > 0 else -1
+        k2 = int(order[b + 1]) if b + 1 < n else -1
+    else:                       # any set, any neighbours
+        before = rng.random(n) < draw(st.floats(0.0, 1.0))
+        brk = draw(st.integers(0, n - 1))
+        before[brk] = False
+        ins, outs = np.flatnonzero(before), np.flatnonzero(~before & (np.arange(n) != brk))
+        a = int(rng.choice(ins)) if ins.size and draw(st.booleans()) else -1
+        k2 = int(rng.choice(outs)) if outs.size and draw(st.booleans()) else -1
+    Pb, Wb = float(p[before].sum()), float(w[before].sum())
+    capacity = Wb + float(w[brk]) * draw(st.sampled_from([0.0, 0.5, 0.999]))
+    eb = float(e[brk])
+    lp = Pb + (capacity - Wb) * eb
+    fb = lp - np.abs(p - eb * w)
+    thr = draw(st.sampled_from([float(np.quantile(fb, q, method="nearest")) for q in (0.0, 0.3, 0.5, 0.9)]
+                               + [np.inf, -np.inf]))
+    return p, w, e, before, brk, a, k2, Pb, Wb, capacity, lp, eb, thr
+
+
+@settings(max_examples=400, deadline=None)
+@given(greedy_cases())
+def test_greedy_one_is_the_plain_selection(case):
+    """The one-pass greedy choices and flip-bound candidates of the compiled core against the same
+    selections on whole arrays, with ties in profit, weight and efficiency everywhere."""
+    got = core.greedy_one(*case)
+    want = plain_greedy_one(*case)
+    assert got[:4] == want[:4]
+    assert got[4].tolist() == want[4].tolist() and got[5].tolist() == want[5].tolist()
