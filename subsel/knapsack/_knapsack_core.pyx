@@ -1596,8 +1596,8 @@ def break_split(p_in, w_in, e_in, double c):
         return np.ones(0, np.bool_), -1, 0.0, 0.0, -1, -1
     cdef _SurrogateBuffers buf = _take_buffers(n, cnp.NPY_INT64)     # (scratch: the keys)
     cdef uint64_t* key = buf.key
-    for j in range(n):     # the float's bits made monotone in its value (-0.0 as 0.0)
-        u = _bits(e[j]) if e[j] != 0.0 else 0
+    for j in range(n):     # the float's bits made monotone in its value (-0.0 as 0.0; no branch)
+        u = _bits(e[j]) & ((<uint64_t>0) - <uint64_t>(e[j] != 0.0))
         u ^= ((<uint64_t>0) - (u >> 63)) | sign
         key[j] = u
         if u < lo:
@@ -1640,9 +1640,9 @@ def break_split(p_in, w_in, e_in, double c):
     before_a = _empty(n, cnp.NPY_BOOL)
     cdef unsigned char* before = <unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>before_a)
     ninside = cnt[rb]
-    inside_a = _empty(ninside, cnp.NPY_INT64)
-    e_in_a = _empty(ninside, cnp.NPY_FLOAT64)
-    w_in_a = _empty(ninside, cnp.NPY_FLOAT64)
+    inside_a = _empty(ninside + 1, cnp.NPY_INT64)     # (+ 1: every item is written, the range's kept)
+    e_in_a = _empty(ninside + 1, cnp.NPY_FLOAT64)
+    w_in_a = _empty(ninside + 1, cnp.NPY_FLOAT64)
     cdef int64_t* inside = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>inside_a)
     cdef double* e_ins = <double*>cnp.PyArray_DATA(<cnp.ndarray>e_in_a)
     cdef double* w_ins = <double*>cnp.PyArray_DATA(<cnp.ndarray>w_in_a)
@@ -1650,16 +1650,15 @@ def break_split(p_in, w_in, e_in, double c):
     for j in range(n):
         r = <Py_ssize_t>((key[j] >> s) - base)
         before[j] = r > rb
-        if r == rb:
-            inside[q] = j
-            e_ins[q] = e[j]
-            w_ins[q] = w[j]
-            q += 1
-        elif r == above:
-            if a < 0 or _before(e, a, j):
-                a = j
-        elif r == below:
-            if k < 0 or _before(e, j, k):
+        inside[q] = j       # (written always, kept when in the range: no branch)
+        e_ins[q] = e[j]
+        w_ins[q] = w[j]
+        q += r == rb
+        if (r == above) | (r == below):
+            if r == above:
+                if a < 0 or _before(e, a, j):
+                    a = j
+            elif k < 0 or _before(e, j, k):
                 k = j
     _give_buffers(buf)
     local_a = _zeros(ninside, cnp.NPY_BOOL)
