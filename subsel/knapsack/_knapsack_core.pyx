@@ -1690,7 +1690,12 @@ cdef tuple _greedy_one(const double* p, const double* w, const double* e, const 
     cdef double need2 = (w[brk] + w[k2]) - r0 if k2 >= 0 else INFINITY
     cdef int64_t j1 = -1, j2 = -1, q1 = -1, q2 = -1, f1 = -1, f2 = -1, f3 = -1
     cdef double pj1 = -INFINITY, pj2 = -INFINITY, pq1 = INFINITY, pq2 = INFINITY
-    cdef double pj, wj, f, best, val
+    cdef double pj, wj, f, best, val, ws, ps
+    cdef double sg[2]
+    cdef double tw1[2]
+    cdef double tw2[2]
+    cdef double tp1[2]
+    cdef double tp2[2]
     cdef int bf, hit
     cand_a = _empty(n, cnp.NPY_INT64)
     fb_a = _empty(n, cnp.NPY_FLOAT64)
@@ -1698,9 +1703,21 @@ cdef tuple _greedy_one(const double* p, const double* w, const double* e, const 
     cdef double* fb = <double*>cnp.PyArray_DATA(<cnp.ndarray>fb_a)
     # Branch-free but for the rare: the candidates are written unconditionally and counted when their
     # flip bound reaches thr (about half the items: a branch on it mispredicts), and whether the item
-    # lies before the break item (random in the given order) only selects which of two tests counts.
-    # The items that may change a greedy choice (``hit``: its tests without the ties, a superset) are
-    # rare after the first few, and only they take the branch with the full tests.
+    # lies before the break item (random in the given order) only picks the thresholds of its side,
+    # compared as ``sg * w <= tw`` and ``-sg * p <= tp`` (``sg`` = -1 before, +1 after: the negations
+    # are exact, so ``w >= need`` and ``p <= pq`` before, ``w <= r0`` and ``p >= pj`` after).  The
+    # items that may change a greedy choice (``hit``: the tests without the ties, a superset) are rare
+    # after the first few, and only they take the branch with the full tests.
+    sg[0] = 1.0
+    sg[1] = -1.0
+    tw1[1] = -need1
+    tw2[1] = -need2
+    tw1[0] = r0
+    tw2[0] = lim
+    tp1[1] = pq1
+    tp2[1] = pq2
+    tp1[0] = -pj2
+    tp2[0] = -pj1
     for j in range(n):
         pj = p[j]
         wj = w[j]
@@ -1709,8 +1726,9 @@ cdef tuple _greedy_one(const double* p, const double* w, const double* e, const 
         fb[m] = f
         m += f >= thr
         bf = before[j] != 0
-        hit = ((bf & (((wj >= need1) & (pj <= pq1)) | ((wj >= need2) & (pj <= pq2))))
-               | ((bf ^ 1) & (((wj <= r0) & (pj >= pj2)) | ((wj <= lim) & (pj >= pj1)))))
+        ws = wj * sg[bf]
+        ps = pj * -sg[bf]
+        hit = ((ws <= tw1[bf]) & (ps <= tp1[bf])) | ((ws <= tw2[bf]) & (ps <= tp2[bf]))
         if hit:
             if bf:      # the cheapest item out (alone, or against the break item and the next)
                 if wj >= need1 and pj <= pq1 and (q1 < 0 or pj < pq1 or _before(e, j, q1)):
@@ -1726,6 +1744,10 @@ cdef tuple _greedy_one(const double* p, const double* w, const double* e, const 
                 if wj <= lim and pj >= pj1 and (j1 < 0 or pj > pj1 or _before(e, j, j1)):
                     j1 = j
                     pj1 = pj
+            tp1[1] = pq1
+            tp2[1] = pq2
+            tp1[0] = -pj2
+            tp2[0] = -pj1
     best = Pb
     if j1 >= 0:
         val = Pb - p[a] + p[j1]
