@@ -1881,8 +1881,47 @@ cdef object _gather(object a, object idx):
     return out
 
 
+cdef object _merged_order(e_in, F_in, Py_ssize_t m):
+    """``np.argsort(-e, kind="stable")`` of ``m`` items given ``F``, some of them already in that order
+    (:func:`by_efficiency`): the other items sorted the same way, and the two lists merged (an item of
+    ``F`` first where it is more efficient, or as efficient and of a smaller index), so the same
+    order."""
+    cdef const double* e = <const double*>_data(e_in, cnp.NPY_FLOAT64, m)
+    cdef const int64_t* F = <const int64_t*>_data(F_in, cnp.NPY_INT64, 0)
+    cdef Py_ssize_t nf = cnp.PyArray_SIZE(<cnp.ndarray>F_in), q, k = 0, a = 0, c = 0
+    cdef int64_t fj, cj
+    rest_a = _zeros(m - nf, cnp.NPY_INT64)
+    cdef int64_t* rest = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>rest_a)
+    seen_a = _zeros(m, cnp.NPY_BOOL)
+    cdef unsigned char* seen = <unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>seen_a)
+    for q in range(nf):
+        seen[F[q]] = 1
+    for q in range(m):
+        if not seen[q]:
+            rest[k] = q
+            k += 1
+    rest_a = by_efficiency(e_in, rest_a)
+    rest = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>rest_a)
+    out_a = _empty(m, cnp.NPY_INT64)
+    cdef int64_t* out = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>out_a)
+    for q in range(m):
+        if a < nf and (c >= m - nf or e[F[a]] > e[rest[c]] or (e[F[a]] == e[rest[c]] and F[a] < rest[c])):
+            out[q] = F[a]
+            a += 1
+        else:
+            out[q] = rest[c]
+            c += 1
+    return out_a
+
+
+def merged_order(e, F):
+    """:func:`_merged_order` (``e`` contiguous float64 without NaN, ``F`` distinct items in the order
+    of :func:`by_efficiency`)."""
+    return _merged_order(e, np.ascontiguousarray(F, dtype=np.int64), cnp.PyArray_SIZE(<cnp.ndarray>e))
+
+
 def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t mem_limit, int64_t budget,
-               int64_t min_relax, int64_t min_pairing, int64_t max_enumerate, spare):
+               int64_t min_relax, int64_t min_pairing, int64_t max_enumerate, spare, F_sorted=None):
     """``_knapsack.relax_in_order``'s relaxation in one compiled call: the items in efficiency order,
     the cardinality bounds, the surrogate multipliers (:func:`surrogate_multiplier`) and each
     surrogate knapsack, prepared as ``_knapsack.solve_knapsack`` prepares integer data in float64
@@ -1891,6 +1930,7 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
     Returns
     -------
     (ok, u, z, found, take, spare)
+        (``F_sorted``: some of the items already in efficiency order, :func:`by_efficiency`, or None.)
         ``ok`` False where the Python glue must answer (a
         surrogate knapsack of at most ``max_enumerate`` items or without a grid, a search not done
         within ``budget`` states); else the bound, the best value and, when ``found``, its items
@@ -1905,7 +1945,8 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
     cdef int64_t cards[2]
     cdef bint improving[2]
     cdef bint found = False
-    order = by_efficiency(e_in, np.arange(m, dtype=np.int64))
+    order = by_efficiency(e_in, np.arange(m, dtype=np.int64)) if F_sorted is None else \
+        _merged_order(e_in, F_sorted, m)
     ps_a = _gather(p_in, order)
     ws_a = _gather(w_in, order)
     cdef double[::1] ps = ps_a, ws = ws_a
@@ -2071,14 +2112,14 @@ def ub_value(ub, bint exact_int):
 
 
 def relax_once(p, w, e, double capacity, double unit, double z, room, deadline, int64_t min_relax,
-               int64_t min_pairing, int64_t max_enumerate):
+               int64_t min_pairing, int64_t max_enumerate, F_sorted=None):
     """:func:`relax_free` as the search calls it when the relaxation is due (``room``: bytes its
     state lists may take, None: no limit; a deadline: budgets of states), with a block of
     :func:`run`'s buffers from this thread's pool, handed back.  Returns ``(ok, u, z, take or
-    None)``."""
+    None)``; ``F_sorted`` as :func:`relax_free` takes it."""
     ok, u, z_new, found, take, spare = relax_free(p, w, e, capacity, unit, z, -1 if room is None else int(room),
                                                   (1LL << 62) if deadline is None else _CLOCK_BUDGET, min_relax,
-                                                  min_pairing, max_enumerate, take_spare())
+                                                  min_pairing, max_enumerate, take_spare(), F_sorted)
     give_spare(spare)
     return ok, u, z_new, take if found else None
 
@@ -2142,9 +2183,9 @@ cdef tuple _search_loop(p, w, e, flip_bound, c, big, int64_t b, bint integer, do
         room = None if mem_limit < 0 else mem_limit - ist[C_I_SAVED] - cnp.PyArray_SIZE(<cnp.ndarray>W) * _BYTES_PER_STATE
         z = zst_a[C_Z].item()
         if type(relax) is tuple:    # the relaxation compiled (else the Python fallback's same steps)
-            pr, wr, er, cr, unit, fallback, max_enumerate, min_pairing = relax
+            pr, wr, er, cr, unit, fallback, max_enumerate, min_pairing, F_sorted = relax
             ok, u, z_new, take_new = relax_once(pr, wr, er, cr, unit, z, room, deadline, min_relax, min_pairing,
-                                                max_enumerate)
+                                                max_enumerate, F_sorted)
             if not ok:
                 u, z_new, take_new = fallback(pr, wr, er, cr, unit, deadline, z, room)
         else:
@@ -2168,7 +2209,7 @@ def search_loop(p, w, e, flip_bound, c, big, int64_t b, bint integer, double mar
 
     ``mem_limit``: bytes the state lists may take (-1: no limit); ``relax``: ``relax(z, room)``
     returning ``(bound, value, take or None)``, or the tuple ``(p, w, e, capacity, unit, fallback,
-    max_enumerate, min_pairing)`` of integer data in float64 for :func:`relax_once` (with
+    max_enumerate, min_pairing, F_sorted)`` of integer data in float64 for :func:`relax_once` (with
     ``fallback(p, w, e, capacity, unit, deadline, z, room)`` where it does not answer);
     ``ub_global``: the global bound (lowered by the relaxation); ``z_take``: the incumbent's items
     when it is not the search's (``ist[I_ZKIND] == 2``), else None.
@@ -2293,8 +2334,8 @@ def solve01(v_in, w_in, int64_t cap, int64_t mem_limit, int64_t budget, int64_t 
         ist_a, zst_a = r[18], r[19]
         code, W, P, anc, bits, hist_anc, hist_bits, hist_off, ub_global, z_take, spare = _search_loop(
             r[23], r[24], r[25], r[9], capacity, INFINITY, r[8], True, _INT_MARGIN, False, mem_limit, min_relax,
-            deadline, (pf_a, wf_a, e_a, capacity, unit, fallback, max_enumerate, min_pairing), r[10], r[11], r[12],
-            r[13], r[14], r[15], r[16], r[17], ist_a, zst_a, r[20], r[4],
+            deadline, (pf_a, wf_a, e_a, capacity, unit, fallback, max_enumerate, min_pairing, r[5]), r[10], r[11],
+            r[12], r[13], r[14], r[15], r[16], r[17], ist_a, zst_a, r[20], r[4],
             r[21] if (<int64_t*>_data(ist_a, cnp.NPY_INT64, IST_SIZE))[C_I_ZKIND] == 2 else None, r[22])
         take_o = _take_of(ist_a, r[20], r[14], hist_anc, hist_bits, hist_off, r[8], r[7], r[6], r[5], z_take) \
             if code == C_DONE else r[1]

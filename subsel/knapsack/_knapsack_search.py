@@ -52,6 +52,7 @@ from ._knapsack_core import (  # noqa: F401  (the kernel's face: the glue and it
     dantzig,
     give_spare,
     greedy_free,
+    merged_order,
     relax_free,
     relax_once,
     run,

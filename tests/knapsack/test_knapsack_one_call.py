@@ -78,3 +78,15 @@ def test_the_strategy_reaches_the_relaxation():
         for distinct in (0, 20, 200):
             _calls(*_correlated(int(rng.integers(200, 700)), 1000, distinct, kind, 5, rng), relaxed)
     assert sum(relaxed) >= 4
+
+
+@given(st.lists(st.sampled_from([0.0, -0.0, 0.5, 1.0, 1.0 + 2 ** -52, 3.0, 1e300]), min_size=0, max_size=60),
+       st.data())
+def test_the_relaxation_order_merges_the_free_items_sorted_before(e, data):
+    """The relaxation's efficiency order (the kernel's ``merged_order``: the items the search sorted
+    already, the others sorted and merged in) is ``np.argsort(-e, kind="stable")``, ties by index."""
+    e = np.array(e, dtype=float)
+    nbk = _knapsack._kernel()
+    F = np.flatnonzero(np.array(data.draw(st.lists(st.booleans(), min_size=e.size, max_size=e.size)), dtype=bool))
+    F = nbk.by_efficiency(e, F)
+    assert nbk.merged_order(e, F).tolist() == np.argsort(-e, kind="stable").tolist()
