@@ -1889,7 +1889,11 @@ cdef object _merged_order(e_in, F_in, Py_ssize_t m):
     cdef const double* e = <const double*>_data(e_in, cnp.NPY_FLOAT64, m)
     cdef const int64_t* F = <const int64_t*>_data(F_in, cnp.NPY_INT64, 0)
     cdef Py_ssize_t nf = cnp.PyArray_SIZE(<cnp.ndarray>F_in), q, k = 0, a = 0, c = 0
-    cdef int64_t fj, cj
+    q = 1
+    while q < m and e[q - 1] >= e[q]:
+        q += 1
+    if q >= m or nf == 0:   # every item already in that order (subset sum), or none sorted before
+        return by_efficiency(e_in, np.arange(m, dtype=np.int64))
     rest_a = _zeros(m - nf, cnp.NPY_INT64)
     cdef int64_t* rest = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>rest_a)
     seen_a = _zeros(m, cnp.NPY_BOOL)
