@@ -31,6 +31,7 @@ import numpy as np
 
 cimport cython
 cimport numpy as cnp
+from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport INFINITY, ceil, fabs, floor, frexp, pow
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport calloc, free
@@ -2165,6 +2166,7 @@ cdef tuple _search_loop(p, w, e, flip_bound, c, big, int64_t b, bint integer, do
         # states (about 1e-7 s each), would end past it: a call on millions of states takes tenths
         # of a second, and ending past the limit by that much is not honouring it.
         if timed:
+            PyErr_CheckSignals()     # (between budgets, as the interpreter between calls: Ctrl-C stops it)
             now = _perf_counter()
             if now + last + <double>cnp.PyArray_SIZE(<cnp.ndarray>W) * _BOUND_SECONDS_PER_STATE > dl:
                 code = C_TIME
