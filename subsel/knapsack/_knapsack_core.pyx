@@ -823,24 +823,55 @@ cdef Py_ssize_t _crossing(Py_ssize_t nr, const int64_t* bcnt, const num* bw, con
     return -1
 
 
+cdef inline int _surrogate_always(num c, num s, int64_t card, num wsum, num p0, Py_ssize_t cnt, Py_ssize_t n, num* cs,
+                                  double* u0, double* u1) noexcept:
+    """The capacity ``cs`` of the surrogate problem left by the items always taken (``cnt`` of the
+    ``n``, their surrogate weight ``wsum`` and profit ``p0``), and the bound when they settle it:
+    returns 0 (no capacity left: ``-inf``), 1 (every item always taken) or -1 (not settled)."""
+    cs[0] = c + s * card - wsum
+    if cs[0] < 0:
+        u0[0] = -INFINITY
+        u1[0] = -INFINITY
+        return 0
+    if cnt == n:
+        u0[0] = <double>p0
+        u1[0] = <double>p0
+        return 1
+    return -1
+
+
+cdef inline void _tally(const num* w, Py_ssize_t j, num s, int sh, uint64_t base, uint64_t* key, num* bw) noexcept:
+    """Item ``j`` (unless always taken: ``key`` all ones) into the histogram of weights of
+    :func:`_surrogate_bound_into`, its key replaced by its range."""
+    cdef uint64_t u = key[j]
+    cdef Py_ssize_t r
+    if u != ~(<uint64_t>0):
+        r = <Py_ssize_t>((u >> sh) - base)
+        key[j] = <uint64_t>r
+        bw[r] += w[j] + s
+
+
 @cython.cdivision(True)
 cdef int _surrogate_bound_into(const num* p, const num* w, Py_ssize_t n, num c, num s, int64_t card, num step,
                                double* er, uint64_t* key, num* wsb, int64_t* idx, int64_t* bcnt, num* bw, num* bp,
-                               double* u0, double* u1) except -1:
+                               double* u0, double* u1, int64_t* brk_out) except -1:
     """The surrogate bound and its estimate at ``s + step`` (``u0``, ``u1``) into the caller's buffers
-    (``er``, ``key``, ``wsb``, ``idx`` of ``n`` entries, ``bcnt``, ``bw``, ``bp`` of ``2 _BUCKETS``):
-    returns 1 when every item is always taken, else 0.  The break item of the items of positive
-    surrogate weight in the stable order by decreasing ``p / (w + s)`` in three passes, as
-    :func:`break_split` finds it: the efficiencies' monotone bits, a histogram of counts, weights and
-    profits over ranges of them, then only the items of the range that holds the break item
-    (:func:`_surrogate_break`).  The sums are exact (integers), so every number is that of the
-    selection over every item."""
+    (``er``, ``key``, ``wsb``, ``idx`` of ``n`` entries, ``bcnt``, ``bw``, ``bp`` of ``2 _BUCKETS``), and
+    the break item (``brk_out``; -1: none): returns 1 when every item is always taken, else 0.  The
+    break item of the items of positive surrogate weight in the stable order by decreasing
+    ``p / (w + s)`` in three passes, as :func:`break_split` finds it: the efficiencies' monotone bits,
+    a histogram of weights over ranges of them (each key replaced by its range), then the profits
+    and the count of the items of the ranges above the one that holds the break item, and only the
+    items of that range for :func:`_surrogate_break`.  The sums are exact (integers), so every
+    number is that of the selection over every item."""
     cdef Py_ssize_t j, cnt = 0, nr, r, rb = -1, nin = 0
     cdef num wsj, wsum = 0, p0 = 0, cs, wacc = 0, pacc = 0
     cdef uint64_t sign = (<uint64_t>1) << 63, lo = ~(<uint64_t>0), hi = 0, u, base
     cdef uint64_t none = ~(<uint64_t>0)
     cdef int sh = 0
-    cdef int64_t nb_ = 0, grow
+    cdef int64_t nb_ = 0, brk = -1, q
+    cdef int settled
+    brk_out[0] = -1
     for j in range(n):
         wsj = w[j] + s
         if wsj <= 0:
@@ -854,73 +885,71 @@ cdef int _surrogate_bound_into(const num* p, const num* w, Py_ssize_t n, num c, 
             key[j] = u
             lo = u if u < lo else lo
             hi = u if u > hi else hi
-    cs = c + s * card - wsum
-    if cs < 0:
-        u0[0] = -INFINITY
-        u1[0] = -INFINITY
-        return 0
-    if cnt == n:
-        u0[0] = <double>p0
-        u1[0] = <double>p0
-        return 1
-    grow = card - cnt
+    settled = _surrogate_always(c, s, card, wsum, p0, cnt, n, &cs, u0, u1)
+    if settled >= 0:
+        return settled
     nr = _ranges(lo, hi, <uint64_t>max(16, min(_BUCKETS, n - cnt)), &sh, &base, bcnt, bw, bp)
-    # Two histograms, of the even and the odd items, summed after (neighbours in the same range
-    # would otherwise wait for each other's sums; the sums are integers, so the same).
-    cdef int64_t* bcnt2 = bcnt + _BUCKETS
+    # Two histograms of weights, of the even and the odd items, summed after (neighbours in the same
+    # range would otherwise wait for each other's sums; the sums are integers, so the same).  Each
+    # key becomes its range; the profits and the count of the items of the ranges above the break
+    # item's are summed in the pass that gathers the items of its range.
     cdef num* bw2 = bw + _BUCKETS
-    cdef num* bp2 = bp + _BUCKETS
     for r in range(nr):
-        bcnt2[r] = 0
         bw2[r] = 0
-        bp2[r] = 0
     for j in range(0, n - 1, 2):
-        u = key[j]
-        if u != none:
-            r = <Py_ssize_t>((u >> sh) - base)
-            bcnt[r] += 1
-            bw[r] += w[j] + s
-            bp[r] += p[j]
-        u = key[j + 1]
-        if u != none:
-            r = <Py_ssize_t>((u >> sh) - base)
-            bcnt2[r] += 1
-            bw2[r] += w[j + 1] + s
-            bp2[r] += p[j + 1]
+        _tally(w, j, s, sh, base, key, bw)
+        _tally(w, j + 1, s, sh, base, key, bw2)
     if n & 1:
-        u = key[n - 1]
-        if u != none:
-            r = <Py_ssize_t>((u >> sh) - base)
-            bcnt[r] += 1
-            bw[r] += w[n - 1] + s
-            bp[r] += p[n - 1]
-    for r in range(nr):
-        bcnt[r] += bcnt2[r]
-        bw[r] += bw2[r]
-        bp[r] += bp2[r]
-    rb = _crossing(nr, bcnt, bw, bp, cs, &wacc, &pacc, &nb_)
-    if rb >= 0:
-        for j in range(n):
-            u = key[j]
-            if u != none and <Py_ssize_t>((u >> sh) - base) == rb:
-                wsb[j] = w[j] + s
-                er[j] = <double>p[j] / <double>wsb[j]
-                idx[nin] = j
-                nin += 1
-    return _surrogate_break(p, c, s, step, er, wsb, idx, nin, cs, wacc, pacc, nb_, grow, p0, bcnt, bw, bp, u0, u1)
+        _tally(w, n - 1, s, sh, base, key, bw)
+    for r in range(nr - 1, -1, -1):
+        if wacc + (bw[r] + bw2[r]) > cs:
+            rb = r
+            break
+        wacc += bw[r] + bw2[r]
+    for j in range(n):
+        q = <int64_t>key[j]             # (-1: always taken)
+        if q > rb:
+            nb_ += 1
+            pacc += p[j]
+        elif q == rb and rb >= 0:
+            wsb[j] = w[j] + s
+            er[j] = <double>p[j] / <double>wsb[j]
+            idx[nin] = j
+            nin += 1
+    if nin:
+        brk = _surrogate_break(p, er, wsb, idx, nin, cs, &wacc, &pacc, &nb_, bcnt, bw, bp)
+    _surrogate_ends(p, wsb, brk, cs, wacc, pacc, nb_, card - cnt, step, p0, u0, u1)
+    brk_out[0] = brk
+    return 0
 
 
-cdef int _surrogate_break(const num* p, num c, num s, num step, double* er, num* wsb, int64_t* idx, Py_ssize_t nin,
-                          num cs, num wacc, num pacc, int64_t nb_, int64_t grow, num p0, int64_t* bcnt, num* bw,
-                          num* bp, double* u0, double* u1) except -1:
-    """The end of :func:`_surrogate_bound_into`: the break item among the ``nin`` items ``idx`` (their
-    efficiencies ``er`` and surrogate weights ``wsb``) of the range that holds it (none: every item
-    fits), after the ranges above it (their weight ``wacc``, profit ``pacc`` and count ``nb_``), and
-    the bound and its estimate.  A range of many items is split the same way again (a histogram over
+cdef inline void _surrogate_ends(const num* p, const num* wsb, int64_t brk, num cs, num wacc, num pacc, int64_t nb,
+                                 int64_t grow, num step, num p0, double* u0, double* u1) noexcept:
+    """The surrogate bound and its estimate at ``s + step`` (``u0``, ``u1``) from the break item
+    ``brk`` (-1: every item fits), the weight ``wacc``, profit ``pacc`` and count ``nb`` of the
+    items before it, the capacity ``cs``, the items that can still join ``grow`` and the profit
+    ``p0`` of those always taken."""
+    cdef double rr, pj, wj
+    if brk < 0:
+        u0[0] = p0 + <double>pacc
+        u1[0] = p0 + <double>pacc
+        return
+    rr = <double>cs - <double>wacc if nb else <double>cs - 0.0
+    pj = <double>p[brk]
+    wj = <double>wsb[brk]
+    u0[0] = p0 + (<double>pacc + rr * pj / wj)
+    u1[0] = p0 + (<double>pacc + _pymax(rr + (grow - nb) * step, 0.0) * pj / (wj + step))
+
+
+cdef int64_t _surrogate_break(const num* p, double* er, num* wsb, int64_t* idx, Py_ssize_t nin, num cs, num* wacc,
+                              num* pacc, int64_t* nb, int64_t* bcnt, num* bw, num* bp) noexcept:
+    """The break item (-1: every item fits) among the ``nin`` items ``idx`` (their efficiencies ``er``
+    and surrogate weights ``wsb``) of the range of :func:`_surrogate_bound_into` that holds it, after
+    the ranges above it (their weight ``wacc``, profit ``pacc`` and count ``nb``, to which the items
+    before it are added).  A range of many items is split the same way again (a histogram over
     ranges of its own bits, ``bcnt``, ``bw``, ``bp`` reused), the last one by selection."""
     cdef Py_ssize_t q, nr, r, rb, k
     cdef int64_t brk = -1, j
-    cdef double pb, rr, pj, wj
     cdef uint64_t sign = (<uint64_t>1) << 63, lo, hi, u, base
     cdef int sh
     while nin > 64:
@@ -934,14 +963,12 @@ cdef int _surrogate_break(const num* p, num c, num s, num step, double* er, num*
         if lo == hi:        # equal efficiencies: in the order of the items (that of idx)
             for q in range(nin):
                 j = idx[q]
-                if wacc + wsb[j] > cs:
-                    brk = j
-                    break
-                wacc += wsb[j]
-                pacc += p[j]
-                nb_ += 1
-            nin = 0
-            break
+                if wacc[0] + wsb[j] > cs:
+                    return j
+                wacc[0] += wsb[j]
+                pacc[0] += p[j]
+                nb[0] += 1
+            return -1
         nr = _ranges(lo, hi, <uint64_t>min(_BUCKETS, nin), &sh, &base, bcnt, bw, bp)
         for q in range(nin):
             j = idx[q]
@@ -951,10 +978,9 @@ cdef int _surrogate_break(const num* p, num c, num s, num step, double* er, num*
             bcnt[r] += 1
             bw[r] += wsb[j]
             bp[r] += p[j]
-        rb = _crossing(nr, bcnt, bw, bp, cs, &wacc, &pacc, &nb_)
+        rb = _crossing(nr, bcnt, bw, bp, cs, wacc, pacc, nb)
         if rb < 0:
-            nin = 0
-            break
+            return -1
         k = 0
         for q in range(nin):
             j = idx[q]
@@ -965,17 +991,55 @@ cdef int _surrogate_break(const num* p, num c, num s, num step, double* er, num*
                 k += 1
         nin = k
     if nin > 0:
-        brk = _select_break(p, er, wsb, idx, nin, cs, &wacc, &pacc, &nb_)
-    pb = <double>pacc
-    if brk < 0:
-        u0[0] = p0 + pb
-        u1[0] = p0 + pb
-        return 0
-    rr = <double>cs - <double>wacc if nb_ else <double>cs - 0.0
-    pj = <double>p[brk]
-    wj = <double>wsb[brk]
-    u0[0] = p0 + (pb + rr * pj / wj)
-    u1[0] = p0 + (pb + _pymax(rr + (grow - nb_) * step, 0.0) * pj / (wj + step))
+        brk = _select_break(p, er, wsb, idx, nin, cs, wacc, pacc, nb)
+    return brk
+
+
+@cython.cdivision(True)
+cdef int _surrogate_bound_band(const num* p, const num* w, Py_ssize_t n, num c, num s, int64_t card, num step,
+                               double t_lo, double t_hi, double* er, num* wsb, int64_t* idx, int64_t* bcnt, num* bw,
+                               num* bp, double* u0, double* u1, int64_t* brk_out) except -1:
+    """:func:`_surrogate_bound_into` in one pass over the items when the break item's efficiency is
+    guessed to lie in ``[t_lo, t_hi]``: the items above it summed, those in it kept (in their order)
+    for :func:`_surrogate_break`, those below it left.  The guess holds when the items above fit in
+    the capacity and those in the band do not all fit after them: then the break item, the sums
+    before it and so the bound are those of the stable order over every item (the sums are exact).
+    Returns 2, ``u0``, ``u1`` not set, when the guess is wrong or an efficiency is NaN."""
+    cdef Py_ssize_t j, cnt = 0, m = 0
+    cdef num wsj, wsum = 0, p0 = 0, cs, wacc = 0, pacc = 0, wband = 0
+    cdef int64_t nb_ = 0, brk
+    cdef double e
+    cdef int settled
+    brk_out[0] = -1
+    for j in range(n):
+        wsj = w[j] + s
+        if wsj > 0:
+            e = <double>p[j] / <double>wsj
+            if e > t_hi:
+                nb_ += 1
+                wacc += wsj
+                pacc += p[j]
+            elif not e < t_lo:
+                er[j] = e
+                wsb[j] = wsj
+                idx[m] = j
+                m += 1
+                wband += wsj
+        else:
+            cnt += 1
+            wsum += wsj
+            p0 += p[j]
+    settled = _surrogate_always(c, s, card, wsum, p0, cnt, n, &cs, u0, u1)
+    if settled >= 0:
+        return settled
+    if wacc > cs or not wacc + wband > cs:
+        return 2
+    for j in range(m):
+        if er[idx[j]] != er[idx[j]]:
+            return 2
+    brk = _surrogate_break(p, er, wsb, idx, m, cs, &wacc, &pacc, &nb_, bcnt, bw, bp)
+    _surrogate_ends(p, wsb, brk, cs, wacc, pacc, nb_, card - cnt, step, p0, u0, u1)
+    brk_out[0] = brk
     return 0
 
 
@@ -1044,20 +1108,41 @@ cdef void _give_buffers(_SurrogateBuffers buf):
 
 
 cdef int _surrogate_bound_buf(const num[::1] p, const num[::1] w, num c, num s, int64_t card, num step,
-                              _SurrogateBuffers buf, double* u0, double* u1) except -1:
-    if p.shape[0] == 0:
-        return _surrogate_bound_into[num](NULL, NULL, 0, c, s, card, step, buf.er, buf.key, <num*>buf.wsb, buf.idx,
-                                          buf.bcnt, <num*>buf.bw, <num*>buf.bp, u0, u1)
-    return _surrogate_bound_into[num](&p[0], &w[0], p.shape[0], c, s, card, step, buf.er, buf.key, <num*>buf.wsb,
-                                      buf.idx, buf.bcnt, <num*>buf.bw, <num*>buf.bp, u0, u1)
+                              _SurrogateBuffers buf, double* u0, double* u1, int64_t* brk) except -1:
+    return _surrogate_bound_into[num](&p[0] if p.shape[0] else NULL, &w[0] if p.shape[0] else NULL, p.shape[0], c, s,
+                                      card, step, buf.er, buf.key, <num*>buf.wsb, buf.idx, buf.bcnt, <num*>buf.bw,
+                                      <num*>buf.bp, u0, u1, brk)
 
 
 cdef tuple _surrogate_bound(const num[::1] p, const num[::1] w, num c, num s, int64_t card, num step):
     cdef double u, u_next
+    cdef int64_t brk
     cdef _SurrogateBuffers buf = _take_buffers(p.shape[0], _typenum(c))
-    cdef int every = _surrogate_bound_buf[num](p, w, c, s, card, step, buf, &u, &u_next)
+    cdef int every = _surrogate_bound_buf[num](p, w, c, s, card, step, buf, &u, &u_next, &brk)
     _give_buffers(buf)
     return u, u_next, every == 1
+
+
+cdef object _surrogate_bound_guess(const num[::1] p, const num[::1] w, num c, num s, int64_t card, num step,
+                                   double t_lo, double t_hi):
+    cdef double u, u_next
+    cdef int64_t brk
+    cdef Py_ssize_t n = p.shape[0]
+    cdef _SurrogateBuffers buf = _take_buffers(n, _typenum(c))
+    cdef int got = _surrogate_bound_band[num](&p[0] if n else NULL, &w[0] if n else NULL, n, c, s, card, step, t_lo,
+                                              t_hi, buf.er, <num*>buf.wsb, buf.idx, buf.bcnt, <num*>buf.bw,
+                                              <num*>buf.bp, &u, &u_next, &brk)
+    _give_buffers(buf)
+    return None if got == 2 else (u, u_next, got == 1)
+
+
+def surrogate_bound_band(p, w, c, s, int64_t card, step, double t_lo, double t_hi):
+    """:func:`surrogate_bound` on integer data with the break item's efficiency guessed to lie in
+    ``[t_lo, t_hi]`` (one pass over the items): ``None`` when the guess is refused, else the same
+    answer as :func:`surrogate_bound`."""
+    if p.dtype == np.int64:
+        return _surrogate_bound_guess[int64_t](p, w, c, s, card, step, t_lo, t_hi)
+    return _surrogate_bound_guess[double](p, w, c, s, card, step, t_lo, t_hi)
 
 
 cdef double _pairwise(const double* a, Py_ssize_t n) noexcept nogil:
@@ -1164,37 +1249,83 @@ def surrogate_bound(p, w, c, s, int64_t card, step, bint real=False):
     return _surrogate_bound[double](p, w, c, s, card, step)
 
 
+@cython.cdivision(True)
+cdef inline double _ratio(double a, double b) noexcept:
+    return a / b
+
+
 cdef tuple _surrogate_multiplier(const num[::1] p, const num[::1] w, num c, int64_t card, int64_t k_lo, int64_t k_hi,
-                                 num unit, bint real):
-    cdef double best_u = INFINITY, u0, u1
-    cdef int64_t best_k = 0, k
+                                 num unit, bint real, bint band=True):
+    """The bisection of :func:`surrogate_multiplier`.  A bound guesses its break item's efficiency
+    (:func:`_surrogate_bound_band`, one pass over the items): between those, at its multiplier, of
+    the break items of the nearest bounds below and above it (and a quarter of their distance
+    beyond); while one side has none, beyond that of the last break item of the other side, twice
+    as far as it is from the one before (the break item moves on as the multiplier does).  A wrong
+    guess costs the bound of :func:`_surrogate_bound_into` too; a search whose guesses were more
+    often wrong than right guesses no more."""
+    cdef double best_u = INFINITY, u0, u1, ea, eb, d
+    cdef int64_t best_k = 0, k, brk, ra, rb, wrong = 0, right = 0
+    cdef int64_t lo_old = -1, lo_new = -1, hi_old = -1, hi_new = -1
+    cdef Py_ssize_t n = p.shape[0]
     cdef _SurrogateBuffers buf = None
+    cdef num s
+    cdef int got
+    cdef bint between, tried
     if not (num is double and real):
-        buf = _take_buffers(p.shape[0], _typenum(c))
+        buf = _take_buffers(n, _typenum(c))
     while k_lo <= k_hi:
         k = (k_lo + k_hi) // 2
+        s = k * unit
+        got = 2
+        tried = False
+        between = lo_new >= 0 and hi_new >= 0
+        ra, rb = lo_new, hi_new
+        if not between:
+            ra, rb = (lo_old, lo_new) if lo_new >= 0 else (hi_old, hi_new)
         if num is double and real:
-            u0, u1 = _surrogate_bound_real(p, w, c, k * unit, card, unit)
-        else:
-            _surrogate_bound_buf[num](p, w, c, k * unit, card, unit, buf, &u0, &u1)
+            u0, u1 = _surrogate_bound_real(p, w, c, s, card, unit)
+            got = 0
+        elif band and wrong <= right and ra >= 0 and w[ra] + s > 0 and w[rb] + s > 0:
+            tried = True
+            ea = _ratio(<double>p[ra], <double>(w[ra] + s))
+            eb = _ratio(<double>p[rb], <double>(w[rb] + s))
+            d = 0.25 * fabs(eb - ea)
+            if between:
+                ea, eb = _pymin(ea, eb) - d, _pymax(ea, eb) + d
+            else:
+                ea = eb + 2.0 * (eb - ea)
+            got = _surrogate_bound_band[num](&p[0], &w[0], n, c, s, card, unit, _pymin(ea, eb), _pymax(ea, eb),
+                                             buf.er, <num*>buf.wsb, buf.idx, buf.bcnt, <num*>buf.bw, <num*>buf.bp,
+                                             &u0, &u1, &brk)
+        if tried:
+            wrong += got == 2
+            right += got != 2
+        if got == 2:
+            _surrogate_bound_buf[num](p, w, c, s, card, unit, buf, &u0, &u1, &brk)
         if u0 < best_u:
             best_u, best_k = u0, k
         if u1 > u0:
             k_hi = k - 1
+            if brk >= 0:
+                hi_old, hi_new = hi_new, brk
         else:
             k_lo = k + 1
+            if brk >= 0:
+                lo_old, lo_new = lo_new, brk
     if buf is not None:
         _give_buffers(buf)
     return best_u, best_k
 
 
-def surrogate_multiplier(p, w, c, int64_t card, int64_t k_lo, int64_t k_hi, unit, bint real=False):
+def surrogate_multiplier(p, w, c, int64_t card, int64_t k_lo, int64_t k_hi, unit, bint real=False,
+                         bint band=True):
     """The surrogate multiplier ``s = k unit`` (``k_lo <= k <= k_hi``) of the least surrogate bound
     (:func:`surrogate_bound`), by an integer bisection led by the sign of the bound's slope, as combo
-    searches it (Martello, Pisinger, Toth 1999, Section 3): the least bound met and its ``k``."""
+    searches it (Martello, Pisinger, Toth 1999, Section 3): the least bound met and its ``k``.
+    ``band`` False: every bound by :func:`_surrogate_bound_into` (the reference of the guessed ones)."""
     if p.dtype == np.int64:
-        return _surrogate_multiplier[int64_t](p, w, c, card, k_lo, k_hi, unit, False)
-    return _surrogate_multiplier[double](p, w, c, card, k_lo, k_hi, unit, real)
+        return _surrogate_multiplier[int64_t](p, w, c, card, k_lo, k_hi, unit, False, band)
+    return _surrogate_multiplier[double](p, w, c, card, k_lo, k_hi, unit, real, band)
 
 
 cdef int64_t _count_fit(const num[::1] a, num cap, bint largest):

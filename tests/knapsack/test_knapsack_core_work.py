@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from subsel.knapsack import _knapsack, _knapsack_search
 from subsel.knapsack import _knapsack_core as core
 from subsel.models import HARD_KNAPSACK_CLASSES, KNAPSACK_CLASSES, knapsack_instance
+from tests.knapsack.test_knapsack_surrogate_band import bisection
 
 #: (most items enumerated, enumerated directly, relaxation threshold, pairing threshold): the
 #: dynamic program answers every size; "dp-relax" runs the relaxation and the pairing at once.
@@ -258,17 +259,8 @@ def test_compiled_multiplier_search_is_the_bisection_on_the_sorted_bound(items, 
         w = w * (1.0 - np.arange(w.size) * 1e-7)
     c = dtype(int(frac * int(w.sum())))
     unit = dtype(1)
-    best_u, best_k, lo, hi = np.inf, 0, k_lo, k_hi
-    while lo <= hi:
-        k = (lo + hi) // 2
-        u0, u1 = sorted_surrogate_bound(p, w, c, dtype(k) * unit, card, unit)
-        if u0 < best_u:
-            best_u, best_k = u0, k
-        if u1 > u0:
-            hi = k - 1
-        else:
-            lo = k + 1
-    assert core.surrogate_multiplier(p, w, c, card, k_lo, k_hi, unit, real) == (best_u, best_k)
+    want = bisection(lambda k: sorted_surrogate_bound(p, w, c, dtype(k) * unit, card, unit), k_lo, k_hi)
+    assert core.surrogate_multiplier(p, w, c, card, k_lo, k_hi, unit, real) == want
 
 
 @settings(max_examples=120, deadline=None)
