@@ -472,21 +472,24 @@ def relax_in_order(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float,
     room)`` sorts the items by efficiency and returns ``(bound, value, take or None)``, ``take`` in the
     given order."""
     def relax(z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
-        nbk = _kernel()
-        # The whole relaxation compiled, where it covers the case (else the same steps below).
-        ok, u, z_new, found, take, spare = nbk.relax_free(
-            p, w, e, capacity, unit, z, -1 if room is None else int(room), 2 ** 62 if deadline is None else 200_000,
-            _MIN_RELAX, _MIN_PAIRING, _MAX_ENUMERATE, nbk.take_spare())
-        nbk.give_spare(spare)
+        # The whole relaxation compiled, where it covers the case (else the same steps in Python).
+        ok, u, z_new, take = _kernel().relax_once(p, w, e, capacity, unit, z, room, deadline, _MIN_RELAX,
+                                                  _MIN_PAIRING, _MAX_ENUMERATE)
         if ok:
-            return u, z_new, take if found else None
-        order = nbk.by_efficiency(e, np.arange(e.size))   # np.argsort(-e, kind="stable"), compiled
-        ps, ws = p[order], w[order]
-        b = int(np.searchsorted(np.cumsum(ws), capacity, side="right"))
-        u, z_new, take_new, _ = _surrogate_relaxation(ps, ws, capacity, b, z, True, unit, deadline, room,
-                                                      _INT_MARGIN)
-        return u, z_new, None if take_new is None else _unsort(take_new, order)
+            return u, z_new, take
+        return relax_sorted(p, w, e, capacity, unit, deadline, z, room)
     return relax
+
+
+def relax_sorted(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, unit: float, deadline: float | None,
+                 z: float, room: int | None) -> tuple[float, float, np.ndarray | None]:
+    """The relaxation of :func:`relax_in_order` where the compiled one does not answer: the items
+    sorted by efficiency, :func:`_surrogate_relaxation`, ``take`` (or None) in the given order."""
+    order = _kernel().by_efficiency(e, np.arange(e.size))   # np.argsort(-e, kind="stable"), compiled
+    ps, ws = p[order], w[order]
+    b = int(np.searchsorted(np.cumsum(ws), capacity, side="right"))
+    u, z_new, take_new, _ = _surrogate_relaxation(ps, ws, capacity, b, z, True, unit, deadline, room, _INT_MARGIN)
+    return u, z_new, None if take_new is None else _unsort(take_new, order)
 
 
 def _exact_ties(p: np.ndarray, w: np.ndarray, e: np.ndarray, b: int, capacity: int,

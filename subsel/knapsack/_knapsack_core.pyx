@@ -23,10 +23,15 @@ S. Martello and P. Toth, *Knapsack Problems*, Wiley, 1990 (Section 2.2.2: the br
 selection).  E. Horowitz and S. Sahni, "Computing partitions with applications to the knapsack
 problem", Journal of the ACM 21(2):277-292, 1974 (the depth-first branch and bound).
 """
+import math
+import threading
+from time import perf_counter as _perf_counter
+
 import numpy as np
 
 cimport cython
 cimport numpy as cnp
+from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport INFINITY, ceil, fabs, floor, frexp, pow
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport calloc, free
@@ -59,6 +64,8 @@ cdef int64_t _BUCKETS = 2048
 #: Return codes of :func:`run`, and of :func:`start_free` / :func:`solve01` when the Python glue answers.
 DONE, BUDGET, MEMORY, RELAX = 0, 1, 2, 3
 FALLBACK = -1
+#: Return code of :func:`search_loop` (and of :func:`solve01`) when the clock stopped the search.
+TIME = 4
 #: Fields of the integer state vector ``ist`` of :func:`run`.
 (I_S, I_T, I_SIDE, I_NITEMS, I_NBLOCKS, I_LAST_REFRESH, I_NEXT_PAIRING, I_RELAX_DONE, I_ZKIND,
  I_ZBLOCK, I_ZANC, I_ZEXTRA, I_SAVED, I_CORE_DONE, I_DIV) = range(15)
@@ -93,6 +100,7 @@ cdef enum:
     C_BUDGET = 1
     C_MEMORY = 2
     C_RELAX = 3
+    C_TIME = 4
     C_FALLBACK = -1
 
 
@@ -1986,15 +1994,8 @@ def start_free(p_in, w_in, e_in, double capacity, double unit, int64_t mem_limit
             W, P, anc, bits, items_a, hist_anc, hist_bits, hist_off, ist_a, zst_a, zbits_a, spare)
     take = empty_b
     if code == C_DONE:
-        if ist[C_I_ZKIND] == 2:
-            take = gtake.copy()
-        else:
-            take_sorted = inside_a.copy()
-            if ist[C_I_ZKIND] == 1:
-                _backtrack(take_sorted.view(np.uint8), items_a, hist_anc, hist_bits, hist_off, ist[C_I_ZBLOCK],
-                           ist[C_I_ZANC], zbits_a[0], ist[C_I_ZEXTRA], b)
-            take = before_a.copy()
-            take[F_a] = take_sorted
+        take = gtake.copy() if ist[C_I_ZKIND] == 2 else _take_of(ist_a, zbits_a, items_a, hist_anc, hist_bits, hist_off,
+                                                                b, inside_a, before_a, F_a, None)
     return (code, take, zst[C_Z], lp, ub_global, F_a, before_a, inside_a, b, fbF_a, W, P, anc, bits, items_a,
             hist_anc, hist_bits, hist_off, ist_a, zst_a, zbits_a, gtake, spare, pF_a, wF_a, eF_a)
 
@@ -2042,8 +2043,51 @@ cdef object _gather(object a, object idx):
     return out
 
 
+cdef object _merged_order(e_in, F_in, Py_ssize_t m):
+    """``np.argsort(-e, kind="stable")`` of ``m`` items given ``F``, some of them already in that order
+    (:func:`by_efficiency`): the other items sorted the same way, and the two lists merged (an item of
+    ``F`` first where it is more efficient, or as efficient and of a smaller index), so the same
+    order."""
+    cdef const double* e = <const double*>_data(e_in, cnp.NPY_FLOAT64, m)
+    cdef const int64_t* F = <const int64_t*>_data(F_in, cnp.NPY_INT64, 0)
+    cdef Py_ssize_t nf = cnp.PyArray_SIZE(<cnp.ndarray>F_in), q, k = 0, a = 0, c = 0
+    q = 1
+    while q < m and e[q - 1] >= e[q]:
+        q += 1
+    if q >= m or nf == 0:   # every item already in that order (subset sum), or none sorted before
+        return by_efficiency(e_in, np.arange(m, dtype=np.int64))
+    rest_a = _zeros(m - nf, cnp.NPY_INT64)
+    cdef int64_t* rest = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>rest_a)
+    seen_a = _zeros(m, cnp.NPY_BOOL)
+    cdef unsigned char* seen = <unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>seen_a)
+    for q in range(nf):
+        seen[F[q]] = 1
+    for q in range(m):
+        if not seen[q]:
+            rest[k] = q
+            k += 1
+    rest_a = by_efficiency(e_in, rest_a)
+    rest = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>rest_a)
+    out_a = _empty(m, cnp.NPY_INT64)
+    cdef int64_t* out = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>out_a)
+    for q in range(m):
+        if a < nf and (c >= m - nf or e[F[a]] > e[rest[c]] or (e[F[a]] == e[rest[c]] and F[a] < rest[c])):
+            out[q] = F[a]
+            a += 1
+        else:
+            out[q] = rest[c]
+            c += 1
+    return out_a
+
+
+def merged_order(e, F):
+    """:func:`_merged_order` (``e`` contiguous float64 without NaN, ``F`` distinct items in the order
+    of :func:`by_efficiency`)."""
+    return _merged_order(e, np.ascontiguousarray(F, dtype=np.int64), cnp.PyArray_SIZE(<cnp.ndarray>e))
+
+
 def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t mem_limit, int64_t budget,
-               int64_t min_relax, int64_t min_pairing, int64_t max_enumerate, spare):
+               int64_t min_relax, int64_t min_pairing, int64_t max_enumerate, spare, F_sorted=None):
     """``_knapsack.relax_in_order``'s relaxation in one compiled call: the items in efficiency order,
     the cardinality bounds, the surrogate multipliers (:func:`surrogate_multiplier`) and each
     surrogate knapsack, prepared as ``_knapsack.solve_knapsack`` prepares integer data in float64
@@ -2052,6 +2096,7 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
     Returns
     -------
     (ok, u, z, found, take, spare)
+        (``F_sorted``: some of the items already in efficiency order, :func:`by_efficiency`, or None.)
         ``ok`` False where the Python glue must answer (a
         surrogate knapsack of at most ``max_enumerate`` items or without a grid, a search not done
         within ``budget`` states); else the bound, the best value and, when ``found``, its items
@@ -2066,7 +2111,8 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
     cdef int64_t cards[2]
     cdef bint improving[2]
     cdef bint found = False
-    order = by_efficiency(e_in, np.arange(m, dtype=np.int64))
+    order = by_efficiency(e_in, np.arange(m, dtype=np.int64)) if F_sorted is None else \
+        _merged_order(e_in, F_sorted, m)
     ps_a = _gather(p_in, order)
     ws_a = _gather(w_in, order)
     cdef double[::1] ps = ps_a, ws = ws_a
@@ -2180,11 +2226,178 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
     return True, _pymax(ub, z), z, found, take, spare
 
 
+# ---------------------------------------------------------------------------------------------
+# The search's loop: the core steps, the surrogate relaxation when due, the clock between budgets
+# ---------------------------------------------------------------------------------------------
+
+#: About the seconds per state of the bound of an unfinished search (reserved before its deadline).
+cdef double _BOUND_SECONDS_PER_STATE = 1e-7
+#: States :func:`run` processes between two readings of the clock (with a deadline).
+cdef int64_t _CLOCK_BUDGET = 200000
+
+# The state buffers of :func:`run` kept between searches, per thread (the two lists of a step, one
+# block: :func:`_state_sets`, whatever the dtype of the lists): a search's steps then write into
+# memory already mapped, instead of fresh pages (whose first touch costs as much as the step itself
+# on large lists).  The two largest blocks are kept; blocks above _SPARE_BYTES are not.
+_SPARES = threading.local()
+cdef Py_ssize_t _SPARE_BYTES = 1 << 26
+
+
+def take_spare():
+    """A block of buffers for :func:`run` (two state lists' weights and profits, ancestors and bits):
+    the largest block this thread kept, or an empty one (replaced by the search as it grows)."""
+    kept = getattr(_SPARES, "kept", None)
+    if kept:
+        return kept.pop()
+    return _empty(0, cnp.NPY_INT64)
+
+
+def give_spare(spare):
+    """Keep ``spare`` (from :func:`run`, no longer used) for this thread's next search; of the blocks
+    handed back, the two largest are kept (a search and the surrogate search it runs)."""
+    cdef Py_ssize_t size = cnp.PyArray_SIZE(<cnp.ndarray>spare)
+    if size * 8 > _SPARE_BYTES or size == 0:
+        return
+    kept = getattr(_SPARES, "kept", None)
+    if kept is None:
+        kept = _SPARES.kept = []
+    kept.append(spare)
+    kept.sort(key=len)     # (the largest last: taken first)
+    while len(kept) > 2:
+        del kept[0]
+
+
+def ub_value(ub, bint exact_int):
+    """The global bound as the kernel compares it with ``z``: on int64 data the least integer ``>= ub``
+    (``z >= ub`` is then decided exactly), else the float."""
+    if not exact_int:
+        return float(ub)
+    if ub == np.inf:
+        return np.iinfo(np.int64).max
+    return min(math.ceil(ub), np.iinfo(np.int64).max)
+
+
+def relax_once(p, w, e, double capacity, double unit, double z, room, deadline, int64_t min_relax,
+               int64_t min_pairing, int64_t max_enumerate, F_sorted=None):
+    """:func:`relax_free` as the search calls it when the relaxation is due (``room``: bytes its
+    state lists may take, None: no limit; a deadline: budgets of states), with a block of
+    :func:`run`'s buffers from this thread's pool, handed back.  Returns ``(ok, u, z, take or
+    None)``; ``F_sorted`` as :func:`relax_free` takes it."""
+    ok, u, z_new, found, take, spare = relax_free(p, w, e, capacity, unit, z, -1 if room is None else int(room),
+                                                  (1LL << 62) if deadline is None else _CLOCK_BUDGET, min_relax,
+                                                  min_pairing, max_enumerate, take_spare(), F_sorted)
+    give_spare(spare)
+    return ok, u, z_new, take if found else None
+
+
+cdef object _take_of(ist_a, zbits_a, items_a, hist_anc, hist_bits, hist_off, int64_t b, inside_a, base, order,
+                     z_take):
+    """The items of the incumbent a search ended with, in the caller's order: ``z_take`` when the
+    relaxation or a greedy solution gave it (``ist[I_ZKIND] == 2``), else the break solution ``base``
+    (None: nothing taken) with the items ``order`` (the search's, in efficiency order) as the break
+    solution ``inside`` flipped by the states' bits (``ist[I_ZKIND] == 1``)."""
+    cdef const int64_t* ist = <const int64_t*>_data(ist_a, cnp.NPY_INT64, IST_SIZE)
+    if ist[C_I_ZKIND] == 2 and z_take is not None:   # (already in the caller's order)
+        return z_take
+    take_sorted = inside_a.copy()
+    if ist[C_I_ZKIND] == 1:
+        _backtrack(take_sorted.view(np.uint8), items_a, hist_anc, hist_bits, hist_off, ist[C_I_ZBLOCK],
+                   ist[C_I_ZANC], zbits_a[0], ist[C_I_ZEXTRA], b)
+    out = _zeros(cnp.PyArray_SIZE(<cnp.ndarray>order), cnp.NPY_BOOL) if base is None else base.copy()
+    out[order] = take_sorted
+    return out
+
+
+def take_of(ist, zbits, items, hist_anc, hist_bits, hist_off, int64_t b, inside, base, order, z_take):
+    """:func:`_take_of` (the Python glue's entry)."""
+    return _take_of(ist, zbits, items, hist_anc, hist_bits, hist_off, b, inside, base, order, z_take)
+
+
+cdef tuple _search_loop(p, w, e, flip_bound, c, big, int64_t b, bint integer, double margin, bint has_target,
+                        int64_t mem_limit, int64_t min_relax, deadline, relax, W, P, anc, bits, items, hist_anc,
+                        hist_bits, hist_off, ist_a, zst_a, zbits, ub_global, z_take, spare):
+    cdef int64_t* ist = <int64_t*>_data(ist_a, cnp.NPY_INT64, IST_SIZE)
+    cdef bint exact_int = cnp.PyArray_TYPE(<cnp.ndarray>p) == cnp.NPY_INT64
+    cdef bint timed = deadline is not None
+    cdef int64_t budget = _CLOCK_BUDGET if timed else (1LL << 62)
+    cdef double last = 0.0, now = 0.0, dl = deadline if timed else 0.0
+    cdef int code
+    while True:
+        # Stop before the deadline when another call like the last, and the final bound over the
+        # states (about 1e-7 s each), would end past it: a call on millions of states takes tenths
+        # of a second, and ending past the limit by that much is not honouring it.
+        if timed:
+            PyErr_CheckSignals()     # (between budgets, as the interpreter between calls: Ctrl-C stops it)
+            now = _perf_counter()
+            if now + last + <double>cnp.PyArray_SIZE(<cnp.ndarray>W) * _BOUND_SECONDS_PER_STATE > dl:
+                code = C_TIME
+                break
+        if exact_int:
+            code, W, P, anc, bits, hist_anc, hist_bits, hist_off, spare = _run[int64_t](
+                p, w, e, flip_bound, c, big, b, integer, margin, has_target, mem_limit, budget, min_relax, W, P, anc,
+                bits, items, hist_anc, hist_bits, hist_off, ist_a, zst_a, zbits, spare)
+        else:
+            code, W, P, anc, bits, hist_anc, hist_bits, hist_off, spare = _run[double](
+                p, w, e, flip_bound, c, big, b, integer, margin, has_target, mem_limit, budget, min_relax, W, P, anc,
+                bits, items, hist_anc, hist_bits, hist_off, ist_a, zst_a, zbits, spare)
+        if timed:
+            last = _perf_counter() - now
+        if code == C_BUDGET:
+            continue
+        if code != C_RELAX:
+            break
+        ist[C_I_RELAX_DONE] = 1
+        room = None if mem_limit < 0 else mem_limit - ist[C_I_SAVED] - cnp.PyArray_SIZE(<cnp.ndarray>W) * _BYTES_PER_STATE
+        z = zst_a[C_Z].item()
+        if type(relax) is tuple:    # the relaxation compiled (else the Python fallback's same steps)
+            pr, wr, er, cr, unit, fallback, max_enumerate, min_pairing, F_sorted = relax
+            ok, u, z_new, take_new = relax_once(pr, wr, er, cr, unit, z, room, deadline, min_relax, min_pairing,
+                                                max_enumerate, F_sorted)
+            if not ok:
+                u, z_new, take_new = fallback(pr, wr, er, cr, unit, deadline, z, room)
+        else:
+            u, z_new, take_new = relax(z, room)
+        if u < ub_global:
+            ub_global = u
+        zst_a[C_UB] = ub_value(ub_global, exact_int)
+        if take_new is not None and z_new > zst_a[C_Z].item():
+            zst_a[C_Z] = z_new
+            ist[C_I_ZKIND] = 2
+            z_take = take_new
+    return code, W, P, anc, bits, hist_anc, hist_bits, hist_off, ub_global, z_take, spare
+
+
+def search_loop(p, w, e, flip_bound, c, big, int64_t b, bint integer, double margin, bint has_target,
+                int64_t mem_limit, int64_t min_relax, deadline, relax, W, P, anc, bits, items, hist_anc, hist_bits,
+                hist_off, ist, zst, zbits, ub_global, z_take, spare):
+    """The core search from the state given (:func:`run`'s arguments) until it ends: :func:`run` in
+    budgets of states, the surrogate relaxation when :func:`run` says it is due, and with a
+    ``deadline`` (a ``time.perf_counter()`` value; None: none) the clock read before each budget.
+
+    ``mem_limit``: bytes the state lists may take (-1: no limit); ``relax``: ``relax(z, room)``
+    returning ``(bound, value, take or None)``, or the tuple ``(p, w, e, capacity, unit, fallback,
+    max_enumerate, min_pairing, F_sorted)`` of integer data in float64 for :func:`relax_once` (with
+    ``fallback(p, w, e, capacity, unit, deadline, z, room)`` where it does not answer);
+    ``ub_global``: the global bound (lowered by the relaxation); ``z_take``: the incumbent's items
+    when it is not the search's (``ist[I_ZKIND] == 2``), else None.
+
+    Returns
+    -------
+    (code, W, P, anc, bits, hist_anc, hist_bits, hist_off, ub_global, z_take, spare)
+        ``DONE`` (optimal), ``MEMORY`` or ``TIME`` (stopped by the limit), and the search's state.
+    """
+    return _search_loop(p, w, e, flip_bound, c, big, b, integer, margin, has_target, mem_limit, min_relax, deadline,
+                        relax, W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits, ub_global,
+                        z_take, spare)
+
+
 def solve01(v_in, w_in, int64_t cap, int64_t mem_limit, int64_t budget, int64_t max_enumerate, int64_t min_relax,
-            int64_t min_pairing, spare):
+            int64_t min_pairing, spare, deadline=None, fallback=None):
     """The default 0-1 call of ``solve_knapsack`` in one compiled call: the checks of the entries and
     totals, the items that fit and are worth something, the float data, the capacity on the weights'
-    common divisor, the efficiencies, and :func:`start_free`.
+    common divisor, the efficiencies, :func:`start_free`, and (given a ``fallback``) the rest of the
+    search in :func:`search_loop`: the surrogate relaxation compiled, the clock read between budgets
+    of states when there is a ``deadline``.
 
     Parameters
     ----------
@@ -2197,11 +2410,18 @@ def solve01(v_in, w_in, int64_t cap, int64_t mem_limit, int64_t budget, int64_t 
         caller's clock (:func:`run`); the core's limits as they are at the call.
     spare : ndarray of int64
         :func:`run`'s block of buffers, returned as the last entry.
+    deadline : float or None
+        A ``time.perf_counter()`` value (``budget`` then the states between two readings of it).
+    fallback : callable or None
+        The relaxation's Python steps where :func:`relax_once` does not answer (:func:`search_loop`);
+        None: return after :func:`start_free`'s first run, the search for the caller to resume.
 
     Returns
     -------
     tuple
-        ``(code, x, value, weight, cap, items, pf, wf, e, capacity, unit) + start_free(...)``:
+        ``(code, x, value, weight, cap, items, pf, wf, e, capacity, unit) + start_free(...)``, the
+        search's state as :func:`search_loop` left it when it ran (its code ``DONE``, ``MEMORY`` or
+        ``TIME``, the incumbent's items, if not the search's, in ``start_free``'s ``gtake`` entry):
         ``code`` ``FALLBACK`` when the Python path must answer (an entry outside ``[0, 2^62]`` or a
         total above 2^62: it raises; totals above 2^52: the int64 path; at most ``max_enumerate``
         items of value that fit, or none of positive weight: the enumeration or the general path);
@@ -2275,6 +2495,19 @@ def solve01(v_in, w_in, int64_t cap, int64_t mem_limit, int64_t budget, int64_t 
     cdef double capacity = <double>(capk - capk % g)
     r = start_free(pf_a, wf_a, e_a, capacity, unit, mem_limit, budget, False, min_relax, min_pairing, -INFINITY,
                    spare)
+    if r[0] != C_DONE and r[0] != C_FALLBACK and fallback is not None:
+        # The search goes on here, as the Python glue's search goes on (search_loop), to its end or
+        # to the limit that stops it.
+        ist_a, zst_a = r[18], r[19]
+        code, W, P, anc, bits, hist_anc, hist_bits, hist_off, ub_global, z_take, spare = _search_loop(
+            r[23], r[24], r[25], r[9], capacity, INFINITY, r[8], True, _INT_MARGIN, False, mem_limit, min_relax,
+            deadline, (pf_a, wf_a, e_a, capacity, unit, fallback, max_enumerate, min_pairing, r[5]), r[10], r[11],
+            r[12], r[13], r[14], r[15], r[16], r[17], ist_a, zst_a, r[20], r[4],
+            r[21] if (<int64_t*>_data(ist_a, cnp.NPY_INT64, IST_SIZE))[C_I_ZKIND] == 2 else None, r[22])
+        take_o = _take_of(ist_a, r[20], r[14], hist_anc, hist_bits, hist_off, r[8], r[7], r[6], r[5], z_take) \
+            if code == C_DONE else r[1]
+        r = ((code, take_o, zst_a[C_Z].item(), r[3], ub_global) + r[5:10]
+             + (W, P, anc, bits, r[14], hist_anc, hist_bits, hist_off, ist_a, zst_a, r[20], z_take, spare) + r[23:])
     cdef const unsigned char* take
     if r[0] == C_DONE:
         take = <const unsigned char*>_data(r[1], cnp.NPY_BOOL, m)

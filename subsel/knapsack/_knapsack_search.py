@@ -13,16 +13,13 @@ knapsack problem", Management Science 45(3):414-424, 1999.
 """
 from __future__ import annotations
 
-import math
 import sys
-import threading
-import time
 from typing import Any, Callable
 
 import numpy as np
 
 from . import _knapsack
-from ._knapsack import _BYTES_PER_STATE, _INT_MARGIN, KnapsackResult, _state_bounds
+from ._knapsack import _INT_MARGIN, KnapsackResult, _state_bounds
 from ._knapsack_core import (  # noqa: F401  (the kernel's face: the glue and its callers use these)
     BUDGET,
     DONE,
@@ -42,6 +39,7 @@ from ._knapsack_core import (  # noqa: F401  (the kernel's face: the glue and it
     IST_SIZE,
     MEMORY,
     RELAX,
+    TIME,
     UB,
     WB,
     Z_FRESH,
@@ -52,19 +50,23 @@ from ._knapsack_core import (  # noqa: F401  (the kernel's face: the glue and it
     by_efficiency,
     count_fit,
     dantzig,
+    give_spare,
     greedy_free,
+    merged_order,
     relax_free,
+    relax_once,
     run,
+    search_loop,
     solve01,
     start_free,
     surrogate_bound,
     surrogate_multiplier,
+    take_of,
+    take_spare,
+    ub_value,
     unit_selection,
     weight_grid,
 )
-
-#: About the seconds per state of the bound of an unfinished search (reserved before its deadline).
-_BOUND_SECONDS_PER_STATE = 1e-7
 
 
 def _start_state(p: np.ndarray, w: np.ndarray, flip_bound: np.ndarray, capacity: Any, b: int, Pb: Any, Wb: Any,
@@ -91,7 +93,7 @@ def _start_state(p: np.ndarray, w: np.ndarray, flip_bound: np.ndarray, capacity:
     ist[I_S], ist[I_T], ist[I_SIDE] = s, t, 1
     ist[I_NEXT_PAIRING], ist[I_RELAX_DONE] = _knapsack._MIN_PAIRING, int(relax_done)
     ist[I_DIV] = int(_knapsack.divisible(w[free_idx], capacity, Wb))
-    zst = np.array([z, z, _ub_value(ub_global, exact_int), Wb], dtype=p.dtype)
+    zst = np.array([z, z, ub_value(ub_global, exact_int), Wb], dtype=p.dtype)
     zbits = np.zeros(1, dtype=np.uint64)
     return W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits
 
@@ -129,53 +131,35 @@ def search(p: np.ndarray, w: np.ndarray, e: np.ndarray, flip_bound: np.ndarray, 
     W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits = state
     if z_take is not None:
         ist[I_ZKIND] = 2
-    optimal = False
-    stopped = ""
-    mem = -1 if memory_limit is None else int(memory_limit)
-    budget = 2 ** 62 if deadline is None else 200_000
-    last = 0.0   # seconds of the last call of run
     if spare is None:
         spare = take_spare()
-    while True:
-        now = time.perf_counter()
-        # Stop before the deadline when another call like the last, and the final bound over the
-        # states (about 1e-7 s each), would end past it: a call on millions of states takes tenths
-        # of a second, and ending past the limit by that much is not honouring it.
-        if deadline is not None and now + last + W.size * _BOUND_SECONDS_PER_STATE > deadline:
-            stopped = "time"
-            break
-        code, W, P, anc, bits, hist_anc, hist_bits, hist_off, spare = run(
-            p, w, e, flip_bound, capacity, big, b, integer, margin, has_target, mem, budget, _knapsack._MIN_RELAX,
-            W, P, anc, bits, items, hist_anc, hist_bits, hist_off, ist, zst, zbits, spare)
-        last = time.perf_counter() - now
-        if code == BUDGET:
-            continue
-        if code == RELAX:
-            ist[I_RELAX_DONE] = 1
-            room = None if memory_limit is None else memory_limit - int(ist[I_SAVED]) - W.size * _BYTES_PER_STATE
-            u, z_new, take_new = relax(zst[Z].item(), room)
-            ub_global = min(ub_global, u)
-            zst[UB] = _ub_value(ub_global, exact_int)
-            if take_new is not None and z_new > zst[Z].item():
-                zst[Z], ist[I_ZKIND], z_take = z_new, 2, take_new
-            continue
-        if code == MEMORY:
-            stopped = "memory"
-        optimal = code == DONE
-        break
-    if ist[I_ZKIND] == 2 and z_take is not None:   # (already in the caller's order)
-        out = z_take
-    else:
-        if ist[I_ZKIND] == 1:
-            take_sorted = take_sorted.copy()
-            backtrack(take_sorted, items, hist_anc, hist_bits, hist_off, int(ist[I_ZBLOCK]), int(ist[I_ZANC]),
-                      zbits[0], int(ist[I_ZEXTRA]), b)
-        out = np.zeros(order.size, dtype=bool) if base is None else base.copy()
-        out[order] = take_sorted
-    res = _result(out, W, P, capacity, e, w, flip_bound, big, margin, ist, zst, optimal, lp, ub_global, stopped,
-                  integer)
+    code, W, P, anc, bits, hist_anc, hist_bits, hist_off, ub_global, z_take, spare = search_loop(
+        p, w, e, flip_bound, capacity, big, b, integer, margin, has_target,
+        -1 if memory_limit is None else int(memory_limit), _knapsack._MIN_RELAX, deadline, relax, W, P, anc, bits,
+        items, hist_anc, hist_bits, hist_off, ist, zst, zbits, ub_global, z_take, spare)
+    take = take_of(ist, zbits, items, hist_anc, hist_bits, hist_off, b, take_sorted, base, order, z_take)
+    return _finish(code, take, W, P, capacity, e, w, flip_bound, big, margin, ist, zst, lp, ub_global, integer, spare)
+
+
+def _finish(code: int, take: np.ndarray, W: np.ndarray, P: np.ndarray, capacity: Any, e: np.ndarray, w: np.ndarray,
+            flip_bound: np.ndarray, big: Any, margin: float, ist: np.ndarray, zst: np.ndarray, lp: float,
+            ub_global: Any, integer: bool, spare: np.ndarray) -> KnapsackResult:
+    """The answer of a search :func:`search_loop` left with ``code`` (``take``: its incumbent's items in
+    the caller's order), with the bound of an unfinished search; ``spare`` handed back to the pool."""
+    res = _result(take, W, P, capacity, e, w, flip_bound, big, margin, ist, zst, code == DONE, lp, ub_global,
+                  "memory" if code == MEMORY else "time" if code == TIME else "", integer)
     give_spare(spare)   # (W and P are views of it: handed back once read)
     return res
+
+
+def finish_free(r: tuple[Any, ...], capacity: float) -> KnapsackResult:
+    """The answer of a search :func:`solve01` ran to a limit (``r``: its :func:`start_free` entries, the
+    search's state as :func:`search_loop` left it)."""
+    code, _, _, lp, ub_global, F, before, inside, b, fbF = r[:10]
+    W, P, _, _, items, hist_anc, hist_bits, hist_off, ist, zst, zbits, z_take, spare = r[10:23]
+    take = take_of(ist, zbits, items, hist_anc, hist_bits, hist_off, b, inside, before, F, z_take)
+    return _finish(code, take, W, P, capacity, r[25], r[24], fbF, np.inf, _INT_MARGIN, ist, zst, lp, ub_global, True,
+                   spare)
 
 
 def _free(flip_bound: np.ndarray, z: Any, integer: bool, margin: float) -> np.ndarray:
@@ -252,46 +236,6 @@ def resume_free(r: tuple[Any, ...], p: np.ndarray, w: np.ndarray, e: np.ndarray,
     return search(r[23], r[24], r[25], fbF, capacity, b, 0.0, 0.0, 0.0, ub_global, _INT_MARGIN, False, deadline,
                   memory_limit, True, relax, lp, F, inside, base=before, state=r[10:21],
                   z_take=r[21] if r[18][I_ZKIND] == 2 else None, spare=r[22])
-
-
-#: The state buffers of :func:`run` kept between searches, per thread (the two lists of a step, one
-#: block: :func:`_state_sets`, whatever the dtype of the lists): a search's steps then write into
-#: memory already mapped, instead of fresh pages (whose first touch costs as much as the step itself
-#: on large lists).  The two largest blocks are kept; blocks above _SPARE_BYTES are not.
-_SPARES = threading.local()
-_SPARE_BYTES = 1 << 26
-
-
-def take_spare() -> np.ndarray:
-    """A block of buffers for :func:`run` (two state lists' weights and profits, ancestors and bits):
-    the largest block this thread kept, or an empty one (replaced by the search as it grows)."""
-    kept = getattr(_SPARES, "kept", None)
-    if kept:
-        return kept.pop()
-    return np.empty(0, np.int64)
-
-
-def give_spare(spare: np.ndarray) -> None:
-    """Keep ``spare`` (from :func:`run`, no longer used) for this thread's next search; of the blocks
-    handed back, the two largest are kept (a search and the surrogate search it runs)."""
-    if spare.nbytes > _SPARE_BYTES or spare.size == 0:
-        return
-    kept = getattr(_SPARES, "kept", None)
-    if kept is None:
-        kept = _SPARES.kept = []
-    kept.append(spare)
-    kept.sort(key=lambda block: block.size)   # (the largest last: taken first)
-    del kept[:-2]
-
-
-def _ub_value(ub: Any, exact_int: bool) -> Any:
-    """The global bound as the kernel compares it with ``z``: on int64 data the least integer ``>= ub``
-    (``z >= ub`` is then decided exactly), else the float."""
-    if not exact_int:
-        return float(ub)
-    if ub == np.inf:
-        return np.iinfo(np.int64).max
-    return min(math.ceil(ub), np.iinfo(np.int64).max)
 
 
 # The core calls the search through its registry (the search builds on the core's module: no import

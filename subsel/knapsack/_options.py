@@ -3,6 +3,7 @@ and the ``exact`` solver (:class:`subsel.solvers.Exact`) take the same limits an
 :func:`check_options` (a module of its own: the solver loads it without the knapsack API's code)."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,11 @@ def check_options(time_limit_s: Any, memory_limit_mb: Any, lexicographic: Any) -
         A limit not positive and finite (``None``: no limit), or a memory limit above
         :data:`MAX_MEMORY_LIMIT_MB`.
     """
+    if lexicographic is False and _plain(time_limit_s, math.inf) and _plain(memory_limit_mb, MAX_MEMORY_LIMIT_MB):
+        # The common case (no limit, or a limit given as a plain number in range): what the checks
+        # below return, without their type dispatch.
+        return (None if time_limit_s is None else float(time_limit_s),
+                None if memory_limit_mb is None else float(memory_limit_mb))
     if time_limit_s is not None:
         time_limit_s = check_scalar(time_limit_s, "time_limit_s", min_val=0, include_boundaries="right",
                                     unit="seconds")
@@ -39,3 +45,8 @@ def check_options(time_limit_s: Any, memory_limit_mb: Any, lexicographic: Any) -
     if not isinstance(lexicographic, (bool, np.bool_)):
         raise TypeError(f"lexicographic must be True or False; got {lexicographic!r}")
     return time_limit_s, memory_limit_mb
+
+
+def _plain(limit: Any, top: float) -> bool:
+    """``limit`` is None, or a Python int or float in ``(0, top]`` (never a bool, NaN or infinity)."""
+    return limit is None or (type(limit) in (int, float) and 0 < limit <= top and limit != math.inf)

@@ -368,8 +368,9 @@ def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time
 
     The same steps as the general path's, so the same ``x``, status and bound: the options come
     checked (:func:`check_options`), lists are converted (and checked) as there, int64 arrays inside
-    the kernel.  With a time limit the kernel returns after a budget of states and the search goes on
-    in Python, which reads the clock (the general path reads it before the first step too).
+    the kernel.  The search runs to its end in the kernel, the surrogate relaxation included; with a
+    time limit the kernel reads the clock between budgets of states (the general path reads it before
+    the first step too), and a search stopped by a limit gets its bound here.
     """
     nbk = _knapsack._kernel()
     deadline = None if time_limit_s is None else start + time_limit_s
@@ -393,11 +394,13 @@ def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time
         return None
     r = nbk.solve01(v, w, min(cap, 2 ** 63 - 1), -1 if memory is None else memory,
                     2 ** 62 if deadline is None else 200_000, _knapsack._MAX_ENUMERATE, _knapsack._MIN_RELAX,
-                    _knapsack._MIN_PAIRING, nbk.take_spare())
+                    _knapsack._MIN_PAIRING, nbk.take_spare(), deadline, _knapsack.relax_sorted)
     code = r[0]
-    if code in (nbk.DONE, nbk.FALLBACK):
+    if code == nbk.FALLBACK:
         nbk.give_spare(r[33])       # (start_free's spare, after solve01's 11 entries)
+        return None
     if code == nbk.DONE:
+        nbk.give_spare(r[33])
         x = r[1]
         value, weight, cap_in = int(r[2]), int(r[3]), int(r[4])
         if weight > cap_in:
@@ -406,12 +409,10 @@ def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time
         if value >= r[13]:
             x.setflags(write=False)
             return KnapsackSolution._optimal(x, value, weight, time.perf_counter() - start)
-    elif code == nbk.FALLBACK:
-        return None
-    items, pf, wf, e, c_core, unit = r[5:11]
-    res = nbk.resume_free(r[11:], pf, wf, e, c_core, deadline, memory,
-                          _knapsack.relax_in_order(pf, wf, e, c_core, unit, deadline))
+        res = KnapsackResult(r[12], r[13], r[14], r[13], True, int(r[29][nbk.I_NITEMS]))
+        return _answer(x, v, w, None, cap_in, res, 1e-6, start)
+    res = nbk.finish_free(r[11:], r[9])     # (stopped by the time or memory limit)
     x = np.zeros(v.size, dtype=np.int64)
-    taken = items[res.take]
+    taken = r[5][res.take]
     x[taken] = 1
     return _answer(x, v, w, None, int(r[4]), res, 1e-6, start, taken)

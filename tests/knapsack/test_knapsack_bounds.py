@@ -73,8 +73,8 @@ def test_default_thresholds_match_dynamic_program_on_correlated_classes(monkeypa
     pairing of states and items (past 1,000) inside the compiled search; on the last instance the
     pairing reaches the global bound before the relaxation is due."""
     calls = []
-    relax = _knapsack_search.relax_free
-    monkeypatch.setattr(_knapsack_search, "relax_free", lambda *a: calls.append("relax") or relax(*a))
+    relax = _knapsack_search.relax_once
+    monkeypatch.setattr(_knapsack_search, "relax_once", lambda *a: calls.append("relax") or relax(*a))
     p, w, c = knapsack_instance(kind, n, R, np.random.default_rng(seed))
     res = solve_knapsack(p.astype(float), w.astype(float), float(c))
     check(res, p, w, c, knapsack_dp(p, w, c))
