@@ -163,6 +163,15 @@ def main(argv: list[str] | None = None) -> int:
         run), 130 when interrupted (Ctrl-C), 143 when terminated (SIGTERM); in both last cases the
         files and folders the run had started are removed.
     """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:   # (also while the parser and the commands' modules are loading)
+        print("subsel: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
+    """:func:`main` but for a Ctrl-C before the command runs (it handles that one)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
     try:

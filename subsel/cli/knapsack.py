@@ -41,9 +41,9 @@ def _cmd_knapsack(args: argparse.Namespace) -> int:
 
 
 def _stopped_by(args: argparse.Namespace, sol) -> tuple[str, str]:
-    """Which limit ended a search short of the proof, as the JSON's key and the summary's words: the
-    time limit when one was given and has passed, else the memory limit of the state lists."""
-    if args.time_limit is not None and sol.wall_time_s >= args.time_limit:
+    """Which limit ended a search short of the proof (the solution's ``stopped_by``), as the JSON's
+    key and the summary's words."""
+    if sol.stopped_by == "time_limit" and args.time_limit is not None:
         return "time_limit", f"time limit ({args.time_limit:g} s; raise it with --time-limit)"
     return "memory_limit", f"memory limit ({_memory_limit(args):g} MiB of state lists; raise it with --memory-limit)"
 
@@ -146,6 +146,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "the best selection found and a bound")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object: instance, items, capacity, status, value, weight, bound, "
-                        "x, wall_time_s (+ known_optimum, known_optimum_matches)")
+                        "x, wall_time_s, stopped_by (time_limit, memory_limit or null) (+ known_optimum, "
+                        "known_optimum_matches)")
     p.add_argument("-o", "--output", help="write the selection as CSV name,units ('-' = stdout)")
     p.set_defaults(func=_cmd_knapsack)

@@ -11,6 +11,8 @@ MEMORY: int
 RELAX: int
 FALLBACK: int
 TIME: int
+CLOCK_BUDGET: int
+SIGNAL_BUDGET: int
 I_S: int
 I_T: int
 I_SIDE: int

@@ -2234,6 +2234,9 @@ def relax_free(p_in, w_in, e_in, double capacity, double unit, double z, int64_t
 cdef double _BOUND_SECONDS_PER_STATE = 1e-7
 #: States :func:`run` processes between two readings of the clock (with a deadline).
 cdef int64_t _CLOCK_BUDGET = 200000
+#: States :func:`run` processes between two checks for Ctrl-C without a deadline (tenths of a second).
+cdef int64_t _SIGNAL_BUDGET = 2000000
+CLOCK_BUDGET, SIGNAL_BUDGET = _CLOCK_BUDGET, _SIGNAL_BUDGET
 
 # The state buffers of :func:`run` kept between searches, per thread (the two lists of a step, one
 # block: :func:`_state_sets`, whatever the dtype of the lists): a search's steps then write into
@@ -2284,7 +2287,7 @@ def relax_once(p, w, e, double capacity, double unit, double z, room, deadline, 
     :func:`run`'s buffers from this thread's pool, handed back.  Returns ``(ok, u, z, take or
     None)``; ``F_sorted`` as :func:`relax_free` takes it."""
     ok, u, z_new, found, take, spare = relax_free(p, w, e, capacity, unit, z, -1 if room is None else int(room),
-                                                  (1LL << 62) if deadline is None else _CLOCK_BUDGET, min_relax,
+                                                  _SIGNAL_BUDGET if deadline is None else _CLOCK_BUDGET, min_relax,
                                                   min_pairing, max_enumerate, take_spare(), F_sorted)
     give_spare(spare)
     return ok, u, z_new, take if found else None
@@ -2319,15 +2322,15 @@ cdef tuple _search_loop(p, w, e, flip_bound, c, big, int64_t b, bint integer, do
     cdef int64_t* ist = <int64_t*>_data(ist_a, cnp.NPY_INT64, IST_SIZE)
     cdef bint exact_int = cnp.PyArray_TYPE(<cnp.ndarray>p) == cnp.NPY_INT64
     cdef bint timed = deadline is not None
-    cdef int64_t budget = _CLOCK_BUDGET if timed else (1LL << 62)
+    cdef int64_t budget = _CLOCK_BUDGET if timed else _SIGNAL_BUDGET
     cdef double last = 0.0, now = 0.0, dl = deadline if timed else 0.0
     cdef int code
     while True:
+        PyErr_CheckSignals()     # (between budgets, as the interpreter between calls: Ctrl-C stops it)
         # Stop before the deadline when another call like the last, and the final bound over the
         # states (about 1e-7 s each), would end past it: a call on millions of states takes tenths
         # of a second, and ending past the limit by that much is not honouring it.
         if timed:
-            PyErr_CheckSignals()     # (between budgets, as the interpreter between calls: Ctrl-C stops it)
             now = _perf_counter()
             if now + last + <double>cnp.PyArray_SIZE(<cnp.ndarray>W) * _BOUND_SECONDS_PER_STATE > dl:
                 code = C_TIME

@@ -22,6 +22,7 @@ from . import _knapsack
 from ._knapsack import _INT_MARGIN, KnapsackResult, _state_bounds
 from ._knapsack_core import (  # noqa: F401  (the kernel's face: the glue and its callers use these)
     BUDGET,
+    CLOCK_BUDGET,
     DONE,
     FALLBACK,
     I_DIV,
@@ -39,6 +40,7 @@ from ._knapsack_core import (  # noqa: F401  (the kernel's face: the glue and it
     IST_SIZE,
     MEMORY,
     RELAX,
+    SIGNAL_BUDGET,
     TIME,
     UB,
     WB,
@@ -195,7 +197,7 @@ def search_free(p: np.ndarray, w: np.ndarray, e: np.ndarray, capacity: float, de
     runs compiled (:func:`start_free`)."""
     spare = take_spare()
     r = start_free(p, w, e, capacity, unit, -1 if memory_limit is None else int(memory_limit),
-                   2 ** 62 if deadline is None else -1, relax_done, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING,
+                   SIGNAL_BUDGET if deadline is None else -1, relax_done, _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING,
                    lower, spare)
     if r[0] != FALLBACK:
         return resume_free(r, p, w, e, capacity, deadline, memory_limit, relax)

@@ -61,6 +61,11 @@ class KnapsackSolution:
         An upper bound on the optimal value (``value`` when ``optimal``).
     wall_time_s : float
         Seconds spent in the call, checks included.
+    stopped_by : {"time_limit", "memory_limit"} or None
+        Which limit ended the search short of its proof (``status`` is ``time_limit`` for both):
+        ``"time_limit"`` (the search stops when its next step would end past the limit, so
+        ``wall_time_s`` may be a little below ``time_limit_s``) or ``"memory_limit"`` (the next
+        step's state lists would pass ``memory_limit_mb``); None when ``optimal``.
     """
 
     x: np.ndarray
@@ -69,6 +74,7 @@ class KnapsackSolution:
     status: Status
     bound: int
     wall_time_s: float
+    stopped_by: str | None = None
 
     @property
     def optimal(self) -> bool:
@@ -81,7 +87,7 @@ class KnapsackSolution:
         of a small call); ``x`` read-only."""
         self = object.__new__(cls)
         self.__dict__.update(x=x, value=value, weight=weight, status=Status.OPTIMAL, bound=value,
-                             wall_time_s=wall_time_s)
+                             wall_time_s=wall_time_s, stopped_by=None)
         return self
 
 
@@ -172,12 +178,14 @@ def _total(arr: np.ndarray, copies: np.ndarray) -> int:
     return sum(a * b for a, b in zip(arr.tolist(), copies.tolist()))
 
 
-def _core(memory: int | None, deadline: float | None) -> SubSolver:
+def _core(memory: int | None, deadline: float | None, stops: list[str] | None = None) -> SubSolver:
     """The exact sub-solver of the rule among equal optima: the knapsack core under the call's
     limits (a question they cut short comes back undecided: the rule then raises
-    :class:`RuleStopped`)."""
+    :class:`RuleStopped`; ``stops`` gets the limit that cut it, ``"time"`` or ``"memory"``)."""
     def solve(p: np.ndarray, w: np.ndarray, c: Any, target: Any) -> tuple[np.ndarray, bool]:
         res = _solve_core(p, w, c, deadline, memory, target=target)
+        if not res.optimal and stops is not None:
+            stops.append(res.stopped)
         return res.take, res.optimal
     return solve
 
@@ -327,11 +335,12 @@ def solve_knapsack(values: Any, weights: Any, capacity: Any, *, counts: Any = No
         take = np.zeros(pv.size, dtype=bool)
         take[useful] = res.take
     if res.optimal and lexicographic:
+        stops: list[str] = []
         try:
-            take = lex_greatest(pv, pw, c_core, take, np.ones(pv.size, dtype=bool), _core(memory, deadline),
+            take = lex_greatest(pv, pw, c_core, take, np.ones(pv.size, dtype=bool), _core(memory, deadline, stops),
                                 0.0 if floats else int_tolerance(pv), deadline)
         except RuleStopped:   # an optimum, but the rule undecided: status time_limit, bound the optimum
-            res = res._replace(optimal=False, bound=res.value)
+            res = res._replace(optimal=False, bound=res.value, stopped=stops[-1] if stops else "time")
     x = np.zeros(v.size, dtype=np.int64)
     if single:
         x[items[take]] = 1
@@ -356,7 +365,8 @@ def _answer(x: np.ndarray, v: np.ndarray, w: np.ndarray, k: np.ndarray | None, c
     bound = value if optimal else max(value, math.floor(res.bound + widen))
     return KnapsackSolution(readonly(x, copy=False), value, weight,
                             Status.OPTIMAL if optimal else Status.TIME_LIMIT, bound,
-                            time.perf_counter() - start)
+                            time.perf_counter() - start,
+                            None if optimal else "memory_limit" if res.stopped == "memory" else "time_limit")
 
 
 def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time_limit_s: float | None,
@@ -393,8 +403,8 @@ def _solve_compiled(values: Any, weights: Any, capacity: Any, start: float, time
     if deadline is not None and time.perf_counter() > deadline:
         return None
     r = nbk.solve01(v, w, min(cap, 2 ** 63 - 1), -1 if memory is None else memory,
-                    2 ** 62 if deadline is None else 200_000, _knapsack._MAX_ENUMERATE, _knapsack._MIN_RELAX,
-                    _knapsack._MIN_PAIRING, nbk.take_spare(), deadline, _knapsack.relax_sorted)
+                    nbk.SIGNAL_BUDGET if deadline is None else nbk.CLOCK_BUDGET, _knapsack._MAX_ENUMERATE,
+                    _knapsack._MIN_RELAX, _knapsack._MIN_PAIRING, nbk.take_spare(), deadline, _knapsack.relax_sorted)
     code = r[0]
     if code == nbk.FALLBACK:
         nbk.give_spare(r[33])       # (start_free's spare, after solve01's 11 entries)

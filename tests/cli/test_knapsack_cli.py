@@ -252,3 +252,27 @@ def test_a_search_stopped_by_the_memory_limit_says_so(tmp_path, capsys):
     assert main(["knapsack", str(f), "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["stopped_by"] is None or answer["stopped_by"] == "memory_limit"
+
+
+def test_a_search_stopped_early_by_the_time_limit_names_the_time_limit(tmp_path, capsys, monkeypatch):
+    """The search stops before its time limit when the next step would end past it: a solution
+    stopped so (``stopped_by`` time_limit, ``wall_time_s`` below the limit) is told as stopped by the
+    time limit, not by the memory limit."""
+    import dataclasses
+
+    from subsel.cli import knapsack as cli_knapsack
+
+    real = cli_knapsack.solve_knapsack
+
+    def early(*args, **kwargs):
+        sol = real(*args, **kwargs)
+        return dataclasses.replace(sol, status=type(sol.status)("time_limit"), stopped_by="time_limit",
+                                   wall_time_s=0.0)
+
+    monkeypatch.setattr(cli_knapsack, "solve_knapsack", early)
+    f = tmp_path / "k.txt"
+    f.write_text("3 8\n10 5\n7 4\n6 3\n")
+    assert main(["knapsack", str(f), "--time-limit", "5"]) == 0
+    assert "stopped      time limit (5 s; raise it with --time-limit)" in capsys.readouterr().out
+    assert main(["knapsack", str(f), "--time-limit", "5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["stopped_by"] == "time_limit"

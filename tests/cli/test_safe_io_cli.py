@@ -381,3 +381,17 @@ def test_bandit_agents_errors_name_the_file_line(tmp_path, capsys, text, message
                                     "--epsilon", "0.1", "--horizon", "5", "--state", str(state)]))
     assert f"{agents}: {message}" in line
     assert not state.exists()
+
+
+def test_ctrl_c_while_the_command_line_loads_is_one_line_and_exit_130(capsys, monkeypatch):
+    """A Ctrl-C before the command runs (the parser and the commands' modules loading) ends like one
+    during the command: ``subsel: interrupted`` and exit code 130, no traceback."""
+    import subsel.cli as cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert cli.main(["knapsack", "--help"]) == 130
+    err = capsys.readouterr().err
+    assert err == "subsel: interrupted\n"
