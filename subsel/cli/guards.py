@@ -65,8 +65,16 @@ def check_paths(inputs: Iterable[PathArg], outputs: Iterable[PathArg] = (),
     Raises
     ------
     CLIError
-        Naming the output option and path and the input option and path.
+        Naming the output option and path and the input option and path; also an empty file name,
+        and ``-`` (standard input or output) when that stream is closed.
     """
+    inputs, outputs = list(inputs), list(outputs)
+    for pairs, stream, name in ((inputs, sys.stdin, "input"), (outputs, sys.stdout, "output")):
+        for opt, path in pairs:
+            if path is not None and os.fspath(path) == "":
+                raise CLIError(f"{opt or 'a file name'}: an empty file name")
+            if path is not None and os.fspath(path) == "-" and stream is None:
+                raise CLIError(f"{opt} '-': the standard {name} is closed")
     ins = _given(inputs)
     outs = _given(outputs)
     for i, (oopt, opath) in enumerate(outs):

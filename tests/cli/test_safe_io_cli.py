@@ -395,3 +395,13 @@ def test_ctrl_c_while_the_command_line_loads_is_one_line_and_exit_130(capsys, mo
     assert cli.main(["knapsack", "--help"]) == 130
     err = capsys.readouterr().err
     assert err == "subsel: interrupted\n"
+
+
+def test_an_empty_file_name_or_a_closed_stdin_is_one_line_and_exit_2(capsys, monkeypatch):
+    """``subsel knapsack ''`` names the empty file name (it read as the folder '.'), and ``-`` with
+    standard input closed says so (it was a message about None)."""
+    assert main(["knapsack", ""]) == 2
+    assert capsys.readouterr().err == "subsel: error: FILE: an empty file name\n"
+    monkeypatch.setattr(sys, "stdin", None)
+    assert main(["knapsack", "-"]) == 2
+    assert capsys.readouterr().err == "subsel: error: FILE '-': the standard input is closed\n"
