@@ -158,9 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 1 when the work ran but failed (see each command), 2 on bad input or a
+        0 on success, 1 when the work ran but failed (see each command), 2 on bad input, a
         missing optional library (one line on stderr naming the ``pip install "subsel[...]"`` to
-        run), 130 when interrupted (Ctrl-C), 143 when terminated (SIGTERM); in both last cases the
+        run) or a compiled part of subsel not built (sources that were not installed), 130 when
+        interrupted (Ctrl-C), 143 when terminated (SIGTERM); in both last cases the
         files and folders the run had started are removed.
     """
     try:
@@ -168,6 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:   # (also while the parser and the commands' modules are loading)
         print("subsel: interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as exc:     # a part of subsel itself missing (its kernel not built)
+        if not (exc.name or "").startswith("subsel."):
+            raise
+        print(f"subsel: error: {exc}", file=sys.stderr)
+        return 2
 
 
 def _main(argv: list[str] | None) -> int:

@@ -10,7 +10,16 @@ subset-selection solvers built on it call its core, and :mod:`subsel.solvers` re
 from typing import TYPE_CHECKING
 
 from .._extras import face_dir, lazy_attribute
-from . import _knapsack_search  # noqa: F401  (the compiled search: it registers itself with the core)
+
+try:
+    from . import _knapsack_search  # noqa: F401  (the compiled search: it registers itself with the core)
+except ModuleNotFoundError as _exc:     # the compiled kernel missing: sources not installed by pip
+    if _exc.name != f"{__name__}._knapsack_core":
+        raise
+    raise ModuleNotFoundError(
+        f"subsel's compiled knapsack kernel is not built in {__path__[0]}: these are sources that were not "
+        "installed (a clone's folder shadows the installed package); run from another folder, or build it in "
+        "place with pip install -e .", name=_exc.name) from None
 from ._status import SolverError, Status
 
 #: Names loaded from their module when first used (a solve that never calls the knapsack API does

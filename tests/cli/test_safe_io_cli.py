@@ -405,3 +405,38 @@ def test_an_empty_file_name_or_a_closed_stdin_is_one_line_and_exit_2(capsys, mon
     monkeypatch.setattr(sys, "stdin", None)
     assert main(["knapsack", "-"]) == 2
     assert capsys.readouterr().err == "subsel: error: FILE '-': the standard input is closed\n"
+
+
+def test_a_part_of_subsel_not_built_is_one_line_and_exit_2(capsys, monkeypatch):
+    """Sources that were not installed (a clone's folder ahead of the installed package) lack the
+    compiled kernel: the command line says so in one line, exit code 2; a missing library that is
+    not subsel's still raises."""
+    import subsel.cli as cli
+
+    def missing(*args, **kwargs):
+        raise ModuleNotFoundError("subsel's compiled knapsack kernel is not built in here",
+                                  name="subsel.knapsack._knapsack_core")
+
+    monkeypatch.setattr(cli, "build_parser", missing)
+    assert cli.main(["knapsack", "--help"]) == 2
+    assert capsys.readouterr().err == "subsel: error: subsel's compiled knapsack kernel is not built in here\n"
+
+    def other(*args, **kwargs):
+        raise ModuleNotFoundError("No module named 'nowhere'", name="nowhere")
+
+    monkeypatch.setattr(cli, "build_parser", other)
+    with pytest.raises(ModuleNotFoundError):
+        cli.main(["knapsack", "--help"])
+
+
+def test_the_knapsack_package_without_its_kernel_says_how_to_build_it():
+    """Importing subsel.knapsack where its compiled kernel is missing names the folder and the way
+    out, instead of the bare module name."""
+    code = ("import sys; sys.modules['subsel.knapsack._knapsack_core'] = None\n"
+            "try:\n    import subsel.knapsack\n"
+            "except ModuleNotFoundError as exc:\n    print(exc.name); print(exc)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    name, message = out.splitlines()[:2]
+    assert name == "subsel.knapsack._knapsack_core"
+    assert message.startswith("subsel's compiled knapsack kernel is not built in ")
+    assert "pip install -e ." in message
