@@ -169,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:   # (also while the parser and the commands' modules are loading)
         print("subsel: interrupted", file=sys.stderr)
         return 130
-    except ModuleNotFoundError as exc:     # a part of subsel itself missing (its kernel not built)
-        if not (exc.name or "").startswith("subsel."):
+    except ModuleNotFoundError as exc:     # the compiled kernel not built (any other: a bug, raised)
+        if exc.name != "subsel.knapsack._knapsack_core":
             raise
         print(f"subsel: error: {exc}", file=sys.stderr)
         return 2
