@@ -307,19 +307,25 @@ def read_text(source: Any, *, name: str | None = None) -> tuple[str, str]:
     InputError
         The bytes are not UTF-8 (naming the line and the byte), or the file holds a NUL byte.
     OSError
-        The file cannot be opened (missing, a folder, no permission); the error names the path.
+        The file cannot be opened (missing, a folder, no permission) or read (a special file, a
+        device error); the error names the path (``name`` when given).
     """
     label = name if name is not None else source_name(source)
-    if hasattr(source, "read"):
-        stream = getattr(source, "buffer", source)
-        try:
-            data = stream.read()
-        except UnicodeDecodeError as exc:  # a text stream that decodes by itself
-            raise InputError(f"not UTF-8 text ({exc.reason}); save the file as UTF-8",
-                             file=label) from None
-    else:
-        with open(source, "rb") as fh:
-            data = fh.read()
+    try:
+        if hasattr(source, "read"):
+            stream = getattr(source, "buffer", source)
+            try:
+                data = stream.read()
+            except UnicodeDecodeError as exc:  # a text stream that decodes by itself
+                raise InputError(f"not UTF-8 text ({exc.reason}); save the file as UTF-8",
+                                 file=label) from None
+        else:
+            with open(source, "rb") as fh:
+                data = fh.read()
+    except OSError as exc:  # a failed read (a special file, a device error) names no file by itself
+        if exc.filename is None:
+            exc.filename = label
+        raise
     if isinstance(data, str):
         text = data
         if "\x00" in text:

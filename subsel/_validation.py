@@ -219,7 +219,8 @@ def check_scalar(value: Any, name: str, target_type: type[int] | type[float] = f
     TypeError
         ``value`` is a boolean, or not a real number (``float``) or an integer (``int``).
     ValueError
-        ``value`` is NaN or infinite, or outside the range.
+        ``value`` is NaN or infinite, or outside the range; an infinity on a side the range leaves
+        open is said to be one (``time_limit_s must be a finite number > 0 (seconds); got inf``).
     """
     if type(value) is float and min_val is None and max_val is None and target_type is not int \
             and math.isfinite(value):
@@ -257,7 +258,10 @@ def _scalar_message(value: Any, name: str, integer: bool, min_val: float | None,
         what = f" {'<=' if right else '<'} {bound(max_val)}"
     else:
         what = ""
-    kind = "an integer" if integer else ("a number" if what else "a finite number")
+    # An infinity on a side the range leaves open is refused for being infinite: say so.
+    unbounded = not integer and isinstance(value, (float, np.floating)) and math.isinf(value) \
+        and (max_val if value > 0 else min_val) is None
+    kind = "an integer" if integer else ("a number" if what and not unbounded else "a finite number")
     return f"{name} must be {kind}{what}{f' ({unit})' if unit else ''}; got {_shown(value)}"
 
 

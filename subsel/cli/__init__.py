@@ -187,10 +187,11 @@ def _main(argv: list[str] | None) -> int:
             commands.choices[args.command].error(f"unrecognized arguments: {' '.join(extras)}")
     except SystemExit as exc:  # --help, --version (0) and usage errors (2, one line already printed)
         return exc.code if isinstance(exc.code, int) else 2
-    from .guards import Terminated, shutdown_worker_pools, terminate_as_interrupt
+    from .guards import Terminated, named_standard_output, shutdown_worker_pools, terminate_as_interrupt
 
     try:
-        with terminate_as_interrupt(), warnings.catch_warnings():  # SIGTERM stops as cleanly as Ctrl-C
+        # SIGTERM stops as cleanly as Ctrl-C; a failed write to stdout is named and is the command's error.
+        with terminate_as_interrupt(), named_standard_output(), warnings.catch_warnings():
             warnings.showwarning = _show_warning
             try:
                 code = args.func(args)

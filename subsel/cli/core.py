@@ -106,6 +106,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         return _generate_planner(args)
     if args.group_limits_out is not None:
         raise CLIError("--group-limits-out needs --planner (the paper's agents have no groups)")
+    check_paths([], [("-o", args.output)])
     # the problem's arrays (q, c, capacities, utilities, names) and the CSV text: ~200 bytes a row
     check_memory(200.0 * args.n, f"--n {args.n}")
     rng = np.random.default_rng(args.seed)
@@ -263,6 +264,9 @@ def _read_problem(args: argparse.Namespace) -> tuple[SubsetSelectionProblem, flo
 
         instances = read_knapsack(sys.stdin if args.file == "-" else args.file, args.optimum)
         inst = pick_instance(instances, args.instance, args.file)
+        if inst.m == 0:
+            raise CLIError(f"{args.file} ({inst.name}): an instance with no items has no encoding as subset "
+                           f"selection (it needs an item); 'subsel knapsack {args.file}' solves it")
         problem = inst.to_problem()
         if problem.knapsack is not None and not problem.knapsack.exact_in_float64:
             # export has no --solver: its LP/MPS model would hold the rounded floats.
@@ -477,6 +481,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------- export
 def _cmd_export(args: argparse.Namespace) -> int:
+    check_paths(_problem_inputs(args), [("--output", args.output)])
     if args.output == "-":
         if args.format is None:
             raise CLIError("-o - (stdout) needs --format lp or --format mps")
@@ -488,7 +493,6 @@ def _cmd_export(args: argparse.Namespace) -> int:
                            f"the extension); got {suffix or 'no extension'!r}")
         if args.format is not None and suffix != "." + args.format:
             raise CLIError(f"--format {args.format} contradicts the extension of {args.output}")
-    check_paths(_problem_inputs(args), [("--output", args.output)])
     from ..models import linear_form, lp_text, mps_text, write_lp, write_mps
 
     problem, _, label = _load_problem(args)

@@ -8,6 +8,7 @@ and a terminated run cleans up after itself.
 - :func:`terminate_as_interrupt` turns SIGTERM into the same clean stop as Ctrl-C
   (:class:`Terminated`, a :class:`KeyboardInterrupt`), so ``finally`` blocks and the atomic writes'
   clean-up run; :func:`shutdown_worker_pools` stops idle joblib worker processes on exit;
+- :func:`named_standard_output` makes a failed write to the standard output (a full disk) name it;
 - :class:`CreatedFiles` remembers the files and folders a run creates and removes them again when
   the run does not finish.
 """
@@ -18,7 +19,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from . import CLIError
 
@@ -73,7 +74,7 @@ def check_paths(inputs: Iterable[PathArg], outputs: Iterable[PathArg] = (),
         for opt, path in pairs:
             if path is not None and os.fspath(path) == "":
                 raise CLIError(f"{opt or 'a file name'}: an empty file name")
-            if path is not None and os.fspath(path) == "-" and stream is None:
+            if path is not None and os.fspath(path) == "-" and _closed(stream):
                 raise CLIError(f"{opt} '-': the standard {name} is closed")
     ins = _given(inputs)
     outs = _given(outputs)
@@ -151,6 +152,80 @@ def terminate_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+class _NamedOutput:
+    """The standard output as a command writes to it: a write or flush that fails (a full disk, a
+    device error) raises its ``OSError`` naming ``<stdout>``, as a failed write to a file names the
+    file; everything else is the stream's own."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        with _naming_stdout():
+            return self._stream.write(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        with _naming_stdout():
+            self._stream.writelines(lines)
+
+    def flush(self) -> None:
+        with _naming_stdout():
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _naming_stdout() -> Iterator[None]:
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = "<stdout>"
+        raise
+
+
+class _ClosedOutput:
+    """The standard output when the process was started without one (``>&-``): a write is an
+    error, not text silently lost (``print`` to a ``None`` stream writes nothing)."""
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
+        raise CLIError("the standard output is closed; nothing can be written to it")
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        return None
+
+
+def _closed(stream: object) -> bool:
+    return stream is None or isinstance(stream, _ClosedOutput)
+
+
+@contextlib.contextmanager
+def named_standard_output() -> Iterator[None]:
+    """Within the block, a failed write to the standard output names it (``<stdout>: No space left
+    on device``), and what the block left in its buffer is written before the block ends, so that
+    such a failure is the command's error (exit code 2), not a message at the interpreter's exit.
+
+    A closed standard output (None) is one that refuses every write (a :class:`CLIError`), and the
+    paths' check refuses ``-`` as an output.
+    """
+    stream = sys.stdout
+    sys.stdout = _ClosedOutput() if stream is None else _NamedOutput(stream)  # type: ignore[assignment]
+    try:
+        yield
+        sys.stdout.flush()
+    finally:
+        if isinstance(sys.stdout, (_NamedOutput, _ClosedOutput)):
+            sys.stdout = stream
 
 
 def shutdown_worker_pools() -> None:

@@ -159,14 +159,17 @@ def _number(token: str, path: Path | _Stream, line: int, column: str | None, wha
     return exact
 
 
-def _count(token: str, path: Path | _Stream, line: int, column: str | None, what: str = "") -> int:
-    """A positive integer field (an item count), read exactly: ``3`` and ``3.0``, not ``3.5``."""
+def _count(token: str, path: Path | _Stream, line: int, column: str | None, what: str = "",
+           least: int = 1) -> int:
+    """An integer field of at least ``least``, 1 or 0 (an item index: 1; an item count: 0), read exactly:
+    ``3`` and ``3.0``, not ``3.5``."""
     try:
         n = parse_integer(token)
     except ValueError:
-        n = 0
-    if n < 1:
-        raise _bad(path, line, column, f"{what}must be a positive integer", token)
+        n = least - 1
+    if n < least:
+        kind = "a positive integer" if least == 1 else "a non-negative integer"
+        raise _bad(path, line, column, f"{what}must be {kind}", token)
     return n
 
 
@@ -290,7 +293,7 @@ def _read_format_a(path: Path | _Stream, lines: list[tuple[int, str]]) -> Knapsa
     toks = head.split()
     if len(toks) != 2:
         raise ValueError(f"{path}: line {ln}: expected 'n W'; got {head!r}")
-    n = _count(toks[0], path, ln, "n")
+    n = _count(toks[0], path, ln, "n", least=0)
     W = _number(toks[1], path, ln, "W", limit=None)
     if W < 0:
         raise _bad(path, ln, "W", "capacity must be >= 0", toks[1])
@@ -388,7 +391,7 @@ def _read_format_b(path: Path | _Stream, lines: list[tuple[int, str]]) -> list[K
             if key not in keys:
                 raise ValueError(f"{path}: line {first}: the instance starting here has no '{key}' line")
         li, nv = keys["n"]
-        n = _count(nv, path, li, None, "'n' (the item count) ")
+        n = _count(nv, path, li, None, "'n' (the item count) ", least=0)
         li, cv = keys["c"]
         W = _number(cv, path, li, None, "'c' (the capacity) ", limit=None)
         if W < 0:
@@ -463,7 +466,8 @@ def read_knapsack(path: str | Path | Any, optimum_path: str | Path | None = None
     Returns
     -------
     list of KnapsackInstance
-        One instance for format (a); one or more for format (b).
+        One instance for format (a); one or more for format (b).  An item count of 0 is an
+        instance with no items (``m = 0``), as :func:`subsel.knapsack.solve_knapsack` accepts one.
 
     Raises
     ------

@@ -179,11 +179,11 @@ TINY = "0000000000000001"  # 10^-16: a float would round 2.0000000000000001 to t
     # values a float would round onto an integer: refused by the reader, for both commands
     (f"2 2.{TINY}\n1 2\n3 4\n".encode(), f"line 1, column 'W': has a fractional part below float64's "
                                           f"resolution (it would be read as the integer 2); got '2.{TINY}'"),
-    (f"2.{TINY} 5\n1 2\n3 4\n".encode(), f"line 1, column 'n': must be a positive integer; got '2.{TINY}'"),
+    (f"2.{TINY} 5\n1 2\n3 4\n".encode(), f"line 1, column 'n': must be a non-negative integer; got '2.{TINY}'"),
     (f"2 5\n1 2.{TINY}\n3 4\n".encode(), "line 2, column 'w': has a fractional part"),
     (f"2 5\n1 2\n3.{TINY} 4\n".encode(), "line 3, column 'p': has a fractional part"),
     (f"inst\nn 1\nc 5.{TINY}\n1,1,2,0\n".encode(), "line 3: 'c' (the capacity) has a fractional part"),
-    (f"inst\nn 1.{TINY}\nc 5\n1,1,2,0\n".encode(), "line 2: 'n' (the item count) must be a positive integer"),
+    (f"inst\nn 1.{TINY}\nc 5\n1,1,2,0\n".encode(), "line 2: 'n' (the item count) must be a non-negative integer"),
     (f"inst\nn 1\nc 5\nz 1.{TINY}\n1,1,2,0\n".encode(), "line 4: 'z' (the optimum) has a fractional part"),
 ])
 @pytest.mark.parametrize("command", [["knapsack"], ["solve", "--knapsack"]])
@@ -276,3 +276,22 @@ def test_a_search_stopped_early_by_the_time_limit_names_the_time_limit(tmp_path,
     assert "stopped      time limit (5 s; raise it with --time-limit)" in capsys.readouterr().out
     assert main(["knapsack", str(f), "--time-limit", "5", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["stopped_by"] == "time_limit"
+
+
+@pytest.mark.parametrize("content", [b"0 10\n", b"inst\nn 0\nc 10\nz 0\n"])
+def test_an_instance_without_items_is_solved_as_the_python_api_solves_it(tmp_path, capsys, content):
+    """``solve_knapsack`` takes no items (nothing taken, value 0, optimal); the file formats now do
+    too (an item count of 0 was refused as "must be a positive integer")."""
+    f = tmp_path / "kp.txt"
+    f.write_bytes(content)
+    out = tmp_path / "sel.csv"
+    assert main(["knapsack", str(f), "--json", "-o", str(out)]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    got = (answer["items"], answer["status"], answer["value"], answer["weight"], answer["x"])
+    assert got == (0, "optimal", 0, 0, [])
+    assert answer["bound"] == 0 and answer["stopped_by"] is None
+    assert out.read_text() == "name,units\n"
+    # Its encoding as subset selection needs an item: refused by name, pointing to 'subsel knapsack'.
+    assert main(["solve", "--knapsack", str(f)]) == 2
+    line = one_error_line(capsys)
+    assert line.startswith(f"subsel: error: {f} (") and line.endswith(f"'subsel knapsack {f}' solves it")

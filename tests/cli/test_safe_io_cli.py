@@ -440,3 +440,107 @@ def test_the_knapsack_package_without_its_kernel_says_how_to_build_it():
     assert name == "subsel.knapsack._knapsack_core"
     assert message.startswith("subsel's compiled knapsack kernel is not built in ")
     assert "pip install -e ." in message
+
+
+def test_an_infinite_limit_is_said_to_be_not_finite(tmp_path, capsys):
+    """``--time-limit inf`` read as "must be a number > 0", which it is; the message says what is
+    wrong with it, keeping the option and the value (NaN keeps the shared message)."""
+    f = tmp_path / "kp.txt"
+    f.write_bytes(b"2 5\n1 2\n3 4\n")
+    agents = tmp_path / "a.csv"
+    agents.write_bytes(AGENTS)
+    for argv in (["knapsack", str(f)], ["solve", str(agents), "--alpha", "0.5"]):
+        assert main([*argv, "--time-limit", "inf"]) == 2
+        assert capsys.readouterr().err == "subsel: error: --time-limit must be a finite number > 0 (seconds); got inf\n"
+    assert main(["knapsack", str(f), "--time-limit", "nan"]) == 2
+    assert capsys.readouterr().err == "subsel: error: --time-limit must be a number > 0 (seconds); got nan\n"
+
+
+class _FullStream(io.StringIO):
+    """A standard output on a full disk: every write fails as on ``/dev/full``."""
+
+    def write(self, text):
+        raise OSError(28, "No space left on device")
+
+
+READERS = [["knapsack"], ["solve", "--alpha", "0.5"], ["frontier", "--alpha-min", "0", "--alpha-max", "1"],
+           ["payments", "--alpha", "0.5"]]
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux's /proc/self/mem")
+@pytest.mark.parametrize("command", READERS)
+def test_a_file_that_cannot_be_read_is_named(capsys, command):
+    """``/proc/self/mem`` opens but fails to read (EIO): the message names it ("[Errno 5]" alone
+    did not), for every command that reads a file."""
+    assert main([command[0], "/proc/self/mem", *command[1:]]) == 2
+    assert capsys.readouterr().err == "subsel: error: /proc/self/mem: Input/output error\n"
+
+
+@pytest.mark.parametrize("argv", [["knapsack", "{kp}"], ["knapsack", "{kp}", "-o", "-"], ["knapsack", "{kp}", "--json"],
+                                  ["solve", "{agents}", "--alpha", "0.5"], ["generate", "--n", "3"]])
+def test_a_full_standard_output_is_named(tmp_path, capsys, monkeypatch, argv):
+    """A write to a full standard output names it, one line, exit code 2 (it read "[Errno 28] No
+    space left on device")."""
+    kp, agents = tmp_path / "kp.txt", tmp_path / "a.csv"
+    kp.write_bytes(b"2 5\n1 2\n3 4\n")
+    agents.write_bytes(AGENTS)
+    before = snapshot(tmp_path)
+    full = _FullStream()
+    monkeypatch.setattr(sys, "stdout", full)
+    assert main([a.format(kp=kp, agents=agents) for a in argv]) == 2
+    assert capsys.readouterr().err == "subsel: error: <stdout>: No space left on device\n"
+    assert sys.stdout is full  # the command's stream handed back
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("command", [["knapsack", "{kp}"], ["solve", "{agents}", "--alpha", "0.5"],
+                                     ["generate", "--n", "3"], ["frontier", "{agents}", "--alpha-min", "0",
+                                                                "--alpha-max", "1", "--points", "2"]])
+def test_an_output_file_on_a_full_disk_is_named(tmp_path, capsys, command):
+    kp, agents = tmp_path / "kp.txt", tmp_path / "a.csv"
+    kp.write_bytes(b"2 5\n1 2\n3 4\n")
+    agents.write_bytes(AGENTS)
+    before = snapshot(tmp_path)
+    assert main([a.format(kp=kp, agents=agents) for a in command] + ["-o", "/dev/full"]) == 2
+    assert error_line(capsys, 2) == "subsel: error: /dev/full: No space left on device"
+    assert snapshot(tmp_path) == before
+
+
+def test_a_closed_standard_output_is_an_error_not_lost_output(tmp_path, capsys, monkeypatch):
+    """Started with stdout closed (``>&-``), a command whose answer goes to stdout said nothing and
+    exited 0: the answer was lost.  Now one line, exit code 2; ``-o -`` is refused up front."""
+    agents = tmp_path / "a.csv"
+    agents.write_bytes(AGENTS)
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main(["solve", str(agents), "--alpha", "0.5"]) == 2
+    assert error_line(capsys, 2) == "subsel: error: the standard output is closed; nothing can be written to it"
+    assert sys.stdout is None
+    assert main(["solve", str(agents), "--alpha", "0.5", "-o", "-"]) == 2
+    assert error_line(capsys, 2) == "subsel: error: --output '-': the standard output is closed"
+
+
+@pytest.mark.parametrize("command, option", [
+    (["generate", "--n", "3", "-o", ""], "-o"),
+    (["export", "{agents}", "--alpha", "0.5", "-o", ""], "--output"),
+    (["solve", "{agents}", "--alpha", "0.5", "-o", ""], "--output"),
+    (["frontier", "", "--alpha-min", "0", "--alpha-max", "1"], "FILE"),
+    (["payments", "", "--alpha", "0.5"], "FILE"),
+])
+def test_an_empty_output_or_input_name_is_refused_by_name(tmp_path, capsys, command, option):
+    """An empty output name read as the folder '.' (generate: ": is a folder") or as a name without
+    an extension (export); every command refuses it by its option."""
+    agents = tmp_path / "a.csv"
+    agents.write_bytes(AGENTS)
+    before = snapshot(tmp_path)
+    assert main([a.format(agents=agents) for a in command]) == 2
+    assert error_line(capsys, 2) == f"subsel: error: {option}: an empty file name"
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("command", [["solve", "--alpha", "0.5"], ["frontier", "--alpha-min", "0", "--alpha-max", "1"],
+                                     ["payments", "--alpha", "0.5"], ["solve", "--knapsack"]])
+def test_a_closed_standard_input_is_named(capsys, monkeypatch, command):
+    monkeypatch.setattr(sys, "stdin", None)
+    assert main([command[0], "-", *command[1:]]) == 2
+    assert error_line(capsys, 2) == "subsel: error: FILE '-': the standard input is closed"

@@ -1,5 +1,6 @@
 """Knapsack benchmark readers on small files in both formats, with known optima."""
 import io
+import re
 
 import numpy as np
 import pytest
@@ -112,11 +113,12 @@ def test_format_b_several_instances(tmp_path):
     (b"2 \xef\xbc\x98\n1 2\n3 4\n", r"bad.txt: line 1: expected 'n W'"),
     (b"2 10\n\xd9\xa1\xd9\xa0 2\n3 4\n", r"bad.txt: line 2, column 'p': must be a number"),
     (b"99999999999999999999999 10\n", r"bad.txt: line 1, column 'n'"),
-    (b"2.5 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': must be a positive integer"),
+    (b"2.5 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': must be a non-negative integer"),
     # integers as exact decimals (not through float), no Python underscores
-    (b"2.0000000000000001 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': must be a positive integer"),
+    (b"2.0000000000000001 10\n1 2\n3 4\n", r"bad.txt: line 1, column 'n': must be a non-negative integer"),
     (b"2 10\n1_0 2\n3 4\n", r"bad.txt: line 2, column 'p': must be a number; got '1_0'"),
-    (b"inst\nn 1.5\nc 5\n1,2,3,0\n", r"bad.txt: line 2: 'n' \(the item count\) must be a positive integer; got '1.5'"),
+    (b"inst\nn 1.5\nc 5\n1,2,3,0\n",
+     r"bad.txt: line 2: 'n' \(the item count\) must be a non-negative integer; got '1.5'"),
     (b"2 5\n1 2\n3 4\n1 1\n", r"bad.txt: line 4: the 0/1 vector weighs 6 > W = 5"),
     (b"", r"bad.txt: the file is empty"),
     # the line of the wrong 'n', not the name line
@@ -181,14 +183,14 @@ FIELD_CASES = [
     ("1 1e401\n1 1\n", 1, "column 'W': must have at most 401 digits", "1e401"),
     ("1 1" + "0" * 410 + "\n1 1\n", 1, "column 'W': must have at most 401 digits",
      "10000000000000000000... (411 characters)"),
-    (f"2.{TINY} 10\n1 2\n3 4\n", 1, "column 'n': must be a positive integer", f"2.{TINY}"),
+    (f"2.{TINY} 10\n1 2\n3 4\n", 1, "column 'n': must be a non-negative integer", f"2.{TINY}"),
     (f"2 10.{TINY}\n1 2\n3 4\n", 1, "column 'W': has a fractional part below float64's resolution", f"10.{TINY}"),
     (f"2 10\n1 2\n3.{TINY} 4\n", 3, "column 'p': has a fractional part below float64's resolution", f"3.{TINY}"),
     (f"2 10\n1 2.{TINY}\n3 4\n", 2, "column 'w': has a fractional part below float64's resolution", f"2.{TINY}"),
     ("2 10\n1 2\n3 4\n1.0 0\n", 4, "entry 1 of the optimal 0/1 vector must be 0 or 1", "1.0"),
     ("2 1e-400\n1 2\n3 4\n", 1, "column 'W': has a fractional part below float64's resolution", "1e-400"),
     # format (b): key lines and "i,p,w,x" rows
-    (f"inst\nn 1.{TINY}\nc 5\n1,2,3,0\n", 2, "'n' (the item count) must be a positive integer", f"1.{TINY}"),
+    (f"inst\nn 1.{TINY}\nc 5\n1,2,3,0\n", 2, "'n' (the item count) must be a non-negative integer", f"1.{TINY}"),
     (f"inst\nn 1\nc 5.{TINY}\n1,2,3,0\n", 3, "'c' (the capacity) has a fractional part below", f"5.{TINY}"),
     (f"inst\nn 1\nc 5\nz 2.{TINY}\n1,2,3,0\n", 4, "'z' (the optimum) has a fractional part below", f"2.{TINY}"),
     (f"inst\nn 1\nc 5\n1,2.{TINY},3,0\n", 4, "column 'p': has a fractional part below", f"2.{TINY}"),
@@ -257,3 +259,23 @@ def test_plain_integer_items_read_as_one_by_one(items, capacity):
         assert inst.weights.tolist() == [w for _, w, _ in items]
         assert inst.capacity == capacity and type(inst.capacity) is int
         assert inst.lines == tuple(range(2, len(items) + 2))
+
+
+@pytest.mark.parametrize("content", [b"0 7\n", b"0 7\n\n", b"inst\nn 0\nc 7\n"])
+def test_an_item_count_of_zero_is_an_instance_without_items(tmp_path, content):
+    f = tmp_path / "empty.txt"
+    f.write_bytes(content)
+    (inst,) = read_knapsack(f)
+    assert inst.m == 0 and inst.values.size == 0 and inst.weights.size == 0 and inst.capacity == 7
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"-1 7\n", "column 'n': must be a non-negative integer; got '-1'"),
+    (b"0 7\n1 2\n", "column 'n': the file has 1 item lines"),
+    (b"inst\nn 0\nc 7\n1,2,3,0\n", "states n = 0 but has 1 item rows"),
+])
+def test_an_item_count_of_zero_with_items_or_below_zero_is_refused(tmp_path, content, message):
+    f = tmp_path / "bad.txt"
+    f.write_bytes(content)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        read_knapsack(f)

@@ -153,3 +153,20 @@ def test_huge_integer_demand_is_kept_exactly():
     """A Python int demand never goes through float (1e23 + 1 would round)."""
     d = 10 ** 23 + 1
     assert make(demand=d).demand == d
+
+
+@pytest.mark.parametrize("value, kw, message", [
+    (math.inf, dict(min_val=0, include_boundaries="right"), "x must be a finite number > 0 (s); got inf"),
+    (np.float64(math.inf), dict(min_val=0), "x must be a finite number >= 0 (s); got inf"),
+    (-math.inf, dict(max_val=1), "x must be a finite number <= 1 (s); got -inf"),
+    # An infinity outside a bound it passes, and NaN, keep the message of the range.
+    (-math.inf, dict(min_val=0), "x must be a number >= 0 (s); got -inf"),
+    (math.inf, dict(min_val=0, max_val=1), "x must be a number in [0, 1] (s); got inf"),
+    (math.nan, dict(min_val=0), "x must be a number >= 0 (s); got nan"),
+])
+def test_check_scalar_says_an_infinity_an_open_range_admits_is_not_finite(value, kw, message):
+    from subsel._validation import check_scalar
+
+    with pytest.raises(ValueError) as info:
+        check_scalar(value, "x", unit="s", **kw)
+    assert str(info.value) == message
