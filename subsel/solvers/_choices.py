@@ -30,12 +30,14 @@ The method, exact:
 
 The capacity is widened by the rounding the float sums can make, so that no selection the rule
 accepts is lost; the answer is checked by the rule (``problem.evaluate``) and called optimal only
-when it passes and reaches the optimum of the widened search.
+when it passes and reaches the optimum of the widened search.  Where the widened optimum fails the
+rule (a hair above a selection's average quality), the dynamic program runs again in the rule's
+exact integers: int64 where their sums fit, else first rounded down to 62 bits (a relaxation: its
+optimum, when the rule accepts it, is the optimum), then as Python integers of any size.
 """
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import time
 from typing import Callable, NamedTuple
@@ -53,8 +55,8 @@ _FILL = 4096
 _PRESEARCH = 16.0
 #: The multipliers (times the break item's efficiency) whose Lagrangian bounds a state must pass.
 _SPREAD = np.array([0.5, 0.8, 0.9, 0.95, 0.98, 1.0, 1.02, 1.05, 1.1, 1.25, 2.0])
-#: The most selections of a core whose exact integers exceed int64 that are enumerated one by one.
-_ENUMERATE = 1 << 14
+#: The sums of exact integers the dynamic program keeps in int64 (beyond: Python ints).
+_INT64_SUMS = 2 ** 62
 #: Peak bytes per state of one step of the dynamic program (lists, merge and history).
 _BYTES_PER_STATE = 120
 
@@ -336,24 +338,17 @@ def _search(problem: SubsetSelectionProblem, a: _Agents, red: _Reduced, lam: flo
         return (z_inc if z is None else z), status, (None if value is None else v_base + value)
     # A hair over the bound in float sums: the rule's exact integers decide.
     exact = _exact_weights(problem, a, agents_c, zr_o, z_fix, fixed)
-    if exact is not None:
-        z, status, _ = run(exact)
+    if exact[0].dtype == object:
+        # They do not fit int64: first rounded down to 62 bits, which loosens the rule (every
+        # selection it accepts passes them), so the optimum they allow, when the rule accepts it, is
+        # the optimum; else the search in the exact integers themselves (Python ints, slower).
+        z, status, _ = run(_rounded_weights(problem, a, agents_c, zr_o, z_fix, fixed))
         if z is None or passes(z):
             return (z_inc if z is None else z), status, None
-        return z_inc, Status.FEASIBLE, None  # pragma: no cover - the exact integers agree with the rule
-    # They do not fit int64: a small core is enumerated in them.
-    z, complete = _enumerate_core(problem, a, agents_c, lo_c, hi_c, off_o, base_z, fixed, z_fix, val_inc, deadline)
-    if complete:
-        return (z_inc if z is None else z), Status.OPTIMAL, None
-    # A large one is searched with them rounded to 62 bits: rounded down they loosen the rule (the
-    # optimum they allow, when the rule accepts it, is the optimum), rounded up they tighten it (the
-    # optimum they allow is a selection, not proven optimal).
-    z, status, _ = run(_rounded_weights(problem, a, agents_c, zr_o, z_fix, fixed, up=False))
+    z, status, _ = run(exact)
     if z is None or passes(z):
         return (z_inc if z is None else z), status, None
-    z, status, _ = run(_rounded_weights(problem, a, agents_c, zr_o, z_fix, fixed, up=True))
-    status = Status.TIME_LIMIT if status is Status.TIME_LIMIT else Status.FEASIBLE
-    return (z if z is not None and passes(z) and _value(a, z) > val_inc else z_inc), status, None
+    return z_inc, Status.FEASIBLE, None  # pragma: no cover - the exact integers agree with the rule
 
 
 def _rule_weight(problem: SubsetSelectionProblem, a: _Agents) -> Callable[[int], int]:
@@ -368,47 +363,13 @@ def _rule_weight(problem: SubsetSelectionProblem, a: _Agents) -> Callable[[int],
     return per_lot
 
 
-def _enumerate_core(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                    off: np.ndarray, base_z: np.ndarray, fixed: np.ndarray, z_fix: np.ndarray, val_inc: float,
-                    deadline: float | None) -> tuple[np.ndarray | None, bool]:
-    """Every selection of the core's choices, checked by the rule in its exact integers (Python ints
-    of any size: the fallback where those of :func:`_exact_weights` do not fit int64).
-
-    Returns the best selection that the rule accepts and whose utility beats ``val_inc`` (None when
-    none does) and whether the enumeration was complete (False when the core has more than
-    :data:`_ENUMERATE` selections or the time ran out).
-    """
-    counts = [([0] if o else []) + list(range(int(l_), int(h_) + 1)) for l_, h_, o in
-              zip(lo.tolist(), hi.tolist(), off.tolist())]
-    if math.prod(len(c) for c in counts) > _ENUMERATE:
-        return None, False
-    per_lot = _rule_weight(problem, a)
-    w = [per_lot(i) for i in agents.tolist()]
-    kept = np.where(fixed, z_fix, 0)
-    room = dyadic(FEASIBILITY_TOL) - sum(per_lot(i) * int(kept[i]) for i in np.flatnonzero(kept).tolist())
-    dv, f = a.dv[agents].tolist(), a.f[agents].tolist()
-    best, beat = None, val_inc - _value(a, kept)
-    for k, combo in enumerate(itertools.product(*counts)):
-        if k % 4096 == 0 and deadline is not None and time.perf_counter() > deadline:
-            return None, False
-        if sum(wi * z for wi, z in zip(w, combo)) > room:
-            continue
-        value = sum(d * z - (fc if z > 0 else 0.0) for d, fc, z in zip(dv, f, combo))
-        if value > beat:
-            best, beat = combo, value
-    if best is None:
-        return None, True
-    z = base_z.copy()
-    z[agents] = best
-    return z, True
-
-
 def _exact_weights(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarray, z_ref: np.ndarray,
-                   z_fix: np.ndarray, fixed: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, int] | None:
+                   z_fix: np.ndarray, fixed: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, int]:
     """The core's weights per lot, reference weights and capacity as exact integers of the rule
-    (:func:`subsel.models._rules.dyadic`, divided by their common divisor), when every sum fits int64.
+    (:func:`subsel.models._rules.dyadic`, divided by their common divisor): int64 arrays when every
+    sum of the search fits int64, else arrays of Python ints (dtype object, any size).
 
-    Returns ``(w, w_ref, unit, capacity)`` (``unit``: the real weight of one integer step) or None.
+    Returns ``(w, w_ref, unit, capacity)`` (``unit``: the real weight of one integer step).
     """
     per_lot = _rule_weight(problem, a)
     w = [per_lot(i) for i in agents.tolist()]
@@ -418,19 +379,18 @@ def _exact_weights(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarr
     cap = dyadic(FEASIBILITY_TOL) - taken - sum(ref)
     g = functools.reduce(math.gcd, w, 0) or 1
     top = sum(abs(wi) // g * int(h + 1) for wi, h in zip(w, a.hi[agents].tolist())) + abs(cap) // g
-    if top >= 2 ** 62:
-        return None
     unit = g / 2 ** 1074  # correctly rounded, whatever the size of g
-    return (np.array([wi // g for wi in w], dtype=np.int64), np.array([r // g for r in ref], dtype=np.int64),
+    dtype = np.int64 if top < _INT64_SUMS else object
+    return (np.array([wi // g for wi in w], dtype=dtype), np.array([r // g for r in ref], dtype=dtype),
             unit, cap // g)
 
 
 def _rounded_weights(problem: SubsetSelectionProblem, a: _Agents, agents: np.ndarray, z_ref: np.ndarray,
-                     z_fix: np.ndarray, fixed: np.ndarray, up: bool) -> tuple[np.ndarray, np.ndarray, float, int]:
+                     z_fix: np.ndarray, fixed: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, int]:
     """The exact integers of :func:`_exact_weights` divided by ``2**k`` (the least ``k`` whose sums fit
-    int64) and rounded: down (``up=False``: every selection the rule accepts passes them, since
-    counts are non-negative) or up (``up=True``: every selection that passes them the rule accepts);
-    the capacity rounded down.  Returns ``(w, w_ref, unit, capacity)`` as :func:`_exact_weights`."""
+    int64) and rounded down, the capacity too: every selection the rule accepts passes them, since
+    counts are non-negative (a relaxation of the rule).  Returns ``(w, w_ref, unit, capacity)`` as
+    :func:`_exact_weights`, in int64."""
     per_lot = _rule_weight(problem, a)
     w_exact = [per_lot(i) for i in agents.tolist()]
     used = np.flatnonzero(fixed & (z_fix != 0)).tolist()
@@ -440,12 +400,9 @@ def _rounded_weights(problem: SubsetSelectionProblem, a: _Agents, agents: np.nda
     k = max(0, (sum(abs(wi) * (h + 1) for wi, h in zip(w_exact, his))
                 + sum(abs(wi) * z for wi, z in fixed_exact) + capacity).bit_length() - 58)
     while True:
-        def rounded(v: int) -> int:
-            return -((-v) >> k) if up else v >> k
-
-        w = [rounded(wi) for wi in w_exact]
+        w = [wi >> k for wi in w_exact]
         ref = [wi * int(z) for wi, z in zip(w, z_ref.tolist())]
-        cap = (capacity >> k) - sum(rounded(wi) * z for wi, z in fixed_exact) - sum(ref)
+        cap = (capacity >> k) - sum((wi >> k) * z for wi, z in fixed_exact) - sum(ref)
         if sum(abs(wi) * (h + 1) for wi, h in zip(w, his)) + abs(cap) < 2 ** 62:
             return np.array(w, dtype=np.int64), np.array(ref, dtype=np.int64), 2.0 ** (k - 1074), cap
         k += 2  # pragma: no cover - the first k leaves room for the rounding
@@ -498,25 +455,31 @@ def _binary(span: int) -> list[int]:
 def _dynamic_program(dv_: np.ndarray, dw_: np.ndarray, f_: np.ndarray, z_ref: np.ndarray, w_ref: np.ndarray,
                      v_ref: np.ndarray, lo: np.ndarray, hi: np.ndarray, off: np.ndarray, tail: np.ndarray,
                      lams: np.ndarray, unit: float, cap: float | int, beat: float, tiny: float, deadline: float | None,
-                     memory: int | None) -> tuple[np.ndarray | None, float | None, bool, float]:
+                     memory: int | None) -> tuple[np.ndarray | None, float | None, bool, float | int]:
     """The state-list dynamic program over agents (relative to their least-weight choices).
 
     ``dv_, dw_, f_``: value and weight per lot and fixed cost of each agent, in processing order;
-    the weights (``dw_``, ``w_ref``, ``cap``) are floats, or int64 exact integers of the rule with
-    ``unit`` the real weight of one step.  ``tail[l, j]``: the Lagrangian bound, at multiplier
-    ``lams[l]``, of the agents after the ``j``-th.  Returns ``(z, value, complete, weight)``: the counts of
-    the best state that beats ``beat`` (None when none does), its value, whether the search ran
-    to its end, and its weight.
+    the weights (``dw_``, ``w_ref``, ``cap``) are floats, or exact integers of the rule (int64, or
+    Python ints of any size in arrays of dtype object) with ``unit`` the real weight of one step.
+    ``tail[l, j]``: the Lagrangian bound, at multiplier ``lams[l]``, of the agents after the
+    ``j``-th.  Returns ``(z, value, complete, weight)``: the counts of the best state that beats
+    ``beat`` (None when none does), its value, whether the search ran to its end, and its weight
+    (a Python int for weights of dtype object).
     """
-    integer = dw_.dtype.kind == "i"
+    exact = dw_.dtype.kind in "iO"
     best_seen = beat
-    W = np.zeros(1, dtype=np.int64 if integer else float)
+    W = np.zeros(1, dtype=dw_.dtype if exact else float)
+    # Python ints: each state's weight is an object of its own; their room in real units is
+    # computed from the integers divided by 2**shift (rounded up), which keeps them within floats.
+    big = dw_.dtype == object
+    per_state = _BYTES_PER_STATE + (64 if big else 0)
+    shift = max(0, max([abs(int(cap)), *(abs(int(v)) for v in dw_.tolist())]).bit_length() + 64 - 1000) if big else 0
     P = np.zeros(1)
     history: list[tuple[np.ndarray, np.ndarray]] = []
     complete = True
     for j in range(z_ref.size):
         if (deadline is not None and time.perf_counter() > deadline) or \
-                (memory is not None and W.size * _BYTES_PER_STATE > memory):
+                (memory is not None and W.size * per_state > memory):
             complete = False
             break
         dw, dv, f = dw_[j], float(dv_[j]), float(f_[j])
@@ -541,7 +504,7 @@ def _dynamic_program(dv_: np.ndarray, dw_: np.ndarray, f_: np.ndarray, z_ref: np
                 # One agent's pieces can double the list many times (capacities up to 2^53): the
                 # limits hold inside an agent too; the states before it stay a valid answer.
                 if (deadline is not None and time.perf_counter() > deadline) or \
-                        (memory is not None and 2 * W1.size * _BYTES_PER_STATE > memory):
+                        (memory is not None and 2 * W1.size * per_state > memory):
                     complete = False
                     break
                 Wm, Pm, s, from2 = merge_fronts(W1, P1, W1 + abs(dw) * size, P1 + dv * step * size)
@@ -555,7 +518,8 @@ def _dynamic_program(dv_: np.ndarray, dw_: np.ndarray, f_: np.ndarray, z_ref: np
         Wn, Pn = np.concatenate(parts_w), np.concatenate(parts_p)
         Sn, Zn = np.concatenate(parts_src), np.concatenate(parts_z)
         keep = Wn <= cap
-        room = (cap - Wn) * unit
+        room = (cap - Wn) * unit if not big else \
+            (-np.right_shift(Wn - cap, shift)).astype(float) * (unit * 2.0 ** shift)
         keep &= Pn + np.min(lams[:, None] * room[None] + tail[:, j:j + 1], axis=0) + tiny > best_seen
         Wn, Pn, Sn, Zn = Wn[keep], Pn[keep], Sn[keep], Zn[keep]
         if Wn.size == 0:
@@ -580,4 +544,4 @@ def _dynamic_program(dv_: np.ndarray, dw_: np.ndarray, f_: np.ndarray, z_ref: np
         srcs, zs = history[j]
         z[j] = zs[pos]
         pos = int(srcs[pos])
-    return z, float(P[best]), complete, float(W[best])
+    return z, float(P[best]), complete, (int(W[best]) if big else float(W[best]))

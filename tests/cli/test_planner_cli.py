@@ -294,3 +294,33 @@ def test_a_default_time_budget_cuts_the_explanation_short_and_says_so(tmp_path, 
     assert text.endswith("; a time limit gives it longer (--time-limit on the command line, time_limit_s of "
                          "Solution.explain)")
     assert all(d is not None for d in deadlines)  # no question without a deadline
+
+
+@pytest.mark.skipif("cbc" not in available_solvers(), reason="the reference optimum is CBC's")
+def test_frontier_breakpoints_through_a_step_the_float_search_cannot_decide(tmp_path, capsys):
+    """The generated co-op (30 suppliers, seed 3) at R = 14: one float above the step ending at
+    0.85062701336993..., the float search's optimum fails the rule by a hair and the rule's integers
+    pass 64 bits on an 11-agent core.  The frontier stopped there (exit 2: neither exact nor HiGHS
+    proved it); now every row is proven and the step's optimum is CBC's."""
+    import pandas as pd
+
+    from subsel.models import read_agents
+    from subsel.solvers import get_solver
+
+    agents, limits = tmp_path / "agents.csv", tmp_path / "limits.csv"
+    assert main(["generate", "--planner", "--n", "30", "--seed", "3", "-o", str(agents),
+                 "--group-limits-out", str(limits)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "steps.csv"
+    assert main(["frontier", str(agents), "--R", "14", "--alpha-min", "0.85062", "--alpha-max", "0.85063",
+                 "--breakpoints", "-o", str(out)]) == 0
+    rows = pd.read_csv(out)
+    assert len(rows) >= 3 and (rows["status"] == "optimal").all()
+    assert rows["alpha"].iloc[0] == 0.85062 and rows["alpha_to"].iloc[-1] == 0.85063
+    step = 0.8506270133699337  # one float above the previous row's alpha_to (the CSV shows 10 digits)
+    problem = read_agents(agents, alpha=step, R=14.0)
+    here = rows[(rows["alpha"] - step).abs() < 1e-10]
+    assert len(here) == 1, rows
+    ref = get_solver("cbc").solve(problem)
+    assert ref.status.value == "optimal"
+    assert float(here["objective"].iloc[0]) == pytest.approx(ref.objective, abs=1e-6)
