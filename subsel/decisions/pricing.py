@@ -228,8 +228,8 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
 
     Each step starts one float above a selection's last feasible threshold, where selections miss
     the rule by less than floating point resolves.  A solver that cannot prove the optimum there
-    (``exact`` with the planner's lot sizes on large unit counts, where the rule's exact integers
-    pass 2^62) returns its selection as ``feasible``; the step is then solved by ``fallback``, a
+    (``exact`` where its search in the rule's exact integers passes its limits of states or memory)
+    returns its selection as ``feasible``; the step is then solved by ``fallback``, a
     certified MILP backend (:func:`fallback_solver`), whose optimum must lie between that
     selection's utility and the first solver's bound.  Every row is proven.
 
@@ -300,7 +300,8 @@ def frontier_breakpoints(problem: SubsetSelectionProblem, alpha_min: float = 0.0
         :mod:`subsel.solvers._milp`); a fallback whose answer contradicts ``solver``'s selection
         or bound.  ``exact`` proves the optimum at such thresholds in the rule's exact integer
         arithmetic (a reduction by Lagrangian bounds, then a Pareto dynamic program: Martello and
-        Toth, *Knapsack Problems*, 1990, Sections 2.6-2.7) when those integers stay below 2^62.
+        Toth, *Knapsack Problems*, 1990, Sections 2.6-2.7), in int64 where the sums fit and in
+        integers of any size beyond.
     TypeError
         As :func:`frontier`; ``tolerance_steps`` not a bool.
 
