@@ -204,6 +204,9 @@ class _ClosedOutput:
     def flush(self) -> None:
         return None
 
+    def isatty(self) -> bool:
+        return False
+
 
 def _closed(stream: object) -> bool:
     return stream is None or isinstance(stream, _ClosedOutput)
