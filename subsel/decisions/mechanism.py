@@ -197,7 +197,7 @@ def payments(problem: SubsetSelectionProblem, solver: str | Solver = "exact") ->
         (minimum orders, lot sizes, fixed costs, group limits) allowed; no budget.
     solver : str or Solver, default "exact"
         An exact solver (``exact = True``) supporting ``must_not_take`` and the problem's extensions
-        (with the planner's fields a MILP backend: ``exact`` does not take them).
+        (``exact`` takes every planner field, group limits and a demand included).
 
     Returns
     -------

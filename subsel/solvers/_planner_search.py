@@ -33,8 +33,9 @@ The method, exact:
 With HiGHS installed (:mod:`subsel.solvers._planner_core`), steps 1 and 4 are replaced: the
 multipliers are the duals of the linear program over the agents' hulls (the Lagrangian dual solved
 exactly), the plans are rounded from that program, and the core left by step 3 is proven by HiGHS
-through subsel's MILP pipeline, warm-started with the best plan; the search above runs when that
-route gives no answer.
+through subsel's MILP pipeline, warm-started with the best plan; when that program has no
+solution (no selection meets the rows), the whole problem goes to that pipeline, which decides
+infeasibility by the problem's rule.  The search above runs when that route gives no answer.
 
 Every float sum is widened by the most its rounding can lose (a row's right side, a bound), so no
 selection the rule accepts is cut off; a selection is kept only when ``problem.evaluate`` accepts
@@ -364,20 +365,26 @@ def _with_programs(problem: SubsetSelectionProblem, d: _Model, inc: _Incumbent, 
     try:
         root = core.hull_program(d, deadline)
         if root is None:
-            return None
-        _, y_lp, mu = root
-        for use, z_use in core.used_sets(d, y_lp, deadline):
-            plan, holds = core.rounded(d, use, z_use)
-            if not holds:  # the rows repaired within the used agents' counts
-                fixed = _repair(d, plan, deadline, (~use & d.off, np.where(use, d.lo, 1), np.where(use, d.hi, 0)))
-                if fixed is None:
-                    continue
-                plan = fixed
-            inc.offer(plan)
-        if inc.z is None:  # the relaxation's choices at the dual's multipliers, repaired
-            fixed = _repair(d, _bound_at(d, mu)[1], deadline)
-            if fixed is not None:
-                inc.offer(fixed)
+            # No optimum of the program: none within HiGHS's tolerances (the rows cannot all
+            # hold), or no time left.  The whole problem goes to the core's pipeline, which decides
+            # infeasibility by the rule; the bound and the reduction are those of multipliers 0
+            # (any multipliers >= 0 give both).
+            mu = np.zeros(d.A.shape[0])
+        else:
+            _, y_lp, mu = root
+            for use, z_use in core.used_sets(d, y_lp, deadline):
+                plan, holds = core.rounded(d, use, z_use)
+                if not holds:  # the rows repaired within the used agents' counts
+                    fixed = _repair(d, plan, deadline,
+                                    (~use & d.off, np.where(use, d.lo, 1), np.where(use, d.hi, 0)))
+                    if fixed is None:
+                        continue
+                    plan = fixed
+                inc.offer(plan)
+            if inc.z is None:  # the relaxation's choices at the dual's multipliers, repaired
+                fixed = _repair(d, _bound_at(d, mu)[1], deadline)
+                if fixed is not None:
+                    inc.offer(fixed)
         bound, tiny, met, (off, lo, hi) = _reduce(d, inc, mu)
         if met is not None:
             return met

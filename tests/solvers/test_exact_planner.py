@@ -302,6 +302,17 @@ def test_generated_coop_agrees_with_highs(seed):
     assert a.bound >= b.objective - 1e-9 * abs(b.objective)
 
 
+@pytest.mark.parametrize(("n", "seed", "alpha"), [(60, 0, 0.88), (60, 2, 0.9), (100, 1, 0.9)])
+def test_generated_coop_without_a_feasible_plan_is_proven_infeasible(n, seed, alpha):
+    """A threshold no plan of the cooperative meets with its demand and caps (the hull program has
+    no solution): proven infeasible, as by the MILP backend, well inside the time limit (the
+    search without the programs does not end on these)."""
+    p = planner_instance(n, seed).with_changes(alpha=alpha)
+    assert get_solver("highs").solve(p).status is Status.INFEASIBLE
+    sol = get_solver("exact", time_limit_s=20).solve(p)
+    assert sol.status is Status.INFEASIBLE
+
+
 def test_hull_program_by_column_generation_equals_the_whole_program():
     """The hull program solved by sifting (forced at 300 agents) reaches the whole program's
     Lagrangian bound, with counts within each agent's hull."""
