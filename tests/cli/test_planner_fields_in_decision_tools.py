@@ -1,4 +1,4 @@
-"""A newcomer's second run: planner fields in the decision tools (alternatives by cuts, payments on a
+"""The planner's fields in the decision tools (alternatives by cuts, payments on a
 MILP backend), a written
 ``nan`` is not an empty cell, and real-valued options are decimals, not Python literals."""
 import json

@@ -1,5 +1,5 @@
-"""Edge inputs of a newcomer's run: option ranges named in exact integers, numpy integers accepted,
-no negative zero printed."""
+"""Edge inputs of the command line: option ranges named in exact integers, numpy integers accepted,
+no negative zero printed, separators, abbreviations, long names and unwritable outputs."""
 import json
 import math
 
