@@ -371,6 +371,10 @@ class MILPSolver(Solver):
     #: (:meth:`_decide_unshifted`): large enough that the solver's tolerance lies far below the
     #: feasibility rule's, small enough for the solver's arithmetic.
     decide_boost: ClassVar[float] = 2.0 ** 20
+    #: Whether ``exact`` certifies every optimum it supports at unit bounds up to
+    #: :data:`TRUSTED_UPPER_BOUND` (where its own proof of the coupling rows is trusted), not only
+    #: where it is faster than this backend's proof (:meth:`_certify_with_exact`).
+    certify_everywhere: ClassVar[bool] = False
 
     def _run(self, form: LinearForm, time_limit: float | None,
              warm: np.ndarray | None) -> RawResult:  # pragma: no cover - abstract
@@ -434,7 +438,8 @@ class MILPSolver(Solver):
                             left: float | None) -> tuple[np.ndarray, float, float] | None:
         """``exact``'s optimal selection, its utility and ``exact``'s proven bound (independent of
         MILP tolerances), or None."""
-        sol = cls._exact_answer(problem, left, where_faster=True)
+        everywhere = cls.certify_everywhere and float(np.max(problem.upper_bounds(), initial=0)) <= TRUSTED_UPPER_BOUND
+        sol = cls._exact_answer(problem, left, where_faster=not everywhere)
         if sol is None or sol.status is not Status.OPTIMAL:
             return None
         bound = float(sol.objective) if sol.bound is None else max(float(sol.bound), float(sol.objective))
